@@ -1,0 +1,35 @@
+// A reusable execution: one request bound to one prepared model, computed many times.
+#ifndef NNREMOTE_HAL_I_EXECUTION_H_
+#define NNREMOTE_HAL_I_EXECUTION_H_
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "hal/sync_fence.h"
+#include "hal/types.h"
+
+namespace nnremote::hal {
+
+// Returns timingLaunched (from the fence-wait end) and timingFenced (from the call).
+using ExecuteFencedInfoCallback = std::function<Result<std::pair<Timing, Timing>>()>;
+
+struct ExecutionOutcome {
+  std::vector<OutputShape> outputShapes;
+  Timing timing;
+};
+
+class IExecution {
+ public:
+  virtual ~IExecution() = default;
+  virtual Result<ExecutionOutcome> compute(const OptionalTimePoint& deadline) const = 0;
+  virtual Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> computeFenced(
+      const std::vector<SyncFence>& waitFor, const OptionalTimePoint& deadline,
+      const OptionalDuration& timeoutDurationAfterFence) const = 0;
+};
+
+using SharedExecution = std::shared_ptr<const IExecution>;
+
+}  // namespace nnremote::hal
+
+#endif  // NNREMOTE_HAL_I_EXECUTION_H_

@@ -1,0 +1,38 @@
+// A sync fence: a one-shot event that an execution waits on or signals.
+#ifndef NNREMOTE_HAL_SYNC_FENCE_H_
+#define NNREMOTE_HAL_SYNC_FENCE_H_
+
+#include <memory>
+
+#include "hal/types.h"
+
+namespace nnremote::hal {
+
+class SyncFence {
+ public:
+  enum class State { ACTIVE, SIGNALED, ERROR };
+
+  // A fence that is already signaled; also what a default-constructed fence is.
+  static SyncFence createAsSignaled();
+  // A new fence in the ACTIVE state, to be signaled later by its owner.
+  static SyncFence create();
+
+  SyncFence();
+
+  // Moves an ACTIVE fence to SIGNALED (or ERROR). Later calls have no effect.
+  void signal(bool error = false) const;
+  State state() const;
+  // Waits until the fence leaves ACTIVE, or until `timeout` passes (then returns ACTIVE).
+  State wait(OptionalDuration timeout) const;
+
+  bool operator==(const SyncFence& other) const { return shared_ == other.shared_; }
+
+ private:
+  struct Shared;
+  explicit SyncFence(std::shared_ptr<Shared> shared);
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace nnremote::hal
+
+#endif  // NNREMOTE_HAL_SYNC_FENCE_H_
