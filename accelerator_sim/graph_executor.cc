@@ -1,0 +1,193 @@
+#include "accelerator_sim/graph_executor.h"
+
+#include <cstring>
+#include <memory>
+
+#include "accelerator_sim/operation_registry.h"
+#include "hal/operand_types.h"
+
+namespace nnremote::sim {
+namespace {
+
+using hal::ErrorStatus;
+using hal::makeError;
+using LifeTime = hal::Operand::LifeTime;
+
+uint8_t* constantData(const hal::Model& model, const hal::Operand& operand) {
+  const hal::DataLocation& location = operand.location;
+  switch (operand.lifetime) {
+    case LifeTime::CONSTANT_COPY:
+      // operandValues is owned by the prepared model and never written; kernels only read.
+      return const_cast<uint8_t*>(model.operandValues.data()) + location.offset;
+    case LifeTime::CONSTANT_REFERENCE:
+      return model.pools[location.poolIndex]->data() + location.offset;
+    case LifeTime::POINTER:
+      return static_cast<uint8_t*>(const_cast<void*>(location.pointer));
+    default:
+      return nullptr;
+  }
+}
+
+OperationContext makeContext(const hal::Operation& operation, std::vector<Tensor>& tensors) {
+  std::vector<Tensor*> inputs, outputs;
+  inputs.reserve(operation.inputs.size());
+  for (uint32_t i : operation.inputs) inputs.push_back(&tensors[i]);
+  for (uint32_t i : operation.outputs) outputs.push_back(&tensors[i]);
+  return OperationContext(operation.type, std::move(inputs), std::move(outputs));
+}
+
+// Dimensions the model fixed must agree with what the operation computed.
+bool isCompatible(const std::vector<uint32_t>& declared, const std::vector<uint32_t>& actual) {
+  if (declared.empty()) return true;
+  if (declared.size() != actual.size()) return false;
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (declared[i] != 0 && declared[i] != actual[i]) return false;
+  }
+  return true;
+}
+
+uint8_t* poolData(const hal::Request& request, uint32_t poolIndex) {
+  return std::get<hal::SharedMemory>(request.pools[poolIndex])->data();
+}
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
+}  // namespace
+
+std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Subgraph& subgraph) {
+  std::vector<Tensor> tensors(subgraph.operands.size());
+  for (size_t i = 0; i < subgraph.operands.size(); ++i) {
+    const hal::Operand& operand = subgraph.operands[i];
+    Tensor& t = tensors[i];
+    t.type = operand.type;
+    t.dimensions = operand.dimensions;
+    t.scale = operand.scale;
+    t.zeroPoint = operand.zeroPoint;
+    t.extraParams = &operand.extraParams;
+    t.isOmitted = operand.lifetime == LifeTime::NO_VALUE;
+    t.data = constantData(model, operand);
+    t.isConstant = t.data != nullptr;
+    t.length = t.isConstant ? operand.location.length : 0;
+  }
+  return tensors;
+}
+
+std::vector<Status> checkOperations(const hal::Model& model) {
+  std::vector<Tensor> tensors = staticTensors(model, model.main);
+  std::vector<Status> results;
+  results.reserve(model.main.operations.size());
+  for (const hal::Operation& operation : model.main.operations) {
+    const OperationKernel* kernel = findKernel(operation.type);
+    if (kernel == nullptr) {
+      results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << hal::toString(operation.type) << " is not implemented by the simulator");
+      continue;
+    }
+    results.push_back(kernel->validate(makeContext(operation, tensors)));
+  }
+  return results;
+}
+
+hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Request& request,
+                                          const NpuConfig& npu) {
+  const hal::Model::Subgraph& main = model.main;
+  for (size_t i = 0; i < request.pools.size(); ++i) {
+    if (!std::holds_alternative<hal::SharedMemory>(request.pools[i])) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << "request.pools[" << i << "] is a device buffer; memory domains are not supported "
+             << "by this device yet";
+    }
+  }
+  std::vector<Tensor> tensors = staticTensors(model, main);
+  for (size_t i = 0; i < request.inputs.size(); ++i) {
+    const hal::Request::Argument& argument = request.inputs[i];
+    Tensor& t = tensors[main.inputIndexes[i]];
+    if (argument.lifetime == hal::Request::Argument::LifeTime::NO_VALUE) {
+      t.isOmitted = true;
+      continue;
+    }
+    if (!argument.dimensions.empty()) t.dimensions = argument.dimensions;
+    t.data = argument.lifetime == hal::Request::Argument::LifeTime::POINTER
+                 ? static_cast<uint8_t*>(const_cast<void*>(argument.location.pointer))
+                 : poolData(request, argument.location.poolIndex) + argument.location.offset;
+    t.length = argument.location.length;
+  }
+  // Outputs given more precise dimensions by the request use them as their declaration.
+  std::vector<std::vector<uint32_t>> declared(main.operands.size());
+  for (size_t i = 0; i < main.operands.size(); ++i) declared[i] = main.operands[i].dimensions;
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    if (!request.outputs[i].dimensions.empty()) {
+      declared[main.outputIndexes[i]] = request.outputs[i].dimensions;
+    }
+  }
+
+  std::vector<std::unique_ptr<uint8_t[]>> storage(main.operands.size());
+  ExecutionReport report;
+  for (size_t op = 0; op < main.operations.size(); ++op) {
+    const hal::Operation& operation = main.operations[op];
+    const OperationKernel* kernel = findKernel(operation.type);
+    OperationContext context = makeContext(operation, tensors);
+    auto failed = [&](const hal::Error& error) {
+      hal::Error e = error;
+      e.message = "operations[" + std::to_string(op) + "] " + e.message;
+      return e;
+    };
+    // Validated again with the real shapes, which may have been unknown at preparation.
+    if (Status status = kernel->validate(context); !status.ok()) return failed(status.error());
+    if (Status status = kernel->prepare(context); !status.ok()) return failed(status.error());
+    for (uint32_t index : operation.outputs) {
+      Tensor& t = tensors[index];
+      if (!isCompatible(declared[index], t.dimensions)) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << "operations[" << op << "] computes dimensions " << hal::toString(t.dimensions)
+               << " for operand " << index << ", which the model declares as "
+               << hal::toString(declared[index]);
+      }
+      const auto size = hal::sizeOfData(t.type, t.dimensions);
+      if (!size.has_value()) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << "operations[" << op << "] output " << index << " of dimensions "
+               << hal::toString(t.dimensions) << " is too large";
+      }
+      storage[index].reset(new (std::nothrow) uint8_t[*size == 0 ? 1 : *size]());
+      if (storage[index] == nullptr) {
+        return makeError(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
+               << "cannot allocate " << *size << " bytes for operand " << index;
+      }
+      t.data = storage[index].get();
+      t.length = *size;
+    }
+    if (Status status = kernel->execute(context); !status.ok()) return failed(status.error());
+    const OperationCost cost = kernel->cost(context);
+    report.deviceCycles += ceilDiv(cost.macs, uint64_t{npu.arrayRows} * npu.arrayColumns) +
+                           ceilDiv(cost.vectorElements, npu.vectorLanes);
+  }
+
+  bool sufficient = true;
+  report.outputShapes.resize(request.outputs.size());
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    const Tensor& t = tensors[main.outputIndexes[i]];
+    const uint64_t needed = hal::sizeOfData(t.type, t.dimensions).value_or(UINT32_MAX);
+    report.outputShapes[i].dimensions = t.dimensions;
+    report.outputShapes[i].isSufficient = needed <= request.outputs[i].location.length;
+    sufficient = sufficient && report.outputShapes[i].isSufficient;
+  }
+  if (!sufficient) {
+    hal::Error error = makeError(ErrorStatus::OUTPUT_INSUFFICIENT_SIZE)
+                       << "an output buffer is too small for its result";
+    error.outputShapes = report.outputShapes;
+    return error;
+  }
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    const hal::Request::Argument& argument = request.outputs[i];
+    const Tensor& t = tensors[main.outputIndexes[i]];
+    uint8_t* destination =
+        argument.lifetime == hal::Request::Argument::LifeTime::POINTER
+            ? static_cast<uint8_t*>(const_cast<void*>(argument.location.pointer))
+            : poolData(request, argument.location.poolIndex) + argument.location.offset;
+    if (t.length) std::memcpy(destination, t.data, t.length);
+  }
+  return report;
+}
+
+}  // namespace nnremote::sim

@@ -1,0 +1,275 @@
+// CONV_2D and DEPTHWISE_CONV_2D, NHWC, with explicit or implicit padding, strides and dilation.
+// Quantized forms accumulate in int32 and requantize with TFLite's fixed-point multiplier.
+#include "accelerator_sim/kernels/kernel_utils.h"
+#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/kernels/window.h"
+
+namespace nnremote::sim {
+namespace {
+
+// Where each parameter sits; the two operations differ only by DEPTHWISE's depth multiplier.
+struct ConvOperands {
+  bool explicitPadding = false;
+  size_t window = 3;
+  size_t depthMultiplier = 0;  // depthwise only
+  size_t activation = 0;
+  size_t layout = 0;
+  size_t dilation = 0;  // width; height follows
+};
+
+ConvOperands convOperands(const OperationContext& context, bool depthwise) {
+  ConvOperands ops;
+  const size_t n = context.inputCount();
+  // The 10-input CONV_2D (11-input DEPTHWISE) form is ambiguous by count alone: explicit padding
+  // has an INT32 where implicit padding has the BOOL layout flag.
+  const size_t probe = depthwise ? 8 : 7;
+  ops.explicitPadding = n > probe && context.inputType(probe) == OperandType::INT32;
+  size_t next = ops.window + windowOperandCount(ops.explicitPadding);
+  if (depthwise) ops.depthMultiplier = next++;
+  ops.activation = next++;
+  ops.layout = next++;
+  ops.dilation = next;
+  return ops;
+}
+
+Status validateConvCommon(const OperationContext& context, bool depthwise) {
+  NN_RETURN_IF_ERROR(depthwise ? expectCounts(context, {8, 9, 11, 12, 14}, 1)
+                               : expectCounts(context, {7, 8, 10, 11, 13}, 1));
+  const ConvOperands ops = convOperands(context, depthwise);
+  const OperandType type = context.inputType(0);
+  NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
+  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {1}));
+  const OperandType biasType =
+      type == OperandType::TENSOR_FLOAT32 ? OperandType::TENSOR_FLOAT32 : OperandType::TENSOR_INT32;
+  NN_RETURN_IF_ERROR(expectInputType(context, 2, biasType));
+  NN_RETURN_IF_ERROR(validateWindowOperands(context, ops.window, ops.explicitPadding));
+  if (depthwise) NN_RETURN_IF_ERROR(expectScalar(context, ops.depthMultiplier, OperandType::INT32));
+  NN_RETURN_IF_ERROR(expectFusedActivation(context, ops.activation));
+  NN_RETURN_IF_ERROR(expectNhwc(context, ops.layout));
+  if (ops.dilation < context.inputCount()) {
+    NN_RETURN_IF_ERROR(expectScalar(context, ops.dilation, OperandType::INT32));
+    NN_RETURN_IF_ERROR(expectScalar(context, ops.dilation + 1, OperandType::INT32));
+  }
+  const Tensor& input = context.input(0);
+  const Tensor& filter = context.input(1);
+  const Tensor& bias = context.input(2);
+  if (input.rank() != 4 || filter.rank() != 4 || bias.rank() != 1) {
+    return unsupported(context) << "input and filter must have rank 4 and bias rank 1";
+  }
+  if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+    const float expected = input.scale * filter.scale;
+    if (bias.zeroPoint != 0 || std::abs(bias.scale - expected) > 1e-6f * std::max(1.0f, expected)) {
+      return unsupported(context) << "bias scale " << bias.scale << " must equal input scale x "
+                                  << "filter scale (" << expected << ") with zero point 0";
+    }
+  }
+  return {};
+}
+
+Status validateConv(const OperationContext& context) { return validateConvCommon(context, false); }
+Status validateDepthwise(const OperationContext& context) {
+  return validateConvCommon(context, true);
+}
+
+struct ConvGeometry {
+  uint32_t batches, inHeight, inWidth, inDepth;
+  uint32_t outHeight, outWidth, outDepth;
+  uint32_t depthMultiplier = 1;
+  Window window;
+  FusedActivation activation;
+};
+
+Status readGeometry(const OperationContext& context, bool depthwise, ConvGeometry* g) {
+  const ConvOperands ops = convOperands(context, depthwise);
+  const Tensor& input = context.input(0);
+  const Tensor& filter = context.input(1);
+  g->batches = input.dim(0);
+  g->inHeight = input.dim(1);
+  g->inWidth = input.dim(2);
+  g->inDepth = input.dim(3);
+  g->window.filterHeight = filter.dim(1);
+  g->window.filterWidth = filter.dim(2);
+  if (ops.dilation < context.inputCount()) {
+    const int32_t dw = context.scalar<int32_t>(ops.dilation);
+    const int32_t dh = context.scalar<int32_t>(ops.dilation + 1);
+    if (dw <= 0 || dh <= 0) return unsupported(context) << "dilation factors must be positive";
+    g->window.dilationWidth = dw;
+    g->window.dilationHeight = dh;
+  }
+  readWindow(context, ops.window, ops.explicitPadding, g->inWidth, g->inHeight, &g->window);
+  g->activation = static_cast<FusedActivation>(context.scalar<int32_t>(ops.activation));
+  if (depthwise) {
+    const int32_t multiplier = context.scalar<int32_t>(ops.depthMultiplier);
+    g->outDepth = filter.dim(3);
+    if (filter.dim(0) != 1 || multiplier <= 0 || g->outDepth != g->inDepth * uint32_t(multiplier)) {
+      return unsupported(context) << "filter " << hal::toString(filter.dimensions)
+                                  << " does not match input depth " << g->inDepth
+                                  << " x depth multiplier " << multiplier;
+    }
+    g->depthMultiplier = multiplier;
+  } else {
+    g->outDepth = filter.dim(0);
+    if (filter.dim(3) != g->inDepth) {
+      return unsupported(context) << "filter depth " << filter.dim(3) << " differs from input depth "
+                                  << g->inDepth;
+    }
+  }
+  if (context.input(2).dim(0) != g->outDepth) {
+    return unsupported(context) << "bias has " << context.input(2).dim(0) << " entries for "
+                                << g->outDepth << " output channels";
+  }
+  g->outHeight = outputSize(g->inHeight, g->window.filterHeight, g->window.dilationHeight,
+                            g->window.strideHeight, g->window.height);
+  g->outWidth = outputSize(g->inWidth, g->window.filterWidth, g->window.dilationWidth,
+                           g->window.strideWidth, g->window.width);
+  return {};
+}
+
+template <bool kDepthwise>
+Status prepareConv(OperationContext& context) {
+  ConvGeometry g;
+  NN_RETURN_IF_ERROR(readGeometry(context, kDepthwise, &g));
+  context.output(0).dimensions = {g.batches, g.outHeight, g.outWidth, g.outDepth};
+  return {};
+}
+
+// Visits each filter tap that lands inside the input for one output pixel.
+template <typename Fn>
+inline void forEachTap(const ConvGeometry& g, uint32_t oy, uint32_t ox, Fn&& fn) {
+  const int32_t y0 = int32_t(oy * g.window.strideHeight) - int32_t(g.window.height.before);
+  const int32_t x0 = int32_t(ox * g.window.strideWidth) - int32_t(g.window.width.before);
+  for (uint32_t fy = 0; fy < g.window.filterHeight; ++fy) {
+    const int32_t iy = y0 + int32_t(fy * g.window.dilationHeight);
+    if (iy < 0 || iy >= int32_t(g.inHeight)) continue;
+    for (uint32_t fx = 0; fx < g.window.filterWidth; ++fx) {
+      const int32_t ix = x0 + int32_t(fx * g.window.dilationWidth);
+      if (ix < 0 || ix >= int32_t(g.inWidth)) continue;
+      fn(fy, fx, uint32_t(iy), uint32_t(ix));
+    }
+  }
+}
+
+// Accumulator arithmetic: float, or int32 on zero-point-corrected uint8.
+template <typename T>
+struct ConvArithmetic;
+
+template <>
+struct ConvArithmetic<float> {
+  using Acc = float;
+  static float value(float x, int32_t) { return x; }
+};
+
+template <>
+struct ConvArithmetic<uint8_t> {
+  using Acc = int32_t;
+  static int32_t value(uint8_t x, int32_t zeroPoint) { return int32_t(x) - zeroPoint; }
+};
+
+template <typename T, typename Store>
+void runConv(const OperationContext& context, const ConvGeometry& g, Store&& store) {
+  using Acc = typename ConvArithmetic<T>::Acc;
+  const Tensor& input = context.input(0);
+  const Tensor& filter = context.input(1);
+  const T* in = input.as<T>();
+  const T* w = filter.as<T>();
+  const int32_t inZero = input.zeroPoint, wZero = filter.zeroPoint;
+  std::vector<Acc> acc(g.outDepth);
+  for (uint32_t b = 0; b < g.batches; ++b) {
+    for (uint32_t oy = 0; oy < g.outHeight; ++oy) {
+      for (uint32_t ox = 0; ox < g.outWidth; ++ox) {
+        std::fill(acc.begin(), acc.end(), Acc{0});
+        forEachTap(g, oy, ox, [&](uint32_t fy, uint32_t fx, uint32_t iy, uint32_t ix) {
+          const T* pixel = in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.inDepth;
+          for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
+            const T* tap = w + ((size_t(oc) * g.window.filterHeight + fy) * g.window.filterWidth + fx) *
+                                   g.inDepth;
+            Acc sum = 0;
+            for (uint32_t ic = 0; ic < g.inDepth; ++ic) {
+              sum += ConvArithmetic<T>::value(pixel[ic], inZero) *
+                     ConvArithmetic<T>::value(tap[ic], wZero);
+            }
+            acc[oc] += sum;
+          }
+        });
+        const size_t outBase = ((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.outDepth;
+        for (uint32_t oc = 0; oc < g.outDepth; ++oc) store(outBase + oc, oc, acc[oc]);
+      }
+    }
+  }
+}
+
+template <typename T, typename Store>
+void runDepthwise(const OperationContext& context, const ConvGeometry& g, Store&& store) {
+  using Acc = typename ConvArithmetic<T>::Acc;
+  const Tensor& input = context.input(0);
+  const Tensor& filter = context.input(1);
+  const T* in = input.as<T>();
+  const T* w = filter.as<T>();
+  const int32_t inZero = input.zeroPoint, wZero = filter.zeroPoint;
+  std::vector<Acc> acc(g.outDepth);
+  for (uint32_t b = 0; b < g.batches; ++b) {
+    for (uint32_t oy = 0; oy < g.outHeight; ++oy) {
+      for (uint32_t ox = 0; ox < g.outWidth; ++ox) {
+        std::fill(acc.begin(), acc.end(), Acc{0});
+        forEachTap(g, oy, ox, [&](uint32_t fy, uint32_t fx, uint32_t iy, uint32_t ix) {
+          const T* pixel = in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.inDepth;
+          const T* tap = w + (size_t(fy) * g.window.filterWidth + fx) * g.outDepth;
+          for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
+            acc[oc] += ConvArithmetic<T>::value(pixel[oc / g.depthMultiplier], inZero) *
+                       ConvArithmetic<T>::value(tap[oc], wZero);
+          }
+        });
+        const size_t outBase = ((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.outDepth;
+        for (uint32_t oc = 0; oc < g.outDepth; ++oc) store(outBase + oc, oc, acc[oc]);
+      }
+    }
+  }
+}
+
+template <bool kDepthwise>
+Status executeConv(OperationContext& context) {
+  ConvGeometry g;
+  NN_RETURN_IF_ERROR(readGeometry(context, kDepthwise, &g));
+  Tensor& output = context.output(0);
+  if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
+    const float* bias = context.input(2).as<float>();
+    float* out = output.asMutable<float>();
+    const FloatRange range = activationRange(g.activation);
+    auto store = [&](size_t index, uint32_t oc, float acc) {
+      out[index] = std::min(range.max, std::max(range.min, acc + bias[oc]));
+    };
+    if (kDepthwise) runDepthwise<float>(context, g, store); else runConv<float>(context, g, store);
+    return {};
+  }
+  const int32_t* bias = context.input(2).as<int32_t>();
+  uint8_t* out = output.asMutable<uint8_t>();
+  const QuantRange range = activationRange(g.activation, output);
+  const QuantizedMultiplier multiplier = quantizeMultiplier(
+      static_cast<double>(context.input(0).scale) * context.input(1).scale / output.scale);
+  auto store = [&](size_t index, uint32_t oc, int32_t acc) {
+    const int32_t q = multiplyByQuantizedMultiplier(acc + bias[oc], multiplier) + output.zeroPoint;
+    out[index] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
+  };
+  if (kDepthwise) runDepthwise<uint8_t>(context, g, store); else runConv<uint8_t>(context, g, store);
+  return {};
+}
+
+OperationCost costConv(const OperationContext& context) {
+  const Tensor& filter = context.input(1);
+  const uint64_t taps = uint64_t{filter.dim(1)} * filter.dim(2) * filter.dim(3);
+  return {context.output(0).elementCount() * taps, 0};
+}
+
+OperationCost costDepthwise(const OperationContext& context) {
+  const Tensor& filter = context.input(1);
+  return {0, context.output(0).elementCount() * filter.dim(1) * filter.dim(2)};
+}
+
+}  // namespace
+
+const OperationKernel kConv2dKernel = {&validateConv, &prepareConv<false>, &executeConv<false>,
+                                       &costConv};
+const OperationKernel kDepthwiseConv2dKernel = {&validateDepthwise, &prepareConv<true>,
+                                                &executeConv<true>, &costDepthwise};
+
+}  // namespace nnremote::sim

@@ -1,0 +1,128 @@
+// Helpers every kernel shares: argument checks, fused activations, requantization and padding.
+#ifndef NNREMOTE_ACCELERATOR_SIM_KERNELS_KERNEL_UTILS_H_
+#define NNREMOTE_ACCELERATOR_SIM_KERNELS_KERNEL_UTILS_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+
+#include "accelerator_sim/operation_context.h"
+
+namespace nnremote::sim {
+
+inline hal::ErrorBuilder unsupported(const OperationContext& context) {
+  hal::ErrorBuilder builder(hal::ErrorStatus::INVALID_ARGUMENT);
+  builder << hal::toString(context.type()) << ": ";
+  return builder;
+}
+
+// Fails unless the operation has one of `inputCounts` inputs and exactly `outputCount` outputs.
+Status expectCounts(const OperationContext& context, std::initializer_list<size_t> inputCounts,
+                    size_t outputCount);
+// Fails unless input `i` has type `type`.
+Status expectInputType(const OperationContext& context, size_t i, OperandType type);
+// Fails unless input `i` is a constant or otherwise known value of scalar `type`.
+Status expectScalar(const OperationContext& context, size_t i, OperandType type);
+// Fails unless the inputs with these indexes, and every output, have the same type as input 0.
+Status expectSameTypeAsFirst(const OperationContext& context, std::initializer_list<size_t> inputs);
+// Fails unless `type` is TENSOR_FLOAT32 or TENSOR_QUANT8_ASYMM (what the simulator runs today).
+Status expectFloatOrQuant8(const OperationContext& context, OperandType type);
+// Fails unless input `i`, the optional NCHW flag, is absent or false (NHWC).
+Status expectNhwc(const OperationContext& context, size_t i);
+// Fails unless input `i` is a known activation code.
+Status expectFusedActivation(const OperationContext& context, size_t i);
+
+// ---- Fused activations -------------------------------------------------------------------
+
+enum class FusedActivation : int32_t { NONE = 0, RELU = 1, RELU1 = 2, RELU6 = 3 };
+
+struct FloatRange {
+  float min;
+  float max;
+};
+FloatRange activationRange(FusedActivation activation);
+
+struct QuantRange {
+  int32_t min;
+  int32_t max;
+};
+// The output range of an activation in the quantized domain of `output`, within [qmin, qmax].
+QuantRange activationRange(FusedActivation activation, const Tensor& output, int32_t qmin = 0,
+                           int32_t qmax = 255);
+
+// ---- Fixed-point requantization (gemmlowp/TFLite semantics, as AOSP's CPU reference) --------
+
+struct QuantizedMultiplier {
+  int32_t multiplier = 0;  // Q31
+  int shift = 0;           // > 0: left shift
+};
+QuantizedMultiplier quantizeMultiplier(double realMultiplier);
+
+inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  const bool overflow = a == b && a == std::numeric_limits<int32_t>::min();
+  const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  const int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  const int32_t high = static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+  return overflow ? std::numeric_limits<int32_t>::max() : high;
+}
+
+inline int32_t roundingDivideByPowerOfTwo(int32_t x, int exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + ((x < 0) ? 1 : 0);
+  return (x >> exponent) + ((remainder > threshold) ? 1 : 0);
+}
+
+inline int32_t multiplyByQuantizedMultiplier(int32_t x, QuantizedMultiplier m) {
+  const int leftShift = m.shift > 0 ? m.shift : 0;
+  const int rightShift = m.shift > 0 ? 0 : -m.shift;
+  return roundingDivideByPowerOfTwo(
+      saturatingRoundingDoublingHighMul(x * (1 << leftShift), m.multiplier), rightShift);
+}
+
+// Quantizes a real value into `tensor`'s uint8 domain, rounding half away from zero.
+inline uint8_t quantizeToUint8(float value, const Tensor& tensor) {
+  const float q = std::round(value / tensor.scale) + static_cast<float>(tensor.zeroPoint);
+  return static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, q)));
+}
+
+inline float dequantize(uint8_t value, const Tensor& tensor) {
+  return tensor.scale * (static_cast<int32_t>(value) - tensor.zeroPoint);
+}
+
+// ---- Spatial padding -------------------------------------------------------------------------
+
+enum class PaddingScheme : int32_t { SAME = 1, VALID = 2 };
+
+struct Padding {
+  uint32_t before = 0;
+  uint32_t after = 0;
+};
+
+// Padding for one spatial dimension under an implicit scheme.
+Padding implicitPadding(PaddingScheme scheme, uint32_t inSize, uint32_t stride, uint32_t filter,
+                        uint32_t dilation);
+// Output size for explicit padding; 0 if the window never fits.
+uint32_t outputSize(uint32_t inSize, uint32_t filter, uint32_t dilation, uint32_t stride,
+                    Padding padding);
+
+// Window parameters shared by CONV_2D, DEPTHWISE_CONV_2D and the pools, read from their
+// explicit- or implicit-padding operand layouts.
+struct Window {
+  Padding width, height;
+  uint32_t strideWidth = 1, strideHeight = 1;
+  uint32_t dilationWidth = 1, dilationHeight = 1;
+  uint32_t filterWidth = 0, filterHeight = 0;
+};
+
+// ---- Broadcasting ----------------------------------------------------------------------------
+
+// NumPy-style broadcast of two shapes, aligned at the trailing dimension.
+Status broadcastShapes(const OperationContext& context, const std::vector<uint32_t>& a,
+                       const std::vector<uint32_t>& b, std::vector<uint32_t>* out);
+
+}  // namespace nnremote::sim
+
+#endif  // NNREMOTE_ACCELERATOR_SIM_KERNELS_KERNEL_UTILS_H_

@@ -1,0 +1,29 @@
+// Every kernel the simulator implements; operation_registry.cc maps operation types to them.
+#ifndef NNREMOTE_ACCELERATOR_SIM_KERNELS_KERNELS_H_
+#define NNREMOTE_ACCELERATOR_SIM_KERNELS_KERNELS_H_
+
+#include "accelerator_sim/operation_registry.h"
+
+namespace nnremote::sim {
+
+extern const OperationKernel kAddKernel;
+extern const OperationKernel kSubKernel;
+extern const OperationKernel kMulKernel;
+extern const OperationKernel kDivKernel;
+extern const OperationKernel kReluKernel;
+extern const OperationKernel kRelu1Kernel;
+extern const OperationKernel kRelu6Kernel;
+extern const OperationKernel kLogisticKernel;
+extern const OperationKernel kTanhKernel;
+extern const OperationKernel kConv2dKernel;
+extern const OperationKernel kDepthwiseConv2dKernel;
+extern const OperationKernel kFullyConnectedKernel;
+extern const OperationKernel kAveragePool2dKernel;
+extern const OperationKernel kMaxPool2dKernel;
+extern const OperationKernel kSoftmaxKernel;
+extern const OperationKernel kReshapeKernel;
+extern const OperationKernel kConcatenationKernel;
+
+}  // namespace nnremote::sim
+
+#endif  // NNREMOTE_ACCELERATOR_SIM_KERNELS_KERNELS_H_

@@ -1,0 +1,81 @@
+// What a kernel sees of one operation: its input and output tensors, with data where known.
+//
+// The same context serves three phases. At validation (getSupportedOperations, prepareModel)
+// only constant operands have data; kernels check types, counts and constant parameters. At
+// execution, `prepare` computes output shapes from the input shapes, the executor allocates the
+// outputs, and `execute` fills them.
+#ifndef NNREMOTE_ACCELERATOR_SIM_OPERATION_CONTEXT_H_
+#define NNREMOTE_ACCELERATOR_SIM_OPERATION_CONTEXT_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hal/operand_types.h"
+#include "hal/types.h"
+
+namespace nnremote::sim {
+
+using hal::OperandType;
+using hal::OperationType;
+using hal::Status;
+
+struct Tensor {
+  OperandType type = OperandType::FLOAT32;
+  std::vector<uint32_t> dimensions;
+  float scale = 0.0f;
+  int32_t zeroPoint = 0;
+  const hal::Operand::ExtraParams* extraParams = nullptr;
+  bool isConstant = false;
+  bool isOmitted = false;  // NO_VALUE
+  // Null when the value is not known yet (validation of a non-constant operand).
+  uint8_t* data = nullptr;
+  size_t length = 0;
+
+  uint32_t rank() const { return static_cast<uint32_t>(dimensions.size()); }
+  uint32_t dim(size_t i) const { return dimensions[i]; }
+  uint64_t elementCount() const { return hal::elementCount(dimensions); }
+  template <typename T>
+  const T* as() const { return reinterpret_cast<const T*>(data); }
+  template <typename T>
+  T* asMutable() const { return reinterpret_cast<T*>(data); }
+};
+
+class OperationContext {
+ public:
+  OperationContext(OperationType type, std::vector<Tensor*> inputs, std::vector<Tensor*> outputs)
+      : type_(type), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+
+  OperationType type() const { return type_; }
+  size_t inputCount() const { return inputs_.size(); }
+  size_t outputCount() const { return outputs_.size(); }
+  const Tensor& input(size_t i) const { return *inputs_[i]; }
+  Tensor& output(size_t i) const { return *outputs_[i]; }
+
+  OperandType inputType(size_t i) const { return inputs_[i]->type; }
+  bool hasValue(size_t i) const { return inputs_[i]->data != nullptr && !inputs_[i]->isOmitted; }
+
+  // Reads a scalar input. The caller has checked hasValue(i) and the type.
+  template <typename T>
+  T scalar(size_t i) const {
+    T value;
+    std::memcpy(&value, inputs_[i]->data, sizeof(T));
+    return value;
+  }
+
+ private:
+  OperationType type_;
+  std::vector<Tensor*> inputs_;
+  std::vector<Tensor*> outputs_;
+};
+
+// Work an operation does, for the timing model.
+struct OperationCost {
+  uint64_t macs = 0;            // multiply-accumulates on the systolic array
+  uint64_t vectorElements = 0;  // element operations on the vector unit
+};
+
+}  // namespace nnremote::sim
+
+#endif  // NNREMOTE_ACCELERATOR_SIM_OPERATION_CONTEXT_H_

@@ -1,0 +1,33 @@
+#include "accelerator_sim/operation_registry.h"
+
+#include <unordered_map>
+
+#include "accelerator_sim/kernels/kernels.h"
+
+namespace nnremote::sim {
+
+const OperationKernel* findKernel(OperationType type) {
+  static const auto* const kKernels = new std::unordered_map<OperationType, const OperationKernel*>{
+      {OperationType::ADD, &kAddKernel},
+      {OperationType::SUB, &kSubKernel},
+      {OperationType::MUL, &kMulKernel},
+      {OperationType::DIV, &kDivKernel},
+      {OperationType::RELU, &kReluKernel},
+      {OperationType::RELU1, &kRelu1Kernel},
+      {OperationType::RELU6, &kRelu6Kernel},
+      {OperationType::LOGISTIC, &kLogisticKernel},
+      {OperationType::TANH, &kTanhKernel},
+      {OperationType::CONV_2D, &kConv2dKernel},
+      {OperationType::DEPTHWISE_CONV_2D, &kDepthwiseConv2dKernel},
+      {OperationType::FULLY_CONNECTED, &kFullyConnectedKernel},
+      {OperationType::AVERAGE_POOL_2D, &kAveragePool2dKernel},
+      {OperationType::MAX_POOL_2D, &kMaxPool2dKernel},
+      {OperationType::SOFTMAX, &kSoftmaxKernel},
+      {OperationType::RESHAPE, &kReshapeKernel},
+      {OperationType::CONCATENATION, &kConcatenationKernel},
+  };
+  const auto it = kKernels->find(type);
+  return it == kKernels->end() ? nullptr : it->second;
+}
+
+}  // namespace nnremote::sim

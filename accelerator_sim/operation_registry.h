@@ -1,0 +1,29 @@
+// The simulator's operations, keyed by OperationType. Adding an operation means writing one
+// kernel file that defines an OperationKernel and adding one line to operation_registry.cc.
+#ifndef NNREMOTE_ACCELERATOR_SIM_OPERATION_REGISTRY_H_
+#define NNREMOTE_ACCELERATOR_SIM_OPERATION_REGISTRY_H_
+
+#include "accelerator_sim/operation_context.h"
+
+namespace nnremote::sim {
+
+struct OperationKernel {
+  // Whether this operand-type and parameter combination is implemented. Only constant inputs
+  // carry data here. An error means "unsupported" to getSupportedOperations and
+  // INVALID_ARGUMENT to prepareModel; its message says why.
+  Status (*validate)(const OperationContext& context);
+  // Sets every output's dimensions (and quantization where the operation defines it) from the
+  // inputs, whose data is now known.
+  Status (*prepare)(OperationContext& context);
+  // Writes the outputs, whose buffers the executor has allocated.
+  Status (*execute)(OperationContext& context);
+  // The work done, for the timing model; called after prepare.
+  OperationCost (*cost)(const OperationContext& context);
+};
+
+// The kernel for `type`, or nullptr if the simulator does not implement it.
+const OperationKernel* findKernel(OperationType type);
+
+}  // namespace nnremote::sim
+
+#endif  // NNREMOTE_ACCELERATOR_SIM_OPERATION_REGISTRY_H_

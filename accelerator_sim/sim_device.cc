@@ -1,0 +1,127 @@
+#include "accelerator_sim/sim_device.h"
+
+#include <cfloat>
+#include <cstring>
+
+#include "accelerator_sim/graph_executor.h"
+#include "accelerator_sim/sim_prepared_model.h"
+#include "hal/operand_types.h"
+#include "hal/validation.h"
+
+namespace nnremote::sim {
+namespace {
+
+using hal::ErrorStatus;
+using hal::makeError;
+
+// Throughput of the CPU reference that NNAPI performance numbers are ratios to: one core
+// doing 8 fp32 multiply-accumulates per cycle at 1 GHz.
+constexpr double kReferenceMacsPerSecond = 8e9;
+
+// First-order capabilities from the array's throughput; types the simulator cannot run get
+// FLT_MAX, NNAPI's "do not use this device for it".
+hal::Capabilities deriveCapabilities(const NpuConfig& npu) {
+  const float ratio = static_cast<float>(kReferenceMacsPerSecond / npu.macsPerSecond());
+  const hal::PerformanceInfo fast{ratio, ratio};
+  const hal::PerformanceInfo unusable{FLT_MAX, FLT_MAX};
+  hal::Capabilities capabilities;
+  capabilities.relaxedFloat32toFloat16PerformanceScalar = unusable;
+  capabilities.relaxedFloat32toFloat16PerformanceTensor = unusable;
+  capabilities.ifPerformance = unusable;
+  capabilities.whilePerformance = unusable;
+  for (int32_t code = 0; code <= static_cast<int32_t>(hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+       ++code) {
+    const auto type = static_cast<hal::OperandType>(code);
+    const bool runs = type == hal::OperandType::TENSOR_FLOAT32 ||
+                      type == hal::OperandType::TENSOR_QUANT8_ASYMM ||
+                      type == hal::OperandType::TENSOR_INT32 || type == hal::OperandType::INT32 ||
+                      type == hal::OperandType::FLOAT32 || type == hal::OperandType::BOOL;
+    capabilities.operandPerformance.push_back({type, runs ? fast : unusable});
+  }
+  return capabilities;
+}
+
+// POINTER operands point into the caller's memory, which may change or vanish after
+// prepareModel returns, so their data is copied into the model's own operand values.
+hal::Model copyPointerData(hal::Model model) {
+  auto copySubgraph = [&model](hal::Model::Subgraph& subgraph) {
+    for (hal::Operand& operand : subgraph.operands) {
+      if (operand.lifetime != hal::Operand::LifeTime::POINTER) continue;
+      const auto* bytes = static_cast<const uint8_t*>(operand.location.pointer);
+      const uint32_t offset = static_cast<uint32_t>(model.operandValues.size());
+      model.operandValues.insert(model.operandValues.end(), bytes, bytes + operand.location.length);
+      operand.lifetime = hal::Operand::LifeTime::CONSTANT_COPY;
+      operand.location = {nullptr, 0, offset, operand.location.length, 0};
+    }
+  };
+  copySubgraph(model.main);
+  for (auto& subgraph : model.referenced) copySubgraph(subgraph);
+  return model;
+}
+
+}  // namespace
+
+std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu) {
+  return std::make_shared<SimDevice>(std::move(npu));
+}
+
+SimDevice::SimDevice(NpuConfig npu)
+    : npu_(std::move(npu)),
+      name_(npu_.fullName()),
+      versionString_("nnremote-sim 0.1 (" + std::to_string(npu_.arrayRows) + "x" +
+                     std::to_string(npu_.arrayColumns) + " @ " +
+                     std::to_string(static_cast<int>(npu_.clockHz / 1e6)) + " MHz)"),
+      capabilities_(deriveCapabilities(npu_)) {}
+
+hal::Result<std::vector<bool>> SimDevice::getSupportedOperations(const hal::Model& model) const {
+  NN_RETURN_IF_ERROR(hal::validateModel(model));
+  std::vector<bool> supported;
+  for (const Status& status : checkOperations(model)) supported.push_back(status.ok());
+  return supported;
+}
+
+hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
+    const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
+    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& /*modelCache*/,
+    const std::vector<hal::CacheFile>& /*dataCache*/, const hal::CacheToken& /*token*/) const {
+  if (static_cast<int32_t>(preference) < 0 || static_cast<int32_t>(preference) > 2) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "preference = " << static_cast<int32_t>(preference) << " is not valid";
+  }
+  if (static_cast<int32_t>(priority) < 0 || static_cast<int32_t>(priority) > 2) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "priority = " << static_cast<int32_t>(priority) << " is not valid";
+  }
+  if (deadline.has_value() && hal::Clock::now() >= *deadline) {
+    return makeError(ErrorStatus::MISSED_DEADLINE_PERSISTENT)
+           << "the deadline passed before preparation started";
+  }
+  NN_RETURN_IF_ERROR(hal::validateModel(model));
+  const std::vector<Status> checks = checkOperations(model);
+  for (size_t i = 0; i < checks.size(); ++i) {
+    if (!checks[i].ok()) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << "main.operations[" << i << "] is not supported by " << name_ << ": "
+             << checks[i].error().message;
+    }
+  }
+  return hal::SharedPreparedModel(
+      std::make_shared<SimPreparedModel>(copyPointerData(model), npu_));
+}
+
+hal::Result<hal::SharedPreparedModel> SimDevice::prepareModelFromCache(
+    const hal::OptionalTimePoint&, const std::vector<hal::CacheFile>&,
+    const std::vector<hal::CacheFile>&, const hal::CacheToken&) const {
+  return makeError(ErrorStatus::GENERAL_FAILURE)
+         << name_ << " does not support compilation caching (it needs 0 cache files)";
+}
+
+hal::Result<hal::SharedBuffer> SimDevice::allocate(const hal::BufferDesc&,
+                                                   const std::vector<hal::SharedPreparedModel>&,
+                                                   const std::vector<hal::BufferRole>&,
+                                                   const std::vector<hal::BufferRole>&) const {
+  return makeError(ErrorStatus::GENERAL_FAILURE)
+         << name_ << " does not support memory domains yet";
+}
+
+}  // namespace nnremote::sim

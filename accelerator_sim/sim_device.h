@@ -1,0 +1,56 @@
+// The simulated NPU as a HAL device, in process.
+#ifndef NNREMOTE_ACCELERATOR_SIM_SIM_DEVICE_H_
+#define NNREMOTE_ACCELERATOR_SIM_SIM_DEVICE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accelerator_sim/npu_config.h"
+#include "hal/i_device.h"
+
+namespace nnremote::sim {
+
+class SimDevice final : public hal::IDevice {
+ public:
+  static std::shared_ptr<SimDevice> create(NpuConfig npu);
+
+  explicit SimDevice(NpuConfig npu);
+
+  const std::string& getName() const override { return name_; }
+  const std::string& getVersionString() const override { return versionString_; }
+  hal::Version getFeatureLevel() const override { return hal::Version::FEATURE_LEVEL_4; }
+  hal::DeviceType getType() const override { return npu_.deviceType; }
+  const std::vector<hal::Extension>& getSupportedExtensions() const override { return extensions_; }
+  const hal::Capabilities& getCapabilities() const override { return capabilities_; }
+  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {0, 0}; }
+
+  hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override;
+
+  hal::Result<hal::SharedPreparedModel> prepareModel(
+      const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
+      const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+      const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const override;
+
+  hal::Result<hal::SharedPreparedModel> prepareModelFromCache(
+      const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+      const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const override;
+
+  hal::Result<hal::SharedBuffer> allocate(
+      const hal::BufferDesc& desc, const std::vector<hal::SharedPreparedModel>& preparedModels,
+      const std::vector<hal::BufferRole>& inputRoles,
+      const std::vector<hal::BufferRole>& outputRoles) const override;
+
+  const NpuConfig& npu() const { return npu_; }
+
+ private:
+  NpuConfig npu_;
+  std::string name_;
+  std::string versionString_;
+  std::vector<hal::Extension> extensions_;
+  hal::Capabilities capabilities_;
+};
+
+}  // namespace nnremote::sim
+
+#endif  // NNREMOTE_ACCELERATOR_SIM_SIM_DEVICE_H_
