@@ -81,8 +81,14 @@ Status validateQuantization(const Operand& operand, const std::string& where) {
       }
       return {};
     }
+    case OperandType::TENSOR_INT32:
+      // Biases of quantized operations are TENSOR_INT32 with scale = input x filter scale.
+      if (operand.scale < 0.0f) {
+        return invalidArgument() << where << ".scale = " << operand.scale << " must not be negative";
+      }
+      return {};
     default:
-      // Float, integer, boolean and subgraph operands carry no quantization.
+      // Float, scalar, boolean and subgraph operands carry no quantization.
       return requireScaleAndZero(false, 0, 0);
   }
 }

@@ -1,0 +1,27 @@
+// Reads ../shared/conformance JSON files into CtsTestCases.
+#ifndef NNREMOTE_TESTS_CONFORMANCE_CTS_LOADER_H_
+#define NNREMOTE_TESTS_CONFORMANCE_CTS_LOADER_H_
+
+#include <string>
+#include <vector>
+
+#include "hal/result.h"
+#include "tests/conformance/cts_test_case.h"
+
+namespace nnremote::cts {
+
+// Every *.json spec file below `directory` (recursively), sorted, skipping index.json.
+hal::Result<std::vector<std::string>> findSpecFiles(const std::string& directory);
+
+// All models of one spec file. `displayName` names the file in CtsTestCase::file.
+hal::Result<std::vector<CtsTestCase>> loadSpecFile(const std::string& path,
+                                                   const std::string& displayName);
+
+// Where the shared conformance data lives, relative to the repository: $NNREMOTE_CONFORMANCE_DIR
+// if set, else the first of ../shared/conformance seen from the workspace or the current
+// directory that exists; empty if none does.
+std::string defaultConformanceDirectory();
+
+}  // namespace nnremote::cts
+
+#endif  // NNREMOTE_TESTS_CONFORMANCE_CTS_LOADER_H_

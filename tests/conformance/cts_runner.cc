@@ -1,0 +1,236 @@
+#include "tests/conformance/cts_runner.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "hal/operand_types.h"
+#include "tests/conformance/cts_loader.h"
+
+namespace nnremote::cts {
+namespace {
+
+using hal::OperandType;
+
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  float value;
+  if (exponent == 0) {
+    value = std::ldexp(static_cast<float>(mantissa), -24);
+  } else if (exponent == 31) {
+    value = mantissa ? NAN : INFINITY;
+  } else {
+    value = std::ldexp(static_cast<float>(mantissa | 0x400), static_cast<int>(exponent) - 25);
+  }
+  return sign ? -value : value;
+}
+
+bool hasFloat16Operand(const hal::Model& model) {
+  for (const auto& operand : model.main.operands) {
+    if (operand.type == OperandType::TENSOR_FLOAT16 || operand.type == OperandType::FLOAT16) {
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename T>
+T load(const std::vector<uint8_t>& bytes, size_t i) {
+  T value;
+  std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+  return value;
+}
+
+// Reads element i as a double, for the integer and float types the CTS compares.
+double elementAt(OperandType type, const std::vector<uint8_t>& bytes, size_t i) {
+  switch (type) {
+    case OperandType::TENSOR_FLOAT32:
+    case OperandType::FLOAT32: return load<float>(bytes, i);
+    case OperandType::TENSOR_FLOAT16:
+    case OperandType::FLOAT16: return halfToFloat(load<uint16_t>(bytes, i));
+    case OperandType::TENSOR_INT32:
+    case OperandType::INT32: return load<int32_t>(bytes, i);
+    case OperandType::UINT32: return load<uint32_t>(bytes, i);
+    case OperandType::TENSOR_QUANT16_SYMM: return load<int16_t>(bytes, i);
+    case OperandType::TENSOR_QUANT16_ASYMM: return load<uint16_t>(bytes, i);
+    case OperandType::TENSOR_QUANT8_ASYMM: return load<uint8_t>(bytes, i);
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OperandType::TENSOR_QUANT8_SYMM:
+    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: return load<int8_t>(bytes, i);
+    default: return load<uint8_t>(bytes, i);  // BOOL, TENSOR_BOOL8
+  }
+}
+
+struct Tolerance {
+  double atol = 0.0, rtol = 0.0;
+};
+
+Tolerance toleranceFor(const CtsTestCase& testCase, OperandType type) {
+  const bool relaxedOrHalf = testCase.isRelaxed || hasFloat16Operand(testCase.model);
+  switch (type) {
+    case OperandType::TENSOR_FLOAT32:
+    case OperandType::FLOAT32:
+      if (relaxedOrHalf) return {5.0 * std::ldexp(1.0, -10), 5.0 * std::ldexp(1.0, -10)};
+      return {1e-5, 5.0 * std::ldexp(1.0, -23)};
+    case OperandType::TENSOR_FLOAT16:
+    case OperandType::FLOAT16:
+      return {5.0 * std::ldexp(1.0, -10), 5.0 * std::ldexp(1.0, -10)};
+    case OperandType::TENSOR_QUANT8_ASYMM:
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OperandType::TENSOR_QUANT8_SYMM:
+    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+      return {testCase.name.find("mobilenet") != std::string::npos ? 3.0 : 1.0, 0.0};
+    case OperandType::TENSOR_INT32:
+    case OperandType::INT32:
+    case OperandType::UINT32:
+    case OperandType::TENSOR_QUANT16_SYMM:
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      return {1.0, 0.0};
+    default:
+      return {0.0, 0.0};  // booleans are exact
+  }
+}
+
+hal::Result<hal::SharedMemory> inputPool(const CtsTestCase& testCase, hal::Request* request) {
+  std::vector<uint8_t> bytes;
+  for (const auto& input : testCase.inputs) {
+    bytes.resize((bytes.size() + 7) / 8 * 8);
+    hal::Request::Argument argument;
+    argument.location = {nullptr, 0, static_cast<uint32_t>(bytes.size()),
+                         static_cast<uint32_t>(input.size()), 0};
+    bytes.insert(bytes.end(), input.begin(), input.end());
+    request->inputs.push_back(argument);
+  }
+  return hal::createHeapMemory(bytes);
+}
+
+}  // namespace
+
+std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
+                          const std::vector<uint8_t>& actual,
+                          const std::vector<uint32_t>& actualDimensions) {
+  const GoldenOutput& golden = testCase.outputs[outputIndex];
+  std::ostringstream out;
+  if (golden.isIgnored) return "";
+  if (!hal::hasUnspecifiedDimensions(golden.type, golden.dimensions) &&
+      actualDimensions != golden.dimensions) {
+    out << "output " << outputIndex << " has dimensions " << hal::toString(actualDimensions)
+        << ", want " << hal::toString(golden.dimensions);
+    return out.str();
+  }
+  const uint32_t elementBytes = hal::elementSize(golden.type);
+  if (elementBytes == 0 || actual.size() < golden.data.size()) {
+    out << "output " << outputIndex << " has " << actual.size() << " bytes, want "
+        << golden.data.size();
+    return out.str();
+  }
+  const Tolerance tolerance = toleranceFor(testCase, golden.type);
+  const size_t count = golden.data.size() / elementBytes;
+  for (size_t i = 0; i < count; ++i) {
+    const double want = elementAt(golden.type, golden.data, i);
+    const double got = elementAt(golden.type, actual, i);
+    const bool finite = std::isfinite(got) && std::isfinite(want);
+    if (!finite || std::fabs(got - want) > tolerance.atol + tolerance.rtol * std::fabs(want)) {
+      out.precision(9);
+      out << "output " << outputIndex << " element " << i << ": got " << got << ", want " << want
+          << " (" << hal::toString(golden.type) << ", atol " << tolerance.atol << ", rtol "
+          << tolerance.rtol << ")";
+      return out.str();
+    }
+  }
+  return "";
+}
+
+CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase) {
+  auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
+    if (testCase.expectFailure) return CaseResult{Outcome::PASSED, ""};
+    return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " +
+                                           error.message};
+  };
+  auto supported = device.getSupportedOperations(testCase.model);
+  if (!supported.ok()) return refusedOrFailed("getSupportedOperations", supported.error());
+  for (size_t i = 0; i < supported->size(); ++i) {
+    if (!(*supported)[i]) {
+      return {Outcome::UNSUPPORTED,
+              "operations[" + std::to_string(i) + "] (" +
+                  hal::toString(testCase.model.main.operations[i].type) + ") is unsupported"};
+    }
+  }
+  auto prepared = device.prepareModel(testCase.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                      hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  if (!prepared.ok()) return refusedOrFailed("prepareModel", prepared.error());
+
+  hal::Request request;
+  auto inputs = inputPool(testCase, &request);
+  if (!inputs.ok()) return {Outcome::FAILED, inputs.error().message};
+  request.pools.push_back(*inputs);
+  // Each output gets its own pool, sized by its golden value.
+  for (const GoldenOutput& golden : testCase.outputs) {
+    auto pool = hal::createHeapMemory(golden.data.size());
+    if (!pool.ok()) return {Outcome::FAILED, pool.error().message};
+    hal::Request::Argument argument;
+    argument.location = {nullptr, static_cast<uint32_t>(request.pools.size()), 0,
+                         static_cast<uint32_t>(golden.data.size()), 0};
+    request.outputs.push_back(argument);
+    request.pools.push_back(*pool);
+  }
+  auto outcome = (*prepared)->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  if (!outcome.ok()) return refusedOrFailed("execute", outcome.error());
+  if (testCase.expectFailure) {
+    return {Outcome::FAILED, "expected preparation or execution to fail, but it succeeded"};
+  }
+  for (size_t i = 0; i < testCase.outputs.size(); ++i) {
+    const auto& memory = std::get<hal::SharedMemory>(request.pools[i + 1]);
+    std::vector<uint8_t> actual(memory->data(), memory->data() + memory->size());
+    const std::vector<uint32_t> dims =
+        i < outcome->outputShapes.size() ? outcome->outputShapes[i].dimensions
+                                         : testCase.outputs[i].dimensions;
+    std::string mismatch = compareOutput(testCase, i, actual, dims);
+    if (!mismatch.empty()) return {Outcome::FAILED, mismatch};
+  }
+  return {Outcome::PASSED, ""};
+}
+
+hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& directory,
+                                 std::ostream& log, std::map<std::string, Totals>* perVersion,
+                                 const std::function<void(const CtsTestCase&, const CaseResult&)>&
+                                     onCase) {
+  NN_ASSIGN_OR_RETURN(std::vector<std::string> files, findSpecFiles(directory));
+  Totals totals;
+  for (const std::string& file : files) {
+    const std::string relative =
+        std::filesystem::relative(file, directory).generic_string();
+    auto cases = loadSpecFile(file, relative);
+    if (!cases.ok()) {
+      log << "FAIL " << relative << ": cannot load: " << cases.error().message << "\n";
+      ++totals.failed;
+      continue;
+    }
+    const std::string version =
+        relative.find('/') == std::string::npos ? "." : relative.substr(0, relative.find('/'));
+    for (const CtsTestCase& testCase : *cases) {
+      const CaseResult result = runCase(device, testCase);
+      Totals* bucket = perVersion ? &(*perVersion)[version] : nullptr;
+      switch (result.outcome) {
+        case Outcome::PASSED:
+          ++totals.passed;
+          if (bucket) ++bucket->passed;
+          break;
+        case Outcome::FAILED:
+          ++totals.failed;
+          if (bucket) ++bucket->failed;
+          log << "FAIL " << testCase.fullName() << ": " << result.message << "\n";
+          break;
+        case Outcome::UNSUPPORTED:
+          ++totals.unsupported;
+          if (bucket) ++bucket->unsupported;
+          break;
+      }
+      if (onCase) onCase(testCase, result);
+    }
+  }
+  return totals;
+}
+
+}  // namespace nnremote::cts

@@ -1,0 +1,49 @@
+// Runs CTS test cases on any hal::IDevice and checks the outputs with the CTS tolerances.
+#ifndef NNREMOTE_TESTS_CONFORMANCE_CTS_RUNNER_H_
+#define NNREMOTE_TESTS_CONFORMANCE_CTS_RUNNER_H_
+
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hal/i_device.h"
+#include "tests/conformance/cts_test_case.h"
+
+namespace nnremote::cts {
+
+enum class Outcome { PASSED, FAILED, UNSUPPORTED };
+
+struct CaseResult {
+  Outcome outcome = Outcome::PASSED;
+  std::string message;  // why it failed or is unsupported
+};
+
+// Compares one output with its golden value. Returns an empty string when it matches, else
+// a description of the first mismatching element.
+std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
+                          const std::vector<uint8_t>& actual,
+                          const std::vector<uint32_t>& actualDimensions);
+
+// Prepares and executes one case on `device`:
+// - a model with an operation the device reports unsupported is UNSUPPORTED;
+// - an expect_failure model passes only if preparation or execution returns an error;
+// - otherwise outputs must match within the CTS tolerances.
+CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase);
+
+struct Totals {
+  size_t passed = 0, failed = 0, unsupported = 0;
+};
+
+// Runs every case under `directory` and reports a line per failure to `log`; per-version totals
+// (keyed by the first path component below `directory`) go into `perVersion` when given.
+hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& directory,
+                                 std::ostream& log,
+                                 std::map<std::string, Totals>* perVersion = nullptr,
+                                 const std::function<void(const CtsTestCase&, const CaseResult&)>&
+                                     onCase = nullptr);
+
+}  // namespace nnremote::cts
+
+#endif  // NNREMOTE_TESTS_CONFORMANCE_CTS_RUNNER_H_
