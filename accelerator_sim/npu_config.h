@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hal/result.h"
 #include "hal/types.h"
 
 namespace nnremote::sim {
@@ -30,6 +31,9 @@ NpuConfig edgeNpuConfig();
 NpuConfig largeNpuConfig();
 // The devices the emulator serves when not told otherwise: both of the above.
 std::vector<NpuConfig> defaultNpuConfigs();
+
+// Devices from a comma-separated list of preset names ("edge16", "large128"), or "default".
+hal::Result<std::vector<NpuConfig>> npuConfigsFromList(const std::string& list);
 
 }  // namespace nnremote::sim
 

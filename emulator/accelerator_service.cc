@@ -1,0 +1,342 @@
+#include "emulator/accelerator_service.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "hal/operand_types.h"
+#include "hal/validation.h"
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using hal::ErrorStatus;
+using hal::makeError;
+using wire_conv::toGrpcStatus;
+
+grpc::Status notSupportedYet(const char* method) {
+  hal::Error error = makeError(ErrorStatus::GENERAL_FAILURE)
+                     << method << " is not supported by this server yet";
+  grpc::Status status = toGrpcStatus(error);
+  return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, status.error_message(),
+                      status.error_details());
+}
+
+hal::Result<hal::CacheToken> cacheTokenFromWire(const std::string& bytes) {
+  hal::CacheToken token{};
+  if (bytes.empty()) return token;
+  if (bytes.size() != token.size()) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "cache_token has " << bytes.size() << " bytes; it must have " << token.size()
+           << " or none";
+  }
+  std::copy(bytes.begin(), bytes.end(), token.begin());
+  return token;
+}
+
+std::vector<hal::CacheFile> cacheFilesFromWire(
+    const google::protobuf::RepeatedPtrField<wire::CacheFile>& files) {
+  std::vector<hal::CacheFile> out;
+  for (const auto& file : files) out.push_back({file.path()});
+  return out;
+}
+
+// The bytes an execution wrote for each output whose pool travelled inline.
+void collectInlineOutputs(const wire::Request& wireRequest, const hal::Request& request,
+                          const hal::Model& model, const hal::ExecutionOutcome& outcome,
+                          wire::ExecuteResponse* response) {
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    std::string* data = response->add_output_data();
+    if (!wire_conv::isInlineOutput(wireRequest, i)) continue;
+    const auto& location = request.outputs[i].location;
+    const auto& memory = std::get<hal::SharedMemory>(request.pools[location.poolIndex]);
+    uint32_t length = location.length;
+    if (i < outcome.outputShapes.size()) {
+      const hal::OperandType type = model.main.operands[model.main.outputIndexes[i]].type;
+      length = std::min(length, hal::sizeOfData(type, outcome.outputShapes[i].dimensions)
+                                    .value_or(location.length));
+    }
+    data->assign(reinterpret_cast<const char*>(memory->data() + location.offset), length);
+  }
+}
+
+// Ends a session when the client's WatchSession stream goes away.
+class SessionWatcher final : public grpc::ServerWriteReactor<wire::SessionEvent> {
+ public:
+  SessionWatcher(SessionRegistry* sessions, uint64_t sessionId)
+      : sessions_(sessions), sessionId_(sessionId) {}
+
+  void OnCancel() override {
+    // The client closed the stream, died, or the server is shutting down. Closing a session
+    // the client already closed explicitly is fine.
+    (void)sessions_->close(sessionId_);
+    finishOnce(grpc::Status::OK);
+  }
+  void OnDone() override { delete this; }
+
+  void finishOnce(const grpc::Status& status) {
+    if (!finished_.exchange(true)) Finish(status);
+  }
+
+ private:
+  SessionRegistry* sessions_;
+  uint64_t sessionId_;
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace
+
+AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices)
+    : devices_(std::move(devices)) {}
+
+hal::Result<hal::SharedDevice> AcceleratorService::findDevice(const std::string& name) const {
+  for (const auto& device : devices_) {
+    if (device->getName() == name) return device;
+  }
+  auto error = makeError(ErrorStatus::INVALID_ARGUMENT);
+  error << "device_name '" << name << "' is not served here (devices:";
+  for (const auto& device : devices_) error << " " << device->getName();
+  error << ")";
+  return error;
+}
+
+grpc::Status AcceleratorService::OpenSession(grpc::ServerContext*,
+                                             const wire::OpenSessionRequest* request,
+                                             wire::OpenSessionResponse* response) {
+  if (request->client_version() != kWireVersion) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "client_version " << request->client_version()
+                        << " is not supported; this server speaks wire version " << kWireVersion);
+  }
+  const auto session = sessions_.open(request->client_name());
+  response->set_session_id(session->id());
+  response->set_server_version(kWireVersion);
+  response->set_server_name("nnremote npu_emulator");
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::CloseSession(grpc::ServerContext*,
+                                              const wire::CloseSessionRequest* request,
+                                              wire::Empty*) {
+  return toGrpcStatus(sessions_.close(request->session_id()));
+}
+
+grpc::ServerWriteReactor<wire::SessionEvent>* AcceleratorService::WatchSession(
+    grpc::CallbackServerContext*, const wire::CloseSessionRequest* request) {
+  auto* watcher = new SessionWatcher(&sessions_, request->session_id());
+  if (auto session = sessions_.find(request->session_id()); !session.ok()) {
+    watcher->finishOnce(toGrpcStatus(session.error()));
+  }
+  return watcher;
+}
+
+grpc::Status AcceleratorService::ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,
+                                             wire::ListDevicesResponse* response) {
+  for (const auto& device : devices_) *response->add_devices() = wire_conv::deviceInfo(*device);
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::GetDeviceInfo(grpc::ServerContext*,
+                                               const wire::GetDeviceInfoRequest* request,
+                                               wire::DeviceInfo* response) {
+  auto device = findDevice(request->device_name());
+  if (!device.ok()) return toGrpcStatus(device.error());
+  *response = wire_conv::deviceInfo(**device);
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::GetSupportedOperations(
+    grpc::ServerContext*, const wire::GetSupportedOperationsRequest* request,
+    wire::GetSupportedOperationsResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto device = findDevice(request->device_name());
+  if (!device.ok()) return toGrpcStatus(device.error());
+  auto model = wire_conv::fromWire(request->model(), wire_conv::resolveInlineOnly);
+  if (!model.ok()) return toGrpcStatus(model.error());
+  if (auto valid = hal::validateModel(*model, /*allowPointers=*/false); !valid.ok()) {
+    return toGrpcStatus(valid);
+  }
+  auto supported = (*device)->getSupportedOperations(*model);
+  if (!supported.ok()) return toGrpcStatus(supported.error());
+  for (bool s : *supported) response->add_supported(s);
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
+                                              const wire::PrepareModelRequest* request,
+                                              wire::PrepareModelResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto device = findDevice(request->device_name());
+  if (!device.ok()) return toGrpcStatus(device.error());
+  auto model = wire_conv::fromWire(request->model(), wire_conv::resolveInlineOnly);
+  if (!model.ok()) return toGrpcStatus(model.error());
+  if (auto valid = hal::validateModel(*model, /*allowPointers=*/false); !valid.ok()) {
+    return toGrpcStatus(valid);
+  }
+  const int preference = request->preference();
+  if (preference < 0 || preference > 2) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "preference = " << preference << " is not a valid ExecutionPreference");
+  }
+  const hal::Priority priority = wire_conv::fromWire(request->priority());
+  if (static_cast<int>(priority) < 0 || static_cast<int>(priority) > 2) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "priority = " << request->priority() << " is not a valid Priority");
+  }
+  auto token = cacheTokenFromWire(request->cache_token());
+  if (!token.ok()) return toGrpcStatus(token.error());
+  auto prepared = (*device)->prepareModel(
+      *model, static_cast<hal::ExecutionPreference>(preference), priority,
+      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
+      cacheFilesFromWire(request->model_cache()), cacheFilesFromWire(request->data_cache()),
+      *token);
+  if (!prepared.ok()) return toGrpcStatus(prepared.error());
+  PreparedModelEntry entry{std::move(prepared).value(),
+                           std::make_shared<const hal::Model>(std::move(model).value()),
+                           request->device_name()};
+  response->set_prepared_model_id((*session)->addPreparedModel(std::move(entry)));
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::PrepareModelFromCache(
+    grpc::ServerContext*, const wire::PrepareModelFromCacheRequest* request,
+    wire::PrepareModelResponse*) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto device = findDevice(request->device_name());
+  if (!device.ok()) return toGrpcStatus(device.error());
+  // Preparing from cache needs the server to keep the model it validated, which the cache
+  // format does not hold yet.
+  return notSupportedYet("PrepareModelFromCache");
+}
+
+grpc::Status AcceleratorService::ReleasePreparedModel(
+    grpc::ServerContext*, const wire::ReleasePreparedModelRequest* request, wire::Empty*) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  return toGrpcStatus((*session)->releasePreparedModel(request->prepared_model_id()));
+}
+
+grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::ExecuteRequest* request,
+                                         wire::ExecuteResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto entry = (*session)->preparedModel(request->prepared_model_id());
+  if (!entry.ok()) return toGrpcStatus(entry.error());
+  auto halRequest = wire_conv::fromWire(request->request(), wire_conv::resolveInlineOnly);
+  if (!halRequest.ok()) return toGrpcStatus(halRequest.error());
+  if (auto valid = hal::validateRequestForModel(*halRequest, *entry->model, /*allowPointers=*/false);
+      !valid.ok()) {
+    return toGrpcStatus(valid);
+  }
+  const int measure = request->measure();
+  if (measure != wire::MEASURE_TIMING_NO && measure != wire::MEASURE_TIMING_YES) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "measure = " << measure << " is not a valid MeasureTiming");
+  }
+  hal::OptionalDuration loopTimeout;
+  if (request->has_loop_timeout_duration()) {
+    loopTimeout = hal::Duration(request->loop_timeout_duration().nanoseconds());
+  }
+  auto outcome = entry->preparedModel->execute(
+      *halRequest, measure == wire::MEASURE_TIMING_YES ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
+      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), loopTimeout);
+  if (!outcome.ok()) return toGrpcStatus(outcome.error());
+  for (const auto& shape : outcome->outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
+  *response->mutable_timing() = wire_conv::toWire(outcome->timing);
+  collectInlineOutputs(request->request(), *halRequest, *entry->model, *outcome, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::StartExecution(grpc::ServerContext*, const wire::ExecuteRequest*,
+                                                wire::StartExecutionResponse*) {
+  return notSupportedYet("StartExecution");
+}
+grpc::Status AcceleratorService::AwaitExecution(grpc::ServerContext*,
+                                                const wire::AwaitExecutionRequest*,
+                                                wire::ExecuteResponse*) {
+  return notSupportedYet("AwaitExecution");
+}
+grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*,
+                                               const wire::ExecuteFencedRequest*,
+                                               wire::ExecuteFencedResponse*) {
+  return notSupportedYet("ExecuteFenced");
+}
+grpc::Status AcceleratorService::GetExecuteFencedInfo(grpc::ServerContext*,
+                                                      const wire::GetExecuteFencedInfoRequest*,
+                                                      wire::GetExecuteFencedInfoResponse*) {
+  return notSupportedYet("GetExecuteFencedInfo");
+}
+grpc::Status AcceleratorService::CreateReusableExecution(
+    grpc::ServerContext*, const wire::CreateReusableExecutionRequest*,
+    wire::CreateReusableExecutionResponse*) {
+  return notSupportedYet("CreateReusableExecution");
+}
+grpc::Status AcceleratorService::ComputeReusableExecution(
+    grpc::ServerContext*, const wire::ComputeReusableExecutionRequest*, wire::ExecuteResponse*) {
+  return notSupportedYet("ComputeReusableExecution");
+}
+grpc::Status AcceleratorService::ReleaseReusableExecution(
+    grpc::ServerContext*, const wire::ReleaseReusableExecutionRequest*, wire::Empty*) {
+  return notSupportedYet("ReleaseReusableExecution");
+}
+grpc::Status AcceleratorService::Burst(
+    grpc::ServerContext*, grpc::ServerReaderWriter<wire::BurstResponse, wire::BurstRequest>*) {
+  return notSupportedYet("Burst");
+}
+grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext*,
+                                                const wire::RegisterMemoryRequest*,
+                                                wire::RegisterMemoryResponse*) {
+  return notSupportedYet("RegisterMemory");
+}
+grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContext*,
+                                                  const wire::UnregisterMemoryRequest*,
+                                                  wire::Empty*) {
+  return notSupportedYet("UnregisterMemory");
+}
+grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext*,
+                                            grpc::ServerReader<wire::BulkChunk>*,
+                                            wire::BulkTransferHandle*) {
+  return notSupportedYet("UploadBulk");
+}
+grpc::Status AcceleratorService::DownloadBulk(grpc::ServerContext*,
+                                              const wire::BulkTransferHandle*,
+                                              grpc::ServerWriter<wire::BulkChunk>*) {
+  return notSupportedYet("DownloadBulk");
+}
+grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*,
+                                                const wire::AllocateBufferRequest*,
+                                                wire::AllocateBufferResponse*) {
+  return notSupportedYet("AllocateBuffer");
+}
+grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContext*,
+                                              const wire::CopyToBufferRequest*, wire::Empty*) {
+  return notSupportedYet("CopyToBuffer");
+}
+grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContext*,
+                                                const wire::CopyFromBufferRequest*,
+                                                wire::CopyFromBufferResponse*) {
+  return notSupportedYet("CopyFromBuffer");
+}
+grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContext*,
+                                               const wire::ReleaseBufferRequest*, wire::Empty*) {
+  return notSupportedYet("ReleaseBuffer");
+}
+grpc::Status AcceleratorService::CreateFence(grpc::ServerContext*,
+                                             const wire::CreateFenceRequest*,
+                                             wire::CreateFenceResponse*) {
+  return notSupportedYet("CreateFence");
+}
+grpc::Status AcceleratorService::WaitFence(grpc::ServerContext*, const wire::WaitFenceRequest*,
+                                           wire::WaitFenceResponse*) {
+  return notSupportedYet("WaitFence");
+}
+grpc::Status AcceleratorService::SignalFence(grpc::ServerContext*,
+                                             const wire::SignalFenceRequest*, wire::Empty*) {
+  return notSupportedYet("SignalFence");
+}
+
+}  // namespace nnremote::emulator

@@ -1,0 +1,107 @@
+// The Accelerator gRPC service: serves any set of hal::IDevice to remote clients.
+//
+// Every RPC validates its arguments before a device sees them (models with
+// hal::validateModel, requests with hal::validateRequestForModel against the model the server
+// kept), so a device implementation never receives malformed input from the wire.
+#ifndef NNREMOTE_EMULATOR_ACCELERATOR_SERVICE_H_
+#define NNREMOTE_EMULATOR_ACCELERATOR_SERVICE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulator/session_registry.h"
+#include "hal/i_device.h"
+#include "proto/nnremote.grpc.pb.h"
+
+namespace nnremote::emulator {
+
+// The wire version this server speaks; clients with a different major version are refused.
+constexpr uint32_t kWireVersion = 1;
+
+using ServiceBase = wire::Accelerator::WithCallbackMethod_WatchSession<wire::Accelerator::Service>;
+
+class AcceleratorService final : public ServiceBase {
+ public:
+  explicit AcceleratorService(std::vector<hal::SharedDevice> devices);
+
+  const SessionRegistry& sessions() const { return sessions_; }
+
+  grpc::Status OpenSession(grpc::ServerContext*, const wire::OpenSessionRequest*,
+                           wire::OpenSessionResponse*) override;
+  grpc::Status CloseSession(grpc::ServerContext*, const wire::CloseSessionRequest*,
+                            wire::Empty*) override;
+  grpc::ServerWriteReactor<wire::SessionEvent>* WatchSession(
+      grpc::CallbackServerContext*, const wire::CloseSessionRequest*) override;
+
+  grpc::Status ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,
+                           wire::ListDevicesResponse*) override;
+  grpc::Status GetDeviceInfo(grpc::ServerContext*, const wire::GetDeviceInfoRequest*,
+                             wire::DeviceInfo*) override;
+  grpc::Status GetSupportedOperations(grpc::ServerContext*,
+                                      const wire::GetSupportedOperationsRequest*,
+                                      wire::GetSupportedOperationsResponse*) override;
+
+  grpc::Status PrepareModel(grpc::ServerContext*, const wire::PrepareModelRequest*,
+                            wire::PrepareModelResponse*) override;
+  grpc::Status PrepareModelFromCache(grpc::ServerContext*, const wire::PrepareModelFromCacheRequest*,
+                                     wire::PrepareModelResponse*) override;
+  grpc::Status ReleasePreparedModel(grpc::ServerContext*, const wire::ReleasePreparedModelRequest*,
+                                    wire::Empty*) override;
+
+  grpc::Status Execute(grpc::ServerContext*, const wire::ExecuteRequest*,
+                       wire::ExecuteResponse*) override;
+
+  // Methods of the schema that later work implements answer with a clear HAL error.
+  grpc::Status StartExecution(grpc::ServerContext*, const wire::ExecuteRequest*,
+                              wire::StartExecutionResponse*) override;
+  grpc::Status AwaitExecution(grpc::ServerContext*, const wire::AwaitExecutionRequest*,
+                              wire::ExecuteResponse*) override;
+  grpc::Status ExecuteFenced(grpc::ServerContext*, const wire::ExecuteFencedRequest*,
+                             wire::ExecuteFencedResponse*) override;
+  grpc::Status GetExecuteFencedInfo(grpc::ServerContext*, const wire::GetExecuteFencedInfoRequest*,
+                                    wire::GetExecuteFencedInfoResponse*) override;
+  grpc::Status CreateReusableExecution(grpc::ServerContext*,
+                                       const wire::CreateReusableExecutionRequest*,
+                                       wire::CreateReusableExecutionResponse*) override;
+  grpc::Status ComputeReusableExecution(grpc::ServerContext*,
+                                        const wire::ComputeReusableExecutionRequest*,
+                                        wire::ExecuteResponse*) override;
+  grpc::Status ReleaseReusableExecution(grpc::ServerContext*,
+                                        const wire::ReleaseReusableExecutionRequest*,
+                                        wire::Empty*) override;
+  grpc::Status Burst(grpc::ServerContext*,
+                     grpc::ServerReaderWriter<wire::BurstResponse, wire::BurstRequest>*) override;
+  grpc::Status RegisterMemory(grpc::ServerContext*, const wire::RegisterMemoryRequest*,
+                              wire::RegisterMemoryResponse*) override;
+  grpc::Status UnregisterMemory(grpc::ServerContext*, const wire::UnregisterMemoryRequest*,
+                                wire::Empty*) override;
+  grpc::Status UploadBulk(grpc::ServerContext*, grpc::ServerReader<wire::BulkChunk>*,
+                          wire::BulkTransferHandle*) override;
+  grpc::Status DownloadBulk(grpc::ServerContext*, const wire::BulkTransferHandle*,
+                            grpc::ServerWriter<wire::BulkChunk>*) override;
+  grpc::Status AllocateBuffer(grpc::ServerContext*, const wire::AllocateBufferRequest*,
+                              wire::AllocateBufferResponse*) override;
+  grpc::Status CopyToBuffer(grpc::ServerContext*, const wire::CopyToBufferRequest*,
+                            wire::Empty*) override;
+  grpc::Status CopyFromBuffer(grpc::ServerContext*, const wire::CopyFromBufferRequest*,
+                              wire::CopyFromBufferResponse*) override;
+  grpc::Status ReleaseBuffer(grpc::ServerContext*, const wire::ReleaseBufferRequest*,
+                             wire::Empty*) override;
+  grpc::Status CreateFence(grpc::ServerContext*, const wire::CreateFenceRequest*,
+                           wire::CreateFenceResponse*) override;
+  grpc::Status WaitFence(grpc::ServerContext*, const wire::WaitFenceRequest*,
+                         wire::WaitFenceResponse*) override;
+  grpc::Status SignalFence(grpc::ServerContext*, const wire::SignalFenceRequest*,
+                           wire::Empty*) override;
+
+ private:
+  hal::Result<hal::SharedDevice> findDevice(const std::string& name) const;
+
+  std::vector<hal::SharedDevice> devices_;
+  SessionRegistry sessions_;
+};
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_ACCELERATOR_SERVICE_H_

@@ -1,0 +1,84 @@
+#include "emulator/session_registry.h"
+
+#include <random>
+
+namespace nnremote::emulator {
+
+using hal::ErrorStatus;
+using hal::makeError;
+
+uint64_t newUnguessableId() {
+  static std::mutex mutex;
+  static std::random_device device;
+  std::lock_guard<std::mutex> lock(mutex);
+  uint64_t id = 0;
+  while (id == 0) id = (uint64_t{device()} << 32) | device();
+  return id;
+}
+
+uint64_t Session::addPreparedModel(PreparedModelEntry entry) {
+  const uint64_t id = newUnguessableId();
+  std::lock_guard<std::mutex> lock(mutex_);
+  preparedModels_.emplace(id, std::move(entry));
+  return id;
+}
+
+hal::Result<PreparedModelEntry> Session::preparedModel(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = preparedModels_.find(id);
+  if (it == preparedModels_.end()) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "prepared_model_id " << id << " does not name a prepared model of session " << id_;
+  }
+  return it->second;
+}
+
+hal::Status Session::releasePreparedModel(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (preparedModels_.erase(id) == 0) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "prepared_model_id " << id << " does not name a prepared model of session " << id_;
+  }
+  return {};
+}
+
+size_t Session::preparedModelCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return preparedModels_.size();
+}
+
+std::shared_ptr<Session> SessionRegistry::open(const std::string& clientName) {
+  auto session = std::make_shared<Session>(newUnguessableId(), clientName);
+  std::lock_guard<std::mutex> lock(mutex_);
+  sessions_.emplace(session->id(), session);
+  return session;
+}
+
+hal::Result<std::shared_ptr<Session>> SessionRegistry::find(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "session_id " << id << " is not an open session (call OpenSession first)";
+  }
+  return it->second;
+}
+
+hal::Status SessionRegistry::close(uint64_t id) {
+  std::shared_ptr<Session> session;  // released outside the lock
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT) << "session_id " << id << " is not open";
+  }
+  session = std::move(it->second);
+  sessions_.erase(it);
+  return {};
+}
+
+size_t SessionRegistry::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return sessions_.size();
+}
+
+}  // namespace nnremote::emulator
