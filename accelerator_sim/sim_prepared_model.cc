@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "accelerator_sim/graph_executor.h"
+#include "hal/execution_adapters.h"
 #include "hal/validation.h"
 
 namespace nnremote::sim {
@@ -10,50 +11,6 @@ namespace {
 
 using hal::ErrorStatus;
 using hal::makeError;
-
-// A reusable execution: the request is validated once, computed many times.
-class SimExecution final : public hal::IExecution {
- public:
-  SimExecution(std::shared_ptr<const SimPreparedModel> model, hal::Request request,
-               hal::MeasureTiming measure, hal::OptionalDuration loopTimeout)
-      : model_(std::move(model)), request_(std::move(request)), measure_(measure),
-        loopTimeout_(loopTimeout) {}
-
-  hal::Result<hal::ExecutionOutcome> compute(const hal::OptionalTimePoint& deadline) const override {
-    return model_->execute(request_, measure_, deadline, loopTimeout_);
-  }
-
-  hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> computeFenced(
-      const std::vector<hal::SyncFence>& waitFor, const hal::OptionalTimePoint& deadline,
-      const hal::OptionalDuration& timeoutDurationAfterFence) const override {
-    return model_->executeFenced(request_, waitFor, measure_, deadline, loopTimeout_,
-                                 timeoutDurationAfterFence);
-  }
-
- private:
-  std::shared_ptr<const SimPreparedModel> model_;
-  hal::Request request_;
-  hal::MeasureTiming measure_;
-  hal::OptionalDuration loopTimeout_;
-};
-
-// In process there is no transport to amortize, so a burst executes directly; cacheMemory
-// just keeps the memory alive while the hold is kept.
-class SimBurst final : public hal::IBurst {
- public:
-  explicit SimBurst(std::shared_ptr<const SimPreparedModel> model) : model_(std::move(model)) {}
-
-  OptionalCacheHold cacheMemory(const hal::SharedMemory& memory) const override { return memory; }
-
-  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
-                                             const hal::OptionalTimePoint& deadline,
-                                             const hal::OptionalDuration& loopTimeout) const override {
-    return model_->execute(request, measure, deadline, loopTimeout);
-  }
-
- private:
-  std::shared_ptr<const SimPreparedModel> model_;
-};
 
 }  // namespace
 
@@ -90,52 +47,23 @@ SimPreparedModel::executeFenced(const hal::Request& request,
                                 hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
                                 const hal::OptionalDuration& loopTimeoutDuration,
                                 const hal::OptionalDuration& timeoutDurationAfterFence) const {
-  const auto called = hal::Clock::now();
-  for (size_t i = 0; i < waitFor.size(); ++i) {
-    hal::OptionalDuration remaining;
-    if (deadline.has_value()) {
-      remaining = std::chrono::duration_cast<hal::Duration>(*deadline - hal::Clock::now());
-    }
-    const auto state = waitFor[i].wait(remaining);
-    if (state == hal::SyncFence::State::ACTIVE) {
-      return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
-             << "waitFor[" << i << "] did not signal before the deadline";
-    }
-    if (state == hal::SyncFence::State::ERROR) {
-      return makeError(ErrorStatus::GENERAL_FAILURE) << "waitFor[" << i << "] signaled an error";
-    }
-  }
-  const auto launched = hal::Clock::now();
-  hal::OptionalTimePoint executionDeadline = deadline;
-  if (timeoutDurationAfterFence.has_value()) {
-    const auto afterFence = launched + *timeoutDurationAfterFence;
-    if (!executionDeadline.has_value() || afterFence < *executionDeadline) {
-      executionDeadline = afterFence;
-    }
-  }
-  NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
-                      execute(request, measure, executionDeadline, loopTimeoutDuration));
-  hal::Timing launchedTiming = outcome.timing;
-  hal::Timing fencedTiming = outcome.timing;
-  if (measure == hal::MeasureTiming::YES) {
-    fencedTiming.timeInDriver = *outcome.timing.timeInDriver + (launched - called);
-  }
-  hal::ExecuteFencedInfoCallback info = [launchedTiming, fencedTiming]() {
-    return hal::Result<std::pair<hal::Timing, hal::Timing>>(std::make_pair(launchedTiming, fencedTiming));
-  };
-  return std::make_pair(hal::SyncFence::createAsSignaled(), std::move(info));
+  // The simulator runs on the caller's thread, so a fenced execution is a synchronous one that
+  // starts when the fences are done.
+  return hal::executeFencedBySyncExecution(*this, request, waitFor, measure, deadline,
+                                           loopTimeoutDuration, timeoutDurationAfterFence);
 }
 
 hal::Result<hal::SharedExecution> SimPreparedModel::createReusableExecution(
     const hal::Request& request, hal::MeasureTiming measure,
     const hal::OptionalDuration& loopTimeoutDuration) const {
   NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, model_));
-  return hal::SharedExecution(
-      std::make_shared<SimExecution>(shared_from_this(), request, measure, loopTimeoutDuration));
+  return hal::createExecutionFromPreparedModel(shared_from_this(), request, measure,
+                                               loopTimeoutDuration);
 }
 
 hal::Result<hal::SharedBurst> SimPreparedModel::configureExecutionBurst() const {
-  return hal::SharedBurst(std::make_shared<SimBurst>(shared_from_this()));
+  // In process there is no transport to amortize, so a burst executes directly.
+  return hal::createBurstFromPreparedModel(shared_from_this());
 }
 
 }  // namespace nnremote::sim

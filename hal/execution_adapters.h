@@ -1,0 +1,33 @@
+// Reusable executions, bursts and fenced executions built on a prepared model's synchronous
+// execute. Any IPreparedModel can offer all execution styles through these; a device that has
+// something better (a server-side burst, a remote fence) overrides them.
+#ifndef NNREMOTE_HAL_EXECUTION_ADAPTERS_H_
+#define NNREMOTE_HAL_EXECUTION_ADAPTERS_H_
+
+#include <memory>
+#include <vector>
+
+#include "hal/i_prepared_model.h"
+
+namespace nnremote::hal {
+
+// An IExecution that runs `request` on `preparedModel` each time it is computed.
+SharedExecution createExecutionFromPreparedModel(SharedPreparedModel preparedModel, Request request,
+                                                 MeasureTiming measure,
+                                                 OptionalDuration loopTimeoutDuration);
+
+// An IBurst whose executions call `preparedModel->execute`; cached memory is kept alive while
+// its hold is.
+SharedBurst createBurstFromPreparedModel(SharedPreparedModel preparedModel);
+
+// Waits for every fence in `waitFor` (failing if one signals an error or the deadline or
+// `timeoutDurationAfterFence` passes), then executes synchronously. Returns an already signaled
+// fence and the launched/fenced timing.
+Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFencedBySyncExecution(
+    const IPreparedModel& preparedModel, const Request& request,
+    const std::vector<SyncFence>& waitFor, MeasureTiming measure, const OptionalTimePoint& deadline,
+    const OptionalDuration& loopTimeoutDuration, const OptionalDuration& timeoutDurationAfterFence);
+
+}  // namespace nnremote::hal
+
+#endif  // NNREMOTE_HAL_EXECUTION_ADAPTERS_H_

@@ -1,0 +1,65 @@
+// One client's link to an npu_emulator: a gRPC channel and an open session. The session stays
+// open while the Connection lives; destroying it closes the session, which releases everything
+// the client prepared there. If this process dies, the server notices the broken WatchSession
+// stream and releases them too.
+#ifndef NNREMOTE_PROXY_DRIVER_CONNECTION_H_
+#define NNREMOTE_PROXY_DRIVER_CONNECTION_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "hal/result.h"
+#include "proto/nnremote.grpc.pb.h"
+
+namespace nnremote::proxy {
+
+struct ConnectionOptions {
+  std::string clientName = "nnremote-proxy";
+  // How long to wait for the server to accept the connection.
+  std::chrono::milliseconds connectTimeout{5000};
+  // Deadline for calls that only query or release (executions use the HAL deadline).
+  std::chrono::milliseconds controlCallTimeout{30000};
+  // A peer that stops answering keepalive pings for this long is treated as dead.
+  std::chrono::milliseconds keepaliveTime{10000};
+  std::chrono::milliseconds keepaliveTimeout{5000};
+};
+
+class Connection {
+ public:
+  // Connects to `address` ("unix:PATH", "unix-abstract:NAME" or "HOST:PORT") and opens a
+  // session. A server that cannot be reached gives DEAD_OBJECT.
+  static hal::Result<std::shared_ptr<Connection>> connect(const std::string& address,
+                                                          const ConnectionOptions& options = {});
+  ~Connection();
+
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  wire::Accelerator::Stub& stub() const { return *stub_; }
+  uint64_t sessionId() const { return sessionId_; }
+  const std::string& address() const { return address_; }
+  const ConnectionOptions& options() const { return options_; }
+
+  // A context for a query/release call, with the control-call deadline.
+  std::unique_ptr<grpc::ClientContext> controlContext() const;
+
+ private:
+  Connection() = default;
+  void watchSession();
+
+  std::string address_;
+  ConnectionOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<wire::Accelerator::Stub> stub_;
+  uint64_t sessionId_ = 0;
+  grpc::ClientContext watchContext_;
+  std::thread watchThread_;
+};
+
+}  // namespace nnremote::proxy
+
+#endif  // NNREMOTE_PROXY_DRIVER_CONNECTION_H_

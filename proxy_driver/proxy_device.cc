@@ -1,0 +1,110 @@
+#include "proxy_driver/proxy_device.h"
+
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+#include "proxy_driver/proxy_prepared_model.h"
+
+namespace nnremote::proxy {
+
+using hal::ErrorStatus;
+using hal::makeError;
+
+hal::Result<std::vector<std::shared_ptr<ProxyDevice>>> ProxyDevice::discover(
+    std::shared_ptr<Connection> connection) {
+  wire::ListDevicesRequest request;
+  wire::ListDevicesResponse response;
+  auto context = connection->controlContext();
+  const grpc::Status status = connection->stub().ListDevices(context.get(), request, &response);
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  std::vector<std::shared_ptr<ProxyDevice>> devices;
+  for (const auto& info : response.devices()) {
+    devices.push_back(std::make_shared<ProxyDevice>(connection, info));
+  }
+  return devices;
+}
+
+ProxyDevice::ProxyDevice(std::shared_ptr<Connection> connection, const wire::DeviceInfo& info)
+    : connection_(std::move(connection)),
+      name_(info.name()),
+      versionString_(info.version_string()),
+      featureLevel_(static_cast<hal::Version>(info.feature_level())),
+      type_(static_cast<hal::DeviceType>(info.type())),
+      capabilities_(wire_conv::fromWire(info.capabilities())),
+      cacheFilesNeeded_(info.num_model_cache_files(), info.num_data_cache_files()) {
+  for (const auto& extension : info.extensions()) extensions_.push_back(wire_conv::fromWire(extension));
+}
+
+hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Model& model) const {
+  wire::GetSupportedOperationsRequest request;
+  request.set_session_id(connection_->sessionId());
+  request.set_device_name(name_);
+  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model));
+  wire::GetSupportedOperationsResponse response;
+  auto context = connection_->controlContext();
+  const grpc::Status status =
+      connection_->stub().GetSupportedOperations(context.get(), request, &response);
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  return std::vector<bool>(response.supported().begin(), response.supported().end());
+}
+
+hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(
+    const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
+    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+    const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  wire::PrepareModelRequest request;
+  request.set_session_id(connection_->sessionId());
+  request.set_device_name(name_);
+  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model));
+  request.set_preference(static_cast<wire::ExecutionPreference>(preference));
+  request.set_priority(wire_conv::toWire(priority));
+  bool hasDeadline = false;
+  wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
+  if (!hasDeadline) request.clear_deadline();
+  for (const auto& file : modelCache) request.add_model_cache()->set_path(file.path);
+  for (const auto& file : dataCache) request.add_data_cache()->set_path(file.path);
+  if (!modelCache.empty() || !dataCache.empty()) request.set_cache_token(token.data(), token.size());
+  wire::PrepareModelResponse response;
+  grpc::ClientContext context;  // preparation can take long; a dead peer fails by keepalive
+  const grpc::Status status = connection_->stub().PrepareModel(&context, request, &response);
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  return hal::SharedPreparedModel(
+      std::make_shared<ProxyPreparedModel>(connection_, response.prepared_model_id()));
+}
+
+hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModelFromCache(
+    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+    const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  wire::PrepareModelFromCacheRequest request;
+  request.set_session_id(connection_->sessionId());
+  request.set_device_name(name_);
+  bool hasDeadline = false;
+  wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
+  if (!hasDeadline) request.clear_deadline();
+  for (const auto& file : modelCache) request.add_model_cache()->set_path(file.path);
+  for (const auto& file : dataCache) request.add_data_cache()->set_path(file.path);
+  request.set_cache_token(token.data(), token.size());
+  wire::PrepareModelResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = connection_->stub().PrepareModelFromCache(&context, request, &response);
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  return hal::SharedPreparedModel(
+      std::make_shared<ProxyPreparedModel>(connection_, response.prepared_model_id()));
+}
+
+hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc,
+                                                     const std::vector<hal::SharedPreparedModel>&,
+                                                     const std::vector<hal::BufferRole>&,
+                                                     const std::vector<hal::BufferRole>&) const {
+  wire::AllocateBufferRequest request;
+  request.set_session_id(connection_->sessionId());
+  request.set_device_name(name_);
+  for (uint32_t d : desc.dimensions) request.add_dimensions(d);
+  wire::AllocateBufferResponse response;
+  auto context = connection_->controlContext();
+  const grpc::Status status = connection_->stub().AllocateBuffer(context.get(), request, &response);
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  return makeError(ErrorStatus::GENERAL_FAILURE)
+         << "device buffers are not supported by this proxy driver yet";
+}
+
+}  // namespace nnremote::proxy
