@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "tests/conformance/cts_loader.h"
 
@@ -92,19 +93,6 @@ Tolerance toleranceFor(const CtsTestCase& testCase, OperandType type) {
   }
 }
 
-hal::Result<hal::SharedMemory> inputPool(const CtsTestCase& testCase, hal::Request* request) {
-  std::vector<uint8_t> bytes;
-  for (const auto& input : testCase.inputs) {
-    bytes.resize((bytes.size() + 7) / 8 * 8);
-    hal::Request::Argument argument;
-    argument.location = {nullptr, 0, static_cast<uint32_t>(bytes.size()),
-                         static_cast<uint32_t>(input.size()), 0};
-    bytes.insert(bytes.end(), input.begin(), input.end());
-    request->inputs.push_back(argument);
-  }
-  return hal::createHeapMemory(bytes);
-}
-
 }  // namespace
 
 std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
@@ -161,27 +149,18 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase) {
                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
   if (!prepared.ok()) return refusedOrFailed("prepareModel", prepared.error());
 
-  hal::Request request;
-  auto inputs = inputPool(testCase, &request);
-  if (!inputs.ok()) return {Outcome::FAILED, inputs.error().message};
-  request.pools.push_back(*inputs);
-  // Each output gets its own pool, sized by its golden value.
-  for (const GoldenOutput& golden : testCase.outputs) {
-    auto pool = hal::createHeapMemory(golden.data.size());
-    if (!pool.ok()) return {Outcome::FAILED, pool.error().message};
-    hal::Request::Argument argument;
-    argument.location = {nullptr, static_cast<uint32_t>(request.pools.size()), 0,
-                         static_cast<uint32_t>(golden.data.size()), 0};
-    request.outputs.push_back(argument);
-    request.pools.push_back(*pool);
-  }
+  std::vector<size_t> outputSizes;
+  for (const GoldenOutput& golden : testCase.outputs) outputSizes.push_back(golden.data.size());
+  auto io = hal::makeRequest(testCase.inputs, outputSizes);
+  if (!io.ok()) return {Outcome::FAILED, io.error().message};
+  const hal::Request& request = io->request;
   auto outcome = (*prepared)->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
   if (!outcome.ok()) return refusedOrFailed("execute", outcome.error());
   if (testCase.expectFailure) {
     return {Outcome::FAILED, "expected preparation or execution to fail, but it succeeded"};
   }
   for (size_t i = 0; i < testCase.outputs.size(); ++i) {
-    const auto& memory = std::get<hal::SharedMemory>(request.pools[i + 1]);
+    const hal::SharedMemory& memory = io->outputs[i];
     std::vector<uint8_t> actual(memory->data(), memory->data() + memory->size());
     const std::vector<uint32_t> dims =
         i < outcome->outputShapes.size() ? outcome->outputShapes[i].dimensions

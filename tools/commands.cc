@@ -1,0 +1,192 @@
+#include "tools/commands.h"
+
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "accelerator_sim/sim_device.h"
+#include "hal/model_builder.h"
+#include "hal/operand_types.h"
+#include "tests/conformance/cts_runner.h"
+#include "tools/flags.h"
+#include "tools/sample_model.h"
+#include "tools/target.h"
+
+namespace nnremote::tools {
+namespace {
+
+int fail(const std::string& command, const hal::Error& error) {
+  std::cerr << "nnremote " << command << ": " << hal::toString(error.code) << ": " << error.message
+            << "\n";
+  return 1;
+}
+
+std::string formatDuration(const hal::OptionalDuration& duration) {
+  if (!duration.has_value()) return "not available";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << duration->count() / 1000.0 << " us";
+  return out.str();
+}
+
+std::string xmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void printDevices(const Target& target) {
+  std::cout << "Devices at " << target.description << ":\n";
+  for (const auto& device : target.devices) {
+    std::cout << "  " << device->getName() << "\n"
+              << "    type:          " << hal::toString(device->getType()) << "\n"
+              << "    version:       " << device->getVersionString() << "\n"
+              << "    feature level: " << hal::toString(device->getFeatureLevel()) << "\n"
+              << "    extensions:    ";
+    if (device->getSupportedExtensions().empty()) std::cout << "none";
+    for (const auto& extension : device->getSupportedExtensions()) std::cout << extension.name << " ";
+    const auto [modelFiles, dataFiles] = device->getNumberOfCacheFilesNeeded();
+    std::cout << "\n    cache files:   " << modelFiles << " model, " << dataFiles << " data\n";
+  }
+}
+
+}  // namespace
+
+int runDevices(const std::vector<std::string>& args) {
+  auto flags = Flags::parse(args, {"target"});
+  if (!flags.ok()) return fail("devices", flags.error());
+  auto target = openTarget(flags->get("target"));
+  if (!target.ok()) return fail("devices", target.error());
+  printDevices(*target);
+  return 0;
+}
+
+int runSample(const std::vector<std::string>& args) {
+  auto flags = Flags::parse(args, {"target", "device"});
+  if (!flags.ok()) return fail("run-sample", flags.error());
+  auto target = openTarget(flags->get("target"));
+  if (!target.ok()) return fail("run-sample", target.error());
+  printDevices(*target);
+
+  const SampleModel sample = buildSampleModel();
+  std::vector<std::shared_ptr<proxy::ProxyDevice>> devices = target->devices;
+  if (flags->has("device")) {
+    auto device = target->device(flags->get("device"));
+    if (!device.ok()) return fail("run-sample", device.error());
+    devices = {*device};
+  }
+  std::cout << "\nSample model: CONV_2D -> DEPTHWISE_CONV_2D -> AVERAGE_POOL_2D -> RESHAPE -> "
+               "FULLY_CONNECTED -> SOFTMAX, input [1, 8, 8, 3] float32\n";
+  for (const auto& device : devices) {
+    std::cout << "\n" << device->getName() << ":\n";
+    auto prepared = device->prepareModel(sample.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                         hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+    if (!prepared.ok()) return fail("run-sample", prepared.error());
+    auto io = hal::makeRequest({hal::toBytes(sample.input)}, {4 * sizeof(float)});
+    if (!io.ok()) return fail("run-sample", io.error());
+    const auto start = std::chrono::steady_clock::now();
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+    const auto roundTrip = std::chrono::steady_clock::now() - start;
+    if (!outcome.ok()) return fail("run-sample", outcome.error());
+    const auto output = hal::fromMemory<float>(io->outputs[0], 4);
+    std::cout << "  output 0:       [";
+    for (size_t i = 0; i < output.size(); ++i) {
+      std::cout << (i ? ", " : "") << std::fixed << std::setprecision(6) << output[i];
+    }
+    std::cout << "]\n  output shape 0: " << hal::toString(outcome->outputShapes[0].dimensions)
+              << (outcome->outputShapes[0].isSufficient ? "" : " (buffer too small)") << "\n"
+              << "  timeOnDevice:   " << formatDuration(outcome->timing.timeOnDevice)
+              << " (simulated NPU time)\n"
+              << "  timeInDriver:   " << formatDuration(outcome->timing.timeInDriver) << "\n"
+              << "  round trip:     "
+              << formatDuration(std::chrono::duration_cast<hal::Duration>(roundTrip))
+              << " (client wall clock, through the proxy driver)\n";
+  }
+  return 0;
+}
+
+int runConform(const std::vector<std::string>& args) {
+  auto flags = Flags::parse(args, {"target", "cases", "device", "junit", "in-process", "verbose"});
+  if (!flags.ok()) return fail("conform", flags.error());
+  const std::string cases = flags->get("cases");
+  if (cases.empty()) return fail("conform", hal::invalidArgument() << "--cases=DIR is required");
+
+  // --in-process runs the simulator directly, without the emulator and proxy in between.
+  std::optional<Target> target;
+  hal::SharedDevice device;
+  if (flags->has("in-process")) {
+    const std::string wanted = flags->get("device");
+    for (const auto& npu : sim::defaultNpuConfigs()) {
+      if (wanted.empty() || npu.fullName() == wanted) {
+        device = sim::SimDevice::create(npu);
+        break;
+      }
+    }
+    if (device == nullptr) {
+      return fail("conform", hal::invalidArgument() << "no simulated device named '" << wanted << "'");
+    }
+  } else {
+    auto opened = openTarget(flags->get("target"));
+    if (!opened.ok()) return fail("conform", opened.error());
+    target = std::move(opened).value();
+    auto chosen = target->device(flags->get("device"));
+    if (!chosen.ok()) return fail("conform", chosen.error());
+    device = *chosen;
+  }
+  std::cout << "Running conformance models under " << cases << " on " << device->getName()
+            << (flags->has("in-process") ? " (in process)" : " (through the proxy driver)")
+            << "\n";
+
+  std::ostringstream junitCases;
+  const bool verbose = flags->has("verbose");
+  auto onCase = [&](const cts::CtsTestCase& testCase, const cts::CaseResult& result) {
+    junitCases << "  <testcase classname=\"" << xmlEscape(testCase.file) << "\" name=\""
+               << xmlEscape(testCase.name) << "\">";
+    if (result.outcome == cts::Outcome::FAILED) {
+      junitCases << "<failure message=\"" << xmlEscape(result.message) << "\"/>";
+    } else if (result.outcome == cts::Outcome::UNSUPPORTED) {
+      junitCases << "<skipped message=\"" << xmlEscape(result.message) << "\"/>";
+      if (verbose) std::cout << "UNSUPPORTED " << testCase.fullName() << ": " << result.message << "\n";
+    }
+    junitCases << "</testcase>\n";
+  };
+  std::map<std::string, cts::Totals> perVersion;
+  const auto start = std::chrono::steady_clock::now();
+  auto totals = cts::runDirectory(*device, cases, std::cout, &perVersion, onCase);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!totals.ok()) return fail("conform", totals.error());
+
+  if (perVersion.size() > 1) {
+    for (const auto& [version, counts] : perVersion) {
+      std::cout << "  " << version << ": " << counts.passed << " passed, " << counts.failed
+                << " failed, " << counts.unsupported << " unsupported\n";
+    }
+  }
+  if (flags->has("junit")) {
+    std::ofstream junit(flags->get("junit"));
+    junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"nnremote-conform\" "
+          << "tests=\"" << totals->passed + totals->failed + totals->unsupported << "\" failures=\""
+          << totals->failed << "\" skipped=\"" << totals->unsupported << "\" time=\"" << seconds
+          << "\">\n"
+          << junitCases.str() << "</testsuite>\n";
+    if (!junit) {
+      return fail("conform", hal::invalidArgument() << "cannot write " << flags->get("junit"));
+    }
+  }
+  std::cout << "Wall time " << std::fixed << std::setprecision(1) << seconds << " s\n"
+            << totals->passed << " passed, " << totals->failed << " failed, " << totals->unsupported
+            << " unsupported\n";
+  return totals->failed == 0 ? 0 : 1;
+}
+
+}  // namespace nnremote::tools

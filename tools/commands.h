@@ -1,0 +1,16 @@
+// The nnremote subcommands; each takes the arguments after its name and returns an exit code.
+#ifndef NNREMOTE_TOOLS_COMMANDS_H_
+#define NNREMOTE_TOOLS_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace nnremote::tools {
+
+int runDevices(const std::vector<std::string>& args);
+int runSample(const std::vector<std::string>& args);
+int runConform(const std::vector<std::string>& args);
+
+}  // namespace nnremote::tools
+
+#endif  // NNREMOTE_TOOLS_COMMANDS_H_

@@ -1,0 +1,66 @@
+// nnremote: the command-line client for npu_emulator. See --help.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: nnremote COMMAND [FLAGS]
+
+Commands:
+  devices      list the devices an emulator serves: name, type, version, feature level,
+               extensions
+  run-sample   prepare a small sample CNN on each device (or --device) through the proxy driver,
+               execute it with timing, and print the outputs, output shapes and timing
+  conform      run AOSP CTS/VTS conformance models (../shared/conformance format) and check
+               them with the CTS tolerances
+
+Flags (every command):
+  --target=ADDR   the npu_emulator to use: unix:PATH, unix-abstract:NAME or HOST:PORT. Without
+                  it, nnremote starts an emulator inside this process on the default simulated
+                  NPUs (nnremote-edge16, nnremote-large128) and still goes through the proxy
+                  driver and gRPC.
+  --device=NAME   the device to use (default: the first one; run-sample: all of them)
+
+Flags (conform):
+  --cases=DIR     a folder of conformance JSON files, searched recursively (required)
+  --junit=FILE    also write the results as JUnit XML (unsupported models are "skipped")
+  --in-process    run the simulator directly, without emulator, gRPC and proxy driver
+  --verbose       also print a line for every unsupported model
+  conform prints a line per failing model with the first mismatching element, and ends with
+  "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked
+  expect_failure passes when preparation or execution is refused with an error.
+
+Examples:
+  nnremote devices --target=unix:/tmp/nnremote.sock
+  nnremote run-sample
+  nnremote conform --cases=../shared/conformance/V1_0 --junit=conform.xml
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  for (const auto& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
+  if (command == "devices") return nnremote::tools::runDevices(args);
+  if (command == "run-sample") return nnremote::tools::runSample(args);
+  if (command == "conform") return nnremote::tools::runConform(args);
+  std::cerr << "nnremote: unknown command '" << command << "'\n\n" << kUsage;
+  return 2;
+}

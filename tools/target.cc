@@ -1,0 +1,39 @@
+#include "tools/target.h"
+
+#include <unistd.h>
+
+#include "accelerator_sim/sim_device.h"
+
+namespace nnremote::tools {
+
+hal::Result<std::shared_ptr<proxy::ProxyDevice>> Target::device(const std::string& name) const {
+  if (devices.empty()) return hal::invalidArgument() << description << " serves no devices";
+  if (name.empty()) return devices.front();
+  for (const auto& device : devices) {
+    if (device->getName() == name) return device;
+  }
+  auto error = hal::invalidArgument();
+  error << "no device named '" << name << "' at " << description << " (devices:";
+  for (const auto& device : devices) error << " " << device->getName();
+  return error << ")";
+}
+
+hal::Result<Target> openTarget(const std::string& address) {
+  Target target;
+  std::string connectTo = address;
+  if (address.empty()) {
+    std::vector<hal::SharedDevice> devices;
+    for (const auto& npu : sim::defaultNpuConfigs()) devices.push_back(sim::SimDevice::create(npu));
+    const std::string local = "unix-abstract:nnremote-local-" + std::to_string(::getpid());
+    NN_ASSIGN_OR_RETURN(target.localServer, emulator::EmulatorServer::start(devices, local));
+    connectTo = target.localServer->address();
+    target.description = "an in-process npu_emulator (" + connectTo + ")";
+  } else {
+    target.description = address;
+  }
+  NN_ASSIGN_OR_RETURN(target.connection, proxy::Connection::connect(connectTo));
+  NN_ASSIGN_OR_RETURN(target.devices, proxy::ProxyDevice::discover(target.connection));
+  return target;
+}
+
+}  // namespace nnremote::tools

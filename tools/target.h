@@ -1,0 +1,31 @@
+// The devices a command works on: those of a remote npu_emulator (--target=ADDR), or of an
+// emulator started inside this process on the default simulated NPUs, reached through the
+// proxy driver all the same.
+#ifndef NNREMOTE_TOOLS_TARGET_H_
+#define NNREMOTE_TOOLS_TARGET_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulator/emulator_server.h"
+#include "proxy_driver/connection.h"
+#include "proxy_driver/proxy_device.h"
+
+namespace nnremote::tools {
+
+struct Target {
+  std::unique_ptr<emulator::EmulatorServer> localServer;  // set when no --target was given
+  std::shared_ptr<proxy::Connection> connection;
+  std::vector<std::shared_ptr<proxy::ProxyDevice>> devices;
+  std::string description;
+
+  // The device named `name`, or the first device if `name` is empty.
+  hal::Result<std::shared_ptr<proxy::ProxyDevice>> device(const std::string& name) const;
+};
+
+hal::Result<Target> openTarget(const std::string& address);
+
+}  // namespace nnremote::tools
+
+#endif  // NNREMOTE_TOOLS_TARGET_H_
