@@ -1,0 +1,41 @@
+#include "tests/hal/device_factories.h"
+
+#include <cstdlib>
+
+#include "accelerator_sim/sim_device.h"
+#include "emulator/emulator_server.h"
+#include "proxy_driver/proxy_device.h"
+
+namespace nnremote::testing {
+namespace {
+
+DeviceUnderTest inProcess() {
+  return {nullptr, sim::SimDevice::create(sim::edgeNpuConfig())};
+}
+
+struct ProxyStack {
+  std::unique_ptr<emulator::EmulatorServer> server;
+  std::shared_ptr<proxy::Connection> connection;
+};
+
+DeviceUnderTest throughProxy() {
+  auto stack = std::make_shared<ProxyStack>();
+  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())},
+                                                "127.0.0.1:0");
+  if (!server.ok()) std::abort();
+  stack->server = std::move(server).value();
+  auto connection = proxy::Connection::connect(stack->server->address());
+  if (!connection.ok()) std::abort();
+  stack->connection = *connection;
+  auto devices = proxy::ProxyDevice::discover(stack->connection);
+  if (!devices.ok() || devices->size() != 1) std::abort();
+  return {stack, devices->front()};
+}
+
+}  // namespace
+
+std::vector<DeviceFactory> allDeviceFactories() {
+  return {{"InProcess", inProcess}, {"ThroughProxy", throughProxy}};
+}
+
+}  // namespace nnremote::testing

@@ -1,0 +1,37 @@
+// The devices the HAL conformance suite runs against: the simulator in process, and the same
+// simulator behind a real npu_emulator on loopback TCP, reached through the proxy driver.
+#ifndef NNREMOTE_TESTS_HAL_DEVICE_FACTORIES_H_
+#define NNREMOTE_TESTS_HAL_DEVICE_FACTORIES_H_
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "hal/i_device.h"
+
+namespace nnremote::testing {
+
+// Owns whatever keeps a device alive (a server, a connection). keepAlive is declared first so
+// it is destroyed last, after the device and anything the test took from it.
+struct DeviceUnderTest {
+  std::shared_ptr<void> keepAlive;
+  hal::SharedDevice device;
+};
+
+struct DeviceFactory {
+  std::string name;
+  std::function<DeviceUnderTest()> create;
+};
+
+// "InProcess" and "ThroughProxy", both on the edge16 NPU preset.
+std::vector<DeviceFactory> allDeviceFactories();
+
+inline std::ostream& operator<<(std::ostream& out, const DeviceFactory& factory) {
+  return out << factory.name;
+}
+
+}  // namespace nnremote::testing
+
+#endif  // NNREMOTE_TESTS_HAL_DEVICE_FACTORIES_H_
