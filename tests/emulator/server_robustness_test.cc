@@ -1,0 +1,297 @@
+// The server over a real socket: malformed input gets a clear HAL error and costs nothing,
+// sessions own what they create, and a client whose server is gone gets DEAD_OBJECT.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+#include <thread>
+
+#include "accelerator_sim/sim_device.h"
+#include "emulator/emulator_server.h"
+#include "hal/model_builder.h"
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+#include "proxy_driver/proxy_device.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+using hal::OperandType;
+using hal::OperationType;
+
+hal::Model addModel() {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t c = b.addInput(OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {2});
+  b.addOperation(OperationType::ADD, {a, c, b.addInt32(0)}, {out});
+  return b.build();
+}
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto server = EmulatorServer::start(
+        {sim::SimDevice::create(sim::edgeNpuConfig()), sim::SimDevice::create(sim::largeNpuConfig())},
+        "127.0.0.1:0");
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    server_ = std::move(server).value();
+    channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
+    stub_ = wire::Accelerator::NewStub(channel_);
+  }
+
+  uint64_t openSession() {
+    grpc::ClientContext context;
+    wire::OpenSessionRequest request;
+    request.set_client_version(kWireVersion);
+    wire::OpenSessionResponse response;
+    EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
+    return response.session_id();
+  }
+
+  wire::PrepareModelRequest prepareRequest(uint64_t session, const hal::Model& model) {
+    wire::PrepareModelRequest request;
+    request.set_session_id(session);
+    request.set_device_name("nnremote-edge16");
+    *request.mutable_model() = *wire_conv::toWire(model);
+    return request;
+  }
+
+  grpc::Status prepare(const wire::PrepareModelRequest& request, uint64_t* id = nullptr) {
+    grpc::ClientContext context;
+    wire::PrepareModelResponse response;
+    grpc::Status status = stub_->PrepareModel(&context, request, &response);
+    if (id) *id = response.prepared_model_id();
+    return status;
+  }
+
+  // Runs the ADD model through the proxy driver as a brand-new client: proof the server is fine.
+  void expectServesANewClient() {
+    auto connection = proxy::Connection::connect(server_->address());
+    ASSERT_TRUE(connection.ok()) << connection.error().message;
+    auto devices = proxy::ProxyDevice::discover(*connection);
+    ASSERT_TRUE(devices.ok());
+    auto prepared = devices->front()->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER,
+                                                   hal::Priority::LOW, std::nullopt, {}, {}, {});
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  }
+
+  std::unique_ptr<EmulatorServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<wire::Accelerator::Stub> stub_;
+};
+
+void expectHalInvalidArgument(const grpc::Status& status, const std::string& text) {
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  const hal::Error error = wire_conv::fromGrpcStatus(status);
+  EXPECT_EQ(error.code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(error.message, HasSubstr(text));
+}
+
+TEST_F(ServerTest, MalformedModelsGetInvalidArgumentNamingTheField) {
+  const uint64_t session = openSession();
+
+  expectHalInvalidArgument(prepare(prepareRequest(session + 1, addModel())), "is not an open session");
+
+  auto unknownDevice = prepareRequest(session, addModel());
+  unknownDevice.set_device_name("acme-nothing");
+  expectHalInvalidArgument(prepare(unknownDevice), "device_name 'acme-nothing' is not served here");
+
+  auto badIndex = prepareRequest(session, addModel());
+  badIndex.mutable_model()->mutable_main()->mutable_operations(0)->set_inputs(1, 57);
+  expectHalInvalidArgument(prepare(badIndex), "main.operations[0].inputs[1] = 57 is out of range");
+
+  auto badLifetime = prepareRequest(session, addModel());
+  badLifetime.mutable_model()->mutable_main()->mutable_operands(0)->set_lifetime(
+      static_cast<wire::OperandLifeTime>(99));
+  expectHalInvalidArgument(prepare(badLifetime), "main.operands[0].lifetime = 99");
+
+  auto pointer = prepareRequest(session, addModel());
+  pointer.mutable_model()->mutable_main()->mutable_operands(3)->set_lifetime(wire::POINTER);
+  expectHalInvalidArgument(prepare(pointer), "POINTER cannot cross a process boundary");
+
+  auto badPool = prepareRequest(session, addModel());
+  auto* constant = badPool.mutable_model()->mutable_main()->mutable_operands(3);
+  constant->set_lifetime(wire::CONSTANT_REFERENCE);
+  constant->mutable_location()->set_pool_index(5);
+  expectHalInvalidArgument(prepare(badPool), "main.operands[3].location.poolIndex = 5 is out of range");
+
+  auto lyingPool = prepareRequest(session, addModel());
+  auto* pool = lyingPool.mutable_model()->add_pools()->mutable_inline_data();
+  pool->set_size(100);
+  pool->set_data("short");
+  expectHalInvalidArgument(prepare(lyingPool), "model.pools[0]");
+
+  auto badPreference = prepareRequest(session, addModel());
+  badPreference.set_preference(static_cast<wire::ExecutionPreference>(-3));
+  expectHalInvalidArgument(prepare(badPreference), "preference = -3");
+
+  auto badToken = prepareRequest(session, addModel());
+  badToken.set_cache_token("abc");
+  expectHalInvalidArgument(prepare(badToken), "cache_token has 3 bytes");
+
+  expectHalInvalidArgument(prepare(wire::PrepareModelRequest()), "is not an open session");
+  wire::PrepareModelRequest empty;
+  empty.set_session_id(session);
+  empty.set_device_name("nnremote-edge16");
+  expectHalInvalidArgument(prepare(empty), "main.operations is empty");
+
+  expectServesANewClient();
+}
+
+TEST_F(ServerTest, MalformedRequestsGetInvalidArgumentAndPreparedModelsAreSessionScoped) {
+  const uint64_t session = openSession();
+  uint64_t preparedId = 0;
+  ASSERT_TRUE(prepare(prepareRequest(session, addModel()), &preparedId).ok());
+
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
+  wire::ExecuteRequest good;
+  good.set_session_id(session);
+  good.set_prepared_model_id(preparedId);
+  *good.mutable_request() = *wire_conv::toWire(io->request);
+  auto execute = [&](const wire::ExecuteRequest& request, wire::ExecuteResponse* response = nullptr) {
+    grpc::ClientContext context;
+    wire::ExecuteResponse ignored;
+    return stub_->Execute(&context, request, response ? response : &ignored);
+  };
+
+  auto wrongDims = good;
+  wrongDims.mutable_request()->mutable_inputs(0)->add_dimensions(3);
+  expectHalInvalidArgument(execute(wrongDims), "request.inputs[0].dimensions[0] = 3 disagrees");
+
+  auto badPool = good;
+  badPool.mutable_request()->mutable_inputs(1)->mutable_location()->set_pool_index(40);
+  expectHalInvalidArgument(execute(badPool), "request.inputs[1].location.poolIndex = 40");
+
+  auto badMeasure = good;
+  badMeasure.set_measure(static_cast<wire::MeasureTiming>(7));
+  expectHalInvalidArgument(execute(badMeasure), "measure = 7");
+
+  auto unknownModel = good;
+  unknownModel.set_prepared_model_id(preparedId + 1);
+  expectHalInvalidArgument(execute(unknownModel), "does not name a prepared model");
+
+  // Another session cannot use this session's prepared model.
+  auto otherSession = good;
+  otherSession.set_session_id(openSession());
+  expectHalInvalidArgument(execute(otherSession), "does not name a prepared model");
+
+  wire::ExecuteResponse response;
+  ASSERT_TRUE(execute(good, &response).ok());
+  ASSERT_EQ(response.output_data_size(), 1);
+  std::vector<float> sum(2);
+  std::memcpy(sum.data(), response.output_data(0).data(), 8);
+  EXPECT_EQ(sum, (std::vector<float>{4, 6}));
+
+  // Once released, the prepared model is gone.
+  grpc::ClientContext releaseContext;
+  wire::ReleasePreparedModelRequest release;
+  release.set_session_id(session);
+  release.set_prepared_model_id(preparedId);
+  wire::Empty empty;
+  ASSERT_TRUE(stub_->ReleasePreparedModel(&releaseContext, release, &empty).ok());
+  expectHalInvalidArgument(execute(good), "does not name a prepared model");
+}
+
+TEST_F(ServerTest, SurvivesMutatedMessages) {
+  const uint64_t session = openSession();
+  const std::string valid = prepareRequest(session, addModel()).SerializeAsString();
+  std::mt19937 rng(42);
+  int answered = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string mutated = valid;
+    for (int flips = 1 + rng() % 2; flips > 0; --flips) {
+      mutated[rng() % mutated.size()] = static_cast<char>(rng() & 0xff);
+    }
+    wire::PrepareModelRequest request;
+    if (!request.ParseFromString(mutated)) continue;  // the server would never see it
+    const grpc::Status status = prepare(request);
+    EXPECT_NE(status.error_code(), grpc::StatusCode::UNAVAILABLE) << "the server went away";
+    if (!status.ok()) EXPECT_FALSE(status.error_message().empty());
+    ++answered;
+  }
+  EXPECT_GT(answered, 300);
+  expectServesANewClient();
+}
+
+TEST_F(ServerTest, MethodsNotImplementedYetSayWhich) {
+  grpc::ClientContext context;
+  wire::CreateFenceRequest request;
+  wire::CreateFenceResponse response;
+  const grpc::Status status = stub_->CreateFence(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  const hal::Error error = wire_conv::fromGrpcStatus(status);
+  EXPECT_EQ(error.code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(error.message, HasSubstr("CreateFence is not supported by this server yet"));
+}
+
+TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {
+  {
+    auto connection = proxy::Connection::connect(server_->address());
+    ASSERT_TRUE(connection.ok());
+    EXPECT_EQ(server_->service().sessions().size(), 1u);
+  }
+  EXPECT_EQ(server_->service().sessions().size(), 0u) << "closing the connection closes the session";
+
+  // A client that dies without closing: only its WatchSession stream breaks.
+  const uint64_t session = openSession();
+  auto watch = std::make_unique<grpc::ClientContext>();
+  wire::CloseSessionRequest request;
+  request.set_session_id(session);
+  auto reader = stub_->WatchSession(watch.get(), request);
+  ASSERT_TRUE(prepare(prepareRequest(session, addModel())).ok());
+  EXPECT_EQ(server_->service().sessions().size(), 1u);
+  watch->TryCancel();
+  (void)reader->Finish();
+  for (int i = 0; i < 500 && server_->service().sessions().size() != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server_->service().sessions().size(), 0u);
+  expectHalInvalidArgument(prepare(prepareRequest(session, addModel())), "is not an open session");
+}
+
+TEST_F(ServerTest, ClientsOfAGoneServerGetDeadObjectPromptly) {
+  auto connection = proxy::Connection::connect(server_->address());
+  ASSERT_TRUE(connection.ok());
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  auto prepared = devices->front()->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER,
+                                                 hal::Priority::LOW, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok());
+  server_.reset();  // the server goes away
+
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  auto supported = devices->front()->getSupportedOperations(addModel());
+  ASSERT_FALSE(supported.ok());
+  EXPECT_EQ(supported.error().code, hal::ErrorStatus::DEAD_OBJECT);
+}
+
+TEST(ConnectionTest, NoServerMeansDeadObject) {
+  proxy::ConnectionOptions options;
+  options.connectTimeout = std::chrono::milliseconds(300);
+  auto connection = proxy::Connection::connect("unix-abstract:nnremote-nobody-listens", options);
+  ASSERT_FALSE(connection.ok());
+  EXPECT_EQ(connection.error().code, hal::ErrorStatus::DEAD_OBJECT);
+}
+
+TEST(ConnectionTest, WrongWireVersionIsRefused) {
+  auto server = EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0");
+  ASSERT_TRUE(server.ok());
+  auto stub = wire::Accelerator::NewStub(
+      grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  wire::OpenSessionRequest request;
+  request.set_client_version(kWireVersion + 1);
+  wire::OpenSessionResponse response;
+  expectHalInvalidArgument(stub->OpenSession(&context, request, &response), "client_version");
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
