@@ -1,0 +1,203 @@
+// Small, hand-checkable cases for the semantics kernels get wrong most easily.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "accelerator_sim/kernels/kernel_utils.h"
+#include "accelerator_sim/sim_device.h"
+#include "hal/model_builder.h"
+
+namespace nnremote::sim {
+namespace {
+
+using hal::OperandType;
+using hal::OperationType;
+using ::testing::ElementsAre;
+using ::testing::FloatNear;
+using ::testing::Pointwise;
+
+constexpr OperandType kFloat = OperandType::TENSOR_FLOAT32;
+constexpr OperandType kQuant = OperandType::TENSOR_QUANT8_ASYMM;
+
+// Prepares `model` on the simulator, runs it on `inputs`, returns the first output's bytes.
+std::vector<uint8_t> run(const hal::Model& model, const std::vector<std::vector<uint8_t>>& inputs,
+                         size_t outputBytes) {
+  auto device = SimDevice::create(edgeNpuConfig());
+  auto prepared = device->prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  EXPECT_TRUE(prepared.ok()) << prepared.error().message;
+  if (!prepared.ok()) return {};
+  auto io = hal::makeRequest(inputs, {outputBytes});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  EXPECT_TRUE(outcome.ok()) << outcome.error().message;
+  return hal::fromMemory<uint8_t>(io->outputs[0], outputBytes);
+}
+
+std::vector<float> asFloats(const std::vector<uint8_t>& bytes) {
+  std::vector<float> values(bytes.size() / 4);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+// The CTS goldens come from TFLite's gemmlowp arithmetic, rounding quirks included: the
+// doubling high multiply rounds ties upward, then the power-of-two shift rounds ties away from
+// zero, so a value can be rounded twice.
+TEST(RequantizationTest, MatchesGemmlowpRounding) {
+  const QuantizedMultiplier half = quantizeMultiplier(0.5);
+  EXPECT_EQ(half.multiplier, 1 << 30);
+  EXPECT_EQ(half.shift, 0);
+  EXPECT_EQ(multiplyByQuantizedMultiplier(3, half), 2);    // 1.5 -> 2
+  EXPECT_EQ(multiplyByQuantizedMultiplier(-3, half), -1);  // -1.5 -> -1: ties go up
+  const QuantizedMultiplier quarter = quantizeMultiplier(0.25);
+  EXPECT_EQ(quarter.multiplier, 1 << 30);
+  EXPECT_EQ(quarter.shift, -1);
+  EXPECT_EQ(multiplyByQuantizedMultiplier(5, quarter), 2);    // 1.25 -> 2.5 -> 3, then 1.5 -> 2
+  EXPECT_EQ(multiplyByQuantizedMultiplier(-6, quarter), -2);  // -1.5 -> -3 exactly, then -2
+  EXPECT_EQ(multiplyByQuantizedMultiplier(4, quarter), 1);
+  const QuantizedMultiplier big = quantizeMultiplier(3.0);  // > 1 shifts left
+  EXPECT_EQ(big.shift, 2);
+  EXPECT_EQ(multiplyByQuantizedMultiplier(7, big), 21);
+}
+
+TEST(PaddingTest, SamePutsTheOddPixelAtTheEnd) {
+  const Padding odd = implicitPadding(PaddingScheme::SAME, 4, 2, 3, 1);
+  EXPECT_EQ(odd.before, 0u);
+  EXPECT_EQ(odd.after, 1u);
+  const Padding even = implicitPadding(PaddingScheme::SAME, 5, 2, 3, 1);
+  EXPECT_EQ(even.before, 1u);
+  EXPECT_EQ(even.after, 1u);
+  const Padding dilated = implicitPadding(PaddingScheme::SAME, 5, 1, 3, 2);  // effective filter 5
+  EXPECT_EQ(dilated.before, 2u);
+  EXPECT_EQ(dilated.after, 2u);
+  EXPECT_EQ(implicitPadding(PaddingScheme::VALID, 5, 2, 3, 1).after, 0u);
+  EXPECT_EQ(outputSize(5, 3, 1, 2, {}), 2u);
+  EXPECT_EQ(outputSize(2, 3, 1, 1, {}), 0u);
+}
+
+TEST(BroadcastTest, AlignsTrailingDimensions) {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kFloat, {2, 1, 3});
+  const uint32_t c = b.addInput(kFloat, {2, 1});
+  const uint32_t out = b.addOutput(kFloat, {2, 2, 3});
+  b.addOperation(OperationType::SUB, {a, c, b.addInt32(0)}, {out});
+  const auto result = asFloats(run(b.build(),
+                                   {hal::toBytes<float>({1, 2, 3, 4, 5, 6}), hal::toBytes<float>({10, 20})},
+                                   48));
+  EXPECT_THAT(result, ElementsAre(-9, -8, -7, -19, -18, -17, -6, -5, -4, -16, -15, -14));
+}
+
+TEST(QuantizedAddTest, RescalesInputsWithDifferentScales) {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kQuant, {2}, 0.5f, 0);     // [2, 4] -> [1, 2]
+  const uint32_t c = b.addInput(kQuant, {2}, 1.0f, 10);    // [11, 13] -> [1, 3]
+  const uint32_t out = b.addOutput(kQuant, {2}, 0.5f, 0);  // [2, 5] -> [4, 10]
+  b.addOperation(OperationType::ADD, {a, c, b.addInt32(0)}, {out});
+  EXPECT_THAT(run(b.build(), {{2, 4}, {11, 13}}, 2), ElementsAre(4, 10));
+}
+
+TEST(QuantizedAddTest, FusedRelu6ClampsInTheQuantizedDomain) {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kQuant, {2}, 0.5f, 100);
+  const uint32_t out = b.addOutput(kQuant, {2}, 0.5f, 100);
+  b.addOperation(OperationType::ADD, {a, a, b.addInt32(3)}, {out});
+  // Real inputs [-1, 4] doubled to [-2, 8], clamped to [0, 6] -> quantized [100, 112].
+  EXPECT_THAT(run(b.build(), {{98, 108}}, 2), ElementsAre(100, 112));
+}
+
+TEST(PoolingTest, AverageCountsOnlyTapsInsideTheInput) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 2, 2, 1});
+  const uint32_t out = b.addOutput(kFloat, {1, 2, 2, 1});
+  b.addOperation(OperationType::AVERAGE_POOL_2D,
+                 {in, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(2), b.addInt32(2),
+                  b.addInt32(0)},
+                 {out});
+  EXPECT_THAT(asFloats(run(b.build(), {hal::toBytes<float>({1, 2, 3, 4})}, 16)),
+              ElementsAre(2.5f, 3.0f, 3.5f, 4.0f));
+}
+
+TEST(PoolingTest, QuantizedAverageRoundsHalfUp) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kQuant, {1, 1, 2, 1}, 1.0f, 0);
+  const uint32_t out = b.addOutput(kQuant, {1, 1, 1, 1}, 1.0f, 0);
+  b.addOperation(OperationType::AVERAGE_POOL_2D,
+                 {in, b.addInt32(2), b.addInt32(1), b.addInt32(1), b.addInt32(2), b.addInt32(1),
+                  b.addInt32(0)},
+                 {out});
+  EXPECT_THAT(run(b.build(), {{1, 2}}, 1), ElementsAre(2));  // 1.5 -> 2
+}
+
+TEST(SoftmaxTest, AppliesBeta) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 2});
+  const uint32_t out = b.addOutput(kFloat, {1, 2});
+  b.addOperation(OperationType::SOFTMAX, {in, b.addFloat32(2.0f)}, {out});
+  // exp(2*1), exp(2*2) normalized: 1 / (1 + e^2), e^2 / (1 + e^2).
+  EXPECT_THAT(asFloats(run(b.build(), {hal::toBytes<float>({1, 2})}, 8)),
+              Pointwise(FloatNear(1e-6f), std::vector<float>{0.11920292f, 0.88079708f}));
+}
+
+TEST(ConcatenationTest, RequantizesInputsToTheOutputScale) {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kQuant, {1, 1}, 1.0f, 0);
+  const uint32_t c = b.addInput(kQuant, {1, 2}, 2.0f, 5);
+  const uint32_t out = b.addOutput(kQuant, {1, 3}, 1.0f, 0);
+  b.addOperation(OperationType::CONCATENATION, {a, c, b.addInt32(1)}, {out});
+  // [10] and [(15-5)*2, (6-5)*2] = [20, 2].
+  EXPECT_THAT(run(b.build(), {{10}, {15, 6}}, 3), ElementsAre(10, 20, 2));
+}
+
+TEST(DepthwiseTest, DepthMultiplierMapsEachInputChannelToConsecutiveOutputs) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 1, 1, 2});
+  const uint32_t filter = b.addConstant(kFloat, {1, 1, 1, 4}, std::vector<float>{1, 2, 3, 4});
+  const uint32_t bias = b.addConstant(kFloat, {4}, std::vector<float>{0, 0, 0, 100});
+  const uint32_t out = b.addOutput(kFloat, {1, 1, 1, 4});
+  b.addOperation(OperationType::DEPTHWISE_CONV_2D,
+                 {in, filter, bias, b.addInt32(2), b.addInt32(1), b.addInt32(1), b.addInt32(2),
+                  b.addInt32(0)},
+                 {out});
+  // Channel 0 (=5) feeds outputs 0 and 1; channel 1 (=7) feeds outputs 2 and 3.
+  EXPECT_THAT(asFloats(run(b.build(), {hal::toBytes<float>({5, 7})}, 16)),
+              ElementsAre(5, 10, 21, 128));
+}
+
+TEST(ReshapeTest, InfersOneDimension) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {2, 3});
+  const uint32_t out = b.addOutput(kFloat, {0, 0});
+  b.addOperation(OperationType::RESHAPE,
+                 {in, b.addConstant(OperandType::TENSOR_INT32, {2}, std::vector<int32_t>{-1, 2})},
+                 {out});
+  auto device = SimDevice::create(edgeNpuConfig());
+  auto prepared = device->prepareModel(b.build(), hal::ExecutionPreference::LOW_POWER,
+                                       hal::Priority::LOW, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok());
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3, 4, 5, 6})}, {24});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_THAT(outcome->outputShapes[0].dimensions, ElementsAre(3, 2));
+}
+
+TEST(TimingTest, LargerArrayTakesFewerCycles) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 16, 16, 32});
+  const uint32_t filter = b.addConstant(kFloat, {64, 3, 3, 32}, std::vector<float>(64 * 9 * 32, 0.01f));
+  const uint32_t bias = b.addConstant(kFloat, {64}, std::vector<float>(64, 0.0f));
+  const uint32_t out = b.addOutput(kFloat, {1, 16, 16, 64});
+  b.addOperation(OperationType::CONV_2D,
+                 {in, filter, bias, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(0)}, {out});
+  auto timeOn = [&](const NpuConfig& npu) {
+    auto prepared = SimDevice::create(npu)->prepareModel(b.build(), hal::ExecutionPreference::LOW_POWER,
+                                                         hal::Priority::LOW, std::nullopt, {}, {}, {});
+    auto io = hal::makeRequest({std::vector<uint8_t>(16 * 16 * 32 * 4)}, {16 * 16 * 64 * 4});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+    return outcome->timing.timeOnDevice->count();
+  };
+  // 16*16*64 outputs x 288 MACs = 4718592 MACs: 18432 cycles on 16x16 at 800 MHz = 23040 ns;
+  // 288 cycles on 128x128 at 1 GHz = 288 ns.
+  EXPECT_EQ(timeOn(edgeNpuConfig()), 23040);
+  EXPECT_EQ(timeOn(largeNpuConfig()), 288);
+}
+
+}  // namespace
+}  // namespace nnremote::sim
