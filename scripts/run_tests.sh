@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Every test: installs what is missing, runs `bazel test //...`, and ends with the line
+# "N passed, N failed[, N skipped]" counted over individual test cases (gtest cases, and one per
+# shell test), read from each test target's test.xml.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh || exit 1
+
+log=$(mktemp)
+bazel test //... --test_summary=short "$@" 2>&1 | tee "$log"
+bazel_status=${PIPESTATUS[0]}
+
+passed=0 failed=0 skipped=0
+while read -r target status; do
+  xml="bazel-testlogs/${target#//}"; xml="${xml/://}/test.xml"
+  if [ "$status" != PASSED ] && [ "$status" != FAILED ] || [ ! -f "$xml" ]; then
+    echo "counted as failed: $target ($status)"
+    failed=$((failed + 1))
+    continue
+  fi
+  cases=$(grep -c '<testcase ' "$xml")
+  bad=$(grep -cE '<(failure|error)( |>)' "$xml")
+  skip=$(grep -c '<skipped' "$xml")
+  [ "$status" = FAILED ] && [ "$bad" -eq 0 ] && bad=1
+  passed=$((passed + cases - bad - skip))
+  failed=$((failed + bad))
+  skipped=$((skipped + skip))
+done < <(grep -E '^//[^ ]+ +(\(cached\) )?[A-Z]' "$log" |
+         sed -E 's/\(cached\) //' | awk '{print $1, $2}' | grep -E ' (PASSED|FAILED|NO|TIMEOUT|FLAKY|INCOMPLETE)')
+rm -f "$log"
+
+if [ "$bazel_status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  echo "bazel test exited with $bazel_status"
+  failed=1
+fi
+line="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+echo "$line"
+[ "$failed" -eq 0 ]

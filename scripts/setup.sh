@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what nnremote needs from Debian 12's packages, if anything is missing. Idempotent.
+set -euo pipefail
+
+packages=(
+  # Build: Debian's Bazel (WORKSPACE mode, offline) and the repositories it wants locally.
+  bazel-bootstrap bazel-platforms bazel-rules-java bazel-rules-proto bazel-skylib
+  g++ pkg-config
+  # Libraries, linked from the system.
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: run as root or install sudo" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,52 @@
+// The V1_0 conformance models on every device factory: in process and through the proxy.
+// Every model built from implemented operations must pass, nothing may fail, and both paths
+// must give identical per-model outcomes.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "tests/conformance/cts_loader.h"
+#include "tests/conformance/cts_runner.h"
+#include "tests/hal/device_factories.h"
+
+namespace nnremote::cts {
+namespace {
+
+using Outcomes = std::map<std::string, Outcome>;
+
+Outcomes runV1_0(const testing::DeviceFactory& factory, Totals* totals, std::string* log) {
+  const testing::DeviceUnderTest dut = factory.create();
+  Outcomes outcomes;
+  std::ostringstream failures;
+  auto result = runDirectory(*dut.device, defaultConformanceDirectory() + "/V1_0", failures,
+                             nullptr, [&](const CtsTestCase& testCase, const CaseResult& r) {
+                               outcomes[testCase.fullName()] = r.outcome;
+                             });
+  EXPECT_TRUE(result.ok()) << result.error().message;
+  if (result.ok()) *totals = *result;
+  *log = failures.str();
+  return outcomes;
+}
+
+TEST(ConformanceTest, V1_0PassesEverywhereAndIdentically) {
+  if (defaultConformanceDirectory().empty()) {
+    GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
+  }
+  std::map<std::string, Outcomes> byFactory;
+  for (const auto& factory : testing::allDeviceFactories()) {
+    Totals totals;
+    std::string log;
+    byFactory[factory.name] = runV1_0(factory, &totals, &log);
+    std::cout << "V1_0 " << factory.name << ": " << totals.passed << " passed, " << totals.failed
+              << " failed, " << totals.unsupported << " unsupported\n";
+    EXPECT_EQ(totals.failed, 0u) << factory.name << ":\n" << log;
+    // 287 of the 378 V1_0 models use only the operations implemented so far.
+    EXPECT_GE(totals.passed, 287u) << factory.name;
+  }
+  EXPECT_EQ(byFactory["InProcess"], byFactory["ThroughProxy"]);
+}
+
+}  // namespace
+}  // namespace nnremote::cts

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Drives the real binaries as a user would: npu_emulator on a unix socket, nnremote against it
+# and against its own in-process emulator, and a client of a killed server.
+set -u
+nnremote=tools/nnremote
+emulator=emulator/npu_emulator
+failures=0
+
+check() {  # check DESCRIPTION COMMAND... : the command must succeed
+  local what=$1; shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+
+check "nnremote --help explains every flag" bash -c \
+  "$nnremote --help | grep -q -- --target= && $nnremote --help | grep -q -- --cases= &&
+   $nnremote --help | grep -q -- --junit= && $nnremote --help | grep -q -- --device="
+check "npu_emulator --help explains --listen and --config" bash -c \
+  "$emulator --help | grep -q -- --listen= && $emulator --help | grep -q -- --config="
+check "unknown flags are refused with exit code 2" bash -c \
+  "$emulator --frobnicate >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "an unknown preset is refused" bash -c \
+  "$emulator --config=edge16,huge >/dev/null 2>&1; [ \$? -eq 2 ]"
+
+out=$($nnremote run-sample 2>&1)
+check "run-sample prints devices, outputs, shapes and timing" bash -c \
+  "grep -q nnremote-edge16 <<<'$out' && grep -q nnremote-large128 <<<'$out' &&
+   grep -q 'output shape 0: \[1, 4\]' <<<'$out' && grep -q 'timeOnDevice: .* us' <<<'$out'"
+
+socket=/tmp/nnremote-cli-test-$$.sock
+$emulator --listen=unix:$socket --config=large128 > "$TEST_TMPDIR/emulator.log" 2>&1 &
+server=$!
+for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
+check "npu_emulator announces its address" grep -q "listening on unix:$socket with nnremote-large128" "$TEST_TMPDIR/emulator.log"
+check "devices lists the remote device" bash -c \
+  "$nnremote devices --target=unix:$socket | grep -q 'feature level: FEATURE_LEVEL_4'"
+check "an unknown device is named in the error" bash -c \
+  "$nnremote run-sample --target=unix:$socket --device=acme-x 2>&1 | grep -q \"no device named 'acme-x'\""
+
+conformance=$(dirname "$(readlink -f README.md)")/../shared/conformance
+if [ -d "$conformance/V1_0" ]; then
+  $nnremote conform --target=unix:$socket --cases="$conformance/V1_0" --junit="$TEST_TMPDIR/c.xml" \
+    > "$TEST_TMPDIR/conform.log" 2>&1
+  check "conform passes V1_0 through a standalone emulator" bash -c \
+    "tail -1 '$TEST_TMPDIR/conform.log' | grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ unsupported$'"
+  check "conform writes JUnit XML" bash -c \
+    "grep -q '<testsuite name=\"nnremote-conform\"' '$TEST_TMPDIR/c.xml' && grep -c '<testcase' '$TEST_TMPDIR/c.xml' | grep -q 378"
+else
+  echo "skip: $conformance is absent"
+fi
+
+kill -TERM $server
+wait $server
+check "npu_emulator exits cleanly on SIGTERM" grep -q "shutting down" "$TEST_TMPDIR/emulator.log"
+check "a gone server is reported as DEAD_OBJECT" bash -c \
+  "$nnremote devices --target=unix:$socket 2>&1 | grep -q DEAD_OBJECT"
+
+echo "$failures failed checks"
+[ $failures -eq 0 ]
