@@ -212,7 +212,9 @@ TEST_F(ServerTest, SurvivesMutatedMessages) {
     if (!request.ParseFromString(mutated)) continue;  // the server would never see it
     const grpc::Status status = prepare(request);
     EXPECT_NE(status.error_code(), grpc::StatusCode::UNAVAILABLE) << "the server went away";
-    if (!status.ok()) EXPECT_FALSE(status.error_message().empty());
+    if (!status.ok()) {
+      EXPECT_FALSE(status.error_message().empty());
+    }
     ++answered;
   }
   EXPECT_GT(answered, 300);

@@ -167,7 +167,9 @@ TEST(ConversionsTest, RandomRequestsRoundTrip) {
       const auto& received = std::get<hal::SharedMemory>(back->pools[p]);
       ASSERT_EQ(received->size(), original->size());
       // Pools only outputs use travel as a size; their bytes are not sent.
-      if (plan.sendContents[p]) EXPECT_EQ(contents(received), contents(original));
+      if (plan.sendContents[p]) {
+        EXPECT_EQ(contents(received), contents(original));
+      }
     }
   }
 }
