@@ -3,7 +3,6 @@
 #include <chrono>
 
 #include "accelerator_sim/graph_executor.h"
-#include "hal/execution_adapters.h"
 #include "hal/validation.h"
 
 namespace nnremote::sim {
@@ -41,29 +40,8 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
   return outcome;
 }
 
-hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>>
-SimPreparedModel::executeFenced(const hal::Request& request,
-                                const std::vector<hal::SyncFence>& waitFor,
-                                hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
-                                const hal::OptionalDuration& loopTimeoutDuration,
-                                const hal::OptionalDuration& timeoutDurationAfterFence) const {
-  // The simulator runs on the caller's thread, so a fenced execution is a synchronous one that
-  // starts when the fences are done.
-  return hal::executeFencedBySyncExecution(*this, request, waitFor, measure, deadline,
-                                           loopTimeoutDuration, timeoutDurationAfterFence);
-}
-
-hal::Result<hal::SharedExecution> SimPreparedModel::createReusableExecution(
-    const hal::Request& request, hal::MeasureTiming measure,
-    const hal::OptionalDuration& loopTimeoutDuration) const {
-  NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, model_));
-  return hal::createExecutionFromPreparedModel(shared_from_this(), request, measure,
-                                               loopTimeoutDuration);
-}
-
-hal::Result<hal::SharedBurst> SimPreparedModel::configureExecutionBurst() const {
-  // In process there is no transport to amortize, so a burst executes directly.
-  return hal::createBurstFromPreparedModel(shared_from_this());
+hal::Status SimPreparedModel::validateReusableRequest(const hal::Request& request) const {
+  return hal::validateRequestForModel(request, model_);
 }
 
 }  // namespace nnremote::sim

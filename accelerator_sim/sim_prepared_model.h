@@ -5,12 +5,13 @@
 #include <memory>
 
 #include "accelerator_sim/npu_config.h"
-#include "hal/i_prepared_model.h"
+#include "hal/execution_adapters.h"
 
 namespace nnremote::sim {
 
-class SimPreparedModel final : public hal::IPreparedModel,
-                               public std::enable_shared_from_this<SimPreparedModel> {
+// Executes on the caller's thread; reusable, burst and fenced executions are synchronous
+// executions (hal::SyncExecutionPreparedModel), as there is no transport to amortize in process.
+class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
   // `model` has passed validation and every operation is supported; POINTER data has been
   // copied into the model's own storage.
@@ -21,19 +22,10 @@ class SimPreparedModel final : public hal::IPreparedModel,
       const hal::OptionalTimePoint& deadline,
       const hal::OptionalDuration& loopTimeoutDuration) const override;
 
-  hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> executeFenced(
-      const hal::Request& request, const std::vector<hal::SyncFence>& waitFor,
-      hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
-      const hal::OptionalDuration& loopTimeoutDuration,
-      const hal::OptionalDuration& timeoutDurationAfterFence) const override;
-
-  hal::Result<hal::SharedExecution> createReusableExecution(
-      const hal::Request& request, hal::MeasureTiming measure,
-      const hal::OptionalDuration& loopTimeoutDuration) const override;
-
-  hal::Result<hal::SharedBurst> configureExecutionBurst() const override;
-
   const hal::Model& model() const { return model_; }
+
+ protected:
+  hal::Status validateReusableRequest(const hal::Request& request) const override;
 
  private:
   hal::Model model_;

@@ -28,6 +28,36 @@ Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFencedBySyncExecu
     const std::vector<SyncFence>& waitFor, MeasureTiming measure, const OptionalTimePoint& deadline,
     const OptionalDuration& loopTimeoutDuration, const OptionalDuration& timeoutDurationAfterFence);
 
+// Base for prepared models that implement only execute(): offers reusable executions, bursts
+// and fenced executions through the adapters above. Must be owned by a std::shared_ptr.
+class SyncExecutionPreparedModel : public IPreparedModel,
+                                   public std::enable_shared_from_this<SyncExecutionPreparedModel> {
+ public:
+  Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFenced(
+      const Request& request, const std::vector<SyncFence>& waitFor, MeasureTiming measure,
+      const OptionalTimePoint& deadline, const OptionalDuration& loopTimeoutDuration,
+      const OptionalDuration& timeoutDurationAfterFence) const override {
+    return executeFencedBySyncExecution(*this, request, waitFor, measure, deadline,
+                                        loopTimeoutDuration, timeoutDurationAfterFence);
+  }
+
+  Result<SharedExecution> createReusableExecution(
+      const Request& request, MeasureTiming measure,
+      const OptionalDuration& loopTimeoutDuration) const override {
+    NN_RETURN_IF_ERROR(validateReusableRequest(request));
+    return createExecutionFromPreparedModel(shared_from_this(), request, measure,
+                                            loopTimeoutDuration);
+  }
+
+  Result<SharedBurst> configureExecutionBurst() const override {
+    return createBurstFromPreparedModel(shared_from_this());
+  }
+
+ protected:
+  // Checks a request once, when a reusable execution is created for it.
+  virtual Status validateReusableRequest(const Request& /*request*/) const { return {}; }
+};
+
 }  // namespace nnremote::hal
 
 #endif  // NNREMOTE_HAL_EXECUTION_ADAPTERS_H_

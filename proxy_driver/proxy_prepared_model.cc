@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "hal/execution_adapters.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 
@@ -72,27 +71,6 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
   }
   outcome.timing = wire_conv::fromWire(response.timing());
   return outcome;
-}
-
-hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>>
-ProxyPreparedModel::executeFenced(const hal::Request& request,
-                                  const std::vector<hal::SyncFence>& waitFor,
-                                  hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
-                                  const hal::OptionalDuration& loopTimeoutDuration,
-                                  const hal::OptionalDuration& timeoutDurationAfterFence) const {
-  return hal::executeFencedBySyncExecution(*this, request, waitFor, measure, deadline,
-                                           loopTimeoutDuration, timeoutDurationAfterFence);
-}
-
-hal::Result<hal::SharedExecution> ProxyPreparedModel::createReusableExecution(
-    const hal::Request& request, hal::MeasureTiming measure,
-    const hal::OptionalDuration& loopTimeoutDuration) const {
-  return hal::createExecutionFromPreparedModel(shared_from_this(), request, measure,
-                                               loopTimeoutDuration);
-}
-
-hal::Result<hal::SharedBurst> ProxyPreparedModel::configureExecutionBurst() const {
-  return hal::createBurstFromPreparedModel(shared_from_this());
 }
 
 }  // namespace nnremote::proxy

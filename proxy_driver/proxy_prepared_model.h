@@ -4,13 +4,15 @@
 
 #include <memory>
 
-#include "hal/i_prepared_model.h"
+#include "hal/execution_adapters.h"
 #include "proxy_driver/connection.h"
 
 namespace nnremote::proxy {
 
-class ProxyPreparedModel final : public hal::IPreparedModel,
-                                 public std::enable_shared_from_this<ProxyPreparedModel> {
+// execute() is one Execute RPC. Reusable, burst and fenced executions are built on it in this
+// process (hal::SyncExecutionPreparedModel): one RPC per execution, fences waited for here.
+// Server-side bursts and fences chained without a client round trip come with later work.
+class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
   ProxyPreparedModel(std::shared_ptr<Connection> connection, uint64_t preparedModelId);
   ~ProxyPreparedModel() override;
@@ -19,22 +21,6 @@ class ProxyPreparedModel final : public hal::IPreparedModel,
       const hal::Request& request, hal::MeasureTiming measure,
       const hal::OptionalTimePoint& deadline,
       const hal::OptionalDuration& loopTimeoutDuration) const override;
-
-  // Waits for the fences in this process, then executes remotely. (Fences that live on the
-  // server, chained without a client round trip, come with the fenced-execution work.)
-  hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> executeFenced(
-      const hal::Request& request, const std::vector<hal::SyncFence>& waitFor,
-      hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
-      const hal::OptionalDuration& loopTimeoutDuration,
-      const hal::OptionalDuration& timeoutDurationAfterFence) const override;
-
-  // Each compute is one Execute RPC.
-  hal::Result<hal::SharedExecution> createReusableExecution(
-      const hal::Request& request, hal::MeasureTiming measure,
-      const hal::OptionalDuration& loopTimeoutDuration) const override;
-
-  // Each burst execution is one Execute RPC (not yet a stream).
-  hal::Result<hal::SharedBurst> configureExecutionBurst() const override;
 
   uint64_t id() const { return preparedModelId_; }
 

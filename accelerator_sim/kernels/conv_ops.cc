@@ -165,31 +165,20 @@ struct ConvArithmetic<uint8_t> {
   static int32_t value(uint8_t x, int32_t zeroPoint) { return int32_t(x) - zeroPoint; }
 };
 
-template <typename T, typename Store>
-void runConv(const OperationContext& context, const ConvGeometry& g, Store&& store) {
+// Visits every output pixel: clears the accumulators, lets `accumulate(acc, pixel, fy, fx)` add
+// each in-bounds filter tap (pixel points at the input channels), then stores every channel.
+template <typename T, typename Accumulate, typename Store>
+void forEachOutputPixel(const OperationContext& context, const ConvGeometry& g,
+                        Accumulate&& accumulate, Store&& store) {
   using Acc = typename ConvArithmetic<T>::Acc;
-  const Tensor& input = context.input(0);
-  const Tensor& filter = context.input(1);
-  const T* in = input.as<T>();
-  const T* w = filter.as<T>();
-  const int32_t inZero = input.zeroPoint, wZero = filter.zeroPoint;
+  const T* in = context.input(0).as<T>();
   std::vector<Acc> acc(g.outDepth);
   for (uint32_t b = 0; b < g.batches; ++b) {
     for (uint32_t oy = 0; oy < g.outHeight; ++oy) {
       for (uint32_t ox = 0; ox < g.outWidth; ++ox) {
         std::fill(acc.begin(), acc.end(), Acc{0});
         forEachTap(g, oy, ox, [&](uint32_t fy, uint32_t fx, uint32_t iy, uint32_t ix) {
-          const T* pixel = in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.inDepth;
-          for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
-            const T* tap = w + ((size_t(oc) * g.window.filterHeight + fy) * g.window.filterWidth + fx) *
-                                   g.inDepth;
-            Acc sum = 0;
-            for (uint32_t ic = 0; ic < g.inDepth; ++ic) {
-              sum += ConvArithmetic<T>::value(pixel[ic], inZero) *
-                     ConvArithmetic<T>::value(tap[ic], wZero);
-            }
-            acc[oc] += sum;
-          }
+          accumulate(acc, in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.inDepth, fy, fx);
         });
         const size_t outBase = ((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.outDepth;
         for (uint32_t oc = 0; oc < g.outDepth; ++oc) store(outBase + oc, oc, acc[oc]);
@@ -199,31 +188,37 @@ void runConv(const OperationContext& context, const ConvGeometry& g, Store&& sto
 }
 
 template <typename T, typename Store>
+void runConv(const OperationContext& context, const ConvGeometry& g, Store&& store) {
+  using Acc = typename ConvArithmetic<T>::Acc;
+  const T* w = context.input(1).as<T>();
+  const int32_t inZero = context.input(0).zeroPoint, wZero = context.input(1).zeroPoint;
+  auto accumulate = [&](std::vector<Acc>& acc, const T* pixel, uint32_t fy, uint32_t fx) {
+    for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
+      const T* tap =
+          w + ((size_t(oc) * g.window.filterHeight + fy) * g.window.filterWidth + fx) * g.inDepth;
+      Acc sum = 0;
+      for (uint32_t ic = 0; ic < g.inDepth; ++ic) {
+        sum += ConvArithmetic<T>::value(pixel[ic], inZero) * ConvArithmetic<T>::value(tap[ic], wZero);
+      }
+      acc[oc] += sum;
+    }
+  };
+  forEachOutputPixel<T>(context, g, accumulate, store);
+}
+
+template <typename T, typename Store>
 void runDepthwise(const OperationContext& context, const ConvGeometry& g, Store&& store) {
   using Acc = typename ConvArithmetic<T>::Acc;
-  const Tensor& input = context.input(0);
-  const Tensor& filter = context.input(1);
-  const T* in = input.as<T>();
-  const T* w = filter.as<T>();
-  const int32_t inZero = input.zeroPoint, wZero = filter.zeroPoint;
-  std::vector<Acc> acc(g.outDepth);
-  for (uint32_t b = 0; b < g.batches; ++b) {
-    for (uint32_t oy = 0; oy < g.outHeight; ++oy) {
-      for (uint32_t ox = 0; ox < g.outWidth; ++ox) {
-        std::fill(acc.begin(), acc.end(), Acc{0});
-        forEachTap(g, oy, ox, [&](uint32_t fy, uint32_t fx, uint32_t iy, uint32_t ix) {
-          const T* pixel = in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.inDepth;
-          const T* tap = w + (size_t(fy) * g.window.filterWidth + fx) * g.outDepth;
-          for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
-            acc[oc] += ConvArithmetic<T>::value(pixel[oc / g.depthMultiplier], inZero) *
-                       ConvArithmetic<T>::value(tap[oc], wZero);
-          }
-        });
-        const size_t outBase = ((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.outDepth;
-        for (uint32_t oc = 0; oc < g.outDepth; ++oc) store(outBase + oc, oc, acc[oc]);
-      }
+  const T* w = context.input(1).as<T>();
+  const int32_t inZero = context.input(0).zeroPoint, wZero = context.input(1).zeroPoint;
+  auto accumulate = [&](std::vector<Acc>& acc, const T* pixel, uint32_t fy, uint32_t fx) {
+    const T* tap = w + (size_t(fy) * g.window.filterWidth + fx) * g.outDepth;
+    for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
+      acc[oc] += ConvArithmetic<T>::value(pixel[oc / g.depthMultiplier], inZero) *
+                 ConvArithmetic<T>::value(tap[oc], wZero);
     }
-  }
+  };
+  forEachOutputPixel<T>(context, g, accumulate, store);
 }
 
 template <bool kDepthwise>
