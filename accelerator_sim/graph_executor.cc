@@ -1,5 +1,6 @@
 #include "accelerator_sim/graph_executor.h"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -50,8 +51,6 @@ uint8_t* poolData(const hal::Request& request, uint32_t poolIndex) {
   return std::get<hal::SharedMemory>(request.pools[poolIndex])->data();
 }
 
-uint64_t ceilDiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
-
 }  // namespace
 
 std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Subgraph& subgraph) {
@@ -88,8 +87,26 @@ std::vector<Status> checkOperations(const hal::Model& model) {
   return results;
 }
 
+namespace {
+
+// The bytes an operation reads (split into activations and constants) and writes.
+void addOperandBytes(const OperationContext& context, OperationWork* work) {
+  for (size_t i = 0; i < context.inputCount(); ++i) {
+    const Tensor& t = context.input(i);
+    if (t.isOmitted || !hal::isTensor(t.type)) continue;
+    const uint64_t bytes = t.elementCount() * hal::elementSize(t.type);
+    (t.isConstant ? work->weightBytes : work->activationBytes) += bytes;
+  }
+  for (size_t i = 0; i < context.outputCount(); ++i) {
+    const Tensor& t = context.output(i);
+    work->outputBytes += t.elementCount() * hal::elementSize(t.type);
+  }
+}
+
+}  // namespace
+
 hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Request& request,
-                                          const NpuConfig& npu) {
+                                          const NpuConfig& npu, bool withTiming) {
   const hal::Model::Subgraph& main = model.main;
   for (size_t i = 0; i < request.pools.size(); ++i) {
     if (!std::holds_alternative<hal::SharedMemory>(request.pools[i])) {
@@ -157,10 +174,20 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
       t.data = storage[index].get();
       t.length = *size;
     }
+    const auto kernelStart = std::chrono::steady_clock::now();
     if (Status status = kernel->execute(context); !status.ok()) return failed(status.error());
-    const OperationCost cost = kernel->cost(context);
-    report.deviceCycles += ceilDiv(cost.macs, uint64_t{npu.arrayRows} * npu.arrayColumns) +
-                           ceilDiv(cost.vectorElements, npu.vectorLanes);
+    report.kernelNanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now() - kernelStart)
+                                    .count();
+    if (withTiming) {
+      OperationWork work = kernel->work(context);
+      addOperandBytes(context, &work);
+      hal::OperationProfile timing = estimateOperation(work, operation.type, npu);
+      timing.operationIndex = static_cast<uint32_t>(op);
+      timing.startCycle = report.profile.totalCycles;
+      report.profile.totalCycles += timing.totalCycles;
+      report.profile.operations.push_back(timing);
+    }
   }
 
   bool sufficient = true;

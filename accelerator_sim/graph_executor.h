@@ -7,6 +7,8 @@
 
 #include "accelerator_sim/npu_config.h"
 #include "accelerator_sim/operation_context.h"
+#include "accelerator_sim/timing/operation_timing.h"
+#include "hal/execution_profile.h"
 #include "hal/types.h"
 
 namespace nnremote::sim {
@@ -21,14 +23,17 @@ std::vector<Status> checkOperations(const hal::Model& model);
 
 struct ExecutionReport {
   std::vector<hal::OutputShape> outputShapes;
-  uint64_t deviceCycles = 0;
+  hal::ExecutionProfile profile;  // per operation, as the configured NPU would take it
+  // Host time spent inside kernels: the simulation itself, as opposed to driver work.
+  uint64_t kernelNanoseconds = 0;
 };
 
 // Executes `model` (validated, every operation supported) on `request` (validated against
 // it). Writes outputs into the request's pools. If an output does not fit, returns
-// OUTPUT_INSUFFICIENT_SIZE with the needed shapes and writes nothing.
+// OUTPUT_INSUFFICIENT_SIZE with the needed shapes and writes nothing. With `withTiming`, prices
+// every operation on `npu`.
 hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Request& request,
-                                          const NpuConfig& npu);
+                                          const NpuConfig& npu, bool withTiming);
 
 }  // namespace nnremote::sim
 

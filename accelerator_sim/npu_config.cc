@@ -1,47 +1,131 @@
 #include "accelerator_sim/npu_config.h"
 
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <utility>
 
 namespace nnremote::sim {
 
-NpuConfig edgeNpuConfig() {
-  NpuConfig config;
-  config.deviceName = "edge16";
-  config.arrayRows = 16;
-  config.arrayColumns = 16;
-  config.clockHz = 800e6;
-  config.vectorLanes = 16;
-  return config;
+// Generated from configs/*.textproto by the npu_presets genrule.
+const std::vector<std::pair<std::string, std::string>>& embeddedNpuPresets();
+
+namespace {
+
+using hal::invalidArgument;
+
+class ErrorCollector final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first_.empty()) {
+      first_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
+               ": " + message;
+    }
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
+  auto bad = [&](const std::string& what) -> hal::Status {
+    return invalidArgument() << origin << ": " << what;
+  };
+  if (npu.vendor().empty() || npu.device_name().empty()) return bad("vendor and device_name are required");
+  if (npu.vendor().find('-') != std::string::npos) return bad("vendor must not contain '-'");
+  if (!(npu.clock_mhz() > 0)) return bad("clock_mhz must be positive");
+  if (npu.systolic_array().rows() == 0 || npu.systolic_array().columns() == 0) {
+    return bad("systolic_array.rows and columns must be positive");
+  }
+  if (npu.vector_unit().lanes() == 0) return bad("vector_unit.lanes must be positive");
+  if (npu.sram().ifmap_kib() == 0 || npu.sram().filter_kib() == 0 || npu.sram().ofmap_kib() == 0) {
+    return bad("every sram size must be positive");
+  }
+  if (npu.dram().bytes_per_cycle() < 0) return bad("dram.bytes_per_cycle must not be negative");
+  return {};
 }
 
-NpuConfig largeNpuConfig() {
-  NpuConfig config;
-  config.deviceName = "large128";
-  config.arrayRows = 128;
-  config.arrayColumns = 128;
-  config.clockHz = 1e9;
-  config.vectorLanes = 256;
-  return config;
+}  // namespace
+
+std::string deviceName(const NpuConfig& npu) { return npu.vendor() + "-" + npu.device_name(); }
+
+hal::DeviceType halDeviceType(const NpuConfig& npu) {
+  return npu.device_type() == DEVICE_TYPE_UNSPECIFIED
+             ? hal::DeviceType::ACCELERATOR
+             : static_cast<hal::DeviceType>(npu.device_type());
 }
 
+Dataflow dataflowOf(const NpuConfig& npu) {
+  const Dataflow dataflow = npu.systolic_array().dataflow();
+  return dataflow == DATAFLOW_UNSPECIFIED ? OUTPUT_STATIONARY : dataflow;
+}
+
+hal::Result<NpuConfig> parseNpuConfig(const std::string& textproto, const std::string& origin) {
+  NpuConfig npu;
+  google::protobuf::TextFormat::Parser parser;
+  ErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(textproto, &npu)) {
+    return invalidArgument() << origin << ": " << errors.first();
+  }
+  if (npu.cores() == 0) npu.set_cores(1);
+  if (npu.vector_unit().default_cycles_per_element() == 0) {
+    npu.mutable_vector_unit()->set_default_cycles_per_element(1);
+  }
+  NN_RETURN_IF_ERROR(checkConfig(npu, origin));
+  return npu;
+}
+
+std::vector<std::string> npuPresetNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : embeddedNpuPresets()) names.push_back(name);
+  return names;
+}
+
+hal::Result<NpuConfig> npuPreset(const std::string& name) {
+  for (const auto& [presetName, text] : embeddedNpuPresets()) {
+    if (presetName == name) return parseNpuConfig(text, "preset " + name);
+  }
+  auto error = invalidArgument();
+  error << "unknown NPU preset '" << name << "' (presets:";
+  for (const auto& known : npuPresetNames()) error << " " << known;
+  return error << "; or give a path to a .textproto file)";
+}
+
+NpuConfig edgeNpuConfig() { return npuPreset("edge16").value(); }
+NpuConfig largeNpuConfig() { return npuPreset("large128").value(); }
 std::vector<NpuConfig> defaultNpuConfigs() { return {edgeNpuConfig(), largeNpuConfig()}; }
 
 hal::Result<std::vector<NpuConfig>> npuConfigsFromList(const std::string& list) {
   if (list.empty() || list == "default") return defaultNpuConfigs();
   std::vector<NpuConfig> configs;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t end = std::min(list.find(',', start), list.size());
-    const std::string name = list.substr(start, end - start);
-    if (name == "edge16") {
-      configs.push_back(edgeNpuConfig());
-    } else if (name == "large128") {
-      configs.push_back(largeNpuConfig());
-    } else {
-      return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT)
-             << "unknown NPU preset '" << name << "' (known: edge16, large128, default)";
+  std::stringstream entries(list);
+  std::string entry;
+  while (std::getline(entries, entry, ',')) {
+    const bool isFile = entry.find('/') != std::string::npos ||
+                        (entry.size() > 10 && entry.substr(entry.size() - 10) == ".textproto");
+    if (!isFile) {
+      NN_ASSIGN_OR_RETURN(NpuConfig npu, npuPreset(entry));
+      configs.push_back(std::move(npu));
+      continue;
     }
-    start = end + 1;
+    std::ifstream file(entry);
+    if (!file) return invalidArgument() << "cannot read NPU config " << entry;
+    std::stringstream text;
+    text << file.rdbuf();
+    NN_ASSIGN_OR_RETURN(NpuConfig npu, parseNpuConfig(text.str(), entry));
+    configs.push_back(std::move(npu));
+  }
+  for (size_t i = 0; i < configs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (deviceName(configs[i]) == deviceName(configs[j])) {
+        return invalidArgument() << "two devices are named " << deviceName(configs[i]);
+      }
+    }
   }
   return configs;
 }

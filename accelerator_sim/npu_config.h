@@ -1,38 +1,38 @@
-// The simulated NPU's description. This first-order model has a systolic array for
-// multiply-accumulate work and a vector unit for everything else.
+// The simulated NPU's description: the NpuConfig message of npu_config.proto, its presets
+// (configs/*.textproto, built into the binary), and loading from textproto files.
 #ifndef NNREMOTE_ACCELERATOR_SIM_NPU_CONFIG_H_
 #define NNREMOTE_ACCELERATOR_SIM_NPU_CONFIG_H_
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "accelerator_sim/npu_config.pb.h"
 #include "hal/result.h"
 #include "hal/types.h"
 
 namespace nnremote::sim {
 
-struct NpuConfig {
-  std::string vendor = "nnremote";
-  std::string deviceName = "npu";  // the device is named "{vendor}-{deviceName}"
-  hal::DeviceType deviceType = hal::DeviceType::ACCELERATOR;
-  uint32_t arrayRows = 16;
-  uint32_t arrayColumns = 16;
-  double clockHz = 800e6;
-  uint32_t vectorLanes = 16;
+// "{vendor}-{device_name}".
+std::string deviceName(const NpuConfig& npu);
+hal::DeviceType halDeviceType(const NpuConfig& npu);
+inline double clockHz(const NpuConfig& npu) { return npu.clock_mhz() * 1e6; }
+Dataflow dataflowOf(const NpuConfig& npu);
 
-  std::string fullName() const { return vendor + "-" + deviceName; }
-  double macsPerSecond() const { return double(arrayRows) * arrayColumns * clockHz; }
-};
+// Parses and checks a textproto NpuConfig; `origin` names it in error messages.
+hal::Result<NpuConfig> parseNpuConfig(const std::string& textproto, const std::string& origin);
 
-// A small edge NPU: 16x16 array at 800 MHz, 16 vector lanes.
+// The presets built from configs/*.textproto, by file name without extension.
+std::vector<std::string> npuPresetNames();
+hal::Result<NpuConfig> npuPreset(const std::string& name);
+
+// A small edge NPU (preset "edge16") and a large one ("large128").
 NpuConfig edgeNpuConfig();
-// A large datacenter NPU: 128x128 array at 1 GHz, 256 vector lanes.
 NpuConfig largeNpuConfig();
-// The devices the emulator serves when not told otherwise: both of the above.
+// What the emulator serves when not told otherwise: edge16 and large128.
 std::vector<NpuConfig> defaultNpuConfigs();
 
-// Devices from a comma-separated list of preset names ("edge16", "large128"), or "default".
+// Devices from a comma-separated list whose entries are preset names or paths to textproto
+// files (anything containing '/' or ending in .textproto), or "default".
 hal::Result<std::vector<NpuConfig>> npuConfigsFromList(const std::string& list);
 
 }  // namespace nnremote::sim

@@ -70,12 +70,6 @@ class OperationContext {
   std::vector<Tensor*> outputs_;
 };
 
-// Work an operation does, for the timing model.
-struct OperationCost {
-  uint64_t macs = 0;            // multiply-accumulates on the systolic array
-  uint64_t vectorElements = 0;  // element operations on the vector unit
-};
-
 }  // namespace nnremote::sim
 
 #endif  // NNREMOTE_ACCELERATOR_SIM_OPERATION_CONTEXT_H_

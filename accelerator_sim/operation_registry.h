@@ -4,6 +4,7 @@
 #define NNREMOTE_ACCELERATOR_SIM_OPERATION_REGISTRY_H_
 
 #include "accelerator_sim/operation_context.h"
+#include "accelerator_sim/timing/operation_work.h"
 
 namespace nnremote::sim {
 
@@ -17,8 +18,10 @@ struct OperationKernel {
   Status (*prepare)(OperationContext& context);
   // Writes the outputs, whose buffers the executor has allocated.
   Status (*execute)(OperationContext& context);
-  // The work done, for the timing model; called after prepare.
-  OperationCost (*cost)(const OperationContext& context);
+  // What the operation does, for the timing model: GEMMs for the systolic array and element
+  // operations for the vector unit. Called after prepare; the executor adds the bytes read
+  // and written from the operands' sizes.
+  OperationWork (*work)(const OperationContext& context);
 };
 
 // The kernel for `type`, or nullptr if the simulator does not implement it.

@@ -1,10 +1,10 @@
 #include "accelerator_sim/sim_device.h"
 
-#include <cfloat>
 #include <cstring>
 
 #include "accelerator_sim/graph_executor.h"
 #include "accelerator_sim/sim_prepared_model.h"
+#include "accelerator_sim/timing/capabilities.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
 
@@ -13,33 +13,6 @@ namespace {
 
 using hal::ErrorStatus;
 using hal::makeError;
-
-// Throughput of the CPU reference that NNAPI performance numbers are ratios to: one core
-// doing 8 fp32 multiply-accumulates per cycle at 1 GHz.
-constexpr double kReferenceMacsPerSecond = 8e9;
-
-// First-order capabilities from the array's throughput; types the simulator cannot run get
-// FLT_MAX, NNAPI's "do not use this device for it".
-hal::Capabilities deriveCapabilities(const NpuConfig& npu) {
-  const float ratio = static_cast<float>(kReferenceMacsPerSecond / npu.macsPerSecond());
-  const hal::PerformanceInfo fast{ratio, ratio};
-  const hal::PerformanceInfo unusable{FLT_MAX, FLT_MAX};
-  hal::Capabilities capabilities;
-  capabilities.relaxedFloat32toFloat16PerformanceScalar = unusable;
-  capabilities.relaxedFloat32toFloat16PerformanceTensor = unusable;
-  capabilities.ifPerformance = unusable;
-  capabilities.whilePerformance = unusable;
-  for (int32_t code = 0; code <= static_cast<int32_t>(hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
-       ++code) {
-    const auto type = static_cast<hal::OperandType>(code);
-    const bool runs = type == hal::OperandType::TENSOR_FLOAT32 ||
-                      type == hal::OperandType::TENSOR_QUANT8_ASYMM ||
-                      type == hal::OperandType::TENSOR_INT32 || type == hal::OperandType::INT32 ||
-                      type == hal::OperandType::FLOAT32 || type == hal::OperandType::BOOL;
-    capabilities.operandPerformance.push_back({type, runs ? fast : unusable});
-  }
-  return capabilities;
-}
 
 // POINTER operands point into the caller's memory, which may change or vanish after
 // prepareModel returns, so their data is copied into the model's own operand values.
@@ -61,16 +34,18 @@ hal::Model copyPointerData(hal::Model model) {
 
 }  // namespace
 
-std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu) {
-  return std::make_shared<SimDevice>(std::move(npu));
+std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, SimOptions options) {
+  return std::make_shared<SimDevice>(std::move(npu), options);
 }
 
-SimDevice::SimDevice(NpuConfig npu)
+SimDevice::SimDevice(NpuConfig npu, SimOptions options)
     : npu_(std::move(npu)),
-      name_(npu_.fullName()),
-      versionString_("nnremote-sim 0.1 (" + std::to_string(npu_.arrayRows) + "x" +
-                     std::to_string(npu_.arrayColumns) + " @ " +
-                     std::to_string(static_cast<int>(npu_.clockHz / 1e6)) + " MHz)"),
+      options_(options),
+      name_(deviceName(npu_)),
+      versionString_("nnremote-sim 0.2 (" + std::to_string(npu_.systolic_array().rows()) + "x" +
+                     std::to_string(npu_.systolic_array().columns()) + " " +
+                     Dataflow_Name(dataflowOf(npu_)) + " @ " +
+                     std::to_string(static_cast<int>(npu_.clock_mhz())) + " MHz)"),
       capabilities_(deriveCapabilities(npu_)) {}
 
 hal::Result<std::vector<bool>> SimDevice::getSupportedOperations(const hal::Model& model) const {
@@ -106,7 +81,7 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
     }
   }
   return hal::SharedPreparedModel(
-      std::make_shared<SimPreparedModel>(copyPointerData(model), npu_));
+      std::make_shared<SimPreparedModel>(copyPointerData(model), npu_, options_.paceRealtime));
 }
 
 hal::Result<hal::SharedPreparedModel> SimDevice::prepareModelFromCache(

@@ -11,16 +11,21 @@
 
 namespace nnremote::sim {
 
+struct SimOptions {
+  // Executions return no sooner than the simulated device time (npu_emulator --pace=realtime).
+  bool paceRealtime = false;
+};
+
 class SimDevice final : public hal::IDevice {
  public:
-  static std::shared_ptr<SimDevice> create(NpuConfig npu);
+  static std::shared_ptr<SimDevice> create(NpuConfig npu, SimOptions options = {});
 
-  explicit SimDevice(NpuConfig npu);
+  SimDevice(NpuConfig npu, SimOptions options);
 
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return versionString_; }
   hal::Version getFeatureLevel() const override { return hal::Version::FEATURE_LEVEL_4; }
-  hal::DeviceType getType() const override { return npu_.deviceType; }
+  hal::DeviceType getType() const override { return halDeviceType(npu_); }
   const std::vector<hal::Extension>& getSupportedExtensions() const override { return extensions_; }
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
   std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {0, 0}; }
@@ -45,6 +50,7 @@ class SimDevice final : public hal::IDevice {
 
  private:
   NpuConfig npu_;
+  SimOptions options_;
   std::string name_;
   std::string versionString_;
   std::vector<hal::Extension> extensions_;

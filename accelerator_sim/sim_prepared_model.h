@@ -15,7 +15,9 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
   // `model` has passed validation and every operation is supported; POINTER data has been
   // copied into the model's own storage.
-  SimPreparedModel(hal::Model model, NpuConfig npu);
+  // With `paceRealtime`, an execution does not return before the simulated device time has
+  // passed on the host's clock.
+  SimPreparedModel(hal::Model model, NpuConfig npu, bool paceRealtime);
 
   hal::Result<hal::ExecutionOutcome> execute(
       const hal::Request& request, hal::MeasureTiming measure,
@@ -30,6 +32,7 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
  private:
   hal::Model model_;
   NpuConfig npu_;
+  bool paceRealtime_;
 };
 
 }  // namespace nnremote::sim

@@ -247,6 +247,7 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::Execu
   if (!outcome.ok()) return toGrpcStatus(outcome.error());
   for (const auto& shape : outcome->outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
   *response->mutable_timing() = wire_conv::toWire(outcome->timing);
+  if (outcome->profile) *response->mutable_profile() = wire_conv::toWire(*outcome->profile);
   collectInlineOutputs(request->request(), *halRequest, *entry->model, *outcome, response);
   return grpc::Status::OK;
 }

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "hal/execution_profile.h"
 #include "hal/sync_fence.h"
 #include "hal/types.h"
 
@@ -17,6 +18,8 @@ using ExecuteFencedInfoCallback = std::function<Result<std::pair<Timing, Timing>
 struct ExecutionOutcome {
   std::vector<OutputShape> outputShapes;
   Timing timing;
+  // Set by devices that profile timed executions (MeasureTiming::YES); null otherwise.
+  std::shared_ptr<const ExecutionProfile> profile;
 };
 
 class IExecution {

@@ -200,6 +200,63 @@ hal::Timing fromWire(const wire::Timing& timing) {
   return out;
 }
 
+wire::ExecutionProfile toWire(const hal::ExecutionProfile& profile) {
+  wire::ExecutionProfile out;
+  out.set_device_name(profile.deviceName);
+  out.set_clock_hz(profile.clockHz);
+  out.set_total_cycles(profile.totalCycles);
+  out.set_host_wall_nanoseconds(profile.hostWallNanoseconds);
+  for (const auto& op : profile.operations) {
+    auto* o = out.add_operations();
+    o->set_operation_index(op.operationIndex);
+    o->set_type(static_cast<int32_t>(op.type));
+    o->set_unit(static_cast<wire::OperationProfile::Unit>(op.unit));
+    o->set_start_cycle(op.startCycle);
+    o->set_compute_cycles(op.computeCycles);
+    o->set_stall_cycles(op.stallCycles);
+    o->set_total_cycles(op.totalCycles);
+    o->set_macs(op.macs);
+    o->set_mapping_efficiency(op.mappingEfficiency);
+    o->set_compute_utilization(op.computeUtilization);
+    o->set_overall_utilization(op.overallUtilization);
+    o->set_dram_read_bytes(op.dramReadBytes);
+    o->set_dram_write_bytes(op.dramWriteBytes);
+    o->set_sram_read_bytes(op.sramReadBytes);
+    o->set_sram_write_bytes(op.sramWriteBytes);
+    o->set_dram_cycles(op.dramCycles);
+  }
+  return out;
+}
+
+hal::ExecutionProfile fromWire(const wire::ExecutionProfile& profile) {
+  hal::ExecutionProfile out;
+  out.deviceName = profile.device_name();
+  out.clockHz = profile.clock_hz();
+  out.totalCycles = profile.total_cycles();
+  out.hostWallNanoseconds = profile.host_wall_nanoseconds();
+  for (const auto& o : profile.operations()) {
+    hal::OperationProfile op;
+    op.operationIndex = o.operation_index();
+    op.type = static_cast<hal::OperationType>(o.type());
+    op.unit = static_cast<hal::ProfileUnit>(o.unit());
+    op.startCycle = o.start_cycle();
+    op.computeCycles = o.compute_cycles();
+    op.stallCycles = o.stall_cycles();
+    op.totalCycles = o.total_cycles();
+    op.macs = o.macs();
+    op.mappingEfficiency = o.mapping_efficiency();
+    op.computeUtilization = o.compute_utilization();
+    op.overallUtilization = o.overall_utilization();
+    op.dramReadBytes = o.dram_read_bytes();
+    op.dramWriteBytes = o.dram_write_bytes();
+    op.sramReadBytes = o.sram_read_bytes();
+    op.sramWriteBytes = o.sram_write_bytes();
+    op.dramCycles = o.dram_cycles();
+    out.operations.push_back(op);
+  }
+  return out;
+}
+
 wire::Priority toWire(hal::Priority priority) {
   switch (priority) {
     case hal::Priority::LOW: return wire::PRIORITY_LOW;

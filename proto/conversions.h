@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "hal/execution_profile.h"
 #include "hal/i_device.h"
 #include "hal/types.h"
 #include "proto/nnremote.pb.h"
@@ -36,6 +37,8 @@ wire::OutputShape toWire(const hal::OutputShape& shape);
 hal::OutputShape fromWire(const wire::OutputShape& shape);
 wire::Timing toWire(const hal::Timing& timing);
 hal::Timing fromWire(const wire::Timing& timing);
+wire::ExecutionProfile toWire(const hal::ExecutionProfile& profile);
+hal::ExecutionProfile fromWire(const wire::ExecutionProfile& profile);
 wire::Priority toWire(hal::Priority priority);
 hal::Priority fromWire(wire::Priority priority);
 

@@ -70,6 +70,9 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
     outcome.outputShapes.push_back(wire_conv::fromWire(shape));
   }
   outcome.timing = wire_conv::fromWire(response.timing());
+  if (response.has_profile()) {
+    outcome.profile = std::make_shared<const hal::ExecutionProfile>(wire_conv::fromWire(response.profile()));
+  }
   return outcome;
 }
 

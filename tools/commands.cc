@@ -126,7 +126,7 @@ int runConform(const std::vector<std::string>& args) {
   if (flags->has("in-process")) {
     const std::string wanted = flags->get("device");
     for (const auto& npu : sim::defaultNpuConfigs()) {
-      if (wanted.empty() || npu.fullName() == wanted) {
+      if (wanted.empty() || sim::deviceName(npu) == wanted) {
         device = sim::SimDevice::create(npu);
         break;
       }

@@ -67,14 +67,16 @@ Status executeActivation(OperationContext& context) {
   return {};
 }
 
-OperationCost costActivation(const OperationContext& context) {
-  return {0, context.output(0).elementCount()};
+OperationWork activationWork(const OperationContext& context) {
+  OperationWork work;
+  work.vectorElements = context.output(0).elementCount();
+  return work;
 }
 
 template <OperationType kType>
 constexpr OperationKernel makeActivationKernel() {
   return {&validateActivation<kType>, &prepareSameShape, &executeActivation<kType>,
-          &costActivation};
+          &activationWork};
 }
 
 }  // namespace

@@ -151,13 +151,15 @@ Status executeBinary(OperationContext& context) {
   return {};
 }
 
-OperationCost costElementwise(const OperationContext& context) {
-  return {0, context.output(0).elementCount()};
+OperationWork elementwiseWork(const OperationContext& context) {
+  OperationWork work;
+  work.vectorElements = context.output(0).elementCount();
+  return work;
 }
 
 template <OperationType kType>
 constexpr OperationKernel makeBinaryKernel() {
-  return {&validateBinary<kType>, &prepareBinary, &executeBinary<kType>, &costElementwise};
+  return {&validateBinary<kType>, &prepareBinary, &executeBinary<kType>, &elementwiseWork};
 }
 
 }  // namespace

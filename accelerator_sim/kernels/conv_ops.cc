@@ -249,22 +249,36 @@ Status executeConv(OperationContext& context) {
   return {};
 }
 
-OperationCost costConv(const OperationContext& context) {
+// On the array as SCALE-Sim maps it: M output pixels (batch included) x N filters, reducing
+// over K = filter height x width x input channels.
+OperationWork convWork(const OperationContext& context) {
   const Tensor& filter = context.input(1);
-  const uint64_t taps = uint64_t{filter.dim(1)} * filter.dim(2) * filter.dim(3);
-  return {context.output(0).elementCount() * taps, 0};
+  const Tensor& output = context.output(0);
+  GemmWork gemm;
+  gemm.m = uint64_t{output.dim(0)} * output.dim(1) * output.dim(2);
+  gemm.n = output.dim(3);
+  gemm.k = uint64_t{filter.dim(1)} * filter.dim(2) * filter.dim(3);
+  gemm.inputElementBytes = hal::elementSize(context.input(0).type);
+  gemm.outputElementBytes = hal::elementSize(output.type);
+  OperationWork work;
+  work.gemms.push_back(gemm);
+  return work;
 }
 
-OperationCost costDepthwise(const OperationContext& context) {
+// Depthwise convolution has no reduction across channels to fill an array's columns, so it
+// runs on the vector unit: one multiply-accumulate per output element and filter tap.
+OperationWork depthwiseWork(const OperationContext& context) {
   const Tensor& filter = context.input(1);
-  return {0, context.output(0).elementCount() * filter.dim(1) * filter.dim(2)};
+  OperationWork work;
+  work.vectorElements = context.output(0).elementCount() * filter.dim(1) * filter.dim(2);
+  return work;
 }
 
 }  // namespace
 
 const OperationKernel kConv2dKernel = {&validateConv, &prepareConv<false>, &executeConv<false>,
-                                       &costConv};
+                                       &convWork};
 const OperationKernel kDepthwiseConv2dKernel = {&validateDepthwise, &prepareConv<true>,
-                                                &executeConv<true>, &costDepthwise};
+                                                &executeConv<true>, &depthwiseWork};
 
 }  // namespace nnremote::sim

@@ -99,13 +99,22 @@ Status executeFullyConnected(OperationContext& context) {
   return {};
 }
 
-OperationCost costFullyConnected(const OperationContext& context) {
-  return {context.output(0).elementCount() * context.input(1).dim(1), 0};
+OperationWork fullyConnectedWork(const OperationContext& context) {
+  const Tensor& output = context.output(0);
+  GemmWork gemm;
+  gemm.m = output.dim(0);
+  gemm.n = output.dim(1);
+  gemm.k = context.input(1).dim(1);
+  gemm.inputElementBytes = hal::elementSize(context.input(0).type);
+  gemm.outputElementBytes = hal::elementSize(output.type);
+  OperationWork work;
+  work.gemms.push_back(gemm);
+  return work;
 }
 
 }  // namespace
 
 const OperationKernel kFullyConnectedKernel = {&validateFullyConnected, &prepareFullyConnected,
-                                               &executeFullyConnected, &costFullyConnected};
+                                               &executeFullyConnected, &fullyConnectedWork};
 
 }  // namespace nnremote::sim

@@ -136,17 +136,20 @@ Status executePool(OperationContext& context) {
   return {};
 }
 
-OperationCost costPool(const OperationContext& context) {
+// One vector-lane operation per output element and window tap, as in Vela's pooling blocks.
+OperationWork poolWork(const OperationContext& context) {
   const size_t filter = filterOperand(context);
   const uint64_t window = uint64_t(context.scalar<int32_t>(filter)) * context.scalar<int32_t>(filter + 1);
-  return {0, context.output(0).elementCount() * window};
+  OperationWork work;
+  work.vectorElements = context.output(0).elementCount() * window;
+  return work;
 }
 
 }  // namespace
 
 const OperationKernel kAveragePool2dKernel = {&validatePool, &preparePool, &executePool<true>,
-                                              &costPool};
+                                              &poolWork};
 const OperationKernel kMaxPool2dKernel = {&validatePool, &preparePool, &executePool<false>,
-                                          &costPool};
+                                          &poolWork};
 
 }  // namespace nnremote::sim

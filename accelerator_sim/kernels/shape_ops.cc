@@ -62,8 +62,11 @@ Status executeReshape(OperationContext& context) {
   return {};
 }
 
-OperationCost costMove(const OperationContext& context) {
-  return {0, context.output(0).elementCount()};
+// Data movement: one vector-lane operation per element moved.
+OperationWork moveWork(const OperationContext& context) {
+  OperationWork work;
+  work.vectorElements = context.output(0).elementCount();
+  return work;
 }
 
 // CONCATENATION: inputs 0..n-2 are tensors, input n-1 the axis.
@@ -144,8 +147,8 @@ Status executeConcatenation(OperationContext& context) {
 }  // namespace
 
 const OperationKernel kReshapeKernel = {&validateReshape, &prepareReshape, &executeReshape,
-                                        &costMove};
+                                        &moveWork};
 const OperationKernel kConcatenationKernel = {&validateConcatenation, &prepareConcatenation,
-                                              &executeConcatenation, &costMove};
+                                              &executeConcatenation, &moveWork};
 
 }  // namespace nnremote::sim

@@ -83,13 +83,16 @@ Status executeSoftmax(OperationContext& context) {
   return {};
 }
 
-OperationCost costSoftmax(const OperationContext& context) {
-  return {0, 3 * context.output(0).elementCount()};
+// Three passes per row: the maximum, the exponentials and their sum, the division.
+OperationWork softmaxWork(const OperationContext& context) {
+  OperationWork work;
+  work.vectorElements = 3 * context.output(0).elementCount();
+  return work;
 }
 
 }  // namespace
 
 const OperationKernel kSoftmaxKernel = {&validateSoftmax, &prepareSoftmax, &executeSoftmax,
-                                        &costSoftmax};
+                                        &softmaxWork};
 
 }  // namespace nnremote::sim

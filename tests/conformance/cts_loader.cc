@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "hal/operand_types.h"
+#include "tests/common/shared_data.h"
 #include "tests/conformance/cts_format.pb.h"
 
 namespace nnremote::cts {
@@ -193,20 +194,7 @@ hal::Result<std::vector<CtsTestCase>> loadSpecFile(const std::string& path,
 
 std::string defaultConformanceDirectory() {
   if (const char* env = getenv("NNREMOTE_CONFORMANCE_DIR"); env != nullptr && *env) return env;
-  std::vector<fs::path> candidates;
-  // Under `bazel test` the working directory is the runfiles tree; README.md there links back
-  // to the workspace, whose sibling is shared/.
-  std::error_code error;
-  const fs::path readme = fs::canonical("README.md", error);
-  if (!error) candidates.push_back(readme.parent_path() / ".." / "shared" / "conformance");
-  if (const char* workspace = getenv("BUILD_WORKSPACE_DIRECTORY")) {
-    candidates.push_back(fs::path(workspace) / ".." / "shared" / "conformance");
-  }
-  candidates.push_back(fs::path("..") / "shared" / "conformance");
-  for (const fs::path& candidate : candidates) {
-    if (fs::is_directory(candidate, error)) return fs::canonical(candidate, error).string();
-  }
-  return "";
+  return testing::sharedDataDirectory("conformance");
 }
 
 }  // namespace nnremote::cts

@@ -17,9 +17,8 @@ hal::Result<std::vector<std::string>> findSpecFiles(const std::string& directory
 hal::Result<std::vector<CtsTestCase>> loadSpecFile(const std::string& path,
                                                    const std::string& displayName);
 
-// Where the shared conformance data lives, relative to the repository: $NNREMOTE_CONFORMANCE_DIR
-// if set, else the first of ../shared/conformance seen from the workspace or the current
-// directory that exists; empty if none does.
+// Where the shared conformance data lives: $NNREMOTE_CONFORMANCE_DIR if set, else
+// ../shared/conformance next to the workspace (see tests/common/shared_data.h); empty if absent.
 std::string defaultConformanceDirectory();
 
 }  // namespace nnremote::cts

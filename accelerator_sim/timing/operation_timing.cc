@@ -1,0 +1,82 @@
+#include "accelerator_sim/timing/operation_timing.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "accelerator_sim/npu_config.h"
+#include "accelerator_sim/timing/systolic_model.h"
+#include "hal/operand_types.h"
+
+namespace nnremote::sim {
+namespace {
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
+
+double cyclesPerElement(const NpuConfig& npu, hal::OperationType type) {
+  const auto& costs = npu.vector_unit().cycles_per_element();
+  const auto it = costs.find(hal::toString(type));
+  return it != costs.end() ? it->second : npu.vector_unit().default_cycles_per_element();
+}
+
+}  // namespace
+
+hal::OperationProfile estimateOperation(const OperationWork& work, hal::OperationType type,
+                                        const NpuConfig& npu) {
+  hal::OperationProfile timing;
+  timing.type = type;
+  timing.unit = work.gemms.empty() ? hal::ProfileUnit::VECTOR : hal::ProfileUnit::ARRAY;
+  const uint32_t rows = npu.systolic_array().rows(), columns = npu.systolic_array().columns();
+  const uint32_t cores = std::max(1u, npu.cores());
+
+  uint64_t firstFill = 0;
+  double weightedMapping = 0;
+  for (const GemmWork& gemm : work.gemms) {
+    const ArrayCompute compute = arrayCompute(gemm.m, gemm.n, gemm.k, rows, columns,
+                                              dataflowOf(npu), cores, npu.scalesim_off_by_one());
+    timing.computeCycles += compute.computeCycles * gemm.repeat;
+    timing.macs += gemm.macs();
+    weightedMapping += compute.mappingEfficiency * double(gemm.macs());
+    const MemoryTraffic traffic = gemmTraffic(gemm, npu);
+    timing.dramReadBytes += traffic.dramReadBytes;
+    timing.dramWriteBytes += traffic.dramWriteBytes;
+    timing.sramReadBytes += traffic.sramReadBytes;
+    timing.sramWriteBytes += traffic.sramWriteBytes;
+    if (firstFill == 0) firstFill = traffic.firstFillBytes;
+  }
+  if (work.vectorElements > 0) {
+    const double laneCycles = double(work.vectorElements) * cyclesPerElement(npu, type);
+    timing.computeCycles +=
+        static_cast<uint64_t>(std::ceil(laneCycles / (double(npu.vector_unit().lanes()) * cores)));
+  }
+  if (work.gemms.empty()) {
+    // Vector operations stream their operands through SRAM once, to and from DRAM.
+    timing.dramReadBytes = work.activationBytes + work.weightBytes;
+    timing.dramWriteBytes = work.outputBytes;
+    timing.sramReadBytes = timing.dramReadBytes;
+    timing.sramWriteBytes = timing.dramWriteBytes;
+    firstFill = std::min<uint64_t>(timing.dramReadBytes, uint64_t{npu.vector_unit().lanes()} * 4);
+  }
+
+  const double bandwidth = npu.dram().bytes_per_cycle();
+  if (bandwidth > 0) {
+    const uint64_t dramBytes = timing.dramReadBytes + timing.dramWriteBytes;
+    timing.dramCycles = static_cast<uint64_t>(std::ceil(double(dramBytes) / bandwidth));
+    const uint64_t fillCycles = static_cast<uint64_t>(std::ceil(double(firstFill) / bandwidth));
+    // Double buffering hides transfers behind compute; what it cannot hide is the first tile,
+    // the latency, and any transfer time beyond the compute time.
+    timing.stallCycles = npu.dram().latency_cycles() + fillCycles +
+                         (timing.dramCycles > timing.computeCycles
+                              ? timing.dramCycles - timing.computeCycles
+                              : 0);
+  }
+  timing.totalCycles = timing.computeCycles + timing.stallCycles;
+  if (timing.macs > 0) {
+    const double pes = double(rows) * columns * cores;
+    timing.mappingEfficiency = weightedMapping / double(timing.macs);
+    timing.computeUtilization = 100.0 * double(timing.macs) / (pes * double(timing.computeCycles));
+    timing.overallUtilization = 100.0 * double(timing.macs) / (pes * double(timing.totalCycles));
+  }
+  return timing;
+}
+
+}  // namespace nnremote::sim

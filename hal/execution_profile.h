@@ -1,0 +1,46 @@
+// Where an execution's device time went, operation by operation. Optional: a device attaches
+// it to timed executions when it can (the simulator always does); nnremote renders it as a trace.
+#ifndef NNREMOTE_HAL_EXECUTION_PROFILE_H_
+#define NNREMOTE_HAL_EXECUTION_PROFILE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hal/types.h"
+
+namespace nnremote::hal {
+
+enum class ProfileUnit : int32_t { ARRAY = 0, VECTOR = 1, OTHER = 2 };
+
+struct OperationProfile {
+  uint32_t operationIndex = 0;  // in model.main.operations
+  OperationType type = OperationType::ADD;
+  ProfileUnit unit = ProfileUnit::OTHER;
+  uint64_t startCycle = 0;     // operations run back to back
+  uint64_t computeCycles = 0;  // with unlimited memory bandwidth
+  uint64_t stallCycles = 0;    // waiting for DRAM
+  uint64_t totalCycles = 0;    // computeCycles + stallCycles
+  uint64_t macs = 0;
+  // Percentages, for array operations (0 otherwise).
+  double mappingEfficiency = 0;   // PEs mapped, averaged over folds
+  double computeUtilization = 0;  // MACs / (PEs x compute cycles)
+  double overallUtilization = 0;  // MACs / (PEs x total cycles)
+  uint64_t dramReadBytes = 0, dramWriteBytes = 0;
+  uint64_t sramReadBytes = 0, sramWriteBytes = 0;
+  uint64_t dramCycles = 0;  // cycles the DRAM interface is busy for this operation
+};
+
+struct ExecutionProfile {
+  std::string deviceName;
+  double clockHz = 0;
+  uint64_t totalCycles = 0;
+  // Host wall time the execution took on the machine that ran it: simulation cost, not device
+  // time.
+  uint64_t hostWallNanoseconds = 0;
+  std::vector<OperationProfile> operations;
+};
+
+}  // namespace nnremote::hal
+
+#endif  // NNREMOTE_HAL_EXECUTION_PROFILE_H_
