@@ -11,7 +11,7 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=PRESETS]
+constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--pace=realtime]
 
 Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM).
 
@@ -22,9 +22,16 @@ Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctr
                                            port 0 picks a free port and prints it
                     The server has no authentication: listen on a public address only on a
                     network you trust.
-  --config=PRESETS  the devices to serve, comma-separated (default: edge16,large128):
-                      edge16    nnremote-edge16: 16x16 systolic array @ 800 MHz
-                      large128  nnremote-large128: 128x128 systolic array @ 1 GHz
+  --config=DEVICES  the simulated NPUs to serve, comma-separated; each is a preset name or a
+                    path to an NpuConfig textproto (docs/npu_config.md). Default: edge16,large128.
+                    Presets:
+                      edge16      nnremote-edge16: 16x16 output-stationary array @ 800 MHz
+                      large128    nnremote-large128: 128x128 weight-stationary array @ 1 GHz
+                      scalesim32  nnremote-scalesim32: SCALE-Sim's example 32x32 configuration
+  --pace=MODE       none (default): answer as fast as the host simulates.
+                    realtime: an execution does not complete before its simulated device time
+                    has passed, so deadlines and latency-sensitive clients behave as on the
+                    device.
   --help            show this text
 )";
 
@@ -40,12 +47,14 @@ bool takeFlag(const char* arg, const char* name, std::string* value) {
 int main(int argc, char** argv) {
   std::string listen = nnremote::emulator::kDefaultListenAddress;
   std::string config = "default";
+  std::string pace = "none";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::cout << kUsage;
       return 0;
     }
-    if (!takeFlag(argv[i], "--listen", &listen) && !takeFlag(argv[i], "--config", &config)) {
+    if (!takeFlag(argv[i], "--listen", &listen) && !takeFlag(argv[i], "--config", &config) &&
+        !takeFlag(argv[i], "--pace", &pace)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -55,8 +64,14 @@ int main(int argc, char** argv) {
     std::cerr << "npu_emulator: --config: " << configs.error().message << "\n";
     return 2;
   }
+  if (pace != "none" && pace != "realtime") {
+    std::cerr << "npu_emulator: --pace must be none or realtime, not '" << pace << "'\n";
+    return 2;
+  }
+  nnremote::sim::SimOptions options;
+  options.paceRealtime = pace == "realtime";
   std::vector<nnremote::hal::SharedDevice> devices;
-  for (const auto& npu : *configs) devices.push_back(nnremote::sim::SimDevice::create(npu));
+  for (const auto& npu : *configs) devices.push_back(nnremote::sim::SimDevice::create(npu, options));
 
   // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
   sigset_t stopSignals;
@@ -72,7 +87,7 @@ int main(int argc, char** argv) {
   }
   std::cout << "npu_emulator listening on " << (*server)->address() << " with";
   for (const auto& device : devices) std::cout << " " << device->getName();
-  std::cout << std::endl;
+  std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
 
   std::thread stopper([&] {
     int signal = 0;

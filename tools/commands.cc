@@ -11,6 +11,7 @@
 #include "hal/operand_types.h"
 #include "tests/conformance/cts_runner.h"
 #include "tools/flags.h"
+#include "tools/scalesim_compat.h"
 #include "tools/sample_model.h"
 #include "tools/target.h"
 
@@ -187,6 +188,44 @@ int runConform(const std::vector<std::string>& args) {
             << totals->passed << " passed, " << totals->failed << " failed, " << totals->unsupported
             << " unsupported\n";
   return totals->failed == 0 ? 0 : 1;
+}
+
+namespace {
+
+hal::Result<std::string> readFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return hal::invalidArgument() << "cannot read " << path;
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+int runCost(const std::vector<std::string>& args) {
+  auto flags = Flags::parse(args, {"scalesim-config", "topology", "gemm", "output", "count-cycles"});
+  if (!flags.ok()) return fail("cost", flags.error());
+  if (!flags->has("scalesim-config") || !flags->has("topology")) {
+    return fail("cost", hal::invalidArgument() << "--scalesim-config=FILE and --topology=FILE are required");
+  }
+  auto configText = readFile(flags->get("scalesim-config"));
+  if (!configText.ok()) return fail("cost", configText.error());
+  auto npu = parseScaleSimConfig(*configText, flags->get("scalesim-config"));
+  if (!npu.ok()) return fail("cost", npu.error());
+  if (flags->has("count-cycles")) npu->set_scalesim_off_by_one(false);
+  auto topologyText = readFile(flags->get("topology"));
+  if (!topologyText.ok()) return fail("cost", topologyText.error());
+  auto layers = parseScaleSimTopology(*topologyText, flags->has("gemm"), flags->get("topology"));
+  if (!layers.ok()) return fail("cost", layers.error());
+  const std::string report = computeReport(*layers, *npu);
+  if (!flags->has("output")) {
+    std::cout << report;
+    return 0;
+  }
+  std::ofstream output(flags->get("output"));
+  output << report;
+  if (!output) return fail("cost", hal::invalidArgument() << "cannot write " << flags->get("output"));
+  return 0;
 }
 
 }  // namespace nnremote::tools

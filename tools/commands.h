@@ -10,6 +10,7 @@ namespace nnremote::tools {
 int runDevices(const std::vector<std::string>& args);
 int runSample(const std::vector<std::string>& args);
 int runConform(const std::vector<std::string>& args);
+int runCost(const std::vector<std::string>& args);
 
 }  // namespace nnremote::tools
 

@@ -16,6 +16,8 @@ Commands:
                execute it with timing, and print the outputs, output shapes and timing
   conform      run AOSP CTS/VTS conformance models (../shared/conformance format) and check
                them with the CTS tolerances
+  cost         price SCALE-Sim layers with nnremote's timing model: reads SCALE-Sim v2's
+               config and topology files unchanged, prints its COMPUTE_REPORT.csv layout
 
 Flags (every command):
   --target=ADDR   the npu_emulator to use: unix:PATH, unix-abstract:NAME or HOST:PORT. Without
@@ -33,10 +35,21 @@ Flags (conform):
   "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked
   expect_failure passes when preparation or execution is refused with an error.
 
+Flags (cost):
+  --scalesim-config=FILE  a SCALE-Sim .cfg (ArrayHeight, ArrayWidth, *SramSzkB, Dataflow,
+                          Bandwidth, InterfaceBandwidth CALC or USER)
+  --topology=FILE         a SCALE-Sim topology CSV: conv layers (name, IFMAP Height, IFMAP Width,
+                          Filter Height, Filter Width, Channels, Num Filter, Strides)
+  --gemm                  the topology lists GEMMs instead (name, M, N, K)
+  --output=FILE           write the report there instead of standard output
+  --count-cycles          report the number of cycles instead of SCALE-Sim's last-cycle index
+                          (one less); by default the report matches SCALE-Sim's convention
+
 Examples:
   nnremote devices --target=unix:/tmp/nnremote.sock
   nnremote run-sample
   nnremote conform --cases=../shared/conformance/V1_0 --junit=conform.xml
+  nnremote cost --scalesim-config=scale.cfg --topology=alexnet.csv
 )";
 
 }  // namespace
@@ -61,6 +74,7 @@ int main(int argc, char** argv) {
   if (command == "devices") return nnremote::tools::runDevices(args);
   if (command == "run-sample") return nnremote::tools::runSample(args);
   if (command == "conform") return nnremote::tools::runConform(args);
+  if (command == "cost") return nnremote::tools::runCost(args);
   std::cerr << "nnremote: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

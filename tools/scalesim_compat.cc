@@ -1,0 +1,161 @@
+#include "tools/scalesim_compat.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "accelerator_sim/timing/operation_timing.h"
+
+namespace nnremote::tools {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto begin = s.find_first_not_of(" \t\r");
+  const auto end = s.find_last_not_of(" \t\r");
+  return begin == std::string::npos ? "" : s.substr(begin, end - begin + 1);
+}
+
+std::vector<std::string> splitCsv(const std::string& line) {
+  std::vector<std::string> fields;
+  std::stringstream stream(line);
+  std::string field;
+  while (std::getline(stream, field, ',')) fields.push_back(trim(field));
+  while (!fields.empty() && fields.back().empty()) fields.pop_back();  // SCALE-Sim's trailing comma
+  return fields;
+}
+
+hal::Result<uint64_t> positive(const std::string& text, const std::string& where) {
+  try {
+    size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used == text.size() && value > 0) return static_cast<uint64_t>(value);
+  } catch (...) {
+  }
+  return hal::invalidArgument() << where << ": '" << text << "' is not a positive integer";
+}
+
+}  // namespace
+
+hal::Result<sim::NpuConfig> parseScaleSimConfig(const std::string& text, const std::string& origin) {
+  std::map<std::string, std::string> values;
+  std::stringstream lines(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '[') continue;
+    const size_t separator = line.find_first_of(":=");
+    if (separator == std::string::npos) {
+      return hal::invalidArgument() << origin << ":" << number << ": expected 'Key : value'";
+    }
+    values[trim(line.substr(0, separator))] = trim(line.substr(separator + 1));
+  }
+  auto number_of = [&](const char* key) -> hal::Result<uint64_t> {
+    const auto it = values.find(key);
+    if (it == values.end()) return hal::invalidArgument() << origin << ": " << key << " is missing";
+    return positive(it->second, origin + ": " + key);
+  };
+  sim::NpuConfig npu;
+  npu.set_vendor("scalesim");
+  npu.set_device_name(values.count("run_name") ? values["run_name"] : "config");
+  npu.set_clock_mhz(1000);
+  npu.set_cores(1);
+  NN_ASSIGN_OR_RETURN(const uint64_t rows, number_of("ArrayHeight"));
+  NN_ASSIGN_OR_RETURN(const uint64_t columns, number_of("ArrayWidth"));
+  NN_ASSIGN_OR_RETURN(const uint64_t ifmap, number_of("IfmapSramSzkB"));
+  NN_ASSIGN_OR_RETURN(const uint64_t filter, number_of("FilterSramSzkB"));
+  NN_ASSIGN_OR_RETURN(const uint64_t ofmap, number_of("OfmapSramSzkB"));
+  npu.mutable_systolic_array()->set_rows(rows);
+  npu.mutable_systolic_array()->set_columns(columns);
+  npu.mutable_sram()->set_ifmap_kib(ifmap);
+  npu.mutable_sram()->set_filter_kib(filter);
+  npu.mutable_sram()->set_ofmap_kib(ofmap);
+  std::string dataflow = values.count("Dataflow") ? values["Dataflow"] : "os";
+  std::transform(dataflow.begin(), dataflow.end(), dataflow.begin(), ::tolower);
+  if (dataflow == "os") {
+    npu.mutable_systolic_array()->set_dataflow(sim::OUTPUT_STATIONARY);
+  } else if (dataflow == "ws") {
+    npu.mutable_systolic_array()->set_dataflow(sim::WEIGHT_STATIONARY);
+  } else if (dataflow == "is") {
+    npu.mutable_systolic_array()->set_dataflow(sim::INPUT_STATIONARY);
+  } else {
+    return hal::invalidArgument() << origin << ": Dataflow '" << dataflow << "' is not os, ws or is";
+  }
+  const std::string mode = values.count("InterfaceBandwidth") ? values["InterfaceBandwidth"] : "CALC";
+  if (mode == "USER") {
+    NN_ASSIGN_OR_RETURN(const uint64_t bandwidth, number_of("Bandwidth"));
+    npu.mutable_dram()->set_bytes_per_cycle(static_cast<double>(bandwidth));
+  } else if (mode != "CALC") {
+    return hal::invalidArgument() << origin << ": InterfaceBandwidth '" << mode << "' is not CALC or USER";
+  }
+  npu.mutable_vector_unit()->set_lanes(static_cast<uint32_t>(columns));
+  npu.mutable_vector_unit()->set_default_cycles_per_element(1);
+  npu.set_scalesim_off_by_one(true);
+  return npu;
+}
+
+hal::Result<std::vector<ScaleSimLayer>> parseScaleSimTopology(const std::string& text, bool gemm,
+                                                              const std::string& origin) {
+  std::vector<ScaleSimLayer> layers;
+  std::stringstream lines(text);
+  std::string line;
+  int number = 0;
+  const size_t expected = gemm ? 4 : 8;
+  while (std::getline(lines, line)) {
+    ++number;
+    const std::vector<std::string> fields = splitCsv(line);
+    if (fields.empty()) continue;
+    if (fields.size() < expected) {
+      return hal::invalidArgument() << origin << ":" << number << ": expected " << expected
+                                    << " fields (" << (gemm ? "name, M, N, K" : "name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides")
+                                    << "), got " << fields.size();
+    }
+    if (number == 1 && !std::isdigit(static_cast<unsigned char>(fields[1][0]))) continue;  // header
+    std::vector<uint64_t> v;
+    for (size_t i = 1; i < expected; ++i) {
+      NN_ASSIGN_OR_RETURN(const uint64_t value,
+                          positive(fields[i], origin + ":" + std::to_string(number)));
+      v.push_back(value);
+    }
+    ScaleSimLayer layer;
+    layer.name = fields[0];
+    layer.gemm.inputElementBytes = layer.gemm.outputElementBytes = 1;
+    if (gemm) {
+      layer.gemm.m = v[0], layer.gemm.n = v[1], layer.gemm.k = v[2];
+    } else {
+      const uint64_t h = v[0], w = v[1], fh = v[2], fw = v[3], channels = v[4], filters = v[5], s = v[6];
+      if (fh > h || fw > w) {
+        return hal::invalidArgument() << origin << ":" << number << ": the filter is larger than the ifmap";
+      }
+      const uint64_t outH = (h - fh + s + s - 1) / s, outW = (w - fw + s + s - 1) / s;
+      layer.gemm.m = outH * outW;
+      layer.gemm.n = filters;
+      layer.gemm.k = fh * fw * channels;
+    }
+    layers.push_back(layer);
+  }
+  if (layers.empty()) return hal::invalidArgument() << origin << ": no layers";
+  return layers;
+}
+
+std::string computeReport(const std::vector<ScaleSimLayer>& layers, const sim::NpuConfig& npu) {
+  std::ostringstream out;
+  out << "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n";
+  for (size_t i = 0; i < layers.size(); ++i) {
+    sim::OperationWork work;
+    work.gemms.push_back(layers[i].gemm);
+    const hal::OperationProfile p = sim::estimateOperation(work, hal::OperationType::CONV_2D, npu);
+    char row[256];
+    std::snprintf(row, sizeof(row), "%zu, %llu, %llu, %.4f, %.4f, %.4f,\n", i,
+                  static_cast<unsigned long long>(p.totalCycles),
+                  static_cast<unsigned long long>(p.stallCycles), p.overallUtilization,
+                  p.mappingEfficiency, p.computeUtilization);
+    out << row;
+  }
+  return out.str();
+}
+
+}  // namespace nnremote::tools
