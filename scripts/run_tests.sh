@@ -4,7 +4,7 @@
 # shell test), read from each test target's test.xml.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh || exit 1
+scripts/setup.sh --with-browser || exit 1
 
 log=$(mktemp)
 bazel test //... --test_summary=short "$@" 2>&1 | tee "$log"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs what nnremote needs from Debian 12's packages, if anything is missing. Idempotent.
+# --with-browser also installs Chromium, which the tests use to render the HTML trace timeline.
 set -euo pipefail
 
 packages=(
@@ -10,6 +11,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+
+if [ "${1:-}" = "--with-browser" ]; then packages+=(chromium); fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -11,7 +11,9 @@
 #include "hal/operand_types.h"
 #include "tests/conformance/cts_runner.h"
 #include "tools/flags.h"
+#include "tools/models/mobilenet_v1.h"
 #include "tools/scalesim_compat.h"
+#include "tools/trace_render.h"
 #include "tools/sample_model.h"
 #include "tools/target.h"
 
@@ -225,6 +227,68 @@ int runCost(const std::vector<std::string>& args) {
   std::ofstream output(flags->get("output"));
   output << report;
   if (!output) return fail("cost", hal::invalidArgument() << "cannot write " << flags->get("output"));
+  return 0;
+}
+
+int runTrace(const std::vector<std::string>& args) {
+  auto flags = Flags::parse(args, {"target", "device", "model", "json", "html"});
+  if (!flags.ok()) return fail("trace", flags.error());
+  const std::string modelName = flags->get("model", "mobilenet");
+  BuiltModel built;
+  if (modelName == "mobilenet") {
+    built = buildMobileNetV1(Precision::FLOAT32);
+  } else if (modelName == "mobilenet-quant8") {
+    built = buildMobileNetV1(Precision::QUANT8);
+  } else if (modelName == "sample") {
+    const SampleModel sample = buildSampleModel();
+    built.model = sample.model;
+    built.input = hal::toBytes(sample.input);
+    built.outputBytes = 4 * sizeof(float);
+  } else {
+    return fail("trace", hal::invalidArgument() << "--model must be mobilenet, mobilenet-quant8 or sample");
+  }
+  auto target = openTarget(flags->get("target"));
+  if (!target.ok()) return fail("trace", target.error());
+  auto device = target->device(flags->get("device"));
+  if (!device.ok()) return fail("trace", device.error());
+  auto prepared = (*device)->prepareModel(built.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                          hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  if (!prepared.ok()) return fail("trace", prepared.error());
+  auto io = hal::makeRequest({built.input}, {built.outputBytes});
+  if (!io.ok()) return fail("trace", io.error());
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  if (!outcome.ok()) return fail("trace", outcome.error());
+  if (!outcome->profile) {
+    return fail("trace", hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                             << (*device)->getName() << " returned no execution profile");
+  }
+  const hal::ExecutionProfile& profile = *outcome->profile;
+
+  // The stats: one line per operation, then the totals.
+  std::printf("%-4s %-22s %-6s %12s %10s %8s %8s %12s %12s\n", "op", "type", "unit", "cycles",
+              "stall", "util%", "map%", "DRAM bytes", "SRAM bytes");
+  for (const auto& op : profile.operations) {
+    std::printf("%-4u %-22s %-6s %12llu %10llu %8.1f %8.1f %12llu %12llu\n", op.operationIndex,
+                hal::toString(op.type).c_str(), op.unit == hal::ProfileUnit::ARRAY ? "array" : "vector",
+                static_cast<unsigned long long>(op.totalCycles),
+                static_cast<unsigned long long>(op.stallCycles), op.overallUtilization,
+                op.mappingEfficiency,
+                static_cast<unsigned long long>(op.dramReadBytes + op.dramWriteBytes),
+                static_cast<unsigned long long>(op.sramReadBytes + op.sramWriteBytes));
+  }
+  std::cout << "total: " << profile.totalCycles << " cycles, timeOnDevice "
+            << formatDuration(outcome->timing.timeOnDevice) << ", timeInDriver "
+            << formatDuration(outcome->timing.timeInDriver) << ", host simulation wall time "
+            << std::fixed << std::setprecision(3) << profile.hostWallNanoseconds / 1e6 << " ms\n";
+  const std::string title = modelName + " on " + (*device)->getName();
+  for (const auto& [flag, text] : {std::make_pair(std::string("json"), toChromeTraceJson(profile)),
+                                   std::make_pair(std::string("html"), toHtmlTimeline(profile, title))}) {
+    if (!flags->has(flag)) continue;
+    std::ofstream file(flags->get(flag));
+    file << text;
+    if (!file) return fail("trace", hal::invalidArgument() << "cannot write " << flags->get(flag));
+    std::cout << "wrote " << flags->get(flag) << "\n";
+  }
   return 0;
 }
 

@@ -11,6 +11,7 @@ int runDevices(const std::vector<std::string>& args);
 int runSample(const std::vector<std::string>& args);
 int runConform(const std::vector<std::string>& args);
 int runCost(const std::vector<std::string>& args);
+int runTrace(const std::vector<std::string>& args);
 
 }  // namespace nnremote::tools
 

@@ -16,6 +16,8 @@ Commands:
                execute it with timing, and print the outputs, output shapes and timing
   conform      run AOSP CTS/VTS conformance models (../shared/conformance format) and check
                them with the CTS tolerances
+  trace        run a model with timing and print where the device time goes, operation by
+               operation; optionally write a Chrome trace (Perfetto) and an HTML timeline
   cost         price SCALE-Sim layers with nnremote's timing model: reads SCALE-Sim v2's
                config and topology files unchanged, prints its COMPUTE_REPORT.csv layout
 
@@ -34,6 +36,13 @@ Flags (conform):
   conform prints a line per failing model with the first mismatching element, and ends with
   "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked
   expect_failure passes when preparation or execution is refused with an error.
+
+Flags (trace):
+  --model=NAME    mobilenet (MobileNet v1 1.0-224 float32, the default), mobilenet-quant8, or
+                  sample
+  --json=FILE     write a Chrome trace-event JSON file: open it at ui.perfetto.dev (Open trace
+                  file) or chrome://tracing
+  --html=FILE     write a self-contained HTML/SVG timeline that opens in any browser offline
 
 Flags (cost):
   --scalesim-config=FILE  a SCALE-Sim .cfg (ArrayHeight, ArrayWidth, *SramSzkB, Dataflow,
@@ -75,6 +84,7 @@ int main(int argc, char** argv) {
   if (command == "run-sample") return nnremote::tools::runSample(args);
   if (command == "conform") return nnremote::tools::runConform(args);
   if (command == "cost") return nnremote::tools::runCost(args);
+  if (command == "trace") return nnremote::tools::runTrace(args);
   std::cerr << "nnremote: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

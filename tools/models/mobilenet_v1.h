@@ -1,0 +1,26 @@
+// MobileNet v1 1.0-224 built in code with deterministic pseudo-random weights: 28 layers
+// (CONV_2D, 13 x DEPTHWISE_CONV_2D + 1x1 CONV_2D, AVERAGE_POOL_2D, a 1x1 CONV_2D classifier,
+// RESHAPE, SOFTMAX), all with ReLU6, NHWC, input [1, 224, 224, 3], output [1, 1001].
+#ifndef NNREMOTE_TOOLS_MODELS_MOBILENET_V1_H_
+#define NNREMOTE_TOOLS_MODELS_MOBILENET_V1_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "hal/types.h"
+
+namespace nnremote::tools {
+
+enum class Precision { FLOAT32, QUANT8 };
+
+struct BuiltModel {
+  hal::Model model;
+  std::vector<uint8_t> input;   // one deterministic image
+  size_t outputBytes = 0;
+};
+
+BuiltModel buildMobileNetV1(Precision precision);
+
+}  // namespace nnremote::tools
+
+#endif  // NNREMOTE_TOOLS_MODELS_MOBILENET_V1_H_
