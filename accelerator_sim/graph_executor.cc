@@ -180,6 +180,7 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
                                     std::chrono::steady_clock::now() - kernelStart)
                                     .count();
     if (withTiming) {
+      const auto timingStart = std::chrono::steady_clock::now();
       OperationWork work = kernel->work(context);
       addOperandBytes(context, &work);
       hal::OperationProfile timing = estimateOperation(work, operation.type, npu);
@@ -187,6 +188,9 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
       timing.startCycle = report.profile.totalCycles;
       report.profile.totalCycles += timing.totalCycles;
       report.profile.operations.push_back(timing);
+      report.timingModelNanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - timingStart)
+                                           .count();
     }
   }
 

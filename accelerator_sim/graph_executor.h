@@ -26,6 +26,8 @@ struct ExecutionReport {
   hal::ExecutionProfile profile;  // per operation, as the configured NPU would take it
   // Host time spent inside kernels: the simulation itself, as opposed to driver work.
   uint64_t kernelNanoseconds = 0;
+  // Host time spent pricing operations with the timing model.
+  uint64_t timingModelNanoseconds = 0;
 };
 
 // Executes `model` (validated, every operation supported) on `request` (validated against
