@@ -259,6 +259,37 @@ TEST(MemoryModelTest, TimeOnDeviceFollowsTheModelThroughTheDevice) {
   EXPECT_GE(*edge.timing.timeInDriver, *edge.timing.timeOnDevice);
 }
 
+TEST(PacingTest, RealtimePacingWaitsForTheSimulatedDeviceTime) {
+  // A deliberately slow NPU: 1 MHz, so an ADD of 4096 elements takes milliseconds of device time.
+  NpuConfig slow = edgeNpuConfig();
+  slow.set_clock_mhz(1);
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {4096});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {4096});
+  b.addOperation(OperationType::ADD, {a, a, b.addInt32(0)}, {out});
+  for (bool pace : {false, true}) {
+    SimOptions options;
+    options.paceRealtime = pace;
+    auto prepared = SimDevice::create(slow, options)->prepareModel(
+        b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+    ASSERT_TRUE(prepared.ok());
+    auto io = hal::makeRequest({std::vector<uint8_t>(4096 * 4)}, {4096 * 4});
+    const auto start = hal::Clock::now();
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+    const auto wall = hal::Clock::now() - start;
+    ASSERT_TRUE(outcome.ok());
+    const auto device = *outcome->timing.timeOnDevice;
+    ASSERT_GT(device, std::chrono::milliseconds(1));
+    if (pace) {
+      EXPECT_GE(wall, device) << "a paced execution cannot finish before its device time";
+    } else {
+      EXPECT_LT(wall, device) << "unpaced, the host is much faster than a 1 MHz NPU";
+    }
+    // Pacing stands in for the device: it is not driver work.
+    EXPECT_LT(*outcome->timing.timeInDriver - device, device);
+  }
+}
+
 TEST(CapabilitiesTest, AreDerivedFromTheConfigAndStable) {
   const hal::Capabilities edge = deriveCapabilities(edgeNpuConfig());
   const hal::Capabilities large = deriveCapabilities(largeNpuConfig());

@@ -20,6 +20,8 @@ check "unknown flags are refused with exit code 2" bash -c \
   "$emulator --frobnicate >/dev/null 2>&1; [ \$? -eq 2 ]"
 check "an unknown preset is refused" bash -c \
   "$emulator --config=edge16,huge >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "an unknown pacing mode is refused" bash -c \
+  "$emulator --pace=warp >/dev/null 2>&1; [ \$? -eq 2 ]"
 
 out=$($nnremote run-sample 2>&1)
 check "run-sample prints devices, outputs, shapes and timing" bash -c \
@@ -27,10 +29,17 @@ check "run-sample prints devices, outputs, shapes and timing" bash -c \
    grep -q 'output shape 0: \[1, 4\]' <<<'$out' && grep -q 'timeOnDevice: .* us' <<<'$out'"
 
 socket=/tmp/nnremote-cli-test-$$.sock
-$emulator --listen=unix:$socket --config=large128 > "$TEST_TMPDIR/emulator.log" 2>&1 &
+cat > "$TEST_TMPDIR/tiny.textproto" <<'NPU'
+vendor: "acme" device_name: "tiny4" clock_mhz: 100
+systolic_array { rows: 4 columns: 4 dataflow: WEIGHT_STATIONARY }
+sram { ifmap_kib: 16 filter_kib: 16 ofmap_kib: 16 }
+dram { bytes_per_cycle: 4 latency_cycles: 50 }
+vector_unit { lanes: 4 }
+NPU
+$emulator --listen=unix:$socket --config=large128,$TEST_TMPDIR/tiny.textproto --pace=realtime > "$TEST_TMPDIR/emulator.log" 2>&1 &
 server=$!
 for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
-check "npu_emulator announces its address" grep -q "listening on unix:$socket with nnremote-large128" "$TEST_TMPDIR/emulator.log"
+check "npu_emulator announces its address and devices" grep -q "listening on unix:$socket with nnremote-large128 acme-tiny4, paced in real time" "$TEST_TMPDIR/emulator.log"
 check "devices lists the remote device" bash -c \
   "$nnremote devices --target=unix:$socket | grep -q 'feature level: FEATURE_LEVEL_4'"
 check "an unknown device is named in the error" bash -c \
@@ -47,6 +56,30 @@ if [ -d "$conformance/V1_0" ]; then
 else
   echo "skip: $conformance is absent"
 fi
+
+check "trace writes a Chrome trace and an HTML timeline" bash -c \
+  "$nnremote trace --target=unix:$socket --model=sample --json=$TEST_TMPDIR/t.json --html=$TEST_TMPDIR/t.html | grep -q 'host simulation wall time' &&
+   grep -q '\"traceEvents\"' $TEST_TMPDIR/t.json && grep -q '<svg' $TEST_TMPDIR/t.html"
+
+cat > "$TEST_TMPDIR/scale.cfg" <<'CFG'
+[general]
+run_name = alexnet
+
+[architecture_presets]
+ArrayHeight:    32
+ArrayWidth:     32
+IfmapSramSzkB:   64
+FilterSramSzkB:  64
+OfmapSramSzkB:   64
+Bandwidth : 10
+Dataflow : ws
+
+[run_presets]
+InterfaceBandwidth: CALC
+CFG
+printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\nConv1, 224, 224, 11, 11, 3, 96, 4,\n' > "$TEST_TMPDIR/alexnet.csv"
+check "cost reproduces SCALE-Sim's AlexNet conv1 golden" bash -c \
+  "$nnremote cost --scalesim-config=$TEST_TMPDIR/scale.cfg --topology=$TEST_TMPDIR/alexnet.csv | grep -q '^0, 112283, 0, '"
 
 kill -TERM $server
 wait $server
