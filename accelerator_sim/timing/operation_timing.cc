@@ -10,8 +10,6 @@
 namespace nnremote::sim {
 namespace {
 
-uint64_t ceilDiv(uint64_t a, uint64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
-
 double cyclesPerElement(const NpuConfig& npu, hal::OperationType type) {
   const auto& costs = npu.vector_unit().cycles_per_element();
   const auto it = costs.find(hal::toString(type));
