@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 #include "hal/operand_types.h"
 #include "hal/validation.h"
@@ -42,20 +43,48 @@ std::vector<hal::CacheFile> cacheFilesFromWire(
   return out;
 }
 
-// The bytes an execution wrote for each output whose pool travelled inline.
-void collectInlineOutputs(const wire::Request& wireRequest, const hal::Request& request,
-                          const hal::Model& model, const hal::ExecutionOutcome& outcome,
-                          wire::ExecuteResponse* response) {
+// Outputs up to this size travel inside the ExecuteResponse; larger ones as bulk downloads.
+constexpr uint64_t kMaxInlineOutputBytes = uint64_t{4} << 20;
+// Bulk chunks are this large.
+constexpr size_t kBulkChunkBytes = size_t{1} << 20;
+// One bulk upload may not exceed this.
+constexpr uint64_t kMaxBulkUploadBytes = uint64_t{16} << 30;
+
+// Resolves the memories a model or request names: inline bytes, the session's registered shared
+// memory, or one of its bulk uploads (used up by this call).
+wire_conv::MemoryResolver resolverFor(Session& session) {
+  return [&session](const wire::Memory& memory) -> hal::Result<hal::SharedMemory> {
+    switch (memory.kind_case()) {
+      case wire::Memory::kRegisteredMemoryId:
+        return session.registeredMemories.find(memory.registered_memory_id());
+      case wire::Memory::kBulkTransferId:
+        return session.uploads.take(memory.bulk_transfer_id());
+      default:
+        return wire_conv::resolveInlineOnly(memory);
+    }
+  };
+}
+
+// Sends back what an execution wrote to each output whose pool travelled by value: inline when
+// small, else as a pending download.
+void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                    const hal::Model& model, const hal::ExecutionOutcome& outcome,
+                    wire::ExecuteResponse* response) {
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     std::string* data = response->add_output_data();
-    if (!wire_conv::isInlineOutput(wireRequest, i)) continue;
+    if (!wire_conv::outputTravelsBack(wireRequest, i)) continue;
     const auto& location = request.outputs[i].location;
     const auto& memory = std::get<hal::SharedMemory>(request.pools[location.poolIndex]);
-    uint32_t length = location.length;
+    uint64_t length = location.length;
     if (i < outcome.outputShapes.size()) {
       const hal::OperandType type = model.main.operands[model.main.outputIndexes[i]].type;
-      length = std::min(length, hal::sizeOfData(type, outcome.outputShapes[i].dimensions)
-                                    .value_or(location.length));
+      length = std::min<uint64_t>(length, hal::sizeOfData(type, outcome.outputShapes[i].dimensions)
+                                              .value_or(location.length));
+    }
+    if (length > kMaxInlineOutputBytes) {
+      (*response->mutable_output_bulk_transfer_ids())[static_cast<uint32_t>(i)] =
+          session.downloads.add({memory, location.offset, length});
+      continue;
     }
     data->assign(reinterpret_cast<const char*>(memory->data() + location.offset), length);
   }
@@ -153,7 +182,7 @@ grpc::Status AcceleratorService::GetSupportedOperations(
   if (!session.ok()) return toGrpcStatus(session.error());
   auto device = findDevice(request->device_name());
   if (!device.ok()) return toGrpcStatus(device.error());
-  auto model = wire_conv::fromWire(request->model(), wire_conv::resolveInlineOnly);
+  auto model = wire_conv::fromWire(request->model(), resolverFor(**session));
   if (!model.ok()) return toGrpcStatus(model.error());
   if (auto valid = hal::validateModel(*model, /*allowPointers=*/false); !valid.ok()) {
     return toGrpcStatus(valid);
@@ -171,7 +200,7 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
   if (!session.ok()) return toGrpcStatus(session.error());
   auto device = findDevice(request->device_name());
   if (!device.ok()) return toGrpcStatus(device.error());
-  auto model = wire_conv::fromWire(request->model(), wire_conv::resolveInlineOnly);
+  auto model = wire_conv::fromWire(request->model(), resolverFor(**session));
   if (!model.ok()) return toGrpcStatus(model.error());
   if (auto valid = hal::validateModel(*model, /*allowPointers=*/false); !valid.ok()) {
     return toGrpcStatus(valid);
@@ -197,7 +226,7 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
   PreparedModelEntry entry{std::move(prepared).value(),
                            std::make_shared<const hal::Model>(std::move(model).value()),
                            request->device_name()};
-  response->set_prepared_model_id((*session)->addPreparedModel(std::move(entry)));
+  response->set_prepared_model_id((*session)->preparedModels.add(std::move(entry)));
   return grpc::Status::OK;
 }
 
@@ -217,16 +246,16 @@ grpc::Status AcceleratorService::ReleasePreparedModel(
     grpc::ServerContext*, const wire::ReleasePreparedModelRequest* request, wire::Empty*) {
   auto session = sessions_.find(request->session_id());
   if (!session.ok()) return toGrpcStatus(session.error());
-  return toGrpcStatus((*session)->releasePreparedModel(request->prepared_model_id()));
+  return toGrpcStatus((*session)->preparedModels.erase(request->prepared_model_id()));
 }
 
 grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::ExecuteRequest* request,
                                          wire::ExecuteResponse* response) {
   auto session = sessions_.find(request->session_id());
   if (!session.ok()) return toGrpcStatus(session.error());
-  auto entry = (*session)->preparedModel(request->prepared_model_id());
+  auto entry = (*session)->preparedModels.find(request->prepared_model_id());
   if (!entry.ok()) return toGrpcStatus(entry.error());
-  auto halRequest = wire_conv::fromWire(request->request(), wire_conv::resolveInlineOnly);
+  auto halRequest = wire_conv::fromWire(request->request(), resolverFor(**session));
   if (!halRequest.ok()) return toGrpcStatus(halRequest.error());
   if (auto valid = hal::validateRequestForModel(*halRequest, *entry->model, /*allowPointers=*/false);
       !valid.ok()) {
@@ -248,7 +277,7 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::Execu
   for (const auto& shape : outcome->outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
   *response->mutable_timing() = wire_conv::toWire(outcome->timing);
   if (outcome->profile) *response->mutable_profile() = wire_conv::toWire(*outcome->profile);
-  collectInlineOutputs(request->request(), *halRequest, *entry->model, *outcome, response);
+  collectOutputs(**session, request->request(), *halRequest, *entry->model, *outcome, response);
   return grpc::Status::OK;
 }
 
@@ -289,25 +318,82 @@ grpc::Status AcceleratorService::Burst(
   return notSupportedYet("Burst");
 }
 grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext*,
-                                                const wire::RegisterMemoryRequest*,
-                                                wire::RegisterMemoryResponse*) {
-  return notSupportedYet("RegisterMemory");
+                                                const wire::RegisterMemoryRequest* request,
+                                                wire::RegisterMemoryResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto memory = hal::mapSharedMemory(request->shm_name(), request->size());
+  if (!memory.ok()) return toGrpcStatus(hal::withContext(memory.error(), "shm_name"));
+  response->set_memory_id((*session)->registeredMemories.add(std::move(memory).value()));
+  return grpc::Status::OK;
 }
+
 grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContext*,
-                                                  const wire::UnregisterMemoryRequest*,
+                                                  const wire::UnregisterMemoryRequest* request,
                                                   wire::Empty*) {
-  return notSupportedYet("UnregisterMemory");
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  return toGrpcStatus((*session)->registeredMemories.erase(request->memory_id()));
 }
+
 grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext*,
-                                            grpc::ServerReader<wire::BulkChunk>*,
-                                            wire::BulkTransferHandle*) {
-  return notSupportedYet("UploadBulk");
+                                            grpc::ServerReader<wire::BulkChunk>* reader,
+                                            wire::BulkTransferHandle* response) {
+  wire::BulkChunk chunk;
+  if (!reader->Read(&chunk)) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT) << "UploadBulk received no chunk");
+  }
+  auto session = sessions_.find(chunk.session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  const uint64_t total = chunk.total_size();
+  if (total > kMaxBulkUploadBytes) {
+    return toGrpcStatus(makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+                        << "total_size " << total << " exceeds the " << kMaxBulkUploadBytes
+                        << "-byte limit of one bulk transfer");
+  }
+  auto memory = hal::createHeapMemory(total);
+  if (!memory.ok()) return toGrpcStatus(memory.error());
+  uint64_t received = 0;
+  do {
+    if (chunk.offset() != received || chunk.data().size() > total - received) {
+      return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                          << "bulk chunk at offset " << chunk.offset() << " with "
+                          << chunk.data().size() << " bytes does not continue the " << received
+                          << " bytes received of " << total);
+    }
+    std::memcpy((*memory)->data() + received, chunk.data().data(), chunk.data().size());
+    received += chunk.data().size();
+  } while (reader->Read(&chunk));
+  if (received != total) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "the upload ended after " << received << " of " << total << " bytes");
+  }
+  response->set_session_id(chunk.session_id());
+  response->set_bulk_transfer_id((*session)->uploads.add(std::move(memory).value()));
+  return grpc::Status::OK;
 }
+
 grpc::Status AcceleratorService::DownloadBulk(grpc::ServerContext*,
-                                              const wire::BulkTransferHandle*,
-                                              grpc::ServerWriter<wire::BulkChunk>*) {
-  return notSupportedYet("DownloadBulk");
+                                              const wire::BulkTransferHandle* request,
+                                              grpc::ServerWriter<wire::BulkChunk>* writer) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto download = (*session)->downloads.take(request->bulk_transfer_id());
+  if (!download.ok()) return toGrpcStatus(download.error());
+  wire::BulkChunk chunk;
+  chunk.set_session_id(request->session_id());
+  chunk.set_total_size(download->length);
+  uint64_t sent = 0;
+  do {
+    const uint64_t size = std::min<uint64_t>(kBulkChunkBytes, download->length - sent);
+    chunk.set_offset(sent);
+    chunk.set_data(download->memory->data() + download->offset + sent, size);
+    if (!writer->Write(chunk)) break;  // the client went away
+    sent += size;
+  } while (sent < download->length);
+  return grpc::Status::OK;
 }
+
 grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*,
                                                 const wire::AllocateBufferRequest*,
                                                 wire::AllocateBufferResponse*) {

@@ -16,37 +16,6 @@ uint64_t newUnguessableId() {
   return id;
 }
 
-uint64_t Session::addPreparedModel(PreparedModelEntry entry) {
-  const uint64_t id = newUnguessableId();
-  std::lock_guard<std::mutex> lock(mutex_);
-  preparedModels_.emplace(id, std::move(entry));
-  return id;
-}
-
-hal::Result<PreparedModelEntry> Session::preparedModel(uint64_t id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const auto it = preparedModels_.find(id);
-  if (it == preparedModels_.end()) {
-    return makeError(ErrorStatus::INVALID_ARGUMENT)
-           << "prepared_model_id " << id << " does not name a prepared model of session " << id_;
-  }
-  return it->second;
-}
-
-hal::Status Session::releasePreparedModel(uint64_t id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (preparedModels_.erase(id) == 0) {
-    return makeError(ErrorStatus::INVALID_ARGUMENT)
-           << "prepared_model_id " << id << " does not name a prepared model of session " << id_;
-  }
-  return {};
-}
-
-size_t Session::preparedModelCount() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return preparedModels_.size();
-}
-
 std::shared_ptr<Session> SessionRegistry::open(const std::string& clientName) {
   auto session = std::make_shared<Session>(newUnguessableId(), clientName);
   std::lock_guard<std::mutex> lock(mutex_);

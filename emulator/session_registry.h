@@ -13,12 +13,72 @@
 
 namespace nnremote::emulator {
 
+// A random non-zero 64-bit id from the OS's entropy source: ids are capabilities, so they must
+// not be guessable by other clients.
+uint64_t newUnguessableId();
+
 // A prepared model as the server keeps it: the device's object plus the model it was prepared
 // from, which the server needs to validate requests itself before any device sees them.
 struct PreparedModelEntry {
   hal::SharedPreparedModel preparedModel;
   std::shared_ptr<const hal::Model> model;
   std::string deviceName;
+};
+
+// Objects a session owns, under random ids that other clients cannot guess.
+template <typename T>
+class IdTable {
+ public:
+  IdTable(const char* field, const char* noun) : field_(field), noun_(noun) {}
+
+  uint64_t add(T value) {
+    const uint64_t id = newUnguessableId();
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.emplace(id, std::move(value));
+    return id;
+  }
+  hal::Result<T> find(uint64_t id) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = entries_.find(id);
+    if (it == entries_.end()) return notFound(id);
+    return it->second;
+  }
+  // Removes and returns the entry.
+  hal::Result<T> take(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = entries_.find(id);
+    if (it == entries_.end()) return notFound(id);
+    T value = std::move(it->second);
+    entries_.erase(it);
+    return value;
+  }
+  hal::Status erase(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.erase(id) == 0) return notFound(id);
+    return {};
+  }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+
+ private:
+  hal::Error notFound(uint64_t id) const {
+    return hal::invalidArgument() << field_ << " " << id << " does not name one of this session's "
+                                  << noun_;
+  }
+
+  const char* field_;
+  const char* noun_;
+  mutable std::mutex mutex_;
+  std::unordered_map<uint64_t, T> entries_;
+};
+
+// Output bytes waiting for the client to fetch them with DownloadBulk.
+struct PendingDownload {
+  hal::SharedMemory memory;
+  uint64_t offset = 0;
+  uint64_t length = 0;
 };
 
 class Session {
@@ -28,16 +88,16 @@ class Session {
   uint64_t id() const { return id_; }
   const std::string& clientName() const { return clientName_; }
 
-  uint64_t addPreparedModel(PreparedModelEntry entry);
-  hal::Result<PreparedModelEntry> preparedModel(uint64_t id) const;
-  hal::Status releasePreparedModel(uint64_t id);
-  size_t preparedModelCount() const;
+  IdTable<PreparedModelEntry> preparedModels{"prepared_model_id", "prepared models"};
+  // Shared memory the client registered, mapped until unregistered or the session ends.
+  IdTable<hal::SharedMemory> registeredMemories{"registered_memory_id", "registered memories"};
+  // Bulk uploads, each used by the one model or request that names it.
+  IdTable<hal::SharedMemory> uploads{"bulk_transfer_id", "uploads"};
+  IdTable<PendingDownload> downloads{"bulk_transfer_id", "pending downloads"};
 
  private:
   const uint64_t id_;
   const std::string clientName_;
-  mutable std::mutex mutex_;
-  std::unordered_map<uint64_t, PreparedModelEntry> preparedModels_;
 };
 
 class SessionRegistry {
@@ -52,10 +112,6 @@ class SessionRegistry {
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
 };
-
-// A random non-zero 64-bit id from the OS's entropy source: ids are capabilities, so they must
-// not be guessable by other clients.
-uint64_t newUnguessableId();
 
 }  // namespace nnremote::emulator
 

@@ -1,7 +1,15 @@
 #include "hal/memory.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
+#include <random>
 
 namespace nnremote::hal {
 namespace {
@@ -18,7 +26,82 @@ class HeapMemory final : public Memory {
   size_t size_;
 };
 
+class PosixSharedMemory final : public Memory {
+ public:
+  PosixSharedMemory(std::string name, uint8_t* data, size_t size, bool owner)
+      : name_(std::move(name)), data_(data), size_(size), owner_(owner) {}
+  ~PosixSharedMemory() override {
+    if (data_ != nullptr) ::munmap(data_, size_ == 0 ? 1 : size_);
+    if (owner_) ::shm_unlink(name_.c_str());
+  }
+  uint8_t* data() const override { return data_; }
+  size_t size() const override { return size_; }
+  const std::string& sharedName() const override { return name_; }
+
+ private:
+  std::string name_;
+  uint8_t* data_;
+  size_t size_;
+  bool owner_;
+};
+
+std::string randomShmName() {
+  static std::random_device device;
+  char name[64];
+  std::snprintf(name, sizeof(name), "/nnremote-%d-%08x%08x%08x%08x", static_cast<int>(::getpid()),
+                device(), device(), device(), device());
+  return name;
+}
+
+Result<SharedMemory> mapDescriptor(int fd, const std::string& name, size_t size, bool owner) {
+  void* data = ::mmap(nullptr, size == 0 ? 1 : size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int mapError = errno;
+  ::close(fd);
+  if (data == MAP_FAILED) {
+    if (owner) ::shm_unlink(name.c_str());
+    return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+           << "cannot map shared memory " << name << " (" << size << " bytes): " << std::strerror(mapError);
+  }
+  return SharedMemory(std::make_shared<PosixSharedMemory>(name, static_cast<uint8_t*>(data), size, owner));
+}
+
 }  // namespace
+
+Result<SharedMemory> createSharedMemory(size_t size) {
+  const std::string name = randomShmName();
+  const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) {
+    return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+           << "cannot create shared memory " << name << ": " << std::strerror(errno);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(size == 0 ? 1 : size)) != 0) {
+    const int error = errno;
+    ::close(fd);
+    ::shm_unlink(name.c_str());
+    return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+           << "cannot size shared memory " << name << " to " << size << " bytes: " << std::strerror(error);
+  }
+  return mapDescriptor(fd, name, size, /*owner=*/true);
+}
+
+Result<SharedMemory> mapSharedMemory(const std::string& name, size_t size) {
+  if (name.empty() || name[0] != '/' || name.find('/', 1) != std::string::npos) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT) << "'" << name << "' is not a shared-memory name";
+  }
+  const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "cannot open shared memory " << name << ": " << std::strerror(errno)
+           << " (it must exist on the server's host)";
+  }
+  struct stat status;
+  if (::fstat(fd, &status) != 0 || static_cast<size_t>(status.st_size) != (size == 0 ? 1 : size)) {
+    ::close(fd);
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "shared memory " << name << " is not " << size << " bytes long";
+  }
+  return mapDescriptor(fd, name, size, /*owner=*/false);
+}
 
 const std::string& Memory::sharedName() const {
   static const std::string* const kNone = new std::string();

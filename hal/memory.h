@@ -32,6 +32,15 @@ Result<SharedMemory> createHeapMemory(size_t size);
 // Process-private memory holding a copy of `bytes`.
 Result<SharedMemory> createHeapMemory(const std::vector<uint8_t>& bytes);
 
+// POSIX shared memory, zero-filled, that another process on this host (with the same user) can
+// map by sharedName(). The name is random (128 bits), so other clients cannot guess it; the
+// object is created 0600 and unlinked when this Memory is destroyed (mappings others hold stay
+// valid until they unmap).
+Result<SharedMemory> createSharedMemory(size_t size);
+
+// Maps shared memory another process created, checking that it is exactly `size` bytes.
+Result<SharedMemory> mapSharedMemory(const std::string& name, size_t size);
+
 }  // namespace nnremote::hal
 
 #endif  // NNREMOTE_HAL_MEMORY_H_

@@ -44,14 +44,6 @@ hal::PerformanceInfo fromWire(const wire::PerformanceInfo& info) {
   return {info.exec_time(), info.power_usage()};
 }
 
-wire::Memory inlineMemory(const hal::Memory& memory, bool withContents) {
-  wire::Memory out;
-  auto* data = out.mutable_inline_data();
-  data->set_size(memory.size());
-  if (withContents) data->set_data(memory.data(), memory.size());
-  return out;
-}
-
 // Copies POINTER data into operand values so the model can cross a process boundary.
 void flushPointer(hal::Operand* operand, std::string* operandValues) {
   if (operand->lifetime != hal::Operand::LifeTime::POINTER) return;
@@ -124,6 +116,14 @@ hal::Model::Subgraph fromWire(const wire::Subgraph& in) {
 }
 
 }  // namespace
+
+hal::Result<wire::Memory> encodeInline(const hal::SharedMemory& memory, bool withContents) {
+  wire::Memory out;
+  auto* data = out.mutable_inline_data();
+  data->set_size(memory->size());
+  if (withContents) data->set_data(memory->data(), memory->size());
+  return out;
+}
 
 hal::Result<hal::SharedMemory> resolveInlineOnly(const wire::Memory& memory) {
   switch (memory.kind_case()) {
@@ -353,7 +353,7 @@ wire::DeviceInfo deviceInfo(const hal::IDevice& device) {
   return info;
 }
 
-hal::Result<wire::Model> toWire(const hal::Model& model) {
+hal::Result<wire::Model> toWire(const hal::Model& model, const MemoryEncoder& encode) {
   wire::Model out;
   std::string operandValues(model.operandValues.begin(), model.operandValues.end());
   toWire(model.main, &operandValues, out.mutable_main());
@@ -363,7 +363,7 @@ hal::Result<wire::Model> toWire(const hal::Model& model) {
     if (model.pools[i] == nullptr) {
       return makeError(ErrorStatus::INVALID_ARGUMENT) << "model.pools[" << i << "] is null";
     }
-    *out.add_pools() = inlineMemory(*model.pools[i], /*withContents=*/true);
+    NN_ASSIGN_OR_RETURN(*out.add_pools(), encode(model.pools[i], /*withContents=*/true));
   }
   out.set_relax_computation_float32_to_float16(model.relaxComputationFloat32toFloat16);
   for (const auto& entry : model.extensionNameToPrefix) {
@@ -408,7 +408,7 @@ RequestPoolPlan planRequestPools(const hal::Request& request) {
   return plan;
 }
 
-hal::Result<wire::Request> toWire(const hal::Request& request) {
+hal::Result<wire::Request> toWire(const hal::Request& request, const MemoryEncoder& encode) {
   wire::Request out;
   auto convertArguments = [](const std::vector<hal::Request::Argument>& arguments,
                              const char* name,
@@ -438,7 +438,7 @@ hal::Result<wire::Request> toWire(const hal::Request& request) {
       if (*memory == nullptr) {
         return makeError(ErrorStatus::INVALID_ARGUMENT) << "request.pools[" << i << "] is null";
       }
-      *wirePool->mutable_memory() = inlineMemory(**memory, plan.sendContents[i]);
+      NN_ASSIGN_OR_RETURN(*wirePool->mutable_memory(), encode(*memory, plan.sendContents[i]));
     } else if (const auto* token = std::get_if<hal::Request::MemoryDomainToken>(&pool)) {
       wirePool->set_memory_domain_token(static_cast<uint32_t>(*token));
     } else {
@@ -486,7 +486,7 @@ hal::Result<hal::Request> fromWire(const wire::Request& request, const MemoryRes
   return out;
 }
 
-bool isInlineOutput(const wire::Request& request, size_t outputIndex) {
+bool outputTravelsBack(const wire::Request& request, size_t outputIndex) {
   if (outputIndex >= static_cast<size_t>(request.outputs_size())) return false;
   const auto& argument = request.outputs(outputIndex);
   if (argument.lifetime() != wire::RequestArgument::POOL) return false;
@@ -494,7 +494,7 @@ bool isInlineOutput(const wire::Request& request, size_t outputIndex) {
   if (poolIndex >= static_cast<uint32_t>(request.pools_size())) return false;
   const auto& pool = request.pools(poolIndex);
   return pool.kind_case() == wire::RequestMemoryPool::kMemory &&
-         pool.memory().kind_case() == wire::Memory::kInlineData;
+         pool.memory().kind_case() != wire::Memory::kRegisteredMemoryId;
 }
 
 }  // namespace nnremote::wire_conv

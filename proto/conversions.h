@@ -53,10 +53,17 @@ wire::Extension toWire(const hal::Extension& extension);
 hal::Extension fromWire(const wire::Extension& extension);
 wire::DeviceInfo deviceInfo(const hal::IDevice& device);
 
+// Encodes one memory pool for the wire; `withContents` is false for pools only outputs use
+// (their size travels, their bytes do not). The proxy driver supplies an encoder that registers
+// shared memory or uploads large pools in bulk; the default puts everything inline.
+using MemoryEncoder =
+    std::function<hal::Result<wire::Memory>(const hal::SharedMemory& memory, bool withContents)>;
+hal::Result<wire::Memory> encodeInline(const hal::SharedMemory& memory, bool withContents);
+
 // ---- Model -----------------------------------------------------------------------------------
 // POINTER operands are copied into operand_values as CONSTANT_COPY, since pointers cannot
 // cross a process boundary.
-hal::Result<wire::Model> toWire(const hal::Model& model);
+hal::Result<wire::Model> toWire(const hal::Model& model, const MemoryEncoder& encode = encodeInline);
 hal::Result<hal::Model> fromWire(const wire::Model& model, const MemoryResolver& resolve);
 
 // ---- Request ---------------------------------------------------------------------------------
@@ -68,11 +75,13 @@ struct RequestPoolPlan {
 RequestPoolPlan planRequestPools(const hal::Request& request);
 
 // POINTER arguments are not supported on the wire: the proxy driver first moves them to pools.
-hal::Result<wire::Request> toWire(const hal::Request& request);
+hal::Result<wire::Request> toWire(const hal::Request& request,
+                                  const MemoryEncoder& encode = encodeInline);
 hal::Result<hal::Request> fromWire(const wire::Request& request, const MemoryResolver& resolve);
 
-// True for outputs whose pool travelled inline: their bytes must travel back.
-bool isInlineOutput(const wire::Request& request, size_t outputIndex);
+// True for outputs whose pool travelled by value (inline or bulk): their bytes must travel
+// back. Outputs in registered shared memory are written in place.
+bool outputTravelsBack(const wire::Request& request, size_t outputIndex);
 
 }  // namespace nnremote::wire_conv
 

@@ -38,6 +38,8 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
     return hal::withContext(wire_conv::fromGrpcStatus(status), "OpenSession at " + address);
   }
   connection->sessionId_ = response.session_id();
+  connection->pools_ = std::make_unique<PoolTransport>(*connection, options.useSharedMemory,
+                                                       options.bulkThresholdBytes);
   connection->watchThread_ = std::thread([raw = connection.get()] { raw->watchSession(); });
   return connection;
 }

@@ -14,6 +14,7 @@
 
 #include "hal/result.h"
 #include "proto/nnremote.grpc.pb.h"
+#include "proxy_driver/pool_transport.h"
 
 namespace nnremote::proxy {
 
@@ -26,6 +27,10 @@ struct ConnectionOptions {
   // A peer that stops answering keepalive pings for this long is treated as dead.
   std::chrono::milliseconds keepaliveTime{10000};
   std::chrono::milliseconds keepaliveTimeout{5000};
+  // Send hal shared memory by registration (zero copy) when the server shares this host.
+  bool useSharedMemory = true;
+  // Pools with contents larger than this travel as bulk uploads instead of inline.
+  uint64_t bulkThresholdBytes = uint64_t{1} << 20;
 };
 
 class Connection {
@@ -47,6 +52,8 @@ class Connection {
   // A context for a query/release call, with the control-call deadline.
   std::unique_ptr<grpc::ClientContext> controlContext() const;
 
+  PoolTransport& pools() const { return *pools_; }
+
  private:
   Connection() = default;
   void watchSession();
@@ -58,6 +65,7 @@ class Connection {
   uint64_t sessionId_ = 0;
   grpc::ClientContext watchContext_;
   std::thread watchThread_;
+  std::unique_ptr<PoolTransport> pools_;
 };
 
 }  // namespace nnremote::proxy

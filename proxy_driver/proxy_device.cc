@@ -34,11 +34,17 @@ ProxyDevice::ProxyDevice(std::shared_ptr<Connection> connection, const wire::Dev
   for (const auto& extension : info.extensions()) extensions_.push_back(wire_conv::fromWire(extension));
 }
 
+wire_conv::MemoryEncoder ProxyDevice::poolEncoder() const {
+  return [connection = connection_](const hal::SharedMemory& memory, bool withContents) {
+    return connection->pools().encode(memory, withContents);
+  };
+}
+
 hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Model& model) const {
   wire::GetSupportedOperationsRequest request;
   request.set_session_id(connection_->sessionId());
   request.set_device_name(name_);
-  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model));
+  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model, poolEncoder()));
   wire::GetSupportedOperationsResponse response;
   auto context = connection_->controlContext();
   const grpc::Status status =
@@ -54,7 +60,7 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(
   wire::PrepareModelRequest request;
   request.set_session_id(connection_->sessionId());
   request.set_device_name(name_);
-  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model));
+  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model, poolEncoder()));
   request.set_preference(static_cast<wire::ExecutionPreference>(preference));
   request.set_priority(wire_conv::toWire(priority));
   bool hasDeadline = false;

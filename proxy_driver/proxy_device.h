@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hal/i_device.h"
+#include "proto/conversions.h"
 #include "proto/nnremote.pb.h"
 #include "proxy_driver/connection.h"
 
@@ -47,6 +48,8 @@ class ProxyDevice final : public hal::IDevice {
       const std::vector<hal::BufferRole>& outputRoles) const override;
 
  private:
+  wire_conv::MemoryEncoder poolEncoder() const;
+
   std::shared_ptr<Connection> connection_;
   std::string name_;
   std::string versionString_;

@@ -30,7 +30,11 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
   wire::ExecuteRequest call;
   call.set_session_id(connection_->sessionId());
   call.set_prepared_model_id(preparedModelId_);
-  NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request));
+  PoolTransport& pools = connection_->pools();
+  auto encode = [&pools](const hal::SharedMemory& memory, bool withContents) {
+    return pools.encode(memory, withContents);
+  };
+  NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
   call.set_measure(measure == hal::MeasureTiming::YES ? wire::MEASURE_TIMING_YES
                                                       : wire::MEASURE_TIMING_NO);
   bool hasDeadline = false;
@@ -52,12 +56,19 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
   const grpc::Status status = connection_->stub().Execute(&context, call, &response);
   if (!status.ok()) return wire_conv::fromGrpcStatus(status);
 
-  // Copy the outputs that travelled back into the caller's memory.
-  for (size_t i = 0; i < request.outputs.size() && i < size_t(response.output_data_size()); ++i) {
-    const std::string& data = response.output_data(static_cast<int>(i));
-    if (data.empty()) continue;
+  // Copy the outputs that travelled back into the caller's memory (outputs in registered
+  // shared memory are already there).
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
     const auto& location = request.outputs[i].location;
     const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[location.poolIndex]);
+    const auto bulk = response.output_bulk_transfer_ids().find(static_cast<uint32_t>(i));
+    if (bulk != response.output_bulk_transfer_ids().end() && memory != nullptr) {
+      NN_RETURN_IF_ERROR(pools.download(bulk->second, (*memory)->data() + location.offset, location.length));
+      continue;
+    }
+    if (i >= size_t(response.output_data_size())) continue;
+    const std::string& data = response.output_data(static_cast<int>(i));
+    if (data.empty()) continue;
     if (memory == nullptr || data.size() > location.length) {
       return makeError(ErrorStatus::GENERAL_FAILURE)
              << "the server returned " << data.size() << " bytes for output " << i

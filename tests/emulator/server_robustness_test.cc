@@ -174,12 +174,12 @@ TEST_F(ServerTest, MalformedRequestsGetInvalidArgumentAndPreparedModelsAreSessio
 
   auto unknownModel = good;
   unknownModel.set_prepared_model_id(preparedId + 1);
-  expectHalInvalidArgument(execute(unknownModel), "does not name a prepared model");
+  expectHalInvalidArgument(execute(unknownModel), "does not name one of this session's prepared models");
 
   // Another session cannot use this session's prepared model.
   auto otherSession = good;
   otherSession.set_session_id(openSession());
-  expectHalInvalidArgument(execute(otherSession), "does not name a prepared model");
+  expectHalInvalidArgument(execute(otherSession), "does not name one of this session's prepared models");
 
   wire::ExecuteResponse response;
   ASSERT_TRUE(execute(good, &response).ok());
@@ -195,7 +195,7 @@ TEST_F(ServerTest, MalformedRequestsGetInvalidArgumentAndPreparedModelsAreSessio
   release.set_prepared_model_id(preparedId);
   wire::Empty empty;
   ASSERT_TRUE(stub_->ReleasePreparedModel(&releaseContext, release, &empty).ok());
-  expectHalInvalidArgument(execute(good), "does not name a prepared model");
+  expectHalInvalidArgument(execute(good), "does not name one of this session's prepared models");
 }
 
 TEST_F(ServerTest, SurvivesMutatedMessages) {

@@ -1,0 +1,125 @@
+#include "proxy_driver/pool_transport.h"
+
+#include <cstring>
+
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+#include "proxy_driver/connection.h"
+
+namespace nnremote::proxy {
+
+constexpr size_t kChunkBytes = size_t{1} << 20;
+
+PoolTransport::PoolTransport(Connection& connection, bool useSharedMemory, uint64_t bulkThresholdBytes)
+    : connection_(connection), useSharedMemory_(useSharedMemory), bulkThresholdBytes_(bulkThresholdBytes) {}
+
+PoolTransport::~PoolTransport() = default;  // the session's end releases registrations
+
+hal::Result<wire::Memory> PoolTransport::encode(const hal::SharedMemory& memory, bool withContents) {
+  if (useSharedMemory_ && !memory->sharedName().empty()) {
+    auto id = registerShared(memory);
+    if (id.ok()) {
+      wire::Memory out;
+      out.set_registered_memory_id(*id);
+      return out;
+    }
+    // The server cannot map it (another host): send this and later pools by value.
+    std::lock_guard<std::mutex> lock(mutex_);
+    useSharedMemory_ = false;
+  }
+  if (withContents && memory->size() > bulkThresholdBytes_) {
+    NN_ASSIGN_OR_RETURN(const uint64_t id, upload(*memory));
+    wire::Memory out;
+    out.set_bulk_transfer_id(id);
+    return out;
+  }
+  return wire_conv::encodeInline(memory, withContents);
+}
+
+hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& memory) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    releaseExpiredLocked();
+    const auto it = registrations_.find(memory.get());
+    if (it != registrations_.end() && it->second.memory.lock() == memory) return it->second.id;
+  }
+  wire::RegisterMemoryRequest request;
+  request.set_session_id(connection_.sessionId());
+  request.set_shm_name(memory->sharedName());
+  request.set_size(memory->size());
+  wire::RegisterMemoryResponse response;
+  auto context = connection_.controlContext();
+  const grpc::Status status = connection_.stub().RegisterMemory(context.get(), request, &response);
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  std::lock_guard<std::mutex> lock(mutex_);
+  registrations_[memory.get()] = {memory, response.memory_id()};
+  return response.memory_id();
+}
+
+void PoolTransport::releaseExpiredLocked() {
+  for (auto it = registrations_.begin(); it != registrations_.end();) {
+    if (!it->second.memory.expired()) {
+      ++it;
+      continue;
+    }
+    wire::UnregisterMemoryRequest request;
+    request.set_session_id(connection_.sessionId());
+    request.set_memory_id(it->second.id);
+    wire::Empty empty;
+    auto context = connection_.controlContext();
+    (void)connection_.stub().UnregisterMemory(context.get(), request, &empty);
+    it = registrations_.erase(it);
+  }
+}
+
+size_t PoolTransport::registeredCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return registrations_.size();
+}
+
+hal::Result<uint64_t> PoolTransport::upload(const hal::Memory& memory) {
+  grpc::ClientContext context;
+  wire::BulkTransferHandle handle;
+  auto writer = connection_.stub().UploadBulk(&context, &handle);
+  wire::BulkChunk chunk;
+  chunk.set_session_id(connection_.sessionId());
+  chunk.set_total_size(memory.size());
+  uint64_t sent = 0;
+  do {
+    const uint64_t size = std::min<uint64_t>(kChunkBytes, memory.size() - sent);
+    chunk.set_offset(sent);
+    chunk.set_data(memory.data() + sent, size);
+    if (!writer->Write(chunk)) break;  // the server ended the call; Finish says why
+    sent += size;
+  } while (sent < memory.size());
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  return handle.bulk_transfer_id();
+}
+
+hal::Status PoolTransport::download(uint64_t bulkTransferId, uint8_t* destination, uint64_t capacity) {
+  grpc::ClientContext context;
+  wire::BulkTransferHandle handle;
+  handle.set_session_id(connection_.sessionId());
+  handle.set_bulk_transfer_id(bulkTransferId);
+  auto reader = connection_.stub().DownloadBulk(&context, handle);
+  wire::BulkChunk chunk;
+  uint64_t received = 0;
+  while (reader->Read(&chunk)) {
+    if (chunk.offset() != received || chunk.data().size() > capacity - received) {
+      context.TryCancel();
+      (void)reader->Finish();
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+             << "bulk download " << bulkTransferId << " sent " << chunk.data().size()
+             << " bytes at offset " << chunk.offset() << " into room for " << capacity;
+    }
+    std::memcpy(destination + received, chunk.data().data(), chunk.data().size());
+    received += chunk.data().size();
+  }
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  return {};
+}
+
+}  // namespace nnremote::proxy

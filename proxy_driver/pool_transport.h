@@ -1,0 +1,58 @@
+// How the proxy driver sends memory pools to the server, per pool:
+//  - POSIX shared memory (hal::createSharedMemory) is registered once with the server and then
+//    named by id: zero copy both ways, as long as the server runs on this host;
+//  - other pools larger than the bulk threshold travel as a chunked UploadBulk stream, separate
+//    from the control message, with no 4 MiB or 2 GiB message limit;
+//  - small pools travel inline.
+// Outputs come back inline, as a DownloadBulk stream when large, or not at all for shared memory
+// (the server wrote them in place).
+#ifndef NNREMOTE_PROXY_DRIVER_POOL_TRANSPORT_H_
+#define NNREMOTE_PROXY_DRIVER_POOL_TRANSPORT_H_
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "hal/memory.h"
+#include "hal/result.h"
+#include "proto/nnremote.grpc.pb.h"
+
+namespace nnremote::proxy {
+
+class Connection;
+
+class PoolTransport {
+ public:
+  PoolTransport(Connection& connection, bool useSharedMemory, uint64_t bulkThresholdBytes);
+  ~PoolTransport();
+
+  // The wire form of one pool; `withContents` is false for pools only outputs use.
+  hal::Result<wire::Memory> encode(const hal::SharedMemory& memory, bool withContents);
+
+  // Fetches a pending download into `destination`, which has room for `capacity` bytes.
+  hal::Status download(uint64_t bulkTransferId, uint8_t* destination, uint64_t capacity);
+
+  // How many shared memories are registered with the server right now.
+  size_t registeredCount() const;
+
+ private:
+  struct Registration {
+    std::weak_ptr<const hal::Memory> memory;
+    uint64_t id = 0;
+  };
+
+  hal::Result<uint64_t> registerShared(const hal::SharedMemory& memory);
+  hal::Result<uint64_t> upload(const hal::Memory& memory);
+  // Unregisters memories the client has since destroyed.
+  void releaseExpiredLocked();
+
+  Connection& connection_;
+  bool useSharedMemory_;
+  const uint64_t bulkThresholdBytes_;
+  mutable std::mutex mutex_;
+  std::unordered_map<const hal::Memory*, Registration> registrations_;
+};
+
+}  // namespace nnremote::proxy
+
+#endif  // NNREMOTE_PROXY_DRIVER_POOL_TRANSPORT_H_
