@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "hal/i_burst.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
 #include "proto/conversions.h"
@@ -314,9 +315,83 @@ grpc::Status AcceleratorService::ReleaseReusableExecution(
   return notSupportedYet("ReleaseReusableExecution");
 }
 grpc::Status AcceleratorService::Burst(
-    grpc::ServerContext*, grpc::ServerReaderWriter<wire::BurstResponse, wire::BurstRequest>*) {
-  return notSupportedYet("Burst");
+    grpc::ServerContext*, grpc::ServerReaderWriter<wire::BurstResponse, wire::BurstRequest>* stream) {
+  wire::BurstRequest message;
+  if (!stream->Read(&message) || message.kind_case() != wire::BurstRequest::kOpen) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "a burst must begin with an open message");
+  }
+  auto session = sessions_.find(message.open().session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto entry = (*session)->preparedModels.find(message.open().prepared_model_id());
+  if (!entry.ok()) return toGrpcStatus(entry.error());
+  auto burst = entry->preparedModel->configureExecutionBurst();
+  if (!burst.ok()) return toGrpcStatus(burst.error());
+  std::unordered_map<uint64_t, hal::SharedMemory> slots;
+  std::unordered_map<uint64_t, hal::IBurst::OptionalCacheHold> holds;
+  const wire_conv::MemoryResolver resolve = resolverFor(**session);
+
+  while (stream->Read(&message)) {
+    switch (message.kind_case()) {
+      case wire::BurstRequest::kCacheMemory: {
+        auto memory = resolve(message.cache_memory().memory());
+        if (!memory.ok()) return toGrpcStatus(hal::withContext(memory.error(), "cache_memory"));
+        holds[message.cache_memory().slot()] = (*burst)->cacheMemory(*memory);
+        slots[message.cache_memory().slot()] = std::move(memory).value();
+        continue;
+      }
+      case wire::BurstRequest::kReleaseMemorySlot:
+        slots.erase(message.release_memory_slot());
+        holds.erase(message.release_memory_slot());
+        continue;
+      case wire::BurstRequest::kExecute:
+        break;
+      default:
+        return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst was opened twice");
+    }
+    const wire::BurstRequest::Execute& execute = message.execute();
+    wire::BurstResponse response;
+    response.set_serial(execute.serial());
+    // An execution's failure is reported in band; the burst goes on.
+    auto run = [&]() -> hal::Status {
+      // Cached pools are taken from their slots; the request's own entries for them are ignored.
+      wire::Request wireRequest = execute.request();
+      for (const auto& [pool, slot] : execute.pool_slots()) {
+        if (pool >= static_cast<uint32_t>(wireRequest.pools_size()) || slots.count(slot) == 0) {
+          return makeError(ErrorStatus::INVALID_ARGUMENT)
+                 << "pool_slots maps request.pools[" << pool << "] to slot " << slot
+                 << ", which is not a cached memory of this burst or not a pool";
+        }
+        wireRequest.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
+      }
+      NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(wireRequest, resolve));
+      for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots[slot];
+      NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry->model, /*allowPointers=*/false));
+      const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
+      hal::OptionalDuration loopTimeout;
+      if (execute.has_loop_timeout_duration()) {
+        loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
+      }
+      NN_ASSIGN_OR_RETURN(
+          hal::ExecutionOutcome outcome,
+          (*burst)->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
+                            wire_conv::deadlineFromWire(execute.deadline(), execute.has_deadline()),
+                            loopTimeout));
+      for (const auto& shape : outcome.outputShapes) *response.add_output_shapes() = wire_conv::toWire(shape);
+      *response.mutable_timing() = wire_conv::toWire(outcome.timing);
+      if (outcome.profile) *response.mutable_profile() = wire_conv::toWire(*outcome.profile);
+      wire::ExecuteResponse outputs;
+      collectOutputs(**session, wireRequest, request, *entry->model, outcome, &outputs);
+      *response.mutable_output_data() = std::move(*outputs.mutable_output_data());
+      *response.mutable_output_bulk_transfer_ids() = outputs.output_bulk_transfer_ids();
+      return {};
+    };
+    if (hal::Status status = run(); !status.ok()) *response.mutable_error() = wire_conv::toWire(status.error());
+    if (!stream->Write(response)) break;  // the client went away
+  }
+  return grpc::Status::OK;
 }
+
 grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext*,
                                                 const wire::RegisterMemoryRequest* request,
                                                 wire::RegisterMemoryResponse* response) {

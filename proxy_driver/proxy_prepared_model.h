@@ -9,9 +9,10 @@
 
 namespace nnremote::proxy {
 
-// execute() is one Execute RPC. Reusable, burst and fenced executions are built on it in this
-// process (hal::SyncExecutionPreparedModel): one RPC per execution, fences waited for here.
-// Server-side bursts and fences chained without a client round trip come with later work.
+// execute() is one Execute RPC; a burst is one bidirectional stream (ProxyBurst). Reusable and
+// fenced executions are built on execute() in this process (hal::SyncExecutionPreparedModel):
+// one RPC per execution, fences waited for here; fences chained on the server without a client
+// round trip come with later work.
 class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
   ProxyPreparedModel(std::shared_ptr<Connection> connection, uint64_t preparedModelId);
@@ -21,6 +22,8 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
       const hal::Request& request, hal::MeasureTiming measure,
       const hal::OptionalTimePoint& deadline,
       const hal::OptionalDuration& loopTimeoutDuration) const override;
+
+  hal::Result<hal::SharedBurst> configureExecutionBurst() const override;
 
   uint64_t id() const { return preparedModelId_; }
 

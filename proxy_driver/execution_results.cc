@@ -1,0 +1,46 @@
+#include "proxy_driver/execution_results.h"
+
+#include <cstring>
+
+#include "proto/conversions.h"
+
+namespace nnremote::proxy {
+
+hal::Status copyOutputsBack(const hal::Request& request,
+                            const google::protobuf::RepeatedPtrField<std::string>& outputData,
+                            const google::protobuf::Map<uint32_t, uint64_t>& bulkTransferIds,
+                            PoolTransport& pools) {
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    const auto& location = request.outputs[i].location;
+    const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[location.poolIndex]);
+    const auto bulk = bulkTransferIds.find(static_cast<uint32_t>(i));
+    if (bulk != bulkTransferIds.end() && memory != nullptr) {
+      NN_RETURN_IF_ERROR(pools.download(bulk->second, (*memory)->data() + location.offset, location.length));
+      continue;
+    }
+    if (i >= static_cast<size_t>(outputData.size())) continue;
+    const std::string& data = outputData.Get(static_cast<int>(i));
+    if (data.empty()) continue;
+    if (memory == nullptr || data.size() > location.length) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+             << "the server returned " << data.size() << " bytes for output " << i
+             << ", which has room for " << location.length;
+    }
+    std::memcpy((*memory)->data() + location.offset, data.data(), data.size());
+  }
+  return {};
+}
+
+hal::ExecutionOutcome outcomeFromWire(
+    const google::protobuf::RepeatedPtrField<wire::OutputShape>& shapes, const wire::Timing& timing,
+    const wire::ExecutionProfile* profile) {
+  hal::ExecutionOutcome outcome;
+  for (const auto& shape : shapes) outcome.outputShapes.push_back(wire_conv::fromWire(shape));
+  outcome.timing = wire_conv::fromWire(timing);
+  if (profile != nullptr) {
+    outcome.profile = std::make_shared<const hal::ExecutionProfile>(wire_conv::fromWire(*profile));
+  }
+  return outcome;
+}
+
+}  // namespace nnremote::proxy

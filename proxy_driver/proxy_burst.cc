@@ -1,0 +1,119 @@
+#include "proxy_driver/proxy_burst.h"
+
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+#include "proxy_driver/execution_results.h"
+
+namespace nnremote::proxy {
+
+using hal::ErrorStatus;
+using hal::makeError;
+
+ProxyBurst::ProxyBurst(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
+
+hal::Result<hal::SharedBurst> ProxyBurst::open(std::shared_ptr<Connection> connection,
+                                               uint64_t preparedModelId) {
+  std::shared_ptr<ProxyBurst> burst(new ProxyBurst(connection));
+  burst->stream_ = connection->stub().Burst(&burst->context_);
+  wire::BurstRequest request;
+  request.mutable_open()->set_session_id(connection->sessionId());
+  request.mutable_open()->set_prepared_model_id(preparedModelId);
+  if (!burst->stream_->Write(request)) return burst->streamBroken();
+  return hal::SharedBurst(burst);
+}
+
+ProxyBurst::~ProxyBurst() {
+  // A broken stream was already finished by streamBroken(); gRPC allows one Finish per call.
+  if (stream_ == nullptr || broken_) return;
+  stream_->WritesDone();
+  (void)stream_->Finish();
+}
+
+hal::Error ProxyBurst::streamBroken() const {
+  broken_ = true;
+  // Finish reports why the server ended the stream (a bad open, or the server is gone).
+  const grpc::Status status = stream_->Finish();
+  hal::Error error = wire_conv::fromGrpcStatus(status);
+  if (status.ok()) error = makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream ended";
+  return error;
+}
+
+hal::IBurst::OptionalCacheHold ProxyBurst::cacheMemory(const hal::SharedMemory& memory) const {
+  if (memory == nullptr || memory->sharedName().empty()) return memory;
+  auto encoded = connection_->pools().encode(memory, /*withContents=*/true);
+  if (!encoded.ok() || encoded->kind_case() != wire::Memory::kRegisteredMemoryId) return memory;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (broken_) return memory;
+  const auto existing = slots_.find(memory.get());
+  if (existing == slots_.end() || existing->second.memory.lock() != memory) {
+    wire::BurstRequest request;
+    request.mutable_cache_memory()->set_slot(nextSlot_);
+    *request.mutable_cache_memory()->mutable_memory() = *encoded;
+    if (!stream_->Write(request)) return memory;
+    slots_[memory.get()] = {memory, nextSlot_++};
+  }
+  // The hold keeps the memory alive and releases the slot when dropped.
+  std::weak_ptr<const ProxyBurst> self = shared_from_this();
+  const hal::Memory* key = memory.get();
+  return std::shared_ptr<const void>(new hal::SharedMemory(memory), [self, key](const void* hold) {
+    if (auto burst = self.lock()) burst->releaseSlot(key);
+    delete static_cast<const hal::SharedMemory*>(hold);
+  });
+}
+
+void ProxyBurst::releaseSlot(const hal::Memory* memory) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = slots_.find(memory);
+  if (it == slots_.end()) return;
+  if (!broken_) {
+    wire::BurstRequest request;
+    request.set_release_memory_slot(it->second.slot);
+    (void)stream_->Write(request);
+  }
+  slots_.erase(it);
+}
+
+hal::Result<hal::ExecutionOutcome> ProxyBurst::execute(const hal::Request& request,
+                                                       hal::MeasureTiming measure,
+                                                       const hal::OptionalTimePoint& deadline,
+                                                       const hal::OptionalDuration& loopTimeoutDuration) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (broken_) return makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream is closed";
+  wire::BurstRequest message;
+  auto* execute = message.mutable_execute();
+  const uint64_t serial = nextSerial_++;
+  execute->set_serial(serial);
+  // Cached pools go by slot; the others the usual way.
+  PoolTransport& pools = connection_->pools();
+  auto encode = [&](const hal::SharedMemory& memory, bool withContents) -> hal::Result<wire::Memory> {
+    const auto it = slots_.find(memory.get());
+    if (it != slots_.end() && it->second.memory.lock() == memory) {
+      return wire_conv::encodeInline(memory, /*withContents=*/false);  // replaced by the slot
+    }
+    return pools.encode(memory, withContents);
+  };
+  NN_ASSIGN_OR_RETURN(*execute->mutable_request(), wire_conv::toWire(request, encode));
+  for (size_t i = 0; i < request.pools.size(); ++i) {
+    const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[i]);
+    if (memory == nullptr) continue;
+    const auto it = slots_.find(memory->get());
+    if (it != slots_.end() && it->second.memory.lock() == *memory) {
+      (*execute->mutable_pool_slots())[static_cast<uint32_t>(i)] = it->second.slot;
+    }
+  }
+  setExecutionArguments(execute, measure, deadline, loopTimeoutDuration);
+  if (!stream_->Write(message)) return streamBroken();
+  wire::BurstResponse response;
+  if (!stream_->Read(&response)) return streamBroken();
+  if (response.serial() != serial) {
+    return makeError(ErrorStatus::GENERAL_FAILURE)
+           << "burst response " << response.serial() << " answers no outstanding execution (" << serial << ")";
+  }
+  if (response.error().status() != wire::NONE) return wire_conv::fromWire(response.error());
+  NN_RETURN_IF_ERROR(copyOutputsBack(request, response.output_data(),
+                                     response.output_bulk_transfer_ids(), pools));
+  return outcomeFromWire(response.output_shapes(), response.timing(),
+                         response.has_profile() ? &response.profile() : nullptr);
+}
+
+}  // namespace nnremote::proxy

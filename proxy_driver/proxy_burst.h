@@ -1,0 +1,56 @@
+// A burst over one long-lived bidirectional stream: executions of one prepared model go out and
+// come back as messages on the stream, with no per-call RPC setup. Shared memory the client
+// caches is registered once and then named by slot.
+#ifndef NNREMOTE_PROXY_DRIVER_PROXY_BURST_H_
+#define NNREMOTE_PROXY_DRIVER_PROXY_BURST_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "hal/i_burst.h"
+#include "proxy_driver/connection.h"
+
+namespace nnremote::proxy {
+
+class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this<ProxyBurst> {
+ public:
+  static hal::Result<hal::SharedBurst> open(std::shared_ptr<Connection> connection,
+                                            uint64_t preparedModelId);
+  ~ProxyBurst() override;
+
+  // Caches registered shared memory under a slot until the hold is released. Other memory
+  // cannot be cached (its bytes travel with each execution); the hold only keeps it alive.
+  OptionalCacheHold cacheMemory(const hal::SharedMemory& memory) const override;
+
+  // One execution at a time, as the HAL specifies for bursts.
+  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
+                                             const hal::OptionalTimePoint& deadline,
+                                             const hal::OptionalDuration& loopTimeoutDuration) const override;
+
+ private:
+  using Stream = grpc::ClientReaderWriter<wire::BurstRequest, wire::BurstResponse>;
+  struct Slot {
+    std::weak_ptr<const hal::Memory> memory;
+    uint64_t slot = 0;
+  };
+
+  explicit ProxyBurst(std::shared_ptr<Connection> connection);
+  void releaseSlot(const hal::Memory* memory) const;
+  hal::Error streamBroken() const;
+
+  std::shared_ptr<Connection> connection_;
+  mutable std::mutex mutex_;  // one message exchange at a time
+  grpc::ClientContext context_;
+  std::unique_ptr<Stream> stream_;
+  mutable bool broken_ = false;
+  mutable uint64_t nextSerial_ = 1;
+  mutable uint64_t nextSlot_ = 1;
+  mutable std::unordered_map<const hal::Memory*, Slot> slots_;
+};
+
+}  // namespace nnremote::proxy
+
+#endif  // NNREMOTE_PROXY_DRIVER_PROXY_BURST_H_
