@@ -138,6 +138,17 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
     }
   }
 
+  // Where each model output's request argument lives, if anywhere.
+  std::vector<uint8_t*> outputDestination(main.operands.size(), nullptr);
+  std::vector<uint64_t> outputCapacity(main.operands.size(), 0);
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    const hal::Request::Argument& argument = request.outputs[i];
+    outputDestination[main.outputIndexes[i]] =
+        argument.lifetime == hal::Request::Argument::LifeTime::POINTER
+            ? static_cast<uint8_t*>(const_cast<void*>(argument.location.pointer))
+            : poolData(request, argument.location.poolIndex) + argument.location.offset;
+    outputCapacity[main.outputIndexes[i]] = argument.location.length;
+  }
   std::vector<std::unique_ptr<uint8_t[]>> storage(main.operands.size());
   ExecutionReport report;
   for (size_t op = 0; op < main.operations.size(); ++op) {
@@ -166,7 +177,15 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
                << "operations[" << op << "] output " << index << " of dimensions "
                << hal::toString(t.dimensions) << " is too large";
       }
-      storage[index].reset(new (std::nothrow) uint8_t[*size == 0 ? 1 : *size]());
+      // A model output whose request buffer has room is written in place, saving a copy.
+      if (uint8_t* destination = outputDestination[index];
+          destination != nullptr && *size <= outputCapacity[index]) {
+        t.data = destination;
+        t.length = *size;
+        continue;
+      }
+      // Kernels write every element of their outputs, so the storage need not be cleared.
+      storage[index].reset(new (std::nothrow) uint8_t[*size == 0 ? 1 : *size]);
       if (storage[index] == nullptr) {
         return makeError(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
                << "cannot allocate " << *size << " bytes for operand " << index;
@@ -210,13 +229,9 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
     return error;
   }
   for (size_t i = 0; i < request.outputs.size(); ++i) {
-    const hal::Request::Argument& argument = request.outputs[i];
     const Tensor& t = tensors[main.outputIndexes[i]];
-    uint8_t* destination =
-        argument.lifetime == hal::Request::Argument::LifeTime::POINTER
-            ? static_cast<uint8_t*>(const_cast<void*>(argument.location.pointer))
-            : poolData(request, argument.location.poolIndex) + argument.location.offset;
-    if (t.length) std::memcpy(destination, t.data, t.length);
+    uint8_t* destination = outputDestination[main.outputIndexes[i]];
+    if (t.length && t.data != destination) std::memcpy(destination, t.data, t.length);
   }
   return report;
 }
