@@ -1,0 +1,328 @@
+// Round trips through nnremote against raw gRPC on the same kind of socket, side by side in one
+// run. Each case reports p50 and p99 latency; the end of the output compares them with the
+// targets.
+//
+//   bazel run //benchmarks:transport_benchmark
+//
+// Cases:
+//  1. raw gRPC unary and bidirectional ping-pong with a 16-byte payload (the baselines);
+//  2. a synchronous execution of a 1-operation model through the proxy driver (target <= 1.25x
+//     raw unary);
+//  3. a burst execution of the same model over its stream (target <= 1.15x raw bidi);
+//  4. 1 MiB and 16 MiB inputs to a RELU via shared memory against via bytes (target: shared
+//     memory within 2x of memcpy + one control round trip, and >= 10x faster than bytes at
+//     16 MiB). RELU reads and writes the tensor once each, so the report also compares with the
+//     same execution in process plus one round trip: what the transport itself adds.
+#include <benchmark/benchmark.h>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <thread>
+
+#include <unistd.h>
+
+#include "accelerator_sim/sim_device.h"
+#include "benchmarks/echo.grpc.pb.h"
+#include "emulator/emulator_server.h"
+#include "hal/model_builder.h"
+#include "proxy_driver/proxy_device.h"
+
+namespace {
+
+using namespace nnremote;  // NOLINT: a benchmark file
+using Clock = std::chrono::steady_clock;
+
+class EchoService final : public bench::Echo::Service {
+  grpc::Status Ping(grpc::ServerContext*, const bench::Payload* request, bench::Payload* reply) override {
+    *reply = *request;
+    return grpc::Status::OK;
+  }
+  grpc::Status PingStream(grpc::ServerContext*,
+                          grpc::ServerReaderWriter<bench::Payload, bench::Payload>* stream) override {
+    bench::Payload payload;
+    while (stream->Read(&payload)) stream->Write(payload);
+    return grpc::Status::OK;
+  }
+};
+
+// Servers shared by all cases, on unix sockets (the same-host transport).
+struct Fixture {
+  EchoService echo;
+  std::unique_ptr<grpc::Server> echoServer;
+  std::unique_ptr<emulator::EmulatorServer> emulator;
+  std::shared_ptr<proxy::Connection> connection;
+  std::shared_ptr<proxy::Connection> bytesConnection;  // never uses shared memory
+  std::shared_ptr<bench::Echo::Stub> echoStub;
+
+  Fixture() {
+    const std::string echoAddress = "unix-abstract:nnremote-bench-echo-" + std::to_string(::getpid());
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(echoAddress, grpc::InsecureServerCredentials());
+    builder.RegisterService(&echo);
+    echoServer = builder.BuildAndStart();
+    echoStub = bench::Echo::NewStub(grpc::CreateChannel(echoAddress, grpc::InsecureChannelCredentials()));
+    emulator = std::move(emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())},
+                                                         "unix-abstract:nnremote-bench-" + std::to_string(::getpid()))
+                             .value());
+    connection = *proxy::Connection::connect(emulator->address());
+    proxy::ConnectionOptions bytesOnly;
+    bytesOnly.useSharedMemory = false;
+    bytesConnection = *proxy::Connection::connect(emulator->address(), bytesOnly);
+  }
+};
+
+Fixture& fixture() {
+  static Fixture* const instance = new Fixture();
+  return *instance;
+}
+
+// Records per-iteration latencies and reports p50/p99 in microseconds.
+class Latencies {
+ public:
+  void add(Clock::duration d) { samples_.push_back(std::chrono::duration<double, std::micro>(d).count()); }
+  void report(benchmark::State& state) {
+    if (samples_.empty()) return;
+    std::sort(samples_.begin(), samples_.end());
+    state.counters["p50_us"] = samples_[samples_.size() / 2];
+    state.counters["p99_us"] = samples_[std::min(samples_.size() - 1, samples_.size() * 99 / 100)];
+  }
+
+ private:
+  std::vector<double> samples_;
+};
+
+void rawUnary(benchmark::State& state) {
+  bench::Payload request, reply;
+  request.set_data(std::string(16, 'x'));
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    grpc::ClientContext context;
+    if (!fixture().echoStub->Ping(&context, request, &reply).ok()) state.SkipWithError("ping failed");
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+void rawBidi(benchmark::State& state) {
+  grpc::ClientContext context;
+  auto stream = fixture().echoStub->PingStream(&context);
+  bench::Payload request, reply;
+  request.set_data(std::string(16, 'x'));
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    if (!stream->Write(request) || !stream->Read(&reply)) state.SkipWithError("stream failed");
+    latencies.add(Clock::now() - start);
+  }
+  stream->WritesDone();
+  (void)stream->Finish();
+  latencies.report(state);
+}
+
+// RELU of `elements` floats: one operation, and the cheapest way to move a tensor through.
+hal::SharedPreparedModel prepareRelu(uint32_t elements, const std::shared_ptr<proxy::Connection>& connection) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(hal::OperandType::TENSOR_FLOAT32, {elements});
+  const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {elements});
+  b.addOperation(hal::OperationType::RELU, {in}, {out});
+  auto device = proxy::ProxyDevice::discover(connection)->front();
+  return *device->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                               hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+}
+
+hal::Request requestFor(const hal::SharedMemory& in, const hal::SharedMemory& out) {
+  hal::Request request;
+  const uint32_t bytes = static_cast<uint32_t>(in->size());
+  request.inputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 0, 0, bytes, 0}, {}}};
+  request.outputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 1, 0, bytes, 0}, {}}};
+  request.pools = {in, out};
+  return request;
+}
+
+// A trivial RPC on the emulator's own server, to separate server overhead from execution.
+void emulatorTrivialRpc(benchmark::State& state) {
+  wire::GetDeviceInfoRequest request;
+  request.set_device_name("nnremote-edge16");
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    grpc::ClientContext context;
+    wire::DeviceInfo info;
+    (void)fixture().connection->stub().GetDeviceInfo(&context, request, &info);
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+// The same execution in process: what the simulator itself costs per call.
+void inProcessExecute(benchmark::State& state) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(hal::OperandType::TENSOR_FLOAT32, {4});
+  const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {4});
+  b.addOperation(hal::OperationType::RELU, {in}, {out});
+  auto prepared = *sim::SimDevice::create(sim::edgeNpuConfig())
+                       ->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                      hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    benchmark::DoNotOptimize(prepared->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt));
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+void proxySyncExecute(benchmark::State& state) {
+  auto prepared = prepareRelu(4, fixture().connection);
+  auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    if (!prepared->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok()) {
+      state.SkipWithError("execute failed");
+    }
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+void proxyBurstExecute(benchmark::State& state) {
+  auto prepared = prepareRelu(4, fixture().connection);
+  auto burst = *prepared->configureExecutionBurst();
+  auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    if (!burst->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok()) {
+      state.SkipWithError("burst failed");
+    }
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+// memcpy of the tensor plus one raw unary round trip: what a zero-copy transport should cost.
+void memcpyPlusRoundTrip(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  std::vector<uint8_t> from(bytes, 1), to(bytes);
+  bench::Payload request, reply;
+  request.set_data(std::string(16, 'x'));
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    std::memcpy(to.data(), from.data(), bytes);
+    benchmark::DoNotOptimize(to.data());
+    grpc::ClientContext context;
+    (void)fixture().echoStub->Ping(&context, request, &reply);
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+// The same RELU in process: the kernel alone reads and writes the tensor once each.
+void inProcessRelu(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  const uint32_t elements = static_cast<uint32_t>(bytes / sizeof(float));
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(hal::OperandType::TENSOR_FLOAT32, {elements});
+  const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {elements});
+  b.addOperation(hal::OperationType::RELU, {in}, {out});
+  auto prepared = *sim::SimDevice::create(sim::edgeNpuConfig())
+                       ->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                      hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  const hal::Request request = requestFor(*hal::createHeapMemory(bytes), *hal::createHeapMemory(bytes));
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    benchmark::DoNotOptimize(prepared->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt));
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+void inputVia(benchmark::State& state, bool shared) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  const uint32_t elements = static_cast<uint32_t>(bytes / sizeof(float));
+  const auto& connection = shared ? fixture().connection : fixture().bytesConnection;
+  auto prepared = prepareRelu(elements, connection);
+  auto in = shared ? *hal::createSharedMemory(bytes) : *hal::createHeapMemory(bytes);
+  auto out = shared ? *hal::createSharedMemory(bytes) : *hal::createHeapMemory(bytes);
+  const hal::Request request = requestFor(in, out);
+  Latencies latencies;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    if (!prepared->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok()) {
+      state.SkipWithError("execute failed");
+    }
+    latencies.add(Clock::now() - start);
+  }
+  latencies.report(state);
+}
+
+BENCHMARK(rawUnary)->Name("1_raw_grpc_unary")->UseRealTime();
+BENCHMARK(rawBidi)->Name("1_raw_grpc_bidi")->UseRealTime();
+BENCHMARK(emulatorTrivialRpc)->Name("2_emulator_get_device_info")->UseRealTime();
+BENCHMARK(inProcessExecute)->Name("2_in_process_execute")->UseRealTime();
+BENCHMARK(proxySyncExecute)->Name("2_proxy_sync_execute")->UseRealTime();
+BENCHMARK(proxyBurstExecute)->Name("3_proxy_burst_execute")->UseRealTime();
+BENCHMARK(memcpyPlusRoundTrip)->Name("5_memcpy_plus_round_trip")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
+BENCHMARK(inProcessRelu)->Name("5_in_process_relu")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
+BENCHMARK_CAPTURE(inputVia, shm, true)->Name("5_input_via_shared_memory")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
+BENCHMARK_CAPTURE(inputVia, bytes, false)->Name("5_input_via_bytes")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
+
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      const auto p50 = run.counters.find("p50_us");
+      const auto p99 = run.counters.find("p99_us");
+      std::string name = run.benchmark_name();
+      name = name.substr(0, name.rfind("/real_time"));
+      if (p50 != run.counters.end()) p50_[name] = p50->second;
+      if (p99 != run.counters.end()) p99_[name] = p99->second;
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    auto ratio = [&](const std::string& what, const std::string& a, const std::string& b, const char* target) {
+      if (p50_[b] <= 0) return;
+      std::printf("%-68s p50 %8.1f us vs %8.1f us = %5.2fx   p99 %8.1f vs %8.1f = %5.2fx   (target %s)\n",
+                  what.c_str(), p50_[a], p50_[b], p50_[a] / p50_[b], p99_[a], p99_[b], p99_[a] / p99_[b], target);
+    };
+    std::printf("\n");
+    ratio("sync execute / raw unary", "2_proxy_sync_execute", "1_raw_grpc_unary", "<= 1.25x");
+    ratio("burst execute / raw bidi", "3_proxy_burst_execute", "1_raw_grpc_bidi", "<= 1.15x");
+    for (const char* size : {"1048576", "16777216"}) {
+      const std::string s = size;
+      ratio("shared memory / (memcpy + round trip), " + s + " B", "5_input_via_shared_memory/" + s,
+            "5_memcpy_plus_round_trip/" + s, "<= 2x");
+      // The model must compute too: the fairer floor is the in-process execution plus one round trip.
+      p50_["in_process_plus_round_trip/" + s] = p50_["5_in_process_relu/" + s] + p50_["1_raw_grpc_unary"];
+      p99_["in_process_plus_round_trip/" + s] = p99_["5_in_process_relu/" + s] + p99_["1_raw_grpc_unary"];
+      ratio("shared memory / (in-process execution + round trip), " + s + " B",
+            "5_input_via_shared_memory/" + s, "in_process_plus_round_trip/" + s, "-");
+      ratio("bytes / shared memory, " + s + " B", "5_input_via_bytes/" + s, "5_input_via_shared_memory/" + s,
+            s == "16777216" ? ">= 10x" : "-");
+    }
+  }
+
+ private:
+  std::map<std::string, double> p50_, p99_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
