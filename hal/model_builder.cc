@@ -52,10 +52,12 @@ void ModelBuilder::addOperation(OperationType type, std::vector<uint32_t> inputs
 }
 
 Result<RequestWithMemories> makeRequest(const std::vector<std::vector<uint8_t>>& inputs,
-                                        const std::vector<size_t>& outputSizes) {
+                                        const std::vector<size_t>& outputSizes,
+                                        MemoryAllocator allocate) {
   RequestWithMemories result;
   for (const auto& bytes : inputs) {
-    NN_ASSIGN_OR_RETURN(SharedMemory memory, createHeapMemory(bytes));
+    NN_ASSIGN_OR_RETURN(SharedMemory memory, allocate(bytes.size()));
+    if (!bytes.empty()) std::memcpy(memory->data(), bytes.data(), bytes.size());
     Request::Argument argument;
     argument.location = {nullptr, static_cast<uint32_t>(result.request.pools.size()), 0,
                          static_cast<uint32_t>(bytes.size()), 0};
@@ -64,7 +66,7 @@ Result<RequestWithMemories> makeRequest(const std::vector<std::vector<uint8_t>>&
     result.inputs.push_back(memory);
   }
   for (size_t size : outputSizes) {
-    NN_ASSIGN_OR_RETURN(SharedMemory memory, createHeapMemory(size));
+    NN_ASSIGN_OR_RETURN(SharedMemory memory, allocate(size));
     Request::Argument argument;
     argument.location = {nullptr, static_cast<uint32_t>(result.request.pools.size()), 0,
                          static_cast<uint32_t>(size), 0};

@@ -61,9 +61,14 @@ struct RequestWithMemories {
   std::vector<SharedMemory> outputs;
 };
 
-// One pool per input holding its bytes, and one zeroed pool per output of the given size.
+// Makes a zero-filled memory of a size: createHeapMemory, createSharedMemory, ...
+using MemoryAllocator = Result<SharedMemory> (*)(size_t size);
+
+// One pool per input holding its bytes, and one zeroed pool per output of the given size, all
+// from `allocate`.
 Result<RequestWithMemories> makeRequest(const std::vector<std::vector<uint8_t>>& inputs,
-                                        const std::vector<size_t>& outputSizes);
+                                        const std::vector<size_t>& outputSizes,
+                                        MemoryAllocator allocate = createHeapMemory);
 
 template <typename T>
 std::vector<uint8_t> toBytes(const std::vector<T>& values) {

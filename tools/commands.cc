@@ -118,8 +118,16 @@ int runSample(const std::vector<std::string>& args) {
 }
 
 int runConform(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"target", "cases", "device", "junit", "in-process", "verbose"});
+  auto flags = Flags::parse(args, {"target", "cases", "device", "junit", "in-process", "verbose",
+                                   "executor", "memory"});
   if (!flags.ok()) return fail("conform", flags.error());
+  cts::RunOptions options;
+  auto executor = cts::executorFromName(flags->get("executor", "sync"));
+  if (!executor.ok()) return fail("conform", executor.error());
+  auto memory = cts::poolMemoryFromName(flags->get("memory", "bytes"));
+  if (!memory.ok()) return fail("conform", memory.error());
+  options.executor = *executor;
+  options.memory = *memory;
   const std::string cases = flags->get("cases");
   if (cases.empty()) return fail("conform", hal::invalidArgument() << "--cases=DIR is required");
 
@@ -147,6 +155,7 @@ int runConform(const std::vector<std::string>& args) {
   }
   std::cout << "Running conformance models under " << cases << " on " << device->getName()
             << (flags->has("in-process") ? " (in process)" : " (through the proxy driver)")
+            << ", executor " << flags->get("executor", "sync") << ", memory " << flags->get("memory", "bytes")
             << "\n";
 
   std::ostringstream junitCases;
@@ -164,7 +173,7 @@ int runConform(const std::vector<std::string>& args) {
   };
   std::map<std::string, cts::Totals> perVersion;
   const auto start = std::chrono::steady_clock::now();
-  auto totals = cts::runDirectory(*device, cases, std::cout, &perVersion, onCase);
+  auto totals = cts::runDirectory(*device, cases, std::cout, &perVersion, onCase, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!totals.ok()) return fail("conform", totals.error());

@@ -31,6 +31,10 @@ Flags (every command):
 Flags (conform):
   --cases=DIR     a folder of conformance JSON files, searched recursively (required)
   --junit=FILE    also write the results as JUnit XML (unsupported models are "skipped")
+  --executor=E    sync (default), reusable (one execution computed twice), burst (on a burst
+                  stream, pools cached) or fenced (after a signaled fence)
+  --memory=M      where request pools live: bytes (process memory, sent by value; the default)
+                  or shm (POSIX shared memory, registered with the server: zero copy)
   --in-process    run the simulator directly, without emulator, gRPC and proxy driver
   --verbose       also print a line for every unsupported model
   conform prints a line per failing model with the first mismatching element, and ends with

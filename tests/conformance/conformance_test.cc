@@ -16,14 +16,16 @@ namespace {
 
 using Outcomes = std::map<std::string, Outcome>;
 
-Outcomes runV1_0(const testing::DeviceFactory& factory, Totals* totals, std::string* log) {
+Outcomes runV1_0(const testing::DeviceFactory& factory, Totals* totals, std::string* log,
+                 const RunOptions& options = {}) {
   const testing::DeviceUnderTest dut = factory.create();
   Outcomes outcomes;
   std::ostringstream failures;
   auto result = runDirectory(*dut.device, defaultConformanceDirectory() + "/V1_0", failures,
                              nullptr, [&](const CtsTestCase& testCase, const CaseResult& r) {
                                outcomes[testCase.fullName()] = r.outcome;
-                             });
+                             },
+                             options);
   EXPECT_TRUE(result.ok()) << result.error().message;
   if (result.ok()) *totals = *result;
   *log = failures.str();
@@ -46,6 +48,31 @@ TEST(ConformanceTest, V1_0PassesEverywhereAndIdentically) {
     EXPECT_GE(totals.passed, 287u) << factory.name;
   }
   EXPECT_EQ(byFactory["InProcess"], byFactory["ThroughProxy"]);
+}
+
+TEST(ConformanceTest, EveryExecutorAndPoolMemoryAgreesWithSync) {
+  if (defaultConformanceDirectory().empty()) {
+    GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
+  }
+  testing::DeviceFactory proxy;
+  for (const auto& factory : testing::allDeviceFactories()) {
+    if (factory.name == "ThroughProxy") proxy = factory;
+  }
+  Totals reference;
+  std::string log;
+  const Outcomes sync = runV1_0(proxy, &reference, &log);
+  for (const auto& [executor, memory] : {std::make_pair("sync", "shm"), std::make_pair("burst", "shm"),
+                                         std::make_pair("burst", "bytes"), std::make_pair("reusable", "shm"),
+                                         std::make_pair("fenced", "bytes")}) {
+    Totals totals;
+    const Outcomes outcomes = runV1_0(proxy, &totals, &log,
+                                      {*executorFromName(executor), *poolMemoryFromName(memory)});
+    EXPECT_EQ(totals.failed, 0u) << log;
+    EXPECT_EQ(outcomes, sync) << "executor " << executor << ", memory " << memory;
+    std::cout << "V1_0 through the proxy, executor " << executor << ", memory " << memory
+              << ": " << totals.passed << " passed, " << totals.failed << " failed, " << totals.unsupported
+              << " unsupported\n";
+  }
 }
 
 }  // namespace

@@ -93,7 +93,60 @@ Tolerance toleranceFor(const CtsTestCase& testCase, OperandType type) {
   }
 }
 
+// Runs `request` on `prepared` the way `executor` says.
+hal::Result<hal::ExecutionOutcome> executeWith(const hal::IPreparedModel& prepared,
+                                               const hal::Request& request, Executor executor) {
+  switch (executor) {
+    case Executor::REUSABLE: {
+      NN_ASSIGN_OR_RETURN(hal::SharedExecution execution,
+                          prepared.createReusableExecution(request, hal::MeasureTiming::NO, std::nullopt));
+      // Computed twice: a reusable execution must give the same answer every time.
+      NN_RETURN_IF_ERROR(execution->compute(std::nullopt).status());
+      return execution->compute(std::nullopt);
+    }
+    case Executor::BURST: {
+      NN_ASSIGN_OR_RETURN(hal::SharedBurst burst, prepared.configureExecutionBurst());
+      std::vector<hal::IBurst::OptionalCacheHold> holds;
+      for (const auto& pool : request.pools) {
+        if (const auto* memory = std::get_if<hal::SharedMemory>(&pool)) holds.push_back(burst->cacheMemory(*memory));
+      }
+      return burst->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    }
+    case Executor::FENCED: {
+      const hal::SyncFence ready = hal::SyncFence::create();
+      ready.signal();
+      NN_ASSIGN_OR_RETURN(auto fenced, prepared.executeFenced(request, {ready}, hal::MeasureTiming::NO,
+                                                              std::nullopt, std::nullopt, std::nullopt));
+      if (fenced.first.wait(std::nullopt) != hal::SyncFence::State::SIGNALED) {
+        return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the execution's fence signaled an error";
+      }
+      NN_RETURN_IF_ERROR(fenced.second().status());
+      // Fenced executions report no output shapes: their outputs are fully specified.
+      return hal::ExecutionOutcome{};
+    }
+    case Executor::SYNC:
+      break;
+  }
+  return prepared.execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+}
+
 }  // namespace
+
+hal::Result<Executor> executorFromName(const std::string& name) {
+  if (name == "sync") return Executor::SYNC;
+  if (name == "reusable") return Executor::REUSABLE;
+  if (name == "burst") return Executor::BURST;
+  if (name == "fenced") return Executor::FENCED;
+  return hal::invalidArgument() << "--executor must be sync, reusable, burst or fenced, not '" << name
+                                << "' (async is not implemented yet)";
+}
+
+hal::Result<PoolMemory> poolMemoryFromName(const std::string& name) {
+  if (name == "bytes") return PoolMemory::BYTES;
+  if (name == "shm") return PoolMemory::SHARED;
+  return hal::invalidArgument() << "--memory must be bytes or shm, not '" << name
+                                << "' (device buffers are not implemented yet)";
+}
 
 std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
                           const std::vector<uint8_t>& actual,
@@ -130,7 +183,7 @@ std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
   return "";
 }
 
-CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase) {
+CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
     if (testCase.expectFailure) return CaseResult{Outcome::PASSED, ""};
     return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " +
@@ -151,10 +204,12 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase) {
 
   std::vector<size_t> outputSizes;
   for (const GoldenOutput& golden : testCase.outputs) outputSizes.push_back(golden.data.size());
-  auto io = hal::makeRequest(testCase.inputs, outputSizes);
+  auto io = hal::makeRequest(testCase.inputs, outputSizes,
+                             options.memory == PoolMemory::SHARED ? hal::createSharedMemory
+                                                                  : hal::MemoryAllocator(hal::createHeapMemory));
   if (!io.ok()) return {Outcome::FAILED, io.error().message};
   const hal::Request& request = io->request;
-  auto outcome = (*prepared)->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  auto outcome = executeWith(**prepared, request, options.executor);
   if (!outcome.ok()) return refusedOrFailed("execute", outcome.error());
   if (testCase.expectFailure) {
     return {Outcome::FAILED, "expected preparation or execution to fail, but it succeeded"};
@@ -174,7 +229,8 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase) {
 hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& directory,
                                  std::ostream& log, std::map<std::string, Totals>* perVersion,
                                  const std::function<void(const CtsTestCase&, const CaseResult&)>&
-                                     onCase) {
+                                     onCase,
+                                 const RunOptions& options) {
   NN_ASSIGN_OR_RETURN(std::vector<std::string> files, findSpecFiles(directory));
   Totals totals;
   for (const std::string& file : files) {
@@ -189,7 +245,7 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
     const std::string version =
         relative.find('/') == std::string::npos ? "." : relative.substr(0, relative.find('/'));
     for (const CtsTestCase& testCase : *cases) {
-      const CaseResult result = runCase(device, testCase);
+      const CaseResult result = runCase(device, testCase, options);
       Totals* bucket = perVersion ? &(*perVersion)[version] : nullptr;
       switch (result.outcome) {
         case Outcome::PASSED:

@@ -20,6 +20,20 @@ struct CaseResult {
   std::string message;  // why it failed or is unsupported
 };
 
+// How each case is executed.
+enum class Executor { SYNC, REUSABLE, BURST, FENCED };
+// Where request pools live: process memory (sent as bytes) or POSIX shared memory.
+enum class PoolMemory { BYTES, SHARED };
+
+struct RunOptions {
+  Executor executor = Executor::SYNC;
+  PoolMemory memory = PoolMemory::BYTES;
+};
+
+// Parses "sync", "reusable", "burst", "fenced" / "bytes", "shm".
+hal::Result<Executor> executorFromName(const std::string& name);
+hal::Result<PoolMemory> poolMemoryFromName(const std::string& name);
+
 // Compares one output with its golden value. Returns an empty string when it matches, else
 // a description of the first mismatching element.
 std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
@@ -30,7 +44,8 @@ std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
 // - a model with an operation the device reports unsupported is UNSUPPORTED;
 // - an expect_failure model passes only if preparation or execution returns an error;
 // - otherwise outputs must match within the CTS tolerances.
-CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase);
+CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase,
+                   const RunOptions& options = {});
 
 struct Totals {
   size_t passed = 0, failed = 0, unsupported = 0;
@@ -42,7 +57,8 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
                                  std::ostream& log,
                                  std::map<std::string, Totals>* perVersion = nullptr,
                                  const std::function<void(const CtsTestCase&, const CaseResult&)>&
-                                     onCase = nullptr);
+                                     onCase = nullptr,
+                                 const RunOptions& options = {});
 
 }  // namespace nnremote::cts
 
