@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "hal/i_burst.h"
 #include "hal/operand_types.h"
@@ -291,16 +292,6 @@ grpc::Status AcceleratorService::AwaitExecution(grpc::ServerContext*,
                                                 wire::ExecuteResponse*) {
   return notSupportedYet("AwaitExecution");
 }
-grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*,
-                                               const wire::ExecuteFencedRequest*,
-                                               wire::ExecuteFencedResponse*) {
-  return notSupportedYet("ExecuteFenced");
-}
-grpc::Status AcceleratorService::GetExecuteFencedInfo(grpc::ServerContext*,
-                                                      const wire::GetExecuteFencedInfoRequest*,
-                                                      wire::GetExecuteFencedInfoResponse*) {
-  return notSupportedYet("GetExecuteFencedInfo");
-}
 grpc::Status AcceleratorService::CreateReusableExecution(
     grpc::ServerContext*, const wire::CreateReusableExecutionRequest*,
     wire::CreateReusableExecutionResponse*) {
@@ -487,18 +478,150 @@ grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContext*,
                                                const wire::ReleaseBufferRequest*, wire::Empty*) {
   return notSupportedYet("ReleaseBuffer");
 }
-grpc::Status AcceleratorService::CreateFence(grpc::ServerContext*,
-                                             const wire::CreateFenceRequest*,
-                                             wire::CreateFenceResponse*) {
-  return notSupportedYet("CreateFence");
+
+grpc::Status AcceleratorService::CreateFence(grpc::ServerContext*, const wire::CreateFenceRequest* request,
+                                             wire::CreateFenceResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  response->set_fence_id((*session)->fences.add(hal::SyncFence::create()));
+  return grpc::Status::OK;
 }
-grpc::Status AcceleratorService::WaitFence(grpc::ServerContext*, const wire::WaitFenceRequest*,
-                                           wire::WaitFenceResponse*) {
-  return notSupportedYet("WaitFence");
+
+grpc::Status AcceleratorService::SignalFence(grpc::ServerContext*, const wire::SignalFenceRequest* request,
+                                             wire::Empty*) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto fence = (*session)->fences.find(request->fence_id());
+  if (!fence.ok()) return toGrpcStatus(fence.error());
+  fence->signal(request->error());
+  return grpc::Status::OK;
 }
-grpc::Status AcceleratorService::SignalFence(grpc::ServerContext*,
-                                             const wire::SignalFenceRequest*, wire::Empty*) {
-  return notSupportedYet("SignalFence");
+
+grpc::Status AcceleratorService::WaitFence(grpc::ServerContext*, const wire::WaitFenceRequest* request,
+                                           wire::WaitFenceResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto fence = (*session)->fences.find(request->fence_id());
+  if (!fence.ok()) return toGrpcStatus(fence.error());
+  constexpr hal::Duration kMaxWait = std::chrono::seconds(10);
+  const hal::Duration timeout =
+      request->has_timeout() ? std::min(kMaxWait, hal::Duration(request->timeout().nanoseconds())) : kMaxWait;
+  switch (fence->wait(timeout)) {
+    case hal::SyncFence::State::ACTIVE: response->set_state(wire::WaitFenceResponse::ACTIVE); break;
+    case hal::SyncFence::State::SIGNALED: response->set_state(wire::WaitFenceResponse::SIGNALED); break;
+    case hal::SyncFence::State::ERROR: response->set_state(wire::WaitFenceResponse::ERROR); break;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire::ExecuteFencedRequest* request,
+                                               wire::ExecuteFencedResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto entry = (*session)->preparedModels.find(request->prepared_model_id());
+  if (!entry.ok()) return toGrpcStatus(entry.error());
+  auto halRequest = wire_conv::fromWire(request->request(), resolverFor(**session));
+  if (!halRequest.ok()) return toGrpcStatus(halRequest.error());
+  if (auto valid = hal::validateRequestForModel(*halRequest, *entry->model, /*allowPointers=*/false);
+      !valid.ok()) {
+    return toGrpcStatus(valid);
+  }
+  const int measure = request->measure();
+  if (measure != wire::MEASURE_TIMING_NO && measure != wire::MEASURE_TIMING_YES) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "measure = " << measure << " is not a valid MeasureTiming");
+  }
+  std::vector<std::pair<uint64_t, hal::SyncFence>> waitFor;
+  for (int i = 0; i < request->wait_for_fence_ids_size(); ++i) {
+    auto fence = (*session)->fences.find(request->wait_for_fence_ids(i));
+    if (!fence.ok()) {
+      return toGrpcStatus(hal::withContext(fence.error(), "wait_for_fence_ids[" + std::to_string(i) + "]"));
+    }
+    waitFor.emplace_back(request->wait_for_fence_ids(i), *fence);
+  }
+  const hal::OptionalTimePoint deadline =
+      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline());
+  hal::OptionalDuration loopTimeout, afterFence;
+  if (request->has_loop_timeout_duration()) loopTimeout = hal::Duration(request->loop_timeout_duration().nanoseconds());
+  if (request->has_timeout_duration_after_fence()) {
+    afterFence = hal::Duration(request->timeout_duration_after_fence().nanoseconds());
+  }
+
+  auto execution = std::make_shared<FencedExecution>();
+  response->set_sync_fence_id((*session)->fences.add(execution->done));
+  response->set_execution_id((*session)->fencedExecutions.add(execution));
+  // The execution waits on its fences in a thread of its own, so the call returns at once and
+  // chains of fenced executions proceed on the server without the client.
+  std::thread([session = *session, entry = *entry, halRequest = std::move(halRequest).value(),
+               wireRequest = request->request(), waitFor = std::move(waitFor), execution, deadline,
+               loopTimeout, afterFence, timed = measure == wire::MEASURE_TIMING_YES]() {
+    const auto called = hal::Clock::now();
+    auto run = [&]() -> hal::Status {
+      for (const auto& [id, fence] : waitFor) {
+        hal::OptionalDuration remaining;
+        if (deadline) remaining = std::chrono::duration_cast<hal::Duration>(*deadline - hal::Clock::now());
+        const auto state = fence.wait(remaining);
+        if (state == hal::SyncFence::State::ACTIVE) {
+          return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
+                 << "fence " << id << " did not signal before the deadline";
+        }
+        if (state == hal::SyncFence::State::ERROR) {
+          return makeError(ErrorStatus::GENERAL_FAILURE) << "fence " << id << " signaled an error";
+        }
+      }
+      const auto launched = hal::Clock::now();
+      hal::OptionalTimePoint executionDeadline = deadline;
+      if (afterFence && (!executionDeadline || launched + *afterFence < *executionDeadline)) {
+        executionDeadline = launched + *afterFence;
+      }
+      NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
+                          entry.preparedModel->execute(halRequest, timed ? hal::MeasureTiming::YES
+                                                                         : hal::MeasureTiming::NO,
+                                                       executionDeadline, loopTimeout));
+      std::lock_guard<std::mutex> lock(execution->mutex);
+      collectOutputs(*session, wireRequest, halRequest, *entry.model, outcome, &execution->outputs);
+      execution->launched = outcome.timing;
+      execution->fenced = outcome.timing;
+      if (execution->fenced.timeInDriver) {
+        *execution->fenced.timeInDriver += std::chrono::duration_cast<hal::Duration>(launched - called);
+      }
+      execution->profile = outcome.profile;
+      return {};
+    };
+    hal::Status status = run();
+    {
+      std::lock_guard<std::mutex> lock(execution->mutex);
+      execution->status = status;
+    }
+    execution->done.signal(/*error=*/!status.ok());
+  }).detach();
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::GetExecuteFencedInfo(grpc::ServerContext* context,
+                                                      const wire::GetExecuteFencedInfoRequest* request,
+                                                      wire::GetExecuteFencedInfoResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto execution = (*session)->fencedExecutions.find(request->execution_id());
+  if (!execution.ok()) return toGrpcStatus(execution.error());
+  // Wait for the execution, in slices so a cancelled call does not hold a server thread.
+  while ((*execution)->done.wait(std::chrono::milliseconds(200)) == hal::SyncFence::State::ACTIVE) {
+    if (context->IsCancelled()) return grpc::Status::CANCELLED;
+  }
+  std::lock_guard<std::mutex> lock((*execution)->mutex);
+  const FencedExecution& done = **execution;
+  if (!done.status.ok()) {
+    response->set_status(static_cast<wire::ErrorStatus>(done.status.code()));
+    *response->mutable_error() = wire_conv::toWire(done.status.error());
+  }
+  *response->mutable_timing_launched() = wire_conv::toWire(done.launched);
+  *response->mutable_timing_fenced() = wire_conv::toWire(done.fenced);
+  if (done.profile) *response->mutable_profile() = wire_conv::toWire(*done.profile);
+  *response->mutable_output_data() = done.outputs.output_data();
+  *response->mutable_output_bulk_transfer_ids() = done.outputs.output_bulk_transfer_ids();
+  (void)(*session)->fencedExecutions.erase(request->execution_id());
+  return grpc::Status::OK;
 }
 
 }  // namespace nnremote::emulator

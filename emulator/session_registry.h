@@ -10,6 +10,8 @@
 #include <unordered_map>
 
 #include "hal/i_device.h"
+#include "hal/sync_fence.h"
+#include "proto/nnremote.pb.h"
 
 namespace nnremote::emulator {
 
@@ -74,6 +76,16 @@ class IdTable {
   std::unordered_map<uint64_t, T> entries_;
 };
 
+// A fenced execution running (or done) on the server.
+struct FencedExecution {
+  hal::SyncFence done = hal::SyncFence::create();  // signaled when finished, with an error if it failed
+  std::mutex mutex;
+  hal::Status status;
+  hal::Timing launched, fenced;
+  std::shared_ptr<const hal::ExecutionProfile> profile;
+  wire::ExecuteResponse outputs;  // output_data and output_bulk_transfer_ids
+};
+
 // Output bytes waiting for the client to fetch them with DownloadBulk.
 struct PendingDownload {
   hal::SharedMemory memory;
@@ -94,6 +106,8 @@ class Session {
   // Bulk uploads, each used by the one model or request that names it.
   IdTable<hal::SharedMemory> uploads{"bulk_transfer_id", "uploads"};
   IdTable<PendingDownload> downloads{"bulk_transfer_id", "pending downloads"};
+  IdTable<hal::SyncFence> fences{"fence_id", "fences"};
+  IdTable<std::shared_ptr<FencedExecution>> fencedExecutions{"execution_id", "fenced executions"};
 
  private:
   const uint64_t id_;

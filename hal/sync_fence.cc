@@ -9,7 +9,21 @@ struct SyncFence::Shared {
   mutable std::mutex mutex;
   mutable std::condition_variable changed;
   State state = State::ACTIVE;
+  const void* remoteOwner = nullptr;
+  uint64_t remoteId = 0;
 };
+
+void SyncFence::setRemote(const void* owner, uint64_t remoteId) const {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  shared_->remoteOwner = owner;
+  shared_->remoteId = remoteId;
+}
+
+std::optional<uint64_t> SyncFence::remoteId(const void* owner) const {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  if (owner == nullptr || shared_->remoteOwner != owner) return std::nullopt;
+  return shared_->remoteId;
+}
 
 SyncFence::SyncFence(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
 

@@ -3,6 +3,7 @@
 #define NNREMOTE_HAL_SYNC_FENCE_H_
 
 #include <memory>
+#include <optional>
 
 #include "hal/types.h"
 
@@ -26,6 +27,11 @@ class SyncFence {
   State wait(OptionalDuration timeout) const;
 
   bool operator==(const SyncFence& other) const { return shared_ == other.shared_; }
+
+  // A fence can also stand for one that lives elsewhere (on a server): its owner (a connection)
+  // records the remote id, so the fence can be passed back to that owner without a round trip.
+  void setRemote(const void* owner, uint64_t remoteId) const;
+  std::optional<uint64_t> remoteId(const void* owner) const;
 
  private:
   struct Shared;

@@ -1,6 +1,10 @@
 #include "proxy_driver/proxy_prepared_model.h"
 
 
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/execution_results.h"
@@ -58,6 +62,136 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
 
 hal::Result<hal::SharedBurst> ProxyPreparedModel::configureExecutionBurst() const {
   return ProxyBurst::open(connection_, preparedModelId_);
+}
+
+namespace {
+
+// What a fenced execution's info callback reports, filled in when the execution is done.
+struct FencedResult {
+  std::mutex mutex;
+  hal::Result<std::pair<hal::Timing, hal::Timing>> timings =
+      hal::Error{hal::ErrorStatus::GENERAL_FAILURE, "the fenced execution has not finished", {}};
+};
+
+// A server fence for `local`, signaled from this process when `local` fires.
+hal::Result<uint64_t> mirrorLocalFence(const std::shared_ptr<Connection>& connection,
+                                       const hal::SyncFence& local) {
+  wire::CreateFenceRequest create;
+  create.set_session_id(connection->sessionId());
+  wire::CreateFenceResponse created;
+  auto context = connection->controlContext();
+  const grpc::Status status = connection->stub().CreateFence(context.get(), create, &created);
+  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  std::thread([connection, local, id = created.fence_id()] {
+    const bool error = local.wait(std::nullopt) == hal::SyncFence::State::ERROR;
+    wire::SignalFenceRequest signal;
+    signal.set_session_id(connection->sessionId());
+    signal.set_fence_id(id);
+    signal.set_error(error);
+    wire::Empty empty;
+    auto signalContext = connection->controlContext();
+    (void)connection->stub().SignalFence(signalContext.get(), signal, &empty);
+  }).detach();
+  return created.fence_id();
+}
+
+// True if the server reads every input pool in place (registered shared memory), so inputs
+// written by earlier executions in a fence chain are seen without the client.
+bool inputsStayOnServer(const hal::Request& request, const wire::Request& wireRequest) {
+  for (const auto& input : request.inputs) {
+    if (input.lifetime != hal::Request::Argument::LifeTime::POOL) continue;
+    const auto& pool = wireRequest.pools(static_cast<int>(input.location.poolIndex));
+    if (pool.kind_case() == wire::RequestMemoryPool::kMemory &&
+        pool.memory().kind_case() != wire::Memory::kRegisteredMemoryId) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPreparedModel::executeFenced(
+    const hal::Request& request, const std::vector<hal::SyncFence>& waitFor, hal::MeasureTiming measure,
+    const hal::OptionalTimePoint& deadline, const hal::OptionalDuration& loopTimeoutDuration,
+    const hal::OptionalDuration& timeoutDurationAfterFence) const {
+  PoolTransport& pools = connection_->pools();
+  auto encode = [&pools](const hal::SharedMemory& memory, bool withContents) {
+    return pools.encode(memory, withContents);
+  };
+  for (size_t i = 0; i < waitFor.size(); ++i) {
+    if (waitFor[i].state() == hal::SyncFence::State::ERROR) {
+      return makeError(ErrorStatus::GENERAL_FAILURE) << "waitFor[" << i << "] signaled an error";
+    }
+  }
+  wire::ExecuteFencedRequest call;
+  call.set_session_id(connection_->sessionId());
+  call.set_prepared_model_id(preparedModelId_);
+  NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
+  const bool waits = std::any_of(waitFor.begin(), waitFor.end(), [](const hal::SyncFence& fence) {
+    return fence.state() != hal::SyncFence::State::SIGNALED;
+  });
+  if (waits && !inputsStayOnServer(request, call.request())) {
+    return hal::executeFencedBySyncExecution(*this, request, waitFor, measure, deadline,
+                                             loopTimeoutDuration, timeoutDurationAfterFence);
+  }
+  for (const hal::SyncFence& fence : waitFor) {
+    if (auto id = fence.remoteId(connection_.get())) {
+      call.add_wait_for_fence_ids(*id);  // already on the server: no round trip
+    } else if (fence.state() != hal::SyncFence::State::SIGNALED) {
+      NN_ASSIGN_OR_RETURN(const uint64_t id, mirrorLocalFence(connection_, fence));
+      call.add_wait_for_fence_ids(id);
+    }
+  }
+  setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
+  if (timeoutDurationAfterFence) {
+    call.mutable_timeout_duration_after_fence()->set_nanoseconds(timeoutDurationAfterFence->count());
+  }
+  wire::ExecuteFencedResponse response;
+  {
+    auto context = connection_->controlContext();
+    const grpc::Status status = connection_->stub().ExecuteFenced(context.get(), call, &response);
+    if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  }
+
+  const hal::SyncFence done = hal::SyncFence::create();
+  done.setRemote(connection_.get(), response.sync_fence_id());
+  auto result = std::make_shared<FencedResult>();
+  // Collects the results when the execution finishes, copies the outputs that travel by value
+  // into the caller's memory, and only then signals the fence the caller waits on.
+  std::thread([connection = connection_, request, done, result, executionId = response.execution_id()] {
+    wire::GetExecuteFencedInfoRequest infoRequest;
+    infoRequest.set_session_id(connection->sessionId());
+    infoRequest.set_execution_id(executionId);
+    wire::GetExecuteFencedInfoResponse info;
+    grpc::ClientContext context;
+    const grpc::Status status = connection->stub().GetExecuteFencedInfo(&context, infoRequest, &info);
+    hal::Status outcome;
+    if (!status.ok()) {
+      outcome = wire_conv::fromGrpcStatus(status);
+    } else if (info.status() != wire::NONE) {
+      outcome = wire_conv::fromWire(info.error());
+    } else {
+      outcome = copyOutputsBack(request, info.output_data(), info.output_bulk_transfer_ids(), connection->pools());
+    }
+    {
+      std::lock_guard<std::mutex> lock(result->mutex);
+      if (outcome.ok()) {
+        result->timings = std::make_pair(wire_conv::fromWire(info.timing_launched()),
+                                         wire_conv::fromWire(info.timing_fenced()));
+      } else {
+        result->timings = outcome.error();
+      }
+    }
+    done.signal(/*error=*/!outcome.ok());
+  }).detach();
+
+  hal::ExecuteFencedInfoCallback callback = [done, result]() -> hal::Result<std::pair<hal::Timing, hal::Timing>> {
+    done.wait(std::nullopt);
+    std::lock_guard<std::mutex> lock(result->mutex);
+    return result->timings;
+  };
+  return std::make_pair(done, std::move(callback));
 }
 
 }  // namespace nnremote::proxy

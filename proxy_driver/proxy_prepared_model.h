@@ -9,10 +9,14 @@
 
 namespace nnremote::proxy {
 
-// execute() is one Execute RPC; a burst is one bidirectional stream (ProxyBurst). Reusable and
-// fenced executions are built on execute() in this process (hal::SyncExecutionPreparedModel):
-// one RPC per execution, fences waited for here; fences chained on the server without a client
-// round trip come with later work.
+// execute() is one Execute RPC; a burst is one bidirectional stream (ProxyBurst); reusable
+// executions are built on execute() (hal::SyncExecutionPreparedModel).
+//
+// executeFenced() runs on the server: fences this connection returned earlier are passed by id,
+// so a chain of fenced executions proceeds on the server with no client round trip; a local fence
+// becomes a server fence that this process signals when the local one fires. Chaining needs the
+// data to stay on the server too, so a request with input pools sent by value (not registered
+// shared memory) that waits on unsignaled fences is executed after waiting here instead.
 class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
   ProxyPreparedModel(std::shared_ptr<Connection> connection, uint64_t preparedModelId);
@@ -24,6 +28,12 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
       const hal::OptionalDuration& loopTimeoutDuration) const override;
 
   hal::Result<hal::SharedBurst> configureExecutionBurst() const override;
+
+  hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> executeFenced(
+      const hal::Request& request, const std::vector<hal::SyncFence>& waitFor,
+      hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
+      const hal::OptionalDuration& loopTimeoutDuration,
+      const hal::OptionalDuration& timeoutDurationAfterFence) const override;
 
   uint64_t id() const { return preparedModelId_; }
 

@@ -217,7 +217,7 @@ TEST_P(HalConformanceTest, ReusableExecutionBurstAndFencedExecutionAgree) {
   auto fenced = (*prepared)->executeFenced(io->request, {fence}, hal::MeasureTiming::YES,
                                            std::nullopt, std::nullopt, std::nullopt);
   ASSERT_TRUE(fenced.ok()) << fenced.error().message;
-  EXPECT_EQ(fenced->first.state(), hal::SyncFence::State::SIGNALED);
+  EXPECT_EQ(fenced->first.wait(std::chrono::seconds(10)), hal::SyncFence::State::SIGNALED);
   auto info = fenced->second();
   ASSERT_TRUE(info.ok());
   EXPECT_TRUE(info->first.timeOnDevice.has_value());
