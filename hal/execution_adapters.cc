@@ -99,4 +99,18 @@ Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFencedBySyncExecu
   return std::make_pair(SyncFence::createAsSignaled(), std::move(info));
 }
 
+std::future<Result<ExecutionOutcome>> executeAsync(
+    SharedPreparedModel preparedModel, Request request, MeasureTiming measure,
+    OptionalTimePoint deadline, OptionalDuration loopTimeoutDuration,
+    std::function<void(const Result<ExecutionOutcome>&)> onDone) {
+  return std::async(std::launch::async, [preparedModel = std::move(preparedModel),
+                                         request = std::move(request), measure, deadline,
+                                         loopTimeoutDuration, onDone = std::move(onDone)]() {
+    Result<ExecutionOutcome> result =
+        preparedModel->execute(request, measure, deadline, loopTimeoutDuration);
+    if (onDone) onDone(result);
+    return result;
+  });
+}
+
 }  // namespace nnremote::hal

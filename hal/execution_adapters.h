@@ -4,6 +4,8 @@
 #ifndef NNREMOTE_HAL_EXECUTION_ADAPTERS_H_
 #define NNREMOTE_HAL_EXECUTION_ADAPTERS_H_
 
+#include <functional>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -27,6 +29,15 @@ Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFencedBySyncExecu
     const IPreparedModel& preparedModel, const Request& request,
     const std::vector<SyncFence>& waitFor, MeasureTiming measure, const OptionalTimePoint& deadline,
     const OptionalDuration& loopTimeoutDuration, const OptionalDuration& timeoutDurationAfterFence);
+
+// Starts `request` on `preparedModel` without blocking the caller: the future holds the result,
+// and `onDone` (if set) is called with it on the executing thread, like HAL 1.3's
+// IExecutionCallback. The request's memories must stay alive until then (the Request holds
+// them).
+std::future<Result<ExecutionOutcome>> executeAsync(
+    SharedPreparedModel preparedModel, Request request, MeasureTiming measure,
+    OptionalTimePoint deadline, OptionalDuration loopTimeoutDuration,
+    std::function<void(const Result<ExecutionOutcome>&)> onDone = nullptr);
 
 // Base for prepared models that implement only execute(): offers reusable executions, bursts
 // and fenced executions through the adapters above. Must be owned by a std::shared_ptr.

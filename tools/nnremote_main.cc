@@ -31,8 +31,8 @@ Flags (every command):
 Flags (conform):
   --cases=DIR     a folder of conformance JSON files, searched recursively (required)
   --junit=FILE    also write the results as JUnit XML (unsupported models are "skipped")
-  --executor=E    sync (default), reusable (one execution computed twice), burst (on a burst
-                  stream, pools cached) or fenced (after a signaled fence)
+  --executor=E    sync (default), async (hal::executeAsync), reusable (one execution computed
+                  twice), burst (on a burst stream, pools cached) or fenced (after a fence)
   --memory=M      where request pools live: bytes (process memory, sent by value; the default)
                   or shm (POSIX shared memory, registered with the server: zero copy)
   --in-process    run the simulator directly, without emulator, gRPC and proxy driver

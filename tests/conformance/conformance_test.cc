@@ -63,7 +63,8 @@ TEST(ConformanceTest, EveryExecutorAndPoolMemoryAgreesWithSync) {
   const Outcomes sync = runV1_0(proxy, &reference, &log);
   for (const auto& [executor, memory] : {std::make_pair("sync", "shm"), std::make_pair("burst", "shm"),
                                          std::make_pair("burst", "bytes"), std::make_pair("reusable", "shm"),
-                                         std::make_pair("fenced", "bytes")}) {
+                                         std::make_pair("fenced", "bytes"),
+                                         std::make_pair("async", "bytes")}) {
     Totals totals;
     const Outcomes outcomes = runV1_0(proxy, &totals, &log,
                                       {*executorFromName(executor), *poolMemoryFromName(memory)});

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "hal/execution_adapters.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "tests/conformance/cts_loader.h"
@@ -94,9 +95,12 @@ Tolerance toleranceFor(const CtsTestCase& testCase, OperandType type) {
 }
 
 // Runs `request` on `prepared` the way `executor` says.
-hal::Result<hal::ExecutionOutcome> executeWith(const hal::IPreparedModel& prepared,
+hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& preparedModel,
                                                const hal::Request& request, Executor executor) {
+  const hal::IPreparedModel& prepared = *preparedModel;
   switch (executor) {
+    case Executor::ASYNC:
+      return hal::executeAsync(preparedModel, request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).get();
     case Executor::REUSABLE: {
       NN_ASSIGN_OR_RETURN(hal::SharedExecution execution,
                           prepared.createReusableExecution(request, hal::MeasureTiming::NO, std::nullopt));
@@ -134,11 +138,12 @@ hal::Result<hal::ExecutionOutcome> executeWith(const hal::IPreparedModel& prepar
 
 hal::Result<Executor> executorFromName(const std::string& name) {
   if (name == "sync") return Executor::SYNC;
+  if (name == "async") return Executor::ASYNC;
   if (name == "reusable") return Executor::REUSABLE;
   if (name == "burst") return Executor::BURST;
   if (name == "fenced") return Executor::FENCED;
-  return hal::invalidArgument() << "--executor must be sync, reusable, burst or fenced, not '" << name
-                                << "' (async is not implemented yet)";
+  return hal::invalidArgument() << "--executor must be sync, async, reusable, burst or fenced, not '"
+                                << name << "'";
 }
 
 hal::Result<PoolMemory> poolMemoryFromName(const std::string& name) {
@@ -209,7 +214,7 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
                                                                   : hal::MemoryAllocator(hal::createHeapMemory));
   if (!io.ok()) return {Outcome::FAILED, io.error().message};
   const hal::Request& request = io->request;
-  auto outcome = executeWith(**prepared, request, options.executor);
+  auto outcome = executeWith(*prepared, request, options.executor);
   if (!outcome.ok()) return refusedOrFailed("execute", outcome.error());
   if (testCase.expectFailure) {
     return {Outcome::FAILED, "expected preparation or execution to fail, but it succeeded"};

@@ -21,7 +21,7 @@ struct CaseResult {
 };
 
 // How each case is executed.
-enum class Executor { SYNC, REUSABLE, BURST, FENCED };
+enum class Executor { SYNC, ASYNC, REUSABLE, BURST, FENCED };
 // Where request pools live: process memory (sent as bytes) or POSIX shared memory.
 enum class PoolMemory { BYTES, SHARED };
 
@@ -30,7 +30,7 @@ struct RunOptions {
   PoolMemory memory = PoolMemory::BYTES;
 };
 
-// Parses "sync", "reusable", "burst", "fenced" / "bytes", "shm".
+// Parses "sync", "async", "reusable", "burst", "fenced" / "bytes", "shm".
 hal::Result<Executor> executorFromName(const std::string& name);
 hal::Result<PoolMemory> poolMemoryFromName(const std::string& name);
 

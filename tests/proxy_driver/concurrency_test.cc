@@ -6,6 +6,7 @@
 
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
+#include "hal/execution_adapters.h"
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
 
@@ -68,6 +69,31 @@ TEST(ConcurrencyTest, SixtyFourThreadsAcrossTwoPreparedModelsGetTheirOwnResults)
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(ConcurrencyTest, AsynchronousExecutionsCompleteWithTheirOwnResults) {
+  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0");
+  ASSERT_TRUE(server.ok());
+  auto connection = Connection::connect((*server)->address());
+  auto device = ProxyDevice::discover(*connection)->front();
+  auto prepared = *device->prepareModel(scaleModel(5.0f), hal::ExecutionPreference::SUSTAINED_SPEED,
+                                        hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  std::atomic<int> callbacks{0};
+  std::vector<std::future<hal::Result<hal::ExecutionOutcome>>> futures;
+  std::vector<hal::RequestWithMemories> ios;
+  for (int i = 0; i < 64; ++i) ios.push_back(*hal::makeRequest({hal::toBytes(std::vector<float>(64, float(i)))}, {256}));
+  for (int i = 0; i < 64; ++i) {
+    futures.push_back(hal::executeAsync(prepared, ios[i].request, hal::MeasureTiming::YES, std::nullopt,
+                                        std::nullopt, [&](const auto& result) {
+                                          if (result.ok()) ++callbacks;
+                                        }));
+  }
+  for (int i = 0; i < 64; ++i) {
+    auto result = futures[i].get();
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    EXPECT_EQ(hal::fromMemory<float>(ios[i].outputs[0], 64), std::vector<float>(64, 5.0f * i));
+  }
+  EXPECT_EQ(callbacks.load(), 64);
 }
 
 }  // namespace
