@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "accelerator_sim/graph_executor.h"
+#include "accelerator_sim/sim_buffer.h"
 #include "accelerator_sim/sim_prepared_model.h"
 #include "accelerator_sim/timing/capabilities.h"
 #include "hal/operand_types.h"
@@ -91,12 +92,28 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModelFromCache(
          << name_ << " does not support compilation caching (it needs 0 cache files)";
 }
 
-hal::Result<hal::SharedBuffer> SimDevice::allocate(const hal::BufferDesc&,
-                                                   const std::vector<hal::SharedPreparedModel>&,
-                                                   const std::vector<hal::BufferRole>&,
-                                                   const std::vector<hal::BufferRole>&) const {
-  return makeError(ErrorStatus::GENERAL_FAILURE)
-         << name_ << " does not support memory domains yet";
+hal::Result<hal::SharedBuffer> SimDevice::allocate(const hal::BufferDesc& desc,
+                                                   const std::vector<hal::SharedPreparedModel>& preparedModels,
+                                                   const std::vector<hal::BufferRole>& inputRoles,
+                                                   const std::vector<hal::BufferRole>& outputRoles) const {
+  // Only models this kind of device prepared can share its buffers.
+  std::vector<const hal::Model*> models;
+  for (const auto& prepared : preparedModels) {
+    const auto* sim = dynamic_cast<const SimPreparedModel*>(prepared.get());
+    models.push_back(sim != nullptr ? &sim->model() : nullptr);
+  }
+  NN_ASSIGN_OR_RETURN(hal::BufferOperand operand,
+                      hal::validateBufferRoles(desc, models, inputRoles, outputRoles));
+  std::set<SimBuffer::Role> roles;
+  for (const auto& role : inputRoles) roles.insert({preparedModels[role.modelIndex].get(), role.ioIndex, true});
+  for (const auto& role : outputRoles) roles.insert({preparedModels[role.modelIndex].get(), role.ioIndex, false});
+  uint32_t token;
+  {
+    std::lock_guard<std::mutex> lock(bufferMutex_);
+    token = nextToken_++;
+  }
+  return hal::SharedBuffer(std::make_shared<SimBuffer>(static_cast<hal::Request::MemoryDomainToken>(token),
+                                                       std::move(operand), std::move(roles)));
 }
 
 }  // namespace nnremote::sim

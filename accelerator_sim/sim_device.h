@@ -3,6 +3,7 @@
 #define NNREMOTE_ACCELERATOR_SIM_SIM_DEVICE_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ class SimDevice final : public hal::IDevice {
  private:
   NpuConfig npu_;
   SimOptions options_;
+  mutable std::mutex bufferMutex_;
+  mutable uint32_t nextToken_ = 1;
   std::string name_;
   std::string versionString_;
   std::vector<hal::Extension> extensions_;

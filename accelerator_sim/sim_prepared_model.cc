@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "accelerator_sim/graph_executor.h"
+#include "accelerator_sim/sim_buffer.h"
 #include "hal/validation.h"
 
 namespace nnremote::sim {
@@ -26,9 +27,14 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
            << "the deadline passed before the execution started";
   }
   NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, model_));
+  std::vector<std::pair<const SimBuffer*, size_t>> writtenBuffers;  // (buffer, output index)
+  NN_ASSIGN_OR_RETURN(const hal::Request resolved, resolveDeviceBuffers(request, &writtenBuffers));
   const bool timed = measure == hal::MeasureTiming::YES;
   NN_ASSIGN_OR_RETURN(ExecutionReport report,
-                      executeGraph(model_, request, npu_, timed || paceRealtime_));
+                      executeGraph(model_, resolved, npu_, timed || paceRealtime_));
+  for (const auto& [buffer, output] : writtenBuffers) {
+    buffer->markInitialized(report.outputShapes[output].dimensions);
+  }
   const auto onDevice = std::chrono::nanoseconds(static_cast<int64_t>(
       static_cast<double>(report.profile.totalCycles) * 1e9 / clockHz(npu_)));
   const uint64_t hostWall =
@@ -51,6 +57,47 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
     outcome.profile = std::make_shared<const hal::ExecutionProfile>(std::move(report.profile));
   }
   return outcome;
+}
+
+hal::Result<hal::Request> SimPreparedModel::resolveDeviceBuffers(
+    const hal::Request& request, std::vector<std::pair<const SimBuffer*, size_t>>* written) const {
+  bool any = false;
+  for (const auto& pool : request.pools) any = any || !std::holds_alternative<hal::SharedMemory>(pool);
+  if (!any) return request;
+  hal::Request resolved = request;
+  auto resolveArgument = [&](hal::Request::Argument& argument, size_t index, bool isInput) -> hal::Status {
+    if (argument.lifetime != hal::Request::Argument::LifeTime::POOL) return {};
+    const auto& pool = request.pools[argument.location.poolIndex];
+    if (std::holds_alternative<hal::SharedMemory>(pool)) return {};
+    const std::string where = std::string(isInput ? "request.inputs[" : "request.outputs[") + std::to_string(index) + "]";
+    const auto* shared = std::get_if<hal::SharedBuffer>(&pool);
+    const auto* buffer = shared ? dynamic_cast<const SimBuffer*>(shared->get()) : nullptr;
+    if (buffer == nullptr) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << where << " names pools[" << argument.location.poolIndex
+             << "], which is not a buffer of this device";
+    }
+    if (!buffer->hasRole(this, static_cast<uint32_t>(index), isInput)) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << where << " uses device buffer " << static_cast<uint32_t>(buffer->getToken())
+             << ", which was not allocated with a role for this " << (isInput ? "input" : "output");
+    }
+    NN_ASSIGN_OR_RETURN(hal::SharedMemory memory, buffer->memoryFor(argument.dimensions, isInput));
+    // Each buffer argument gets a pool of its own: the buffer's memory, used whole.
+    argument.location = {nullptr, static_cast<uint32_t>(resolved.pools.size()), 0,
+                         static_cast<uint32_t>(memory->size()), 0};
+    resolved.pools.push_back(memory);
+    if (!isInput) written->emplace_back(buffer, index);
+    return {};
+  };
+  for (size_t i = 0; i < resolved.inputs.size(); ++i) NN_RETURN_IF_ERROR(resolveArgument(resolved.inputs[i], i, true));
+  for (size_t i = 0; i < resolved.outputs.size(); ++i) NN_RETURN_IF_ERROR(resolveArgument(resolved.outputs[i], i, false));
+  // The device-buffer pools themselves are no longer referenced; keep indexes stable with
+  // empty memories in their place.
+  for (auto& pool : resolved.pools) {
+    if (!std::holds_alternative<hal::SharedMemory>(pool)) pool = *hal::createHeapMemory(0);
+  }
+  return resolved;
 }
 
 hal::Status SimPreparedModel::validateReusableRequest(const hal::Request& request) const {

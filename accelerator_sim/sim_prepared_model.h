@@ -9,6 +9,8 @@
 
 namespace nnremote::sim {
 
+class SimBuffer;
+
 // Executes on the caller's thread; reusable, burst and fenced executions are synchronous
 // executions (hal::SyncExecutionPreparedModel), as there is no transport to amortize in process.
 class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
@@ -28,6 +30,11 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
 
  protected:
   hal::Status validateReusableRequest(const hal::Request& request) const override;
+
+ private:
+  // Replaces device-buffer pools with the buffers' memory; lists the buffers outputs write.
+  hal::Result<hal::Request> resolveDeviceBuffers(
+      const hal::Request& request, std::vector<std::pair<const SimBuffer*, size_t>>* written) const;
 
  private:
   hal::Model model_;

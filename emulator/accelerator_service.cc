@@ -67,6 +67,19 @@ wire_conv::MemoryResolver resolverFor(Session& session) {
   };
 }
 
+// Replaces the memory-domain tokens of a request with the session's device buffers, so only
+// buffers this session allocated can be used.
+hal::Status resolveBuffers(Session& session, hal::Request* request) {
+  for (size_t i = 0; i < request->pools.size(); ++i) {
+    const auto* token = std::get_if<hal::Request::MemoryDomainToken>(&request->pools[i]);
+    if (token == nullptr) continue;
+    auto buffer = session.buffers.find(static_cast<uint32_t>(*token));
+    if (!buffer.ok()) return hal::withContext(buffer.error(), "request.pools[" + std::to_string(i) + "]");
+    request->pools[i] = *buffer;
+  }
+  return {};
+}
+
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when
 // small, else as a pending download.
 void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
@@ -259,6 +272,7 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::Execu
   if (!entry.ok()) return toGrpcStatus(entry.error());
   auto halRequest = wire_conv::fromWire(request->request(), resolverFor(**session));
   if (!halRequest.ok()) return toGrpcStatus(halRequest.error());
+  if (auto buffers = resolveBuffers(**session, &*halRequest); !buffers.ok()) return toGrpcStatus(buffers);
   if (auto valid = hal::validateRequestForModel(*halRequest, *entry->model, /*allowPointers=*/false);
       !valid.ok()) {
     return toGrpcStatus(valid);
@@ -356,6 +370,7 @@ grpc::Status AcceleratorService::Burst(
         wireRequest.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
       }
       NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(wireRequest, resolve));
+      NN_RETURN_IF_ERROR(resolveBuffers(**session, &request));
       for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots[slot];
       NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry->model, /*allowPointers=*/false));
       const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
@@ -460,24 +475,6 @@ grpc::Status AcceleratorService::DownloadBulk(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*,
-                                                const wire::AllocateBufferRequest*,
-                                                wire::AllocateBufferResponse*) {
-  return notSupportedYet("AllocateBuffer");
-}
-grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContext*,
-                                              const wire::CopyToBufferRequest*, wire::Empty*) {
-  return notSupportedYet("CopyToBuffer");
-}
-grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContext*,
-                                                const wire::CopyFromBufferRequest*,
-                                                wire::CopyFromBufferResponse*) {
-  return notSupportedYet("CopyFromBuffer");
-}
-grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContext*,
-                                               const wire::ReleaseBufferRequest*, wire::Empty*) {
-  return notSupportedYet("ReleaseBuffer");
-}
 
 grpc::Status AcceleratorService::CreateFence(grpc::ServerContext*, const wire::CreateFenceRequest* request,
                                              wire::CreateFenceResponse* response) {
@@ -522,6 +519,7 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire:
   if (!entry.ok()) return toGrpcStatus(entry.error());
   auto halRequest = wire_conv::fromWire(request->request(), resolverFor(**session));
   if (!halRequest.ok()) return toGrpcStatus(halRequest.error());
+  if (auto buffers = resolveBuffers(**session, &*halRequest); !buffers.ok()) return toGrpcStatus(buffers);
   if (auto valid = hal::validateRequestForModel(*halRequest, *entry->model, /*allowPointers=*/false);
       !valid.ok()) {
     return toGrpcStatus(valid);
@@ -622,6 +620,90 @@ grpc::Status AcceleratorService::GetExecuteFencedInfo(grpc::ServerContext* conte
   *response->mutable_output_bulk_transfer_ids() = done.outputs.output_bulk_transfer_ids();
   (void)(*session)->fencedExecutions.erase(request->execution_id());
   return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*, const wire::AllocateBufferRequest* request,
+                                                wire::AllocateBufferResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto device = findDevice(request->device_name());
+  if (!device.ok()) return toGrpcStatus(device.error());
+  // Roles name prepared models by id; the device sees them as an indexed list.
+  std::vector<hal::SharedPreparedModel> preparedModels;
+  std::vector<const hal::Model*> models;
+  std::vector<uint64_t> ids;
+  auto toRoles = [&](const google::protobuf::RepeatedPtrField<wire::BufferRole>& wireRoles, const char* field)
+      -> hal::Result<std::vector<hal::BufferRole>> {
+    std::vector<hal::BufferRole> roles;
+    for (int i = 0; i < wireRoles.size(); ++i) {
+      const wire::BufferRole& role = wireRoles.Get(i);
+      auto entry = (*session)->preparedModels.find(role.prepared_model_id());
+      if (!entry.ok()) return hal::withContext(entry.error(), std::string(field) + "[" + std::to_string(i) + "]");
+      if (entry->deviceName != request->device_name()) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << field << "[" << i << "] names a model prepared on " << entry->deviceName << ", not "
+               << request->device_name();
+      }
+      const auto at = std::find(ids.begin(), ids.end(), role.prepared_model_id());
+      const uint32_t index = static_cast<uint32_t>(at - ids.begin());
+      if (at == ids.end()) {
+        ids.push_back(role.prepared_model_id());
+        preparedModels.push_back(entry->preparedModel);
+        models.push_back(entry->model.get());
+      }
+      roles.push_back({index, role.io_index(), role.probability()});
+    }
+    return roles;
+  };
+  auto inputRoles = toRoles(request->input_roles(), "input_roles");
+  if (!inputRoles.ok()) return toGrpcStatus(inputRoles.error());
+  auto outputRoles = toRoles(request->output_roles(), "output_roles");
+  if (!outputRoles.ok()) return toGrpcStatus(outputRoles.error());
+  const hal::BufferDesc desc{{request->dimensions().begin(), request->dimensions().end()}};
+  if (auto valid = hal::validateBufferRoles(desc, models, *inputRoles, *outputRoles); !valid.ok()) {
+    return toGrpcStatus(valid.error());
+  }
+  auto buffer = (*device)->allocate(desc, preparedModels, *inputRoles, *outputRoles);
+  if (!buffer.ok()) return toGrpcStatus(buffer.error());
+  response->set_token((*session)->buffers.add(std::move(buffer).value()));
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContext*, const wire::CopyToBufferRequest* request,
+                                              wire::Empty*) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto buffer = (*session)->buffers.find(request->token());
+  if (!buffer.ok()) return toGrpcStatus(buffer.error());
+  auto source = resolverFor(**session)(request->source());
+  if (!source.ok()) return toGrpcStatus(hal::withContext(source.error(), "source"));
+  return toGrpcStatus((*buffer)->copyFrom(*source, {request->dimensions().begin(), request->dimensions().end()}));
+}
+
+grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContext*, const wire::CopyFromBufferRequest* request,
+                                                wire::CopyFromBufferResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto buffer = (*session)->buffers.find(request->token());
+  if (!buffer.ok()) return toGrpcStatus(buffer.error());
+  auto destination = resolverFor(**session)(request->destination());
+  if (!destination.ok()) return toGrpcStatus(hal::withContext(destination.error(), "destination"));
+  if (auto copied = (*buffer)->copyTo(*destination); !copied.ok()) return toGrpcStatus(copied);
+  if (request->destination().kind_case() == wire::Memory::kRegisteredMemoryId) return grpc::Status::OK;
+  const uint64_t size = (*destination)->size();
+  if (size > kMaxInlineOutputBytes) {
+    response->set_bulk_transfer_id((*session)->downloads.add({*destination, 0, size}));
+  } else {
+    response->set_data((*destination)->data(), size);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContext*, const wire::ReleaseBufferRequest* request,
+                                               wire::Empty*) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  return toGrpcStatus((*session)->buffers.erase(request->token()));
 }
 
 }  // namespace nnremote::emulator

@@ -28,25 +28,28 @@ struct PreparedModelEntry {
 };
 
 // Objects a session owns, under random ids that other clients cannot guess.
-template <typename T>
+template <typename T, typename Key = uint64_t>
 class IdTable {
  public:
   IdTable(const char* field, const char* noun) : field_(field), noun_(noun) {}
 
-  uint64_t add(T value) {
-    const uint64_t id = newUnguessableId();
+  Key add(T value) {
     std::lock_guard<std::mutex> lock(mutex_);
+    Key id;
+    do {
+      id = static_cast<Key>(newUnguessableId());
+    } while (id == 0 || entries_.count(id) != 0);
     entries_.emplace(id, std::move(value));
     return id;
   }
-  hal::Result<T> find(uint64_t id) const {
+  hal::Result<T> find(Key id) const {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = entries_.find(id);
     if (it == entries_.end()) return notFound(id);
     return it->second;
   }
   // Removes and returns the entry.
-  hal::Result<T> take(uint64_t id) {
+  hal::Result<T> take(Key id) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = entries_.find(id);
     if (it == entries_.end()) return notFound(id);
@@ -54,7 +57,7 @@ class IdTable {
     entries_.erase(it);
     return value;
   }
-  hal::Status erase(uint64_t id) {
+  hal::Status erase(Key id) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (entries_.erase(id) == 0) return notFound(id);
     return {};
@@ -65,7 +68,7 @@ class IdTable {
   }
 
  private:
-  hal::Error notFound(uint64_t id) const {
+  hal::Error notFound(Key id) const {
     return hal::invalidArgument() << field_ << " " << id << " does not name one of this session's "
                                   << noun_;
   }
@@ -73,7 +76,7 @@ class IdTable {
   const char* field_;
   const char* noun_;
   mutable std::mutex mutex_;
-  std::unordered_map<uint64_t, T> entries_;
+  std::unordered_map<Key, T> entries_;
 };
 
 // A fenced execution running (or done) on the server.
@@ -107,6 +110,8 @@ class Session {
   IdTable<hal::SharedMemory> uploads{"bulk_transfer_id", "uploads"};
   IdTable<PendingDownload> downloads{"bulk_transfer_id", "pending downloads"};
   IdTable<hal::SyncFence> fences{"fence_id", "fences"};
+  // Device buffers, by the 32-bit memory-domain token requests name them with.
+  IdTable<hal::SharedBuffer, uint32_t> buffers{"memory_domain_token", "device buffers"};
   IdTable<std::shared_ptr<FencedExecution>> fencedExecutions{"execution_id", "fenced executions"};
 
  private:

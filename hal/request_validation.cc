@@ -36,6 +36,7 @@ Status validatePools(const Request& request) {
 Status validateArgument(const Request& request, const Request::Argument& argument,
                         const Operand& operand, const std::string& where, bool isInput,
                         bool allowPointers) {
+  bool deviceBuffer = false;
   switch (argument.lifetime) {
     case ArgLifeTime::NO_VALUE:
       if (argument.location.poolIndex != 0 || argument.location.offset != 0 ||
@@ -60,6 +61,15 @@ Status validateArgument(const Request& request, const Request::Argument& argumen
                                  << " pools)";
       }
       const auto size = poolSize(request.pools[location.poolIndex]);
+      if (!size.has_value()) {
+        // A device buffer is used whole: its location names only the pool.
+        if (location.offset != 0 || location.length != 0) {
+          return invalidArgument() << where << ".location must have offset 0 and length 0 for "
+                                   << "device buffer pools[" << location.poolIndex << "]";
+        }
+        deviceBuffer = true;
+        break;
+      }
       const uint64_t end = uint64_t{location.offset} + location.length;
       if (size.has_value() && end > *size) {
         return invalidArgument() << where << ".location [offset " << location.offset
@@ -96,7 +106,9 @@ Status validateArgument(const Request& request, const Request::Argument& argumen
     }
     dimensions = argument.dimensions;
   }
-  if (!isInput) return {};  // A short output is OUTPUT_INSUFFICIENT_SIZE at execution.
+  // A short output is OUTPUT_INSUFFICIENT_SIZE at execution; a device buffer's size is the
+  // device's to check.
+  if (!isInput || deviceBuffer) return {};
 
   if (hasUnspecifiedDimensions(operand.type, dimensions)) {
     return invalidArgument() << where << " has unspecified dimensions " << toString(dimensions)

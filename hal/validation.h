@@ -26,6 +26,27 @@ Status validateModel(const Model& model, bool allowPointers = true);
 Status validateRequestForModel(const Request& request, const Model& model,
                                bool allowPointers = true);
 
+// The operand a memory-domain buffer stands for: what all its roles agree on.
+struct BufferOperand {
+  OperandType type = OperandType::TENSOR_FLOAT32;
+  float scale = 0.0f;
+  int32_t zeroPoint = 0;
+  Operand::ExtraParams extraParams;
+  std::vector<uint32_t> dimensions;  // 0 (or an empty list) where still unknown
+};
+
+// Checks the roles of IDevice::allocate, as the VTS MemoryDomain tests do: at least one role;
+// each names one of `models` and an input/output it has; probabilities in (0, 1]; no role
+// twice; and every role's operand, and `desc`, agree on type, scale, zero point, rank and
+// dimensions. `models[i]` is the model prepared as preparedModels[i] (null if that is invalid).
+Result<BufferOperand> validateBufferRoles(const BufferDesc& desc, const std::vector<const Model*>& models,
+                                          const std::vector<BufferRole>& inputRoles,
+                                          const std::vector<BufferRole>& outputRoles);
+
+// Merges two dimension lists where 0 means unknown; fails if they disagree.
+Result<std::vector<uint32_t>> combineDimensions(const std::vector<uint32_t>& a,
+                                                const std::vector<uint32_t>& b);
+
 }  // namespace nnremote::hal
 
 #endif  // NNREMOTE_HAL_VALIDATION_H_

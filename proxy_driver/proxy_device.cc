@@ -2,6 +2,7 @@
 
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
+#include "proxy_driver/proxy_buffer.h"
 #include "proxy_driver/proxy_prepared_model.h"
 
 namespace nnremote::proxy {
@@ -98,19 +99,39 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModelFromCache(
 }
 
 hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc,
-                                                     const std::vector<hal::SharedPreparedModel>&,
-                                                     const std::vector<hal::BufferRole>&,
-                                                     const std::vector<hal::BufferRole>&) const {
+                                                     const std::vector<hal::SharedPreparedModel>& preparedModels,
+                                                     const std::vector<hal::BufferRole>& inputRoles,
+                                                     const std::vector<hal::BufferRole>& outputRoles) const {
   wire::AllocateBufferRequest request;
   request.set_session_id(connection_->sessionId());
   request.set_device_name(name_);
   for (uint32_t d : desc.dimensions) request.add_dimensions(d);
+  auto addRoles = [&](const std::vector<hal::BufferRole>& roles, const char* field,
+                      google::protobuf::RepeatedPtrField<wire::BufferRole>* out) -> hal::Status {
+    for (size_t i = 0; i < roles.size(); ++i) {
+      const hal::BufferRole& role = roles[i];
+      const auto* prepared = role.modelIndex < preparedModels.size()
+                                 ? dynamic_cast<const ProxyPreparedModel*>(preparedModels[role.modelIndex].get())
+                                 : nullptr;
+      if (prepared == nullptr || prepared->connection() != connection_.get()) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << field << "[" << i << "].modelIndex = " << role.modelIndex
+               << " does not name a model prepared through this connection";
+      }
+      auto* wireRole = out->Add();
+      wireRole->set_prepared_model_id(prepared->id());
+      wireRole->set_io_index(role.ioIndex);
+      wireRole->set_probability(role.probability);
+    }
+    return {};
+  };
+  NN_RETURN_IF_ERROR(addRoles(inputRoles, "inputRoles", request.mutable_input_roles()));
+  NN_RETURN_IF_ERROR(addRoles(outputRoles, "outputRoles", request.mutable_output_roles()));
   wire::AllocateBufferResponse response;
   auto context = connection_->controlContext();
   const grpc::Status status = connection_->stub().AllocateBuffer(context.get(), request, &response);
   if (!status.ok()) return wire_conv::fromGrpcStatus(status);
-  return makeError(ErrorStatus::GENERAL_FAILURE)
-         << "device buffers are not supported by this proxy driver yet";
+  return hal::SharedBuffer(std::make_shared<ProxyBuffer>(connection_, response.token()));
 }
 
 }  // namespace nnremote::proxy

@@ -36,6 +36,7 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
       const hal::OptionalDuration& timeoutDurationAfterFence) const override;
 
   uint64_t id() const { return preparedModelId_; }
+  const Connection* connection() const { return connection_.get(); }
 
  private:
   std::shared_ptr<Connection> connection_;

@@ -33,8 +33,9 @@ Flags (conform):
   --junit=FILE    also write the results as JUnit XML (unsupported models are "skipped")
   --executor=E    sync (default), async (hal::executeAsync), reusable (one execution computed
                   twice), burst (on a burst stream, pools cached) or fenced (after a fence)
-  --memory=M      where request pools live: bytes (process memory, sent by value; the default)
-                  or shm (POSIX shared memory, registered with the server: zero copy)
+  --memory=M      where request pools live: bytes (process memory, sent by value; the default),
+                  shm (POSIX shared memory, registered with the server: zero copy) or device
+                  (device buffers: inputs copied in, outputs copied out)
   --in-process    run the simulator directly, without emulator, gRPC and proxy driver
   --verbose       also print a line for every unsupported model
   conform prints a line per failing model with the first mismatching element, and ends with

@@ -64,7 +64,8 @@ TEST(ConformanceTest, EveryExecutorAndPoolMemoryAgreesWithSync) {
   for (const auto& [executor, memory] : {std::make_pair("sync", "shm"), std::make_pair("burst", "shm"),
                                          std::make_pair("burst", "bytes"), std::make_pair("reusable", "shm"),
                                          std::make_pair("fenced", "bytes"),
-                                         std::make_pair("async", "bytes")}) {
+                                         std::make_pair("async", "bytes"), std::make_pair("sync", "device"),
+                                         std::make_pair("burst", "device")}) {
     Totals totals;
     const Outcomes outcomes = runV1_0(proxy, &totals, &log,
                                       {*executorFromName(executor), *poolMemoryFromName(memory)});

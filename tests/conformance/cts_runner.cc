@@ -149,8 +149,8 @@ hal::Result<Executor> executorFromName(const std::string& name) {
 hal::Result<PoolMemory> poolMemoryFromName(const std::string& name) {
   if (name == "bytes") return PoolMemory::BYTES;
   if (name == "shm") return PoolMemory::SHARED;
-  return hal::invalidArgument() << "--memory must be bytes or shm, not '" << name
-                                << "' (device buffers are not implemented yet)";
+  if (name == "device") return PoolMemory::DEVICE;
+  return hal::invalidArgument() << "--memory must be bytes, shm or device, not '" << name << "'";
 }
 
 std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
@@ -213,11 +213,37 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
                              options.memory == PoolMemory::SHARED ? hal::createSharedMemory
                                                                   : hal::MemoryAllocator(hal::createHeapMemory));
   if (!io.ok()) return {Outcome::FAILED, io.error().message};
-  const hal::Request& request = io->request;
+  hal::Request request = io->request;
+  // With device memory every argument is a device buffer of its own, used whole.
+  std::vector<hal::SharedBuffer> outputBuffers;
+  if (options.memory == PoolMemory::DEVICE) {
+    auto toBuffer = [&](hal::Request::Argument& argument, uint32_t index, bool isInput) -> hal::Status {
+      const std::vector<hal::BufferRole> role{{0, index, 1.0f}};
+      NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer,
+                          device.allocate({}, {*prepared}, isInput ? role : std::vector<hal::BufferRole>{},
+                                          isInput ? std::vector<hal::BufferRole>{} : role));
+      if (isInput) NN_RETURN_IF_ERROR(buffer->copyFrom(io->inputs[index], {}));
+      request.pools[argument.location.poolIndex] = buffer;
+      argument.location.length = 0;
+      if (!isInput) outputBuffers.push_back(buffer);
+      return {};
+    };
+    for (uint32_t i = 0; i < request.inputs.size(); ++i) {
+      if (auto status = toBuffer(request.inputs[i], i, true); !status.ok()) return refusedOrFailed("device buffer", status.error());
+    }
+    for (uint32_t i = 0; i < request.outputs.size(); ++i) {
+      if (auto status = toBuffer(request.outputs[i], i, false); !status.ok()) return refusedOrFailed("device buffer", status.error());
+    }
+  }
   auto outcome = executeWith(*prepared, request, options.executor);
   if (!outcome.ok()) return refusedOrFailed("execute", outcome.error());
   if (testCase.expectFailure) {
     return {Outcome::FAILED, "expected preparation or execution to fail, but it succeeded"};
+  }
+  for (size_t i = 0; i < outputBuffers.size(); ++i) {
+    if (auto copied = outputBuffers[i]->copyTo(io->outputs[i]); !copied.ok()) {
+      return {Outcome::FAILED, "copyTo failed: " + copied.error().message};
+    }
   }
   for (size_t i = 0; i < testCase.outputs.size(); ++i) {
     const hal::SharedMemory& memory = io->outputs[i];

@@ -22,15 +22,16 @@ struct CaseResult {
 
 // How each case is executed.
 enum class Executor { SYNC, ASYNC, REUSABLE, BURST, FENCED };
-// Where request pools live: process memory (sent as bytes) or POSIX shared memory.
-enum class PoolMemory { BYTES, SHARED };
+// Where request pools live: process memory (sent as bytes), POSIX shared memory, or device
+// buffers (memory domains: inputs copied in with copyFrom, outputs read back with copyTo).
+enum class PoolMemory { BYTES, SHARED, DEVICE };
 
 struct RunOptions {
   Executor executor = Executor::SYNC;
   PoolMemory memory = PoolMemory::BYTES;
 };
 
-// Parses "sync", "async", "reusable", "burst", "fenced" / "bytes", "shm".
+// Parses "sync", "async", "reusable", "burst", "fenced" / "bytes", "shm", "device".
 hal::Result<Executor> executorFromName(const std::string& name);
 hal::Result<PoolMemory> poolMemoryFromName(const std::string& name);
 

@@ -22,6 +22,8 @@ using ::testing::HasSubstr;
 
 constexpr OperandType kFloat = OperandType::TENSOR_FLOAT32;
 
+void expectInvalid(const hal::Status& status, const std::string& field);
+
 class HalConformanceTest : public ::testing::TestWithParam<DeviceFactory> {
  protected:
   void SetUp() override { dut_ = GetParam().create(); }
@@ -246,13 +248,114 @@ TEST_P(HalConformanceTest, MissedDeadlinesAreReported) {
               outcome.error().code == ErrorStatus::MISSED_DEADLINE_PERSISTENT);
 }
 
-TEST_P(HalConformanceTest, CachingAndMemoryDomainsAreRefusedClearly) {
+TEST_P(HalConformanceTest, CachingIsRefusedClearly) {
   auto fromCache = device().prepareModelFromCache(std::nullopt, {}, {}, {});
   ASSERT_FALSE(fromCache.ok());
   EXPECT_EQ(fromCache.error().code, ErrorStatus::GENERAL_FAILURE);
-  auto buffer = device().allocate({{2}}, {}, {}, {});
-  ASSERT_FALSE(buffer.ok());
-  EXPECT_EQ(buffer.error().code, ErrorStatus::GENERAL_FAILURE);
+}
+
+// ---- Memory domains -------------------------------------------------------------------------
+
+hal::Model reluModel(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f, int32_t zeroPoint = 0) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(type, dims, scale, zeroPoint);
+  const uint32_t out = b.addOutput(type, dims, scale, zeroPoint);
+  b.addOperation(OperationType::RELU, {in}, {out});
+  return b.build();
+}
+
+TEST_P(HalConformanceTest, DeviceBuffersCarryInputsAndOutputs) {
+  auto prepared = prepare(addModel());
+  ASSERT_TRUE(prepared.ok());
+  auto in = device().allocate({{2, 2}}, {*prepared}, {{0, 0, 1.0f}}, {});
+  auto out = device().allocate({}, {*prepared}, {}, {{0, 0, 1.0f}});
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_NE((*in)->getToken(), (*out)->getToken());
+  ASSERT_TRUE((*in)->copyFrom(*hal::createHeapMemory(hal::toBytes<float>({1, 2, 3, 4})), {}).ok());
+
+  auto bias = *hal::createHeapMemory(hal::toBytes<float>({10, 20}));
+  hal::Request request;
+  request.inputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 0, 0, 0, 0}, {}},
+                    {hal::Request::Argument::LifeTime::POOL, {nullptr, 1, 0, 8, 0}, {}}};
+  request.outputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 2, 0, 0, 0}, {}}};
+  request.pools = {*in, bias, *out};
+  auto outcome = (*prepared)->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  auto result = *hal::createHeapMemory(16);
+  ASSERT_TRUE((*out)->copyTo(result).ok());
+  EXPECT_EQ(hal::fromMemory<float>(result, 4), (std::vector<float>{11, 22, 13, 24}));
+
+  // A buffer is only usable in the roles it was allocated for.
+  hal::Request wrongRole = request;
+  wrongRole.pools[0] = *out;
+  auto refused = (*prepared)->execute(wrongRole, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error().message, HasSubstr("not allocated with a role for this input"));
+
+  // A device buffer is used whole.
+  hal::Request offset = request;
+  offset.inputs[0].location.length = 16;
+  expectInvalid((*prepared)->execute(offset, hal::MeasureTiming::NO, std::nullopt, std::nullopt).status(),
+                "must have offset 0 and length 0 for device buffer pools[0]");
+}
+
+TEST_P(HalConformanceTest, MemoryDomainRolesAreValidated) {
+  auto floats = prepare(reluModel(kFloat, {2, 2}));
+  auto quant = prepare(reluModel(OperandType::TENSOR_QUANT8_ASYMM, {2, 2}, 0.5f, 0));
+  auto otherScale = prepare(reluModel(OperandType::TENSOR_QUANT8_ASYMM, {2, 2}, 0.25f, 0));
+  auto otherZero = prepare(reluModel(OperandType::TENSOR_QUANT8_ASYMM, {2, 2}, 0.5f, 3));
+  auto otherDims = prepare(reluModel(kFloat, {2, 3}));
+  ASSERT_TRUE(floats.ok() && quant.ok() && otherScale.ok() && otherZero.ok() && otherDims.ok());
+  auto refuse = [&](const hal::BufferDesc& desc, const std::vector<hal::SharedPreparedModel>& models,
+                    const std::vector<hal::BufferRole>& inputs, const std::vector<hal::BufferRole>& outputs,
+                    const std::string& text) {
+    auto buffer = device().allocate(desc, models, inputs, outputs);
+    ASSERT_FALSE(buffer.ok()) << "expected: " << text;
+    EXPECT_EQ(buffer.error().code, ErrorStatus::INVALID_ARGUMENT);
+    EXPECT_THAT(buffer.error().message, HasSubstr(text));
+  };
+  refuse({}, {*floats}, {}, {}, "at least one input or output role");
+  refuse({}, {nullptr}, {{0, 0, 1.0f}}, {}, "modelIndex = 0 does not name");
+  refuse({}, {*floats}, {{1, 0, 1.0f}}, {}, "modelIndex = 1 does not name");
+  refuse({}, {*floats}, {{0, 5, 1.0f}}, {}, "ioIndex = 5 is out of range");
+  refuse({}, {*floats}, {}, {{0, 1, 1.0f}}, "ioIndex = 1 is out of range");
+  refuse({}, {*floats}, {{0, 0, 0.0f}}, {}, "probability = 0 is not in (0, 1]");
+  refuse({}, {*floats}, {{0, 0, 1.5f}}, {}, "probability = 1.5 is not in (0, 1]");
+  refuse({}, {*floats}, {{0, 0, 1.0f}, {0, 0, 0.5f}}, {}, "repeats the role");
+  refuse({}, {*floats, *quant}, {{0, 0, 1.0f}, {1, 0, 1.0f}}, {}, "conflicting with the buffer's other roles");
+  refuse({}, {*quant, *otherScale}, {{0, 0, 1.0f}, {1, 0, 1.0f}}, {}, "conflicting with the buffer's other roles");
+  refuse({}, {*quant, *otherZero}, {{0, 0, 1.0f}, {1, 0, 1.0f}}, {}, "conflicting with the buffer's other roles");
+  refuse({{4}}, {*floats}, {{0, 0, 1.0f}}, {}, "conflicting rank");
+  refuse({{3, 2}}, {*floats}, {{0, 0, 1.0f}}, {}, "conflicting dimensions");
+  refuse({}, {*floats, *otherDims}, {{0, 0, 1.0f}, {1, 0, 1.0f}}, {}, "conflicting dimensions");
+
+  // An input and an output role of matching operands share one buffer.
+  auto shared = device().allocate({}, {*floats}, {{0, 0, 0.5f}}, {{0, 0, 0.5f}});
+  ASSERT_TRUE(shared.ok()) << shared.error().message;
+
+  // Uninitialized buffers cannot be read; sizes must match.
+  auto blank = device().allocate({}, {*floats}, {{0, 0, 1.0f}}, {});
+  ASSERT_TRUE(blank.ok());
+  auto copied = (*blank)->copyTo(*hal::createHeapMemory(16));
+  ASSERT_FALSE(copied.ok());
+  EXPECT_EQ(copied.error().code, ErrorStatus::GENERAL_FAILURE);
+  hal::Request request;
+  request.inputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 0, 0, 0, 0}, {}}};
+  request.outputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 1, 0, 16, 0}, {}}};
+  request.pools = {*blank, *hal::createHeapMemory(16)};
+  auto uninitialized = (*floats)->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(uninitialized.ok());
+  EXPECT_EQ(uninitialized.error().code, ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(uninitialized.error().message, HasSubstr("read before anything was written"));
+  auto wrongSize = (*blank)->copyFrom(*hal::createHeapMemory(12), {});
+  ASSERT_FALSE(wrongSize.ok());
+  EXPECT_EQ(wrongSize.error().code, ErrorStatus::INVALID_ARGUMENT);
+  ASSERT_TRUE((*blank)->copyFrom(*hal::createHeapMemory(hal::toBytes<float>({-1, 2, -3, 4})), {}).ok());
+  auto relu = (*floats)->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(relu.ok()) << relu.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(std::get<hal::SharedMemory>(request.pools[1]), 4), (std::vector<float>{0, 2, 0, 4}));
 }
 
 // ---- Malformed models and requests: INVALID_ARGUMENT naming the field ----------------------

@@ -1,0 +1,31 @@
+// A device buffer on the server (a memory domain), as a hal::IBuffer. Released on the server
+// when the last reference goes.
+#ifndef NNREMOTE_PROXY_DRIVER_PROXY_BUFFER_H_
+#define NNREMOTE_PROXY_DRIVER_PROXY_BUFFER_H_
+
+#include <memory>
+
+#include "hal/i_buffer.h"
+#include "proxy_driver/connection.h"
+
+namespace nnremote::proxy {
+
+class ProxyBuffer final : public hal::IBuffer {
+ public:
+  ProxyBuffer(std::shared_ptr<Connection> connection, uint32_t token);
+  ~ProxyBuffer() override;
+
+  hal::Request::MemoryDomainToken getToken() const override {
+    return static_cast<hal::Request::MemoryDomainToken>(token_);
+  }
+  hal::Status copyTo(const hal::SharedMemory& dst) const override;
+  hal::Status copyFrom(const hal::SharedMemory& src, const std::vector<uint32_t>& dimensions) const override;
+
+ private:
+  std::shared_ptr<Connection> connection_;
+  uint32_t token_;
+};
+
+}  // namespace nnremote::proxy
+
+#endif  // NNREMOTE_PROXY_DRIVER_PROXY_BUFFER_H_
