@@ -18,9 +18,13 @@ while read -r target status; do
     failed=$((failed + 1))
     continue
   fi
-  cases=$(grep -c '<testcase ' "$xml")
-  bad=$(grep -cE '<(failure|error)( |>)' "$xml")
-  skip=$(grep -c '<skipped' "$xml")
+  # Count test cases, not assertions: a case with several <failure> elements failed once.
+  read -r cases bad skip < <(awk '
+    /<testcase /  { cases++; open = ($0 !~ /\/>[[:space:]]*$/); failed = 0 }
+    /<(failure|error)[ >]/ { if (open && !failed) { bad++; failed = 1 } }
+    /<skipped/    { if (open) skip++ }
+    /<\/testcase>/ { open = 0 }
+    END { print cases + 0, bad + 0, skip + 0 }' "$xml")
   [ "$status" = FAILED ] && [ "$bad" -eq 0 ] && bad=1
   passed=$((passed + cases - bad - skip))
   failed=$((failed + bad))

@@ -223,13 +223,13 @@ TEST_F(ServerTest, SurvivesMutatedMessages) {
 
 TEST_F(ServerTest, MethodsNotImplementedYetSayWhich) {
   grpc::ClientContext context;
-  wire::AllocateBufferRequest request;
-  wire::AllocateBufferResponse response;
-  const grpc::Status status = stub_->AllocateBuffer(&context, request, &response);
+  wire::ExecuteRequest request;
+  wire::StartExecutionResponse response;
+  const grpc::Status status = stub_->StartExecution(&context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
   const hal::Error error = wire_conv::fromGrpcStatus(status);
   EXPECT_EQ(error.code, hal::ErrorStatus::GENERAL_FAILURE);
-  EXPECT_THAT(error.message, HasSubstr("AllocateBuffer is not supported by this server yet"));
+  EXPECT_THAT(error.message, HasSubstr("StartExecution is not supported by this server yet"));
 }
 
 TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {
