@@ -39,8 +39,16 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
       static_cast<double>(report.profile.totalCycles) * 1e9 / clockHz(npu_)));
   const uint64_t hostWall =
       std::chrono::duration_cast<std::chrono::nanoseconds>(hal::Clock::now() - start).count();
-  // Pacing stands in for the device; it is neither driver work nor simulation cost.
-  if (paceRealtime_) std::this_thread::sleep_until(start + onDevice);
+  // Pacing stands in for the device; it is neither driver work nor simulation cost. A paced
+  // device that would run past the deadline gives up at the deadline, as the device would.
+  if (paceRealtime_) {
+    if (deadline.has_value() && start + onDevice > *deadline) {
+      std::this_thread::sleep_until(*deadline);
+      return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
+             << "the execution needs " << onDevice.count() / 1000 << " us of device time and missed its deadline";
+    }
+    std::this_thread::sleep_until(start + onDevice);
+  }
 
   hal::ExecutionOutcome outcome;
   outcome.outputShapes = std::move(report.outputShapes);

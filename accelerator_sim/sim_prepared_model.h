@@ -18,7 +18,7 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
   // `model` has passed validation and every operation is supported; POINTER data has been
   // copied into the model's own storage.
   // With `paceRealtime`, an execution does not return before the simulated device time has
-  // passed on the host's clock.
+  // passed on the host's clock, and one whose device time runs past its deadline misses it.
   SimPreparedModel(hal::Model model, NpuConfig npu, bool paceRealtime);
 
   hal::Result<hal::ExecutionOutcome> execute(

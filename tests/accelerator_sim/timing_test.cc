@@ -290,6 +290,33 @@ TEST(PacingTest, RealtimePacingWaitsForTheSimulatedDeviceTime) {
   }
 }
 
+TEST(PacingTest, APacedExecutionThatRunsPastItsDeadlineMissesIt) {
+  NpuConfig slow = edgeNpuConfig();
+  slow.set_clock_mhz(1);  // an ADD of 4096 elements takes milliseconds of device time
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {4096});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {4096});
+  b.addOperation(OperationType::ADD, {a, a, b.addInt32(0)}, {out});
+  SimOptions options;
+  options.paceRealtime = true;
+  auto prepared = *SimDevice::create(slow, options)->prepareModel(
+      b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+  auto io = hal::makeRequest({std::vector<uint8_t>(4096 * 4)}, {4096 * 4});
+  auto missed = prepared->execute(io->request, hal::MeasureTiming::NO,
+                                  hal::Clock::now() + std::chrono::microseconds(200), std::nullopt);
+  ASSERT_FALSE(missed.ok());
+  EXPECT_EQ(missed.error().code, hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  // timeoutDurationAfterFence is a deadline counted from the fences.
+  const hal::SyncFence ready = hal::SyncFence::create();
+  ready.signal();
+  auto fenced = prepared->executeFenced(io->request, {ready}, hal::MeasureTiming::NO, std::nullopt,
+                                        std::nullopt, std::chrono::microseconds(200));
+  ASSERT_FALSE(fenced.ok());
+  EXPECT_EQ(fenced.error().code, hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  EXPECT_TRUE(prepared->execute(io->request, hal::MeasureTiming::NO, hal::Clock::now() + std::chrono::seconds(5),
+                                std::nullopt).ok());
+}
+
 TEST(CapabilitiesTest, AreDerivedFromTheConfigAndStable) {
   const hal::Capabilities edge = deriveCapabilities(edgeNpuConfig());
   const hal::Capabilities large = deriveCapabilities(largeNpuConfig());
