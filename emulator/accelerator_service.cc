@@ -80,6 +80,32 @@ hal::Status resolveBuffers(Session& session, hal::Request* request) {
   return {};
 }
 
+// What every execution RPC resolves and checks before a device sees anything.
+struct ValidatedExecution {
+  std::shared_ptr<Session> session;
+  PreparedModelEntry entry;
+  hal::Request request;
+  hal::MeasureTiming measure = hal::MeasureTiming::NO;
+  hal::OptionalDuration loopTimeout;
+};
+
+template <typename Call>  // ExecuteRequest or ExecuteFencedRequest
+hal::Result<ValidatedExecution> validateExecution(const SessionRegistry& sessions, const Call& call) {
+  ValidatedExecution v;
+  NN_ASSIGN_OR_RETURN(v.session, sessions.find(call.session_id()));
+  NN_ASSIGN_OR_RETURN(v.entry, v.session->preparedModels.find(call.prepared_model_id()));
+  NN_ASSIGN_OR_RETURN(v.request, wire_conv::fromWire(call.request(), resolverFor(*v.session)));
+  NN_RETURN_IF_ERROR(resolveBuffers(*v.session, &v.request));
+  NN_RETURN_IF_ERROR(hal::validateRequestForModel(v.request, *v.entry.model, /*allowPointers=*/false));
+  const int measure = call.measure();
+  if (measure != wire::MEASURE_TIMING_NO && measure != wire::MEASURE_TIMING_YES) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT) << "measure = " << measure << " is not a valid MeasureTiming";
+  }
+  v.measure = measure == wire::MEASURE_TIMING_YES ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
+  if (call.has_loop_timeout_duration()) v.loopTimeout = hal::Duration(call.loop_timeout_duration().nanoseconds());
+  return v;
+}
+
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when
 // small, else as a pending download.
 void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
@@ -266,34 +292,16 @@ grpc::Status AcceleratorService::ReleasePreparedModel(
 
 grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::ExecuteRequest* request,
                                          wire::ExecuteResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto entry = (*session)->preparedModels.find(request->prepared_model_id());
-  if (!entry.ok()) return toGrpcStatus(entry.error());
-  auto halRequest = wire_conv::fromWire(request->request(), resolverFor(**session));
-  if (!halRequest.ok()) return toGrpcStatus(halRequest.error());
-  if (auto buffers = resolveBuffers(**session, &*halRequest); !buffers.ok()) return toGrpcStatus(buffers);
-  if (auto valid = hal::validateRequestForModel(*halRequest, *entry->model, /*allowPointers=*/false);
-      !valid.ok()) {
-    return toGrpcStatus(valid);
-  }
-  const int measure = request->measure();
-  if (measure != wire::MEASURE_TIMING_NO && measure != wire::MEASURE_TIMING_YES) {
-    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
-                        << "measure = " << measure << " is not a valid MeasureTiming");
-  }
-  hal::OptionalDuration loopTimeout;
-  if (request->has_loop_timeout_duration()) {
-    loopTimeout = hal::Duration(request->loop_timeout_duration().nanoseconds());
-  }
-  auto outcome = entry->preparedModel->execute(
-      *halRequest, measure == wire::MEASURE_TIMING_YES ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
-      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), loopTimeout);
+  auto v = validateExecution(sessions_, *request);
+  if (!v.ok()) return toGrpcStatus(v.error());
+  auto outcome = v->entry.preparedModel->execute(
+      v->request, v->measure, wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
+      v->loopTimeout);
   if (!outcome.ok()) return toGrpcStatus(outcome.error());
   for (const auto& shape : outcome->outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
   *response->mutable_timing() = wire_conv::toWire(outcome->timing);
   if (outcome->profile) *response->mutable_profile() = wire_conv::toWire(*outcome->profile);
-  collectOutputs(**session, request->request(), *halRequest, *entry->model, *outcome, response);
+  collectOutputs(*v->session, request->request(), v->request, *v->entry.model, *outcome, response);
   return grpc::Status::OK;
 }
 
@@ -513,25 +521,12 @@ grpc::Status AcceleratorService::WaitFence(grpc::ServerContext*, const wire::Wai
 
 grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire::ExecuteFencedRequest* request,
                                                wire::ExecuteFencedResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto entry = (*session)->preparedModels.find(request->prepared_model_id());
-  if (!entry.ok()) return toGrpcStatus(entry.error());
-  auto halRequest = wire_conv::fromWire(request->request(), resolverFor(**session));
-  if (!halRequest.ok()) return toGrpcStatus(halRequest.error());
-  if (auto buffers = resolveBuffers(**session, &*halRequest); !buffers.ok()) return toGrpcStatus(buffers);
-  if (auto valid = hal::validateRequestForModel(*halRequest, *entry->model, /*allowPointers=*/false);
-      !valid.ok()) {
-    return toGrpcStatus(valid);
-  }
-  const int measure = request->measure();
-  if (measure != wire::MEASURE_TIMING_NO && measure != wire::MEASURE_TIMING_YES) {
-    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
-                        << "measure = " << measure << " is not a valid MeasureTiming");
-  }
+  auto v = validateExecution(sessions_, *request);
+  if (!v.ok()) return toGrpcStatus(v.error());
+  const auto& session = v->session;
   std::vector<std::pair<uint64_t, hal::SyncFence>> waitFor;
   for (int i = 0; i < request->wait_for_fence_ids_size(); ++i) {
-    auto fence = (*session)->fences.find(request->wait_for_fence_ids(i));
+    auto fence = session->fences.find(request->wait_for_fence_ids(i));
     if (!fence.ok()) {
       return toGrpcStatus(hal::withContext(fence.error(), "wait_for_fence_ids[" + std::to_string(i) + "]"));
     }
@@ -539,20 +534,19 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire:
   }
   const hal::OptionalTimePoint deadline =
       wire_conv::deadlineFromWire(request->deadline(), request->has_deadline());
-  hal::OptionalDuration loopTimeout, afterFence;
-  if (request->has_loop_timeout_duration()) loopTimeout = hal::Duration(request->loop_timeout_duration().nanoseconds());
+  hal::OptionalDuration afterFence;
   if (request->has_timeout_duration_after_fence()) {
     afterFence = hal::Duration(request->timeout_duration_after_fence().nanoseconds());
   }
 
   auto execution = std::make_shared<FencedExecution>();
-  response->set_sync_fence_id((*session)->fences.add(execution->done));
-  response->set_execution_id((*session)->fencedExecutions.add(execution));
+  response->set_sync_fence_id(session->fences.add(execution->done));
+  response->set_execution_id(session->fencedExecutions.add(execution));
   // The execution waits on its fences in a thread of its own, so the call returns at once and
   // chains of fenced executions proceed on the server without the client.
-  std::thread([session = *session, entry = *entry, halRequest = std::move(halRequest).value(),
-               wireRequest = request->request(), waitFor = std::move(waitFor), execution, deadline,
-               loopTimeout, afterFence, timed = measure == wire::MEASURE_TIMING_YES]() {
+  std::thread([session, entry = v->entry, halRequest = std::move(v->request), wireRequest = request->request(),
+               waitFor = std::move(waitFor), execution, deadline, loopTimeout = v->loopTimeout, afterFence,
+               measure = v->measure]() {
     const auto called = hal::Clock::now();
     auto run = [&]() -> hal::Status {
       for (const auto& [id, fence] : waitFor) {
@@ -573,9 +567,7 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire:
         executionDeadline = launched + *afterFence;
       }
       NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
-                          entry.preparedModel->execute(halRequest, timed ? hal::MeasureTiming::YES
-                                                                         : hal::MeasureTiming::NO,
-                                                       executionDeadline, loopTimeout));
+                          entry.preparedModel->execute(halRequest, measure, executionDeadline, loopTimeout));
       std::lock_guard<std::mutex> lock(execution->mutex);
       collectOutputs(*session, wireRequest, halRequest, *entry.model, outcome, &execution->outputs);
       execution->launched = outcome.timing;

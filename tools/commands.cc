@@ -9,6 +9,7 @@
 #include "accelerator_sim/sim_device.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
+#include "tools/text_escape.h"
 #include "tests/conformance/cts_runner.h"
 #include "tools/flags.h"
 #include "tools/models/mobilenet_v1.h"
@@ -33,19 +34,6 @@ std::string formatDuration(const hal::OptionalDuration& duration) {
   return out.str();
 }
 
-std::string xmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 void printDevices(const Target& target) {
   std::cout << "Devices at " << target.description << ":\n";

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "hal/operand_types.h"
+#include "tools/text_escape.h"
 
 namespace nnremote::tools {
 namespace {
@@ -22,19 +23,6 @@ std::string jsonEscape(const std::string& text) {
   return out;
 }
 
-std::string xmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string number(double value) {
   char buffer[64];

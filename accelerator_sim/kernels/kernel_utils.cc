@@ -68,6 +68,16 @@ Status expectNhwc(const OperationContext& context, size_t i) {
   return {};
 }
 
+Status expectSameQuantizationAsInput(const OperationContext& context) {
+  const Tensor& in = context.input(0);
+  const Tensor& out = context.output(0);
+  if (in.type == OperandType::TENSOR_QUANT8_ASYMM &&
+      (in.scale != out.scale || in.zeroPoint != out.zeroPoint)) {
+    return unsupported(context) << "quantized output must keep the input's scale and zero point";
+  }
+  return {};
+}
+
 Status expectFusedActivation(const OperationContext& context, size_t i) {
   NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
   if (context.hasValue(i)) {

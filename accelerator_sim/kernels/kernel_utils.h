@@ -31,6 +31,9 @@ Status expectSameTypeAsFirst(const OperationContext& context, std::initializer_l
 Status expectFloatOrQuant8(const OperationContext& context, OperandType type);
 // Fails unless input `i`, the optional NCHW flag, is absent or false (NHWC).
 Status expectNhwc(const OperationContext& context, size_t i);
+// Fails unless a quantized operation's output keeps input 0's scale and zero point (operations
+// that move or select values without rescaling them).
+Status expectSameQuantizationAsInput(const OperationContext& context);
 // Fails unless input `i` is a known activation code.
 Status expectFusedActivation(const OperationContext& context, size_t i);
 

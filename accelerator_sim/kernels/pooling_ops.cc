@@ -26,13 +26,7 @@ Status validatePool(const OperationContext& context) {
   NN_RETURN_IF_ERROR(expectFusedActivation(context, filter + 2));
   NN_RETURN_IF_ERROR(expectNhwc(context, filter + 3));
   if (context.input(0).rank() != 4) return unsupported(context) << "input must have rank 4";
-  const Tensor& in = context.input(0);
-  const Tensor& out = context.output(0);
-  if (in.type == OperandType::TENSOR_QUANT8_ASYMM &&
-      (in.scale != out.scale || in.zeroPoint != out.zeroPoint)) {
-    return unsupported(context) << "quantized output must keep the input's scale and zero point";
-  }
-  return {};
+  return expectSameQuantizationAsInput(context);
 }
 
 struct PoolGeometry {

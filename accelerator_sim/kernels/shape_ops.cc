@@ -13,13 +13,7 @@ Status validateReshape(const OperationContext& context) {
   NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
   NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
   if (context.input(1).rank() != 1) return unsupported(context) << "shape must have rank 1";
-  const Tensor& in = context.input(0);
-  const Tensor& out = context.output(0);
-  if (in.type == OperandType::TENSOR_QUANT8_ASYMM &&
-      (in.scale != out.scale || in.zeroPoint != out.zeroPoint)) {
-    return unsupported(context) << "quantized output must keep the input's scale and zero point";
-  }
-  return {};
+  return expectSameQuantizationAsInput(context);
 }
 
 Status prepareReshape(OperationContext& context) {
