@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "accelerator_sim/operand_lowering.h"
 #include "accelerator_sim/operation_registry.h"
 #include "hal/operand_types.h"
 
@@ -82,7 +83,8 @@ std::vector<Status> checkOperations(const hal::Model& model) {
                         << hal::toString(operation.type) << " is not implemented by the simulator");
       continue;
     }
-    results.push_back(kernel->validate(makeContext(operation, tensors)));
+    OperationContext context = makeContext(operation, tensors);
+    results.push_back(LoweredOperation(*kernel, context).validate());
   }
   return results;
 }
@@ -155,14 +157,15 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
     const hal::Operation& operation = main.operations[op];
     const OperationKernel* kernel = findKernel(operation.type);
     OperationContext context = makeContext(operation, tensors);
+    LoweredOperation lowered(*kernel, context);
     auto failed = [&](const hal::Error& error) {
       hal::Error e = error;
       e.message = "operations[" + std::to_string(op) + "] " + e.message;
       return e;
     };
     // Validated again with the real shapes, which may have been unknown at preparation.
-    if (Status status = kernel->validate(context); !status.ok()) return failed(status.error());
-    if (Status status = kernel->prepare(context); !status.ok()) return failed(status.error());
+    if (Status status = lowered.validate(); !status.ok()) return failed(status.error());
+    if (Status status = lowered.prepare(); !status.ok()) return failed(status.error());
     for (uint32_t index : operation.outputs) {
       Tensor& t = tensors[index];
       if (!isCompatible(declared[index], t.dimensions)) {
@@ -194,13 +197,13 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
       t.length = *size;
     }
     const auto kernelStart = std::chrono::steady_clock::now();
-    if (Status status = kernel->execute(context); !status.ok()) return failed(status.error());
+    if (Status status = lowered.execute(); !status.ok()) return failed(status.error());
     report.kernelNanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
                                     std::chrono::steady_clock::now() - kernelStart)
                                     .count();
     if (withTiming) {
       const auto timingStart = std::chrono::steady_clock::now();
-      OperationWork work = kernel->work(context);
+      OperationWork work = lowered.work();
       addOperandBytes(context, &work);
       hal::OperationProfile timing = estimateOperation(work, operation.type, npu);
       timing.operationIndex = static_cast<uint32_t>(op);

@@ -22,6 +22,9 @@ struct OperationKernel {
   // operations for the vector unit. Called after prepare; the executor adds the bytes read
   // and written from the operands' sizes.
   OperationWork (*work)(const OperationContext& context);
+  // For operations with an NCHW layout flag: the flag's input index (or -1). Kernels are
+  // written for NHWC; NCHW operations run through them transposed (operand_lowering.h).
+  int (*layoutOperand)(const OperationContext& context) = nullptr;
 };
 
 // The kernel for `type`, or nullptr if the simulator does not implement it.

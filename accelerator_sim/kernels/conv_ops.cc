@@ -274,11 +274,14 @@ OperationWork depthwiseWork(const OperationContext& context) {
   return work;
 }
 
+int convLayout(const OperationContext& context) { return int(convOperands(context, false).layout); }
+int depthwiseLayout(const OperationContext& context) { return int(convOperands(context, true).layout); }
+
 }  // namespace
 
 const OperationKernel kConv2dKernel = {&validateConv, &prepareConv<false>, &executeConv<false>,
-                                       &convWork};
+                                       &convWork, &convLayout};
 const OperationKernel kDepthwiseConv2dKernel = {&validateDepthwise, &prepareConv<true>,
-                                                &executeConv<true>, &depthwiseWork};
+                                                &executeConv<true>, &depthwiseWork, &depthwiseLayout};
 
 }  // namespace nnremote::sim

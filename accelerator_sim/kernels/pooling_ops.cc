@@ -130,6 +130,8 @@ Status executePool(OperationContext& context) {
   return {};
 }
 
+int poolLayout(const OperationContext& context) { return int(filterOperand(context) + 3); }
+
 // One vector-lane operation per output element and window tap, as in Vela's pooling blocks.
 OperationWork poolWork(const OperationContext& context) {
   const size_t filter = filterOperand(context);
@@ -142,8 +144,8 @@ OperationWork poolWork(const OperationContext& context) {
 }  // namespace
 
 const OperationKernel kAveragePool2dKernel = {&validatePool, &preparePool, &executePool<true>,
-                                              &poolWork};
+                                              &poolWork, &poolLayout};
 const OperationKernel kMaxPool2dKernel = {&validatePool, &preparePool, &executePool<false>,
-                                          &poolWork};
+                                          &poolWork, &poolLayout};
 
 }  // namespace nnremote::sim

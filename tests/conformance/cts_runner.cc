@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "hal/execution_adapters.h"
+#include "hal/float16.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "tests/conformance/cts_loader.h"
@@ -15,18 +16,6 @@ namespace {
 
 using hal::OperandType;
 
-float halfToFloat(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  float value;
-  if (exponent == 0) {
-    value = std::ldexp(static_cast<float>(mantissa), -24);
-  } else if (exponent == 31) {
-    value = mantissa ? NAN : INFINITY;
-  } else {
-    value = std::ldexp(static_cast<float>(mantissa | 0x400), static_cast<int>(exponent) - 25);
-  }
-  return sign ? -value : value;
-}
 
 bool hasFloat16Operand(const hal::Model& model) {
   for (const auto& operand : model.main.operands) {
@@ -50,7 +39,7 @@ double elementAt(OperandType type, const std::vector<uint8_t>& bytes, size_t i) 
     case OperandType::TENSOR_FLOAT32:
     case OperandType::FLOAT32: return load<float>(bytes, i);
     case OperandType::TENSOR_FLOAT16:
-    case OperandType::FLOAT16: return halfToFloat(load<uint16_t>(bytes, i));
+    case OperandType::FLOAT16: return hal::halfToFloat(load<uint16_t>(bytes, i));
     case OperandType::TENSOR_INT32:
     case OperandType::INT32: return load<int32_t>(bytes, i);
     case OperandType::UINT32: return load<uint32_t>(bytes, i);
