@@ -87,26 +87,53 @@ TEST_P(HalConformanceTest, ReportsSupportedOperationsTruthfully) {
 }
 
 TEST_P(HalConformanceTest, ReportsUnimplementedParameterCombinationsUnsupported) {
-  // CONV_2D in NCHW layout and a TENSOR_FLOAT16 ADD are valid HAL but not implemented.
+  // CONV_2D with a per-channel quantized filter is valid HAL but not implemented yet.
   hal::ModelBuilder b;
-  const uint32_t image = b.addInput(kFloat, {1, 1, 3, 3});
-  const uint32_t filter = b.addConstant(kFloat, {1, 2, 2, 1}, std::vector<float>{1, 2, 3, 4});
+  const uint32_t image = b.addInput(OperandType::TENSOR_QUANT8_ASYMM, {1, 3, 3, 1}, 0.5f, 0);
+  const uint32_t filter = b.addConstant(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 2, 2, 1},
+                                        std::vector<int8_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  b.model().main.operands[filter].extraParams = hal::Operand::SymmPerChannelQuantParams{{0.5f, 0.25f}, 0};
+  const uint32_t bias = b.addConstant(OperandType::TENSOR_INT32, {2}, std::vector<int32_t>{0, 0});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_QUANT8_ASYMM, {1, 2, 2, 2}, 1.0f, 0);
+  b.addOperation(OperationType::CONV_2D,
+                 {image, filter, bias, b.addInt32(2), b.addInt32(1), b.addInt32(1), b.addInt32(0)}, {out});
+  auto supported = device().getSupportedOperations(b.build());
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(*supported, (std::vector<bool>{false}));
+  auto prepared = prepare(b.build());
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.error().code, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(prepared.error().message, HasSubstr("TENSOR_QUANT8_SYMM_PER_CHANNEL"));
+}
+
+TEST_P(HalConformanceTest, RunsNchwAndFloat16Variants) {
+  // A 1x1 convolution in NCHW mixing two channels: out = ch0 + 10 * ch1.
+  hal::ModelBuilder b;
+  const uint32_t image = b.addInput(kFloat, {1, 2, 2, 2});
+  const uint32_t filter = b.addConstant(kFloat, {1, 1, 1, 2}, std::vector<float>{1, 10});
   const uint32_t bias = b.addConstant(kFloat, {1}, std::vector<float>{0});
   const uint32_t out = b.addOutput(kFloat, {1, 1, 2, 2});
   b.addOperation(OperationType::CONV_2D,
                  {image, filter, bias, b.addInt32(2), b.addInt32(1), b.addInt32(1), b.addInt32(0),
                   b.addBool(true)},
                  {out});
-  const uint32_t h1 = b.addInput(OperandType::TENSOR_FLOAT16, {2});
-  const uint32_t h2 = b.addOutput(OperandType::TENSOR_FLOAT16, {2});
-  b.addOperation(OperationType::ADD, {h1, h1, b.addInt32(0)}, {h2});
-  auto supported = device().getSupportedOperations(b.build());
-  ASSERT_TRUE(supported.ok()) << supported.error().message;
-  EXPECT_EQ(*supported, (std::vector<bool>{false, false}));
-  auto prepared = prepare(b.build());
-  ASSERT_FALSE(prepared.ok());
-  EXPECT_EQ(prepared.error().code, ErrorStatus::INVALID_ARGUMENT);
-  EXPECT_THAT(prepared.error().message, HasSubstr("NCHW"));
+  auto conv = prepare(b.build());
+  ASSERT_TRUE(conv.ok()) << conv.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3, 4, 5, 6, 7, 8})}, {16});
+  ASSERT_TRUE((*conv)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 4), (std::vector<float>{51, 62, 73, 84}));
+
+  hal::ModelBuilder h;
+  const uint32_t x = h.addInput(OperandType::TENSOR_FLOAT16, {2});
+  const uint32_t y = h.addInput(OperandType::TENSOR_FLOAT16, {2});
+  const uint32_t sum = h.addOutput(OperandType::TENSOR_FLOAT16, {2});
+  h.addOperation(OperationType::ADD, {x, y, h.addInt32(0)}, {sum});
+  auto add = prepare(h.build());
+  ASSERT_TRUE(add.ok()) << add.error().message;
+  // 1.5 + 0.25 = 1.75 and 2.25 + 1 = 3.25, exact in binary16.
+  auto halves = hal::makeRequest({hal::toBytes<uint16_t>({0x3e00, 0x4080}), hal::toBytes<uint16_t>({0x3400, 0x3c00})}, {4});
+  ASSERT_TRUE((*add)->execute(halves->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+  EXPECT_EQ(hal::fromMemory<uint16_t>(halves->outputs[0], 2), (std::vector<uint16_t>{0x3f00, 0x4280}));
 }
 
 TEST_P(HalConformanceTest, ExecutesAddWithBroadcastAndActivation) {
