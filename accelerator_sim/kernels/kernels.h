@@ -23,6 +23,24 @@ extern const OperationKernel kMaxPool2dKernel;
 extern const OperationKernel kSoftmaxKernel;
 extern const OperationKernel kReshapeKernel;
 extern const OperationKernel kConcatenationKernel;
+extern const OperationKernel kSpaceToDepthKernel;
+extern const OperationKernel kDepthToSpaceKernel;
+extern const OperationKernel kSpaceToBatchNdKernel;
+extern const OperationKernel kBatchToSpaceNdKernel;
+extern const OperationKernel kChannelShuffleKernel;
+extern const OperationKernel kTransposeKernel;
+extern const OperationKernel kSqueezeKernel;
+extern const OperationKernel kExpandDimsKernel;
+extern const OperationKernel kGatherKernel;
+extern const OperationKernel kSliceKernel;
+extern const OperationKernel kStridedSliceKernel;
+extern const OperationKernel kSplitKernel;
+extern const OperationKernel kTileKernel;
+extern const OperationKernel kPadKernel;
+extern const OperationKernel kPadV2Kernel;
+extern const OperationKernel kMirrorPadKernel;
+extern const OperationKernel kReverseKernel;
+extern const OperationKernel kPackKernel;
 
 }  // namespace nnremote::sim
 
