@@ -1,5 +1,6 @@
 // CONV_2D and DEPTHWISE_CONV_2D, NHWC, with explicit or implicit padding, strides and dilation.
 // Quantized forms accumulate in int32 and requantize with TFLite's fixed-point multiplier.
+#include "accelerator_sim/kernels/conv_quantization.h"
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/kernels.h"
 #include "accelerator_sim/kernels/window.h"
@@ -36,12 +37,7 @@ Status validateConvCommon(const OperationContext& context, bool depthwise) {
   NN_RETURN_IF_ERROR(depthwise ? expectCounts(context, {8, 9, 11, 12, 14}, 1)
                                : expectCounts(context, {7, 8, 10, 11, 13}, 1));
   const ConvOperands ops = convOperands(context, depthwise);
-  const OperandType type = context.inputType(0);
-  NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {1}));
-  const OperandType biasType =
-      type == OperandType::TENSOR_FLOAT32 ? OperandType::TENSOR_FLOAT32 : OperandType::TENSOR_INT32;
-  NN_RETURN_IF_ERROR(expectInputType(context, 2, biasType));
+  NN_RETURN_IF_ERROR(validateConvOperandTypes(context, depthwise ? 3 : 0));
   NN_RETURN_IF_ERROR(validateWindowOperands(context, ops.window, ops.explicitPadding));
   if (depthwise) NN_RETURN_IF_ERROR(expectScalar(context, ops.depthMultiplier, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, ops.activation));
@@ -55,13 +51,6 @@ Status validateConvCommon(const OperationContext& context, bool depthwise) {
   const Tensor& bias = context.input(2);
   if (input.rank() != 4 || filter.rank() != 4 || bias.rank() != 1) {
     return unsupported(context) << "input and filter must have rank 4 and bias rank 1";
-  }
-  if (type == OperandType::TENSOR_QUANT8_ASYMM) {
-    const float expected = input.scale * filter.scale;
-    if (bias.zeroPoint != 0 || std::abs(bias.scale - expected) > 1e-6f * std::max(1.0f, expected)) {
-      return unsupported(context) << "bias scale " << bias.scale << " must equal input scale x "
-                                  << "filter scale (" << expected << ") with zero point 0";
-    }
   }
   return {};
 }
@@ -187,18 +176,18 @@ void forEachOutputPixel(const OperationContext& context, const ConvGeometry& g,
   }
 }
 
-template <typename T, typename Store>
-void runConv(const OperationContext& context, const ConvGeometry& g, Store&& store) {
+// `w` holds the filter's values, zero point already removed for quantized filters.
+template <typename T, typename W, typename Store>
+void runConv(const OperationContext& context, const ConvGeometry& g, const W* w, Store&& store) {
   using Acc = typename ConvArithmetic<T>::Acc;
-  const T* w = context.input(1).as<T>();
-  const int32_t inZero = context.input(0).zeroPoint, wZero = context.input(1).zeroPoint;
+  const int32_t inZero = context.input(0).zeroPoint;
   auto accumulate = [&](std::vector<Acc>& acc, const T* pixel, uint32_t fy, uint32_t fx) {
     for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
-      const T* tap =
+      const W* tap =
           w + ((size_t(oc) * g.window.filterHeight + fy) * g.window.filterWidth + fx) * g.inDepth;
       Acc sum = 0;
       for (uint32_t ic = 0; ic < g.inDepth; ++ic) {
-        sum += ConvArithmetic<T>::value(pixel[ic], inZero) * ConvArithmetic<T>::value(tap[ic], wZero);
+        sum += ConvArithmetic<T>::value(pixel[ic], inZero) * tap[ic];
       }
       acc[oc] += sum;
     }
@@ -206,16 +195,14 @@ void runConv(const OperationContext& context, const ConvGeometry& g, Store&& sto
   forEachOutputPixel<T>(context, g, accumulate, store);
 }
 
-template <typename T, typename Store>
-void runDepthwise(const OperationContext& context, const ConvGeometry& g, Store&& store) {
+template <typename T, typename W, typename Store>
+void runDepthwise(const OperationContext& context, const ConvGeometry& g, const W* w, Store&& store) {
   using Acc = typename ConvArithmetic<T>::Acc;
-  const T* w = context.input(1).as<T>();
-  const int32_t inZero = context.input(0).zeroPoint, wZero = context.input(1).zeroPoint;
+  const int32_t inZero = context.input(0).zeroPoint;
   auto accumulate = [&](std::vector<Acc>& acc, const T* pixel, uint32_t fy, uint32_t fx) {
-    const T* tap = w + (size_t(fy) * g.window.filterWidth + fx) * g.outDepth;
+    const W* tap = w + (size_t(fy) * g.window.filterWidth + fx) * g.outDepth;
     for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
-      acc[oc] += ConvArithmetic<T>::value(pixel[oc / g.depthMultiplier], inZero) *
-                 ConvArithmetic<T>::value(tap[oc], wZero);
+      acc[oc] += ConvArithmetic<T>::value(pixel[oc / g.depthMultiplier], inZero) * tap[oc];
     }
   };
   forEachOutputPixel<T>(context, g, accumulate, store);
@@ -233,19 +220,20 @@ Status executeConv(OperationContext& context) {
     auto store = [&](size_t index, uint32_t oc, float acc) {
       out[index] = std::min(range.max, std::max(range.min, acc + bias[oc]));
     };
-    if (kDepthwise) runDepthwise<float>(context, g, store); else runConv<float>(context, g, store);
+    const float* w = context.input(1).as<float>();
+    if (kDepthwise) runDepthwise<float>(context, g, w, store); else runConv<float>(context, g, w, store);
     return {};
   }
   const int32_t* bias = context.input(2).as<int32_t>();
   uint8_t* out = output.asMutable<uint8_t>();
   const QuantRange range = activationRange(g.activation, output);
-  const QuantizedMultiplier multiplier = quantizeMultiplier(
-      static_cast<double>(context.input(0).scale) * context.input(1).scale / output.scale);
+  const QuantizedFilter filter = quantizedFilter(context, g.outDepth, kDepthwise ? 3 : 0);
   auto store = [&](size_t index, uint32_t oc, int32_t acc) {
-    const int32_t q = multiplyByQuantizedMultiplier(acc + bias[oc], multiplier) + output.zeroPoint;
+    const int32_t q = multiplyByQuantizedMultiplier(acc + bias[oc], filter.multipliers[oc]) + output.zeroPoint;
     out[index] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
   };
-  if (kDepthwise) runDepthwise<uint8_t>(context, g, store); else runConv<uint8_t>(context, g, store);
+  const int32_t* w = filter.values.data();
+  if (kDepthwise) runDepthwise<uint8_t>(context, g, w, store); else runConv<uint8_t>(context, g, w, store);
   return {};
 }
 

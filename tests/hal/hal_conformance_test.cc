@@ -87,23 +87,24 @@ TEST_P(HalConformanceTest, ReportsSupportedOperationsTruthfully) {
 }
 
 TEST_P(HalConformanceTest, ReportsUnimplementedParameterCombinationsUnsupported) {
-  // CONV_2D with a per-channel quantized filter is valid HAL but not implemented yet.
+  // A layout flag that arrives with the request is valid HAL, but the simulator must know the
+  // layout when it prepares the model.
   hal::ModelBuilder b;
-  const uint32_t image = b.addInput(OperandType::TENSOR_QUANT8_ASYMM, {1, 3, 3, 1}, 0.5f, 0);
-  const uint32_t filter = b.addConstant(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 2, 2, 1},
-                                        std::vector<int8_t>{1, 2, 3, 4, 5, 6, 7, 8});
-  b.model().main.operands[filter].extraParams = hal::Operand::SymmPerChannelQuantParams{{0.5f, 0.25f}, 0};
-  const uint32_t bias = b.addConstant(OperandType::TENSOR_INT32, {2}, std::vector<int32_t>{0, 0});
-  const uint32_t out = b.addOutput(OperandType::TENSOR_QUANT8_ASYMM, {1, 2, 2, 2}, 1.0f, 0);
+  const uint32_t image = b.addInput(kFloat, {1, 3, 3, 1});
+  const uint32_t filter = b.addConstant(kFloat, {1, 2, 2, 1}, std::vector<float>{1, 2, 3, 4});
+  const uint32_t bias = b.addConstant(kFloat, {1}, std::vector<float>{0});
+  const uint32_t layout = b.addInput(OperandType::BOOL, {});
+  const uint32_t out = b.addOutput(kFloat, {1, 2, 2, 1});
   b.addOperation(OperationType::CONV_2D,
-                 {image, filter, bias, b.addInt32(2), b.addInt32(1), b.addInt32(1), b.addInt32(0)}, {out});
+                 {image, filter, bias, b.addInt32(2), b.addInt32(1), b.addInt32(1), b.addInt32(0), layout},
+                 {out});
   auto supported = device().getSupportedOperations(b.build());
   ASSERT_TRUE(supported.ok()) << supported.error().message;
   EXPECT_EQ(*supported, (std::vector<bool>{false}));
   auto prepared = prepare(b.build());
   ASSERT_FALSE(prepared.ok());
   EXPECT_EQ(prepared.error().code, ErrorStatus::INVALID_ARGUMENT);
-  EXPECT_THAT(prepared.error().message, HasSubstr("TENSOR_QUANT8_SYMM_PER_CHANNEL"));
+  EXPECT_THAT(prepared.error().message, HasSubstr("layout flag (input 7) must be a constant"));
 }
 
 TEST_P(HalConformanceTest, RunsNchwAndFloat16Variants) {
