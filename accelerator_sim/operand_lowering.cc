@@ -81,6 +81,7 @@ LoweredOperation::LoweredOperation(const OperationKernel& kernel, OperationConte
         original.scalar<uint8_t>(index) != 0 && original.input(0).rank() == 4) {
       toNhwc_ = true;
       layoutOperand_ = index;
+      if (kernel.layoutShapeOperand != nullptr) layoutShapeOperand_ = kernel.layoutShapeOperand(original);
     }
   }
   if (!toFloat32_ && !toUnsigned_ && !toNhwc_) return;
@@ -107,6 +108,13 @@ void LoweredOperation::lowerInput(size_t i) {
   to = from;
   if (static_cast<int>(i) == layoutOperand_) {
     to.data = &nhwcFlag_;  // the lowered operation is NHWC
+    return;
+  }
+  if (static_cast<int>(i) == layoutShapeOperand_ && from.data != nullptr && from.elementCount() == 4) {
+    const int32_t* nchw = from.as<int32_t>();
+    const int32_t nhwc[4] = {nchw[0], nchw[2], nchw[3], nchw[1]};
+    inputData_[i].assign(reinterpret_cast<const uint8_t*>(nhwc), reinterpret_cast<const uint8_t*>(nhwc) + sizeof(nhwc));
+    to.data = inputData_[i].data();
     return;
   }
   const bool half = toFloat32_ && isHalf(from.type);

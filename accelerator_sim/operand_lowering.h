@@ -43,6 +43,7 @@ class LoweredOperation {
   OperationContext& original_;
   bool toFloat32_ = false, toUnsigned_ = false, toNhwc_ = false;
   int layoutOperand_ = -1;
+  int layoutShapeOperand_ = -1;
   std::vector<Tensor> inputs_, outputs_;
   std::vector<std::vector<uint8_t>> inputData_, outputData_;
   uint8_t nhwcFlag_ = 0;

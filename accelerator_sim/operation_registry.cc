@@ -25,6 +25,8 @@ const OperationKernel* findKernel(OperationType type) {
       {OperationType::SOFTMAX, &kSoftmaxKernel},
       {OperationType::RESHAPE, &kReshapeKernel},
       {OperationType::CONCATENATION, &kConcatenationKernel},
+      {OperationType::GROUPED_CONV_2D, &kGroupedConv2dKernel},
+      {OperationType::TRANSPOSE_CONV_2D, &kTransposeConv2dKernel},
       {OperationType::SPACE_TO_DEPTH, &kSpaceToDepthKernel},
       {OperationType::DEPTH_TO_SPACE, &kDepthToSpaceKernel},
       {OperationType::SPACE_TO_BATCH_ND, &kSpaceToBatchNdKernel},

@@ -25,6 +25,9 @@ struct OperationKernel {
   // For operations with an NCHW layout flag: the flag's input index (or -1). Kernels are
   // written for NHWC; NCHW operations run through them transposed (operand_lowering.h).
   int (*layoutOperand)(const OperationContext& context) = nullptr;
+  // For operations that also take a 4-D shape in the same layout (TRANSPOSE_CONV_2D's output
+  // shape): its input index (or -1), permuted along with the feature map.
+  int (*layoutShapeOperand)(const OperationContext& context) = nullptr;
 };
 
 // The kernel for `type`, or nullptr if the simulator does not implement it.

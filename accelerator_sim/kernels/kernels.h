@@ -23,6 +23,8 @@ extern const OperationKernel kMaxPool2dKernel;
 extern const OperationKernel kSoftmaxKernel;
 extern const OperationKernel kReshapeKernel;
 extern const OperationKernel kConcatenationKernel;
+extern const OperationKernel kGroupedConv2dKernel;
+extern const OperationKernel kTransposeConv2dKernel;
 extern const OperationKernel kSpaceToDepthKernel;
 extern const OperationKernel kDepthToSpaceKernel;
 extern const OperationKernel kSpaceToBatchNdKernel;
