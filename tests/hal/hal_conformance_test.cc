@@ -79,8 +79,9 @@ TEST_P(HalConformanceTest, ReportsSupportedOperationsTruthfully) {
   const uint32_t x = b.addInput(kFloat, {1, 4});
   const uint32_t relu = b.addTemporary(kFloat, {1, 4});
   b.addOperation(OperationType::RELU, {x}, {relu});
-  const uint32_t normalized = b.addOutput(kFloat, {1, 4});
-  b.addOperation(OperationType::L2_NORMALIZATION, {relu}, {normalized});  // not implemented
+  const uint32_t projected = b.addOutput(kFloat, {1, 4});
+  // SVDF is not implemented (and this use of it would be refused even once it is).
+  b.addOperation(OperationType::SVDF, {relu}, {projected});
   auto supported = device().getSupportedOperations(b.build());
   ASSERT_TRUE(supported.ok()) << supported.error().message;
   EXPECT_EQ(*supported, (std::vector<bool>{true, false}));
