@@ -6,58 +6,22 @@
 namespace nnremote::sim {
 namespace {
 
-// Calls fn(outIndex, aIndex, bIndex) for every output element.
-template <typename Fn>
-void forEachBroadcast(const std::vector<uint32_t>& out, const std::vector<uint32_t>& a,
-                      const std::vector<uint32_t>& b, Fn&& fn) {
-  const size_t total = hal::elementCount(out);
-  if (a == out && b == out) {
-    for (size_t i = 0; i < total; ++i) fn(i, i, i);
-    return;
-  }
-  const size_t rank = out.size();
-  // Strides of a and b in output coordinates; 0 where the input is broadcast.
-  std::vector<size_t> strideA(rank, 0), strideB(rank, 0);
-  size_t sa = 1, sb = 1;
-  for (size_t k = rank; k-- > 0;) {
-    const size_t ia = k + a.size() >= rank ? k + a.size() - rank : SIZE_MAX;
-    const size_t ib = k + b.size() >= rank ? k + b.size() - rank : SIZE_MAX;
-    if (ia != SIZE_MAX) {
-      strideA[k] = a[ia] == 1 ? 0 : sa;
-      sa *= a[ia];
-    }
-    if (ib != SIZE_MAX) {
-      strideB[k] = b[ib] == 1 ? 0 : sb;
-      sb *= b[ib];
-    }
-  }
-  std::vector<uint32_t> index(rank, 0);
-  size_t offA = 0, offB = 0;
-  for (size_t i = 0; i < total; ++i) {
-    fn(i, offA, offB);
-    for (size_t k = rank; k-- > 0;) {
-      if (++index[k] < out[k]) {
-        offA += strideA[k];
-        offB += strideB[k];
-        break;
-      }
-      offA -= strideA[k] * (out[k] - 1);
-      offB -= strideB[k] * (out[k] - 1);
-      index[k] = 0;
-    }
-  }
-}
-
 template <OperationType kType>
 Status validateBinary(const OperationContext& context) {
   NN_RETURN_IF_ERROR(expectCounts(context, {3}, 1));
   NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {1}));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, 2));
   const OperandType type = context.inputType(0);
-  if (kType == OperationType::DIV && type != OperandType::TENSOR_FLOAT32) {
+  if (type == OperandType::TENSOR_INT32) {
+    // Integer arithmetic (NN HAL 1.3) takes no fused activation.
+    if (context.hasValue(2) && context.scalar<int32_t>(2) != 0) {
+      return unsupported(context) << "TENSOR_INT32 takes no fused activation";
+    }
+  } else if (kType == OperationType::DIV && type != OperandType::TENSOR_FLOAT32) {
     return unsupported(context) << hal::toString(type) << " is not implemented";
+  } else {
+    NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
   }
-  NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
   for (size_t i = 0; i < 2; ++i) {
     if (context.input(i).rank() > 4) {
       return unsupported(context) << "input " << i << " has rank " << context.input(i).rank()
@@ -135,8 +99,32 @@ void executeQuantMul(const OperationContext& context, QuantRange range) {
   });
 }
 
+// Integer division rounds toward negative infinity, as in AOSP.
+template <OperationType kType>
+int32_t applyInt32(int32_t a, int32_t b) {
+  switch (kType) {
+    case OperationType::ADD: return a + b;
+    case OperationType::SUB: return a - b;
+    case OperationType::MUL: return a * b;
+    default: {
+      if (b == 0) return 0;
+      const int32_t q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    }
+  }
+}
+
 template <OperationType kType>
 Status executeBinary(OperationContext& context) {
+  if (context.inputType(0) == OperandType::TENSOR_INT32) {
+    const Tensor& a = context.input(0);
+    const Tensor& b = context.input(1);
+    Tensor& out = context.output(0);
+    forEachBroadcast(out.dimensions, a.dimensions, b.dimensions, [&](size_t o, size_t i, size_t j) {
+      out.asMutable<int32_t>()[o] = applyInt32<kType>(a.as<int32_t>()[i], b.as<int32_t>()[j]);
+    });
+    return {};
+  }
   const auto activation = static_cast<FusedActivation>(context.scalar<int32_t>(2));
   if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
     executeFloat<kType>(context, activationRange(activation));

@@ -126,6 +126,71 @@ struct Window {
 Status broadcastShapes(const OperationContext& context, const std::vector<uint32_t>& a,
                        const std::vector<uint32_t>& b, std::vector<uint32_t>* out);
 
+// NumPy-style broadcasting: // calls fn(outIndex, aIndex, bIndex) for every output element.
+template <typename Fn>
+void forEachBroadcast(const std::vector<uint32_t>& out, const std::vector<uint32_t>& a,
+                      const std::vector<uint32_t>& b, Fn&& fn) {
+  const size_t total = hal::elementCount(out);
+  if (a == out && b == out) {
+    for (size_t i = 0; i < total; ++i) fn(i, i, i);
+    return;
+  }
+  const size_t rank = out.size();
+  // Strides of a and b in output coordinates; 0 where the input is broadcast.
+  std::vector<size_t> strideA(rank, 0), strideB(rank, 0);
+  size_t sa = 1, sb = 1;
+  for (size_t k = rank; k-- > 0;) {
+    const size_t ia = k + a.size() >= rank ? k + a.size() - rank : SIZE_MAX;
+    const size_t ib = k + b.size() >= rank ? k + b.size() - rank : SIZE_MAX;
+    if (ia != SIZE_MAX) {
+      strideA[k] = a[ia] == 1 ? 0 : sa;
+      sa *= a[ia];
+    }
+    if (ib != SIZE_MAX) {
+      strideB[k] = b[ib] == 1 ? 0 : sb;
+      sb *= b[ib];
+    }
+  }
+  std::vector<uint32_t> index(rank, 0);
+  size_t offA = 0, offB = 0;
+  for (size_t i = 0; i < total; ++i) {
+    fn(i, offA, offB);
+    for (size_t k = rank; k-- > 0;) {
+      if (++index[k] < out[k]) {
+        offA += strideA[k];
+        offB += strideB[k];
+        break;
+      }
+      offA -= strideA[k] * (out[k] - 1);
+      offB -= strideB[k] * (out[k] - 1);
+      index[k] = 0;
+    }
+  }
+}
+
+
+// ---- Values of any element type as real numbers ---------------------------------------------
+
+// Element i of a float32, int32, quant8 or bool8 tensor as a real value (quant8 dequantized).
+inline double readValue(const Tensor& t, size_t i) {
+  switch (t.type) {
+    case OperandType::TENSOR_FLOAT32: return t.as<float>()[i];
+    case OperandType::TENSOR_INT32: return t.as<int32_t>()[i];
+    case OperandType::TENSOR_QUANT8_ASYMM: return dequantize(t.as<uint8_t>()[i], t);
+    default: return t.as<uint8_t>()[i] != 0;  // TENSOR_BOOL8
+  }
+}
+
+// Writes a real value into element i: quantized, truncated to int32, or as a boolean.
+inline void writeValue(const Tensor& t, size_t i, double value) {
+  switch (t.type) {
+    case OperandType::TENSOR_FLOAT32: t.asMutable<float>()[i] = float(value); break;
+    case OperandType::TENSOR_INT32: t.asMutable<int32_t>()[i] = int32_t(value); break;
+    case OperandType::TENSOR_QUANT8_ASYMM: t.asMutable<uint8_t>()[i] = quantizeToUint8(float(value), t); break;
+    default: t.asMutable<uint8_t>()[i] = value != 0 ? 1 : 0;
+  }
+}
+
 }  // namespace nnremote::sim
 
 #endif  // NNREMOTE_ACCELERATOR_SIM_KERNELS_KERNEL_UTILS_H_
