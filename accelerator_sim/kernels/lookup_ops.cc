@@ -1,0 +1,186 @@
+// Table lookups and BATCH_MATMUL: EMBEDDING_LOOKUP, HASHTABLE_LOOKUP, BATCH_MATMUL.
+#include <cstring>
+
+#include "accelerator_sim/kernels/kernel_utils.h"
+#include "accelerator_sim/kernels/kernels.h"
+
+namespace nnremote::sim {
+namespace {
+
+size_t rowBytes(const Tensor& values) {
+  size_t bytes = hal::elementSize(values.type);
+  for (uint32_t d = 1; d < values.rank(); ++d) bytes *= values.dim(d);
+  return bytes;
+}
+
+// ---- EMBEDDING_LOOKUP (lookups, values) -------------------------------------------------------
+
+Status validateEmbedding(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {2}, 1));
+  NN_RETURN_IF_ERROR(expectInputType(context, 0, OperandType::TENSOR_INT32));
+  if (context.output(0).type != context.inputType(1)) return unsupported(context) << "output type differs from values'";
+  return {};
+}
+
+Status prepareEmbedding(OperationContext& context) {
+  std::vector<uint32_t> dims = context.input(1).dimensions;
+  if (dims.empty()) return unsupported(context) << "values must be a tensor";
+  dims[0] = context.input(0).dim(0);
+  context.output(0).dimensions = dims;
+  return {};
+}
+
+Status executeEmbedding(OperationContext& context) {
+  const Tensor& lookups = context.input(0);
+  const Tensor& values = context.input(1);
+  const size_t row = rowBytes(values);
+  for (size_t i = 0; i < lookups.elementCount(); ++i) {
+    const int32_t index = lookups.as<int32_t>()[i];
+    if (index < 0 || uint32_t(index) >= values.dim(0)) {
+      return unsupported(context) << "lookup " << index << " is out of range";
+    }
+    std::memcpy(context.output(0).data + i * row, values.data + size_t(index) * row, row);
+  }
+  return {};
+}
+
+// ---- HASHTABLE_LOOKUP (lookups, keys, values) -> output, hits ---------------------------------
+
+Status validateHashtable(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {3}, 2));
+  NN_RETURN_IF_ERROR(expectInputType(context, 0, OperandType::TENSOR_INT32));
+  NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
+  if (context.output(0).type != context.inputType(2)) return unsupported(context) << "output type differs from values'";
+  if (context.output(1).type != OperandType::TENSOR_QUANT8_ASYMM) return unsupported(context) << "hits must be quant8";
+  return {};
+}
+
+Status prepareHashtable(OperationContext& context) {
+  std::vector<uint32_t> dims = context.input(2).dimensions;
+  dims[0] = context.input(0).dim(0);
+  context.output(0).dimensions = dims;
+  context.output(1).dimensions = {context.input(0).dim(0)};
+  return {};
+}
+
+Status executeHashtable(OperationContext& context) {
+  const Tensor& lookups = context.input(0);
+  const Tensor& keys = context.input(1);
+  const Tensor& values = context.input(2);
+  const size_t row = rowBytes(values);
+  for (size_t i = 0; i < lookups.elementCount(); ++i) {
+    const int32_t key = lookups.as<int32_t>()[i];
+    size_t found = keys.elementCount();
+    for (size_t k = 0; k < keys.elementCount(); ++k) {
+      if (keys.as<int32_t>()[k] == key) {
+        found = k;
+        break;
+      }
+    }
+    const bool hit = found < keys.elementCount();
+    if (hit) {
+      std::memcpy(context.output(0).data + i * row, values.data + found * row, row);
+    } else {
+      std::memset(context.output(0).data + i * row, 0, row);
+    }
+    context.output(1).asMutable<uint8_t>()[i] = hit ? 1 : 0;
+  }
+  return {};
+}
+
+OperationWork movedElements(const OperationContext& context) {
+  OperationWork work;
+  work.vectorElements = context.output(0).elementCount();
+  return work;
+}
+
+// ---- BATCH_MATMUL (lhs, rhs, adjoint lhs, adjoint rhs) ---------------------------------------
+
+Status validateBatchMatmul(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {4}, 1));
+  const OperandType type = context.inputType(0);
+  if (type != OperandType::TENSOR_FLOAT32 && type != OperandType::TENSOR_INT32 &&
+      type != OperandType::TENSOR_QUANT8_ASYMM) {
+    return unsupported(context) << hal::toString(type) << " is not implemented";
+  }
+  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {1}));
+  NN_RETURN_IF_ERROR(expectScalar(context, 2, OperandType::BOOL));
+  return expectScalar(context, 3, OperandType::BOOL);
+}
+
+struct MatmulShape {
+  uint32_t batches, m, k, n;
+  bool adjointLhs, adjointRhs;
+};
+
+Status matmulShape(const OperationContext& context, MatmulShape* s) {
+  const Tensor& lhs = context.input(0);
+  const Tensor& rhs = context.input(1);
+  if (lhs.rank() < 2 || lhs.rank() != rhs.rank()) return unsupported(context) << "inputs must have one rank >= 2";
+  s->adjointLhs = context.scalar<uint8_t>(2) != 0;
+  s->adjointRhs = context.scalar<uint8_t>(3) != 0;
+  const uint32_t r = lhs.rank();
+  s->batches = 1;
+  for (uint32_t d = 0; d + 2 < r; ++d) {
+    if (lhs.dim(d) != rhs.dim(d)) return unsupported(context) << "batch dimensions differ";
+    s->batches *= lhs.dim(d);
+  }
+  s->m = s->adjointLhs ? lhs.dim(r - 1) : lhs.dim(r - 2);
+  s->k = s->adjointLhs ? lhs.dim(r - 2) : lhs.dim(r - 1);
+  const uint32_t rhsK = s->adjointRhs ? rhs.dim(r - 1) : rhs.dim(r - 2);
+  s->n = s->adjointRhs ? rhs.dim(r - 2) : rhs.dim(r - 1);
+  if (rhsK != s->k) return unsupported(context) << "inner dimensions " << s->k << " and " << rhsK << " differ";
+  return {};
+}
+
+Status prepareBatchMatmul(OperationContext& context) {
+  MatmulShape s;
+  NN_RETURN_IF_ERROR(matmulShape(context, &s));
+  std::vector<uint32_t> dims = context.input(0).dimensions;
+  dims[dims.size() - 2] = s.m;
+  dims[dims.size() - 1] = s.n;
+  context.output(0).dimensions = dims;
+  return {};
+}
+
+Status executeBatchMatmul(OperationContext& context) {
+  MatmulShape s;
+  NN_RETURN_IF_ERROR(matmulShape(context, &s));
+  const Tensor& lhs = context.input(0);
+  const Tensor& rhs = context.input(1);
+  const Tensor& out = context.output(0);
+  for (uint32_t b = 0; b < s.batches; ++b)
+    for (uint32_t i = 0; i < s.m; ++i)
+      for (uint32_t j = 0; j < s.n; ++j) {
+        double sum = 0;
+        for (uint32_t k = 0; k < s.k; ++k) {
+          const size_t l = size_t(b) * s.m * s.k + (s.adjointLhs ? size_t(k) * s.m + i : size_t(i) * s.k + k);
+          const size_t r = size_t(b) * s.k * s.n + (s.adjointRhs ? size_t(j) * s.k + k : size_t(k) * s.n + j);
+          sum += readValue(lhs, l) * readValue(rhs, r);
+        }
+        writeValue(out, (size_t(b) * s.m + i) * s.n + j, sum);
+      }
+  return {};
+}
+
+OperationWork batchMatmulWork(const OperationContext& context) {
+  MatmulShape s;
+  OperationWork work;
+  if (!matmulShape(context, &s).ok()) return work;
+  GemmWork gemm;
+  gemm.m = s.m, gemm.n = s.n, gemm.k = s.k, gemm.repeat = s.batches;
+  gemm.inputElementBytes = gemm.outputElementBytes = hal::elementSize(context.inputType(0));
+  work.gemms.push_back(gemm);
+  return work;
+}
+
+}  // namespace
+
+const OperationKernel kEmbeddingLookupKernel = {&validateEmbedding, &prepareEmbedding, &executeEmbedding,
+                                                &movedElements};
+const OperationKernel kHashtableLookupKernel = {&validateHashtable, &prepareHashtable, &executeHashtable,
+                                                &movedElements};
+const OperationKernel kBatchMatmulKernel = {&validateBatchMatmul, &prepareBatchMatmul, &executeBatchMatmul,
+                                            &batchMatmulWork};
+
+}  // namespace nnremote::sim
