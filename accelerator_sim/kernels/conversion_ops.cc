@@ -80,6 +80,7 @@ bool isCastable(OperandType type) {
 
 Status validateCast(const OperationContext& context) {
   NN_RETURN_IF_ERROR(expectCounts(context, {1}, 1));
+  if (context.inputType(0) == context.output(0).type && hal::isTensor(context.inputType(0))) return {};  // identity
   if (!isCastable(context.inputType(0)) || !isCastable(context.output(0).type)) {
     return unsupported(context) << "CAST from " << hal::toString(context.inputType(0)) << " to "
                                 << hal::toString(context.output(0).type) << " is not implemented";
@@ -99,6 +100,11 @@ double rawValue(const Tensor& t, size_t i) {
 Status executeCast(OperationContext& context) {
   const Tensor& in = context.input(0);
   const Tensor& out = context.output(0);
+  if (in.type == out.type) {
+    const size_t bytes = in.elementCount() * hal::elementSize(in.type);
+    if (bytes) std::memcpy(out.data, in.data, bytes);
+    return {};
+  }
   for (size_t i = 0; i < in.elementCount(); ++i) {
     const double v = rawValue(in, i);
     switch (out.type) {

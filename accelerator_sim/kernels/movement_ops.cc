@@ -47,13 +47,17 @@ std::vector<int32_t> int32Values(const Tensor& t) {
 // The bytes of the value padding writes: zero, or the zero point of a quantized tensor.
 std::vector<uint8_t> zeroFill(const Tensor& t) {
   std::vector<uint8_t> fill(hal::elementSize(t.type), 0);
-  if (t.type == OperandType::TENSOR_QUANT8_ASYMM) fill[0] = static_cast<uint8_t>(t.zeroPoint);
+  if (t.type == OperandType::TENSOR_QUANT8_ASYMM || t.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    fill[0] = static_cast<uint8_t>(t.zeroPoint);
+  }
   return fill;
 }
 
+// Signed quant8 reaches these kernels only for PAD_V2 (the others see it lowered to unsigned).
 bool isMovableType(OperandType type) {
   return type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_INT32 ||
-         type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_BOOL8;
+         type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
+         type == OperandType::TENSOR_BOOL8;
 }
 
 // Input 0 and output 0 have one movable type and the same quantization.

@@ -9,7 +9,9 @@ namespace {
 
 Status validateReshape(const OperationContext& context) {
   NN_RETURN_IF_ERROR(expectCounts(context, {2}, 1));
-  NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, context.inputType(0)));
+  if (context.inputType(0) != OperandType::TENSOR_INT32) {
+    NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, context.inputType(0)));
+  }
   NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
   NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
   if (context.input(1).rank() != 1) return unsupported(context) << "shape must have rank 1";

@@ -42,7 +42,8 @@ std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
                           const std::vector<uint32_t>& actualDimensions);
 
 // Prepares and executes one case on `device`:
-// - a model with an operation the device reports unsupported is UNSUPPORTED;
+// - a model with an operation the device reports unsupported is UNSUPPORTED, except an
+//   expect_failure model, which is prepared regardless;
 // - an expect_failure model passes only if preparation or execution returns an error;
 // - otherwise outputs must match within the CTS tolerances.
 CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase,
