@@ -1,0 +1,225 @@
+// Basic recurrent cells: RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN (float;
+// float16 through lowering). One step is h = act(x W^T + h R^T + bias [+ aux W_aux^T]).
+#include <cmath>
+#include <cstring>
+
+#include "accelerator_sim/kernels/kernel_utils.h"
+#include "accelerator_sim/kernels/kernels.h"
+
+namespace nnremote::sim {
+namespace {
+
+constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
+
+// NNAPI's RNN activations: the fused ones plus tanh (4) and sigmoid (6).
+float activate(int32_t activation, float x) {
+  switch (activation) {
+    case 1: return std::max(0.0f, x);
+    case 2: return std::min(1.0f, std::max(-1.0f, x));
+    case 3: return std::min(6.0f, std::max(0.0f, x));
+    case 4: return std::tanh(x);
+    case 6: return 1.0f / (1.0f + std::exp(-x));
+    default: return x;
+  }
+}
+
+bool present(const Tensor& t) { return !t.isOmitted && t.data != nullptr && t.elementCount() > 0; }
+
+// One time step for a batch: out[b] = act(in[b] W^T + hidden[b] R^T + bias + aux[b] A^T).
+void rnnStep(const float* in, uint32_t inputSize, const float* aux, uint32_t auxSize, const float* hidden,
+             const Tensor& weights, const Tensor& recurrent, const Tensor& bias, const Tensor* auxWeights,
+             uint32_t batches, uint32_t units, int32_t activation, size_t inStride, size_t auxStride,
+             size_t hiddenStride, float* out, size_t outStride) {
+  const float* w = weights.as<float>();
+  const float* r = recurrent.as<float>();
+  const float* bv = bias.as<float>();
+  for (uint32_t b = 0; b < batches; ++b) {
+    for (uint32_t u = 0; u < units; ++u) {
+      float sum = bv[u];
+      for (uint32_t i = 0; i < inputSize; ++i) sum += in[b * inStride + i] * w[size_t(u) * inputSize + i];
+      if (aux != nullptr && auxWeights != nullptr) {
+        const float* a = auxWeights->as<float>();
+        for (uint32_t i = 0; i < auxSize; ++i) sum += aux[b * auxStride + i] * a[size_t(u) * auxSize + i];
+      }
+      for (uint32_t j = 0; j < units; ++j) sum += hidden[b * hiddenStride + j] * r[size_t(u) * units + j];
+      out[b * outStride + u] = activate(activation, sum);
+    }
+  }
+}
+
+Status expectFloatOperands(const OperationContext& context, std::initializer_list<size_t> inputs) {
+  for (size_t i : inputs) {
+    if (!context.input(i).isOmitted) NN_RETURN_IF_ERROR(expectInputType(context, i, kF32));
+  }
+  for (size_t i = 0; i < context.outputCount(); ++i) {
+    if (context.output(i).type != kF32) return unsupported(context) << "outputs must be TENSOR_FLOAT32";
+  }
+  return {};
+}
+
+OperationWork recurrentWork(const OperationContext& context) {
+  OperationWork work;
+  const Tensor& weights = context.input(1);
+  const Tensor& recurrent = context.input(2);
+  GemmWork gemm;
+  gemm.m = context.input(0).elementCount() / std::max<uint32_t>(1, weights.dim(1));  // steps x batch
+  gemm.n = weights.dim(0);
+  gemm.k = weights.dim(1) + recurrent.dim(1);
+  work.gemms.push_back(gemm);
+  return work;
+}
+
+// ---- RNN (input, W, R, bias, hidden, activation) -> (hidden out, output) ---------------------
+
+Status validateRnn(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {6}, 2));
+  NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4}));
+  return expectScalar(context, 5, OperandType::INT32);
+}
+
+Status prepareRnn(OperationContext& context) {
+  const uint32_t batches = context.input(0).dim(0), units = context.input(1).dim(0);
+  context.output(0).dimensions = {batches, units};
+  context.output(1).dimensions = {batches, units};
+  return {};
+}
+
+Status executeRnn(OperationContext& context) {
+  const Tensor& in = context.input(0);
+  const uint32_t batches = in.dim(0), inputSize = in.dim(1), units = context.input(1).dim(0);
+  std::vector<float> next(size_t(batches) * units);
+  rnnStep(in.as<float>(), inputSize, nullptr, 0, context.input(4).as<float>(), context.input(1), context.input(2),
+          context.input(3), nullptr, batches, units, context.scalar<int32_t>(5), inputSize, 0, units, next.data(), units);
+  std::memcpy(context.output(0).data, next.data(), next.size() * sizeof(float));
+  std::memcpy(context.output(1).data, next.data(), next.size() * sizeof(float));
+  return {};
+}
+
+// Runs a sequence in one direction. Sequences are [time, batch, features] when time-major,
+// else [batch, time, features]; `out` has `outFeatures` per step, written from `outOffset`.
+void runSequence(const float* in, uint32_t inputSize, const float* aux, uint32_t auxSize, const Tensor& weights,
+                 const Tensor& recurrent, const Tensor& bias, const Tensor* auxWeights, const float* initial,
+                 uint32_t steps, uint32_t batches, uint32_t units, int32_t activation, bool timeMajor, bool reverse,
+                 float* out, uint32_t outFeatures, uint32_t outOffset, float* finalState) {
+  std::vector<float> hidden(initial, initial + size_t(batches) * units), next(hidden.size());
+  for (uint32_t s = 0; s < steps; ++s) {
+    const uint32_t t = reverse ? steps - 1 - s : s;
+    // Element (b, t) of a sequence with `features` per step.
+    auto at = [&](uint32_t features) { return timeMajor ? size_t(t) * batches * features : size_t(t) * features; };
+    auto stride = [&](uint32_t features) { return timeMajor ? size_t(features) : size_t(steps) * features; };
+    rnnStep(in + at(inputSize), inputSize, aux ? aux + at(auxSize) : nullptr, auxSize, hidden.data(), weights, recurrent,
+            bias, auxWeights, batches, units, activation, stride(inputSize), stride(auxSize), units, next.data(), units);
+    for (uint32_t b = 0; b < batches; ++b) {
+      float* row = out + (timeMajor ? (size_t(t) * batches + b) : (size_t(b) * steps + t)) * outFeatures + outOffset;
+      std::memcpy(row, &next[size_t(b) * units], units * sizeof(float));
+    }
+    hidden.swap(next);
+  }
+  if (finalState != nullptr) std::memcpy(finalState, hidden.data(), hidden.size() * sizeof(float));
+}
+
+// ---- UNIDIRECTIONAL_SEQUENCE_RNN (input, W, R, bias, hidden, activation, time_major) ---------
+
+Status validateUnidirectional(const OperationContext& context) {
+  if (context.inputCount() != 7 || context.outputCount() < 1 || context.outputCount() > 2) {
+    return unsupported(context) << "takes 7 inputs and 1 or 2 outputs";
+  }
+  NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4}));
+  NN_RETURN_IF_ERROR(expectScalar(context, 5, OperandType::INT32));
+  NN_RETURN_IF_ERROR(expectScalar(context, 6, OperandType::INT32));
+  if (context.input(0).rank() != 3) return unsupported(context) << "input must have rank 3";
+  return {};
+}
+
+Status prepareUnidirectional(OperationContext& context) {
+  std::vector<uint32_t> dims = context.input(0).dimensions;
+  dims[2] = context.input(1).dim(0);
+  context.output(0).dimensions = dims;
+  if (context.outputCount() == 2) context.output(1).dimensions = context.input(4).dimensions;
+  return {};
+}
+
+Status executeUnidirectional(OperationContext& context) {
+  const Tensor& in = context.input(0);
+  const bool timeMajor = context.scalar<int32_t>(6) != 0;
+  const uint32_t steps = timeMajor ? in.dim(0) : in.dim(1), batches = timeMajor ? in.dim(1) : in.dim(0);
+  const uint32_t units = context.input(1).dim(0);
+  runSequence(in.as<float>(), in.dim(2), nullptr, 0, context.input(1), context.input(2), context.input(3), nullptr,
+              context.input(4).as<float>(), steps, batches, units, context.scalar<int32_t>(5), timeMajor, false,
+              context.output(0).asMutable<float>(), units, 0,
+              context.outputCount() == 2 ? context.output(1).asMutable<float>() : nullptr);
+  return {};
+}
+
+// ---- BIDIRECTIONAL_SEQUENCE_RNN: input, fw W/R/bias/hidden, bw W/R/bias/hidden, aux input,
+// fw aux W, bw aux W, activation, time_major, merge_outputs -> fw output [, bw output]
+// [, fw state, bw state] ---------------------------------------------------------------------
+
+Status validateBidirectional(const OperationContext& context) {
+  if (context.inputCount() != 15 || context.outputCount() < 1 || context.outputCount() > 4) {
+    return unsupported(context) << "takes 15 inputs and 1 to 4 outputs";
+  }
+  NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  NN_RETURN_IF_ERROR(expectScalar(context, 12, OperandType::INT32));
+  NN_RETURN_IF_ERROR(expectScalar(context, 13, OperandType::BOOL));
+  NN_RETURN_IF_ERROR(expectScalar(context, 14, OperandType::BOOL));
+  if (context.input(0).rank() != 3) return unsupported(context) << "input must have rank 3";
+  return {};
+}
+
+bool mergeOutputs(const OperationContext& context) { return context.scalar<uint8_t>(14) != 0; }
+
+Status prepareBidirectional(OperationContext& context) {
+  const uint32_t units = context.input(1).dim(0);
+  std::vector<uint32_t> dims = context.input(0).dimensions;
+  const bool merge = mergeOutputs(context);
+  dims[2] = merge ? 2 * units : units;
+  size_t next = 0;
+  context.output(next++).dimensions = dims;
+  if (!merge) {
+    dims[2] = context.input(5).dim(0);
+    context.output(next++).dimensions = dims;
+  }
+  if (context.outputCount() > next) context.output(next++).dimensions = context.input(4).dimensions;
+  if (context.outputCount() > next) context.output(next++).dimensions = context.input(8).dimensions;
+  return {};
+}
+
+Status executeBidirectional(OperationContext& context) {
+  const Tensor& in = context.input(0);
+  const bool timeMajor = context.scalar<uint8_t>(13) != 0, merge = mergeOutputs(context);
+  const uint32_t steps = timeMajor ? in.dim(0) : in.dim(1), batches = timeMajor ? in.dim(1) : in.dim(0);
+  const uint32_t fwUnits = context.input(1).dim(0), bwUnits = context.input(5).dim(0);
+  const int32_t activation = context.scalar<int32_t>(12);
+  const Tensor& aux = context.input(9);
+  const bool hasAux = present(aux), hasAuxWeights = present(context.input(10));
+  // With an auxiliary input but no auxiliary weights, the backward cell reads the auxiliary
+  // input instead of the main one (NNAPI's parallel linking).
+  const float* bwInput = hasAux && !hasAuxWeights ? aux.as<float>() : in.as<float>();
+  const uint32_t bwInputSize = hasAux && !hasAuxWeights ? aux.dim(2) : in.dim(2);
+  const float* auxData = hasAux && hasAuxWeights ? aux.as<float>() : nullptr;
+  const uint32_t auxSize = hasAux ? aux.dim(2) : 0;
+  size_t next = merge ? 1 : 2;
+  float* fwState = context.outputCount() > next ? context.output(next).asMutable<float>() : nullptr;
+  float* bwState = context.outputCount() > next + 1 ? context.output(next + 1).asMutable<float>() : nullptr;
+  float* fwOut = context.output(0).asMutable<float>();
+  float* bwOut = merge ? fwOut : context.output(1).asMutable<float>();
+  const uint32_t outFeatures = merge ? fwUnits + bwUnits : fwUnits;
+  runSequence(in.as<float>(), in.dim(2), auxData, auxSize, context.input(1), context.input(2), context.input(3),
+              auxData ? &context.input(10) : nullptr, context.input(4).as<float>(), steps, batches, fwUnits, activation,
+              timeMajor, false, fwOut, outFeatures, 0, fwState);
+  runSequence(bwInput, bwInputSize, auxData, auxSize, context.input(5), context.input(6), context.input(7),
+              auxData ? &context.input(11) : nullptr, context.input(8).as<float>(), steps, batches, bwUnits, activation,
+              timeMajor, true, bwOut, merge ? outFeatures : bwUnits, merge ? fwUnits : 0, bwState);
+  return {};
+}
+
+}  // namespace
+
+const OperationKernel kRnnKernel = {&validateRnn, &prepareRnn, &executeRnn, &recurrentWork};
+const OperationKernel kUnidirectionalSequenceRnnKernel = {&validateUnidirectional, &prepareUnidirectional,
+                                                          &executeUnidirectional, &recurrentWork};
+const OperationKernel kBidirectionalSequenceRnnKernel = {&validateBidirectional, &prepareBidirectional,
+                                                         &executeBidirectional, &recurrentWork};
+
+}  // namespace nnremote::sim
