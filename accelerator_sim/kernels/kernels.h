@@ -75,6 +75,10 @@ extern const OperationKernel kResizeNearestNeighborKernel;
 extern const OperationKernel kL2NormalizationKernel;
 extern const OperationKernel kLocalResponseNormalizationKernel;
 extern const OperationKernel kL2Pool2dKernel;
+
+// roi_ops.cc
+extern const OperationKernel kRoiAlignKernel;
+extern const OperationKernel kRoiPoolingKernel;
 extern const OperationKernel kGroupedConv2dKernel;
 extern const OperationKernel kTransposeConv2dKernel;
 extern const OperationKernel kSpaceToDepthKernel;

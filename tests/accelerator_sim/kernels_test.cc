@@ -178,5 +178,37 @@ TEST(ReshapeTest, InfersOneDimension) {
   EXPECT_THAT(outcome->outputShapes[0].dimensions, ElementsAre(3, 2));
 }
 
+// ROI_ALIGN on a 2x2 map whose values are x + 10y: bilinear sampling of a linear ramp returns
+// the ramp at the sample point, so each bin's average is the ramp at the bin's centre.
+hal::Model roiAlignModel(const std::vector<float>& box) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 2, 2, 1});
+  const uint32_t rois = b.addConstant(kFloat, {1, 4}, box);
+  const uint32_t batches = b.addConstant(OperandType::TENSOR_INT32, {1}, std::vector<int32_t>{0});
+  const uint32_t out = b.addOutput(kFloat, {1, 1, 2, 1});
+  b.addOperation(OperationType::ROI_ALIGN,
+                 {in, rois, batches, b.addInt32(1), b.addInt32(2), b.addFloat32(1), b.addFloat32(1),
+                  b.addInt32(1), b.addInt32(1), b.addBool(false)},
+                 {out});
+  return b.build();
+}
+
+TEST(RoiAlignTest, AveragesBilinearSamplesAtBinCentres) {
+  // Box x in [0, 1], y in [0, 1]: bins centred at (0.25, 0.5) and (0.75, 0.5).
+  EXPECT_THAT(asFloats(run(roiAlignModel({0, 0, 1, 1}), {hal::toBytes<float>({0, 1, 10, 11})}, 8)),
+              Pointwise(FloatNear(1e-6f), std::vector<float>{5.25f, 5.75f}));
+}
+
+TEST(RoiAlignTest, BoxOutsideTheFeatureMapFailsTheExecution) {
+  auto device = SimDevice::create(edgeNpuConfig());
+  auto prepared = device->prepareModel(roiAlignModel({0, 0, 3, 1}), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({0, 1, 10, 11})}, {8});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("box 0"));
+}
+
 }  // namespace
 }  // namespace nnremote::sim
