@@ -79,6 +79,8 @@ const OperationKernel* findKernel(OperationType type) {
       {OperationType::L2_POOL_2D, &kL2Pool2dKernel},
       {OperationType::ROI_ALIGN, &kRoiAlignKernel},
       {OperationType::ROI_POOLING, &kRoiPoolingKernel},
+      {OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, &kAxisAlignedBboxTransformKernel},
+      {OperationType::BOX_WITH_NMS_LIMIT, &kBoxWithNmsLimitKernel},
       {OperationType::GROUPED_CONV_2D, &kGroupedConv2dKernel},
       {OperationType::TRANSPOSE_CONV_2D, &kTransposeConv2dKernel},
       {OperationType::SPACE_TO_DEPTH, &kSpaceToDepthKernel},

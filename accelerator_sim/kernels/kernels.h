@@ -79,6 +79,10 @@ extern const OperationKernel kL2Pool2dKernel;
 // roi_ops.cc
 extern const OperationKernel kRoiAlignKernel;
 extern const OperationKernel kRoiPoolingKernel;
+
+// detection_ops.cc
+extern const OperationKernel kAxisAlignedBboxTransformKernel;
+extern const OperationKernel kBoxWithNmsLimitKernel;
 extern const OperationKernel kGroupedConv2dKernel;
 extern const OperationKernel kTransposeConv2dKernel;
 extern const OperationKernel kSpaceToDepthKernel;

@@ -210,5 +210,36 @@ TEST(RoiAlignTest, BoxOutsideTheFeatureMapFailsTheExecution) {
   EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("box 0"));
 }
 
+TEST(BoxWithNmsLimitTest, HardNmsDropsTheWeakerOfTwoOverlappingBoxes) {
+  hal::ModelBuilder b;
+  // Three boxes, two classes (class 0 is background and ignored). Boxes 0 and 1 overlap with
+  // IoU 0.6; box 2 is disjoint.
+  const uint32_t scores = b.addInput(kFloat, {3, 2});
+  const uint32_t boxes = b.addConstant(kFloat, {3, 8},
+                                       std::vector<float>{0, 0, 0, 0, 0, 0, 10, 10,  //
+                                                          0, 0, 0, 0, 0, 0, 10, 6,   //
+                                                          0, 0, 0, 0, 20, 20, 30, 30});
+  const uint32_t batches = b.addConstant(OperandType::TENSOR_INT32, {3}, std::vector<int32_t>{0, 0, 0});
+  const uint32_t outScores = b.addOutput(kFloat, {0});
+  const uint32_t outBoxes = b.addOutput(kFloat, {0, 4});
+  const uint32_t outClasses = b.addOutput(OperandType::TENSOR_INT32, {0});
+  const uint32_t outBatches = b.addOutput(OperandType::TENSOR_INT32, {0});
+  b.addOperation(OperationType::BOX_WITH_NMS_LIMIT,
+                 {scores, boxes, batches, b.addFloat32(0.1f), b.addInt32(-1), b.addInt32(0), b.addFloat32(0.5f),
+                  b.addFloat32(1.0f), b.addFloat32(0.1f)},
+                 {outScores, outBoxes, outClasses, outBatches});
+  auto device = SimDevice::create(edgeNpuConfig());
+  auto prepared = device->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({0.9f, 0.7f, 0.9f, 0.8f, 0.9f, 0.6f})}, {12, 48, 12, 12});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  // Box 1 (0.8) survives, box 0 (0.7) overlaps it and goes, box 2 (0.6) stays: ordered by score.
+  EXPECT_THAT(outcome->outputShapes[0].dimensions, ElementsAre(2));
+  EXPECT_THAT(asFloats(hal::fromMemory<uint8_t>(io->outputs[0], 8)), ElementsAre(0.8f, 0.6f));
+  EXPECT_THAT(asFloats(hal::fromMemory<uint8_t>(io->outputs[1], 32)), ElementsAre(0, 0, 10, 6, 20, 20, 30, 30));
+}
+
 }  // namespace
 }  // namespace nnremote::sim
