@@ -26,6 +26,11 @@ extern const OperationKernel kConcatenationKernel;
 extern const OperationKernel kRnnKernel;
 extern const OperationKernel kUnidirectionalSequenceRnnKernel;
 extern const OperationKernel kBidirectionalSequenceRnnKernel;
+
+// lstm_ops.cc
+extern const OperationKernel kLstmKernel;
+extern const OperationKernel kUnidirectionalSequenceLstmKernel;
+extern const OperationKernel kBidirectionalSequenceLstmKernel;
 extern const OperationKernel kMeanKernel;
 extern const OperationKernel kReduceSumKernel;
 extern const OperationKernel kReduceProdKernel;

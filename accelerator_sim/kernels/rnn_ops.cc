@@ -5,25 +5,10 @@
 
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/kernels/recurrent_utils.h"
 
 namespace nnremote::sim {
 namespace {
-
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-
-// NNAPI's RNN activations: the fused ones plus tanh (4) and sigmoid (6).
-float activate(int32_t activation, float x) {
-  switch (activation) {
-    case 1: return std::max(0.0f, x);
-    case 2: return std::min(1.0f, std::max(-1.0f, x));
-    case 3: return std::min(6.0f, std::max(0.0f, x));
-    case 4: return std::tanh(x);
-    case 6: return 1.0f / (1.0f + std::exp(-x));
-    default: return x;
-  }
-}
-
-bool present(const Tensor& t) { return !t.isOmitted && t.data != nullptr && t.elementCount() > 0; }
 
 // One time step for a batch: out[b] = act(in[b] W^T + hidden[b] R^T + bias + aux[b] A^T).
 void rnnStep(const float* in, uint32_t inputSize, const float* aux, uint32_t auxSize, const float* hidden,
@@ -45,16 +30,6 @@ void rnnStep(const float* in, uint32_t inputSize, const float* aux, uint32_t aux
       out[b * outStride + u] = activate(activation, sum);
     }
   }
-}
-
-Status expectFloatOperands(const OperationContext& context, std::initializer_list<size_t> inputs) {
-  for (size_t i : inputs) {
-    if (!context.input(i).isOmitted) NN_RETURN_IF_ERROR(expectInputType(context, i, kF32));
-  }
-  for (size_t i = 0; i < context.outputCount(); ++i) {
-    if (context.output(i).type != kF32) return unsupported(context) << "outputs must be TENSOR_FLOAT32";
-  }
-  return {};
 }
 
 OperationWork recurrentWork(const OperationContext& context) {
