@@ -84,6 +84,8 @@ const OperationKernel* findKernel(OperationType type) {
       {OperationType::ROI_POOLING, &kRoiPoolingKernel},
       {OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, &kAxisAlignedBboxTransformKernel},
       {OperationType::BOX_WITH_NMS_LIMIT, &kBoxWithNmsLimitKernel},
+      {OperationType::GENERATE_PROPOSALS, &kGenerateProposalsKernel},
+      {OperationType::HEATMAP_MAX_KEYPOINT, &kHeatmapMaxKeypointKernel},
       {OperationType::GROUPED_CONV_2D, &kGroupedConv2dKernel},
       {OperationType::TRANSPOSE_CONV_2D, &kTransposeConv2dKernel},
       {OperationType::SPACE_TO_DEPTH, &kSpaceToDepthKernel},

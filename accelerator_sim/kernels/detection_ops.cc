@@ -1,4 +1,5 @@
-// Object-detection post-processing: AXIS_ALIGNED_BBOX_TRANSFORM and BOX_WITH_NMS_LIMIT.
+// Object-detection operations: AXIS_ALIGNED_BBOX_TRANSFORM, BOX_WITH_NMS_LIMIT,
+// GENERATE_PROPOSALS and HEATMAP_MAX_KEYPOINT.
 //
 // Boxes are (x1, y1, x2, y2); quantized boxes are TENSOR_QUANT16_ASYMM with scale 0.125 and
 // zero point 0. Both operations compute in float32, as AOSP's reference does.
@@ -6,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <numeric>
 #include <vector>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
@@ -33,6 +36,9 @@ std::vector<float> realValues(const Tensor& t) {
       case OperandType::TENSOR_QUANT16_ASYMM:
         values[i] = t.scale * (int32_t(t.as<uint16_t>()[i]) - t.zeroPoint);
         break;
+      case OperandType::TENSOR_QUANT16_SYMM:
+        values[i] = t.scale * t.as<int16_t>()[i];
+        break;
       case OperandType::TENSOR_QUANT8_ASYMM:
         values[i] = dequantize(t.as<uint8_t>()[i], t);
         break;
@@ -53,6 +59,18 @@ void storeBoxValues(const std::vector<float>& values, Tensor& t) {
       t.asMutable<float>()[i] = values[i];
     }
   }
+}
+
+// Moves and scales `box` by (dx, dy, dw, dh) = `delta` (centre shifts relative to the size, log
+// size ratios) and clips the result to the image.
+void applyBoxDeltas(const float* box, const float* delta, float imageHeight, float imageWidth, float* out) {
+  const float width = box[2] - box[0], height = box[3] - box[1];
+  const float x = (box[0] + box[2]) / 2 + delta[0] * width, y = (box[1] + box[3]) / 2 + delta[1] * height;
+  const float w = std::exp(delta[2]) * width, h = std::exp(delta[3]) * height;
+  out[0] = std::clamp(x - w / 2, 0.0f, imageWidth);
+  out[1] = std::clamp(y - h / 2, 0.0f, imageHeight);
+  out[2] = std::clamp(x + w / 2, 0.0f, imageWidth);
+  out[3] = std::clamp(y + h / 2, 0.0f, imageHeight);
 }
 
 // ---- AXIS_ALIGNED_BBOX_TRANSFORM (boxes, deltas, batch indexes, image sizes) ------------------
@@ -110,18 +128,9 @@ Status executeBboxTransform(OperationContext& context) {
       return unsupported(context) << "box " << r << " has batch index " << batch << " outside [0, " << numBatches << ")";
     }
     if (box[0] > box[2] || box[1] > box[3]) return unsupported(context) << "box " << r << " is inverted";
-    const float imageHeight = imageInfo[batch * 2], imageWidth = imageInfo[batch * 2 + 1];
-    const float width = box[2] - box[0], height = box[3] - box[1];
-    const float centerX = (box[0] + box[2]) / 2, centerY = (box[1] + box[3]) / 2;
     for (uint32_t c = 0; c < numClasses; ++c) {
-      const float* delta = &deltas[(size_t(r) * numClasses + c) * kBoxSize];
-      const float x = centerX + delta[0] * width, y = centerY + delta[1] * height;
-      const float w = std::exp(delta[2]) * width, h = std::exp(delta[3]) * height;
-      float* target = &out[(size_t(r) * numClasses + c) * kBoxSize];
-      target[0] = std::clamp(x - w / 2, 0.0f, imageWidth);
-      target[1] = std::clamp(y - h / 2, 0.0f, imageHeight);
-      target[2] = std::clamp(x + w / 2, 0.0f, imageWidth);
-      target[3] = std::clamp(y + h / 2, 0.0f, imageHeight);
+      const size_t at = (size_t(r) * numClasses + c) * kBoxSize;
+      applyBoxDeltas(box, &deltas[at], imageInfo[batch * 2], imageInfo[batch * 2 + 1], &out[at]);
     }
   }
   storeBoxValues(out, context.output(0));
@@ -198,10 +207,11 @@ struct NmsSelection {
 };
 
 // Greedy suppression over `candidates` in place: repeatedly moves the best remaining box to the
-// front, decays the others by their overlap with it and drops those that fall below threshold.
-// Returns how many were kept. The order of swaps matches the reference, whose ties it keeps.
-size_t suppress(std::vector<float>& scores, uint32_t* candidates, size_t count, int32_t limit,
-                float threshold, const std::function<float(float)>& decay,
+// front and drops the others for which drop(candidate, IoU with the best) holds (soft NMS also
+// decays their scores there). Returns how many were kept. The order of swaps matches the
+// reference, whose tie-breaking it thereby keeps.
+size_t suppress(const std::vector<float>& scores, uint32_t* candidates, size_t count, int32_t limit,
+                const std::function<bool(uint32_t, float)>& drop,
                 const std::function<const float*(uint32_t)>& boxOf) {
   uint32_t *first = candidates, *last = candidates + count;
   size_t kept = 0;
@@ -210,8 +220,7 @@ size_t suppress(std::vector<float>& scores, uint32_t* candidates, size_t count, 
     std::swap(*std::max_element(first, last, [&](uint32_t a, uint32_t b) { return scores[a] < scores[b]; }),
               *first);
     for (uint32_t* i = first + 1; i < last; ++i) {
-      scores[*i] *= decay(intersectionOverUnion(boxOf(*i), boxOf(*first)));
-      if (scores[*i] < threshold) std::swap(*i--, *--last);
+      if (drop(*i, intersectionOverUnion(boxOf(*i), boxOf(*first)))) std::swap(*i--, *--last);
     }
     ++first;
     ++kept;
@@ -259,8 +268,12 @@ hal::Result<NmsSelection> selectBoxes(const OperationContext& context) {
       for (uint32_t r = 0; r < end - begin; ++r) {
         if (batchScores[r * numClasses + c] > scoreThreshold) kept.push_back(r * numClasses + c);
       }
-      const size_t survivors = suppress(batchScores, kept.data() + start, kept.size() - start, maxDetections,
-                                        nmsScoreThreshold, decay, boxOf);
+      auto decayAndDrop = [&](uint32_t candidate, float iou) {
+        batchScores[candidate] *= decay(iou);
+        return batchScores[candidate] < nmsScoreThreshold;
+      };
+      const size_t survivors =
+          suppress(batchScores, kept.data() + start, kept.size() - start, maxDetections, decayAndDrop, boxOf);
       kept.resize(start + survivors);
     }
     std::sort(kept.begin(), kept.end(), [&](uint32_t a, uint32_t b) { return batchScores[a] > batchScores[b]; });
@@ -319,11 +332,282 @@ OperationWork boxWithNmsLimitWork(const OperationContext& context) {
   return work;
 }
 
+
+// ---- GENERATE_PROPOSALS (scores [b, h, w, anchors], deltas [b, h, w, anchors * 4], anchors
+// [anchors, 4], image sizes [b, 2], height and width strides, pre- and post-NMS limits, IoU
+// threshold, minimum size, layout) -> (scores, boxes, batch indexes) ---------------------------
+// Region proposals as in Faster R-CNN: anchors tiled over the feature map, moved by the deltas,
+// the best pre-NMS-limit kept, small or off-image boxes dropped, then hard NMS per batch.
+
+constexpr size_t kProposalLayout = 10;
+
+Status validateGenerateProposals(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {11}, 3));
+  const OperandType scoreType = context.inputType(0);
+  NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, scoreType));
+  const bool quantized = scoreType == OperandType::TENSOR_QUANT8_ASYMM;
+  NN_RETURN_IF_ERROR(expectInputType(context, 1, scoreType));
+  NN_RETURN_IF_ERROR(expectInputType(context, 2, quantized ? OperandType::TENSOR_QUANT16_SYMM : scoreType));
+  NN_RETURN_IF_ERROR(expectInputType(context, 3, quantized ? OperandType::TENSOR_QUANT16_ASYMM : scoreType));
+  for (size_t i : {4, 5, 8, 9}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::FLOAT32));
+  for (size_t i : {6, 7}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
+  NN_RETURN_IF_ERROR(expectScalar(context, kProposalLayout, OperandType::BOOL));
+  const OperandType boxType = quantized ? OperandType::TENSOR_QUANT16_ASYMM : scoreType;
+  const OperandType outputTypes[] = {scoreType, boxType, OperandType::TENSOR_INT32};
+  for (size_t i = 0; i < 3; ++i) {
+    if (context.output(i).type != outputTypes[i]) {
+      return unsupported(context) << "output " << i << " must be " << hal::toString(outputTypes[i]);
+    }
+  }
+  const Tensor& anchors = context.input(2);
+  if (quantized && (anchors.scale != 0.125f || anchors.zeroPoint != 0)) {
+    return unsupported(context) << "quantized anchors must have scale 0.125 and zero point 0";
+  }
+  NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(3), "image sizes"));
+  return expectBoxQuantization(context, context.output(1), "output boxes");
+}
+
+struct Proposals {
+  std::vector<float> scores, boxes;
+  std::vector<int32_t> batches;
+};
+
+hal::Result<Proposals> generateProposals(const OperationContext& context) {
+  const Tensor& scoreTensor = context.input(0);
+  const bool nchw = context.scalar<uint8_t>(kProposalLayout) != 0;
+  if (scoreTensor.rank() != 4) return unsupported(context) << "scores must have rank 4";
+  const uint32_t numBatches = scoreTensor.dim(0);
+  const uint32_t height = scoreTensor.dim(nchw ? 2 : 1), width = scoreTensor.dim(nchw ? 3 : 2);
+  const uint32_t numAnchors = scoreTensor.dim(nchw ? 1 : 3);
+  const std::vector<uint32_t> deltaShape = nchw ? std::vector<uint32_t>{numBatches, numAnchors * kBoxSize, height, width}
+                                                : std::vector<uint32_t>{numBatches, height, width, numAnchors * kBoxSize};
+  if (context.input(1).dimensions != deltaShape) {
+    return unsupported(context) << "deltas must have shape " << hal::toString(deltaShape);
+  }
+  if (context.input(2).dimensions != std::vector<uint32_t>{numAnchors, kBoxSize}) {
+    return unsupported(context) << "anchors must have shape [" << numAnchors << ", 4]";
+  }
+  if (context.input(3).dimensions != std::vector<uint32_t>{numBatches, 2}) {
+    return unsupported(context) << "image sizes must have shape [" << numBatches << ", 2]";
+  }
+  const float heightStride = context.scalar<float>(4), widthStride = context.scalar<float>(5);
+  const int32_t preNmsLimit = context.scalar<int32_t>(6), postNmsLimit = context.scalar<int32_t>(7);
+  const float iouThreshold = context.scalar<float>(8), minSize = context.scalar<float>(9);
+  const std::vector<float> scores = realValues(scoreTensor), deltas = realValues(context.input(1));
+  const std::vector<float> anchors = realValues(context.input(2)), imageInfo = realValues(context.input(3));
+
+  // Candidates are numbered (y, x, anchor) in row-major order.
+  const uint32_t perBatch = height * width * numAnchors;
+  auto scoreAt = [&](uint32_t b, uint32_t i) {
+    const uint32_t a = i % numAnchors, x = (i / numAnchors) % width, y = i / numAnchors / width;
+    return nchw ? scores[((size_t(b) * numAnchors + a) * height + y) * width + x] : scores[size_t(b) * perBatch + i];
+  };
+  auto deltaAt = [&](uint32_t b, uint32_t i, uint32_t k) {
+    const uint32_t a = i % numAnchors, x = (i / numAnchors) % width, y = i / numAnchors / width;
+    return nchw ? deltas[((size_t(b) * numAnchors * kBoxSize + a * kBoxSize + k) * height + y) * width + x]
+                : deltas[(size_t(b) * perBatch + i) * kBoxSize + k];
+  };
+  Proposals result;
+  std::vector<float> batchScores(perBatch), boxes(size_t(perBatch) * kBoxSize);
+  for (uint32_t b = 0; b < numBatches; ++b) {
+    const float imageHeight = imageInfo[b * 2], imageWidth = imageInfo[b * 2 + 1];
+    for (uint32_t i = 0; i < perBatch; ++i) {
+      const uint32_t a = i % numAnchors, x = (i / numAnchors) % width, y = i / numAnchors / width;
+      const float shiftX = x * widthStride, shiftY = y * heightStride;
+      const float anchor[4] = {anchors[a * 4] + shiftX, anchors[a * 4 + 1] + shiftY, anchors[a * 4 + 2] + shiftX,
+                               anchors[a * 4 + 3] + shiftY};
+      const float delta[4] = {deltaAt(b, i, 0), deltaAt(b, i, 1), deltaAt(b, i, 2), deltaAt(b, i, 3)};
+      applyBoxDeltas(anchor, delta, imageHeight, imageWidth, &boxes[size_t(i) * kBoxSize]);
+      batchScores[i] = scoreAt(b, i);
+    }
+    std::vector<uint32_t> candidates(perBatch);
+    std::iota(candidates.begin(), candidates.end(), 0);
+    if (preNmsLimit > 0 && uint32_t(preNmsLimit) < perBatch) {
+      std::sort(candidates.begin(), candidates.end(), [&](uint32_t l, uint32_t r) { return batchScores[l] > batchScores[r]; });
+      candidates.resize(preNmsLimit);
+    }
+    // Drop boxes no larger than the minimum or centred off the image.
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](uint32_t i) {
+                                      const float* box = &boxes[size_t(i) * kBoxSize];
+                                      const float w = box[2] - box[0], h = box[3] - box[1];
+                                      return !(w > minSize && h > minSize && box[0] + w / 2 < imageWidth &&
+                                               box[1] + h / 2 < imageHeight);
+                                    }),
+                     candidates.end());
+    const size_t kept = suppress(
+        batchScores, candidates.data(), candidates.size(), postNmsLimit,
+        [&](uint32_t, float iou) { return iou >= iouThreshold; },
+        [&](uint32_t i) { return &boxes[size_t(i) * kBoxSize]; });
+    for (size_t k = 0; k < kept; ++k) {
+      const uint32_t i = candidates[k];
+      result.scores.push_back(batchScores[i]);
+      result.boxes.insert(result.boxes.end(), &boxes[size_t(i) * kBoxSize], &boxes[size_t(i) * kBoxSize] + kBoxSize);
+      result.batches.push_back(int32_t(b));
+    }
+  }
+  return result;
+}
+
+Status prepareGenerateProposals(OperationContext& context) {
+  // The number of proposals depends on the data: they are generated here and again in execute.
+  NN_ASSIGN_OR_RETURN(const Proposals proposals, generateProposals(context));
+  const uint32_t count = uint32_t(proposals.scores.size());
+  context.output(0).dimensions = {count};
+  context.output(1).dimensions = {count, kBoxSize};
+  context.output(2).dimensions = {count};
+  return {};
+}
+
+Status executeGenerateProposals(OperationContext& context) {
+  NN_ASSIGN_OR_RETURN(const Proposals proposals, generateProposals(context));
+  Tensor& scoresOut = context.output(0);
+  for (size_t i = 0; i < proposals.scores.size(); ++i) {
+    if (scoresOut.type == OperandType::TENSOR_QUANT8_ASYMM) {
+      scoresOut.asMutable<uint8_t>()[i] = quantizeToUint8(proposals.scores[i], scoresOut);
+    } else {
+      scoresOut.asMutable<float>()[i] = proposals.scores[i];
+    }
+  }
+  storeBoxValues(proposals.boxes, context.output(1));
+  std::copy(proposals.batches.begin(), proposals.batches.end(), context.output(2).asMutable<int32_t>());
+  return {};
+}
+
+OperationWork generateProposalsWork(const OperationContext& context) {
+  OperationWork work;
+  const uint64_t candidates = context.input(0).elementCount();
+  const int32_t preNms = context.scalar<int32_t>(6);
+  const uint64_t nmsInput = preNms > 0 ? std::min<uint64_t>(candidates, uint64_t(preNms)) : candidates;
+  work.vectorElements = 12 * candidates + nmsInput * nmsInput;
+  return work;
+}
+
+// ---- HEATMAP_MAX_KEYPOINT (heatmaps [boxes, size, size, keypoints], boxes [boxes, 4], layout)
+// -> (scores [boxes, keypoints], keypoints [boxes, keypoints, 2]) ------------------------------
+// Finds each heatmap's maximum and refines it to sub-pixel precision with a second-order Taylor
+// expansion over its 3x3 neighbourhood (mirrored at the edges), then maps it into the box.
+
+constexpr size_t kHeatmapLayout = 2;
+
+Status validateHeatmapMaxKeypoint(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {3}, 2));
+  const OperandType type = context.inputType(0);
+  NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
+  const OperandType boxType = type == OperandType::TENSOR_QUANT8_ASYMM ? OperandType::TENSOR_QUANT16_ASYMM : type;
+  NN_RETURN_IF_ERROR(expectInputType(context, 1, boxType));
+  NN_RETURN_IF_ERROR(expectScalar(context, kHeatmapLayout, OperandType::BOOL));
+  if (context.output(0).type != type || context.output(1).type != boxType) {
+    return unsupported(context) << "outputs must be " << hal::toString(type) << " and " << hal::toString(boxType);
+  }
+  NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(1), "boxes"));
+  return expectBoxQuantization(context, context.output(1), "output keypoints");
+}
+
+struct HeatmapShape {
+  uint32_t boxes, size, keypoints;
+  bool nchw;
+  size_t at(uint32_t box, uint32_t y, uint32_t x, uint32_t keypoint) const {
+    return nchw ? ((size_t(box) * keypoints + keypoint) * size + y) * size + x
+                : ((size_t(box) * size + y) * size + x) * keypoints + keypoint;
+  }
+};
+
+hal::Result<HeatmapShape> heatmapShape(const OperationContext& context) {
+  const Tensor& heatmaps = context.input(0);
+  const bool nchw = context.scalar<uint8_t>(kHeatmapLayout) != 0;
+  if (heatmaps.rank() != 4) return unsupported(context) << "heatmaps must have rank 4";
+  const HeatmapShape shape{heatmaps.dim(0), heatmaps.dim(2), heatmaps.dim(nchw ? 1 : 3), nchw};
+  if (heatmaps.dim(nchw ? 3 : 1) != shape.size || shape.size < 2) {
+    return unsupported(context) << "heatmaps must be square and at least 2x2";
+  }
+  if (context.input(1).dimensions != std::vector<uint32_t>{shape.boxes, kBoxSize}) {
+    return unsupported(context) << "boxes must have shape [" << shape.boxes << ", 4]";
+  }
+  return shape;
+}
+
+Status prepareHeatmapMaxKeypoint(OperationContext& context) {
+  NN_ASSIGN_OR_RETURN(const HeatmapShape shape, heatmapShape(context));
+  context.output(0).dimensions = {shape.boxes, shape.keypoints};
+  context.output(1).dimensions = {shape.boxes, shape.keypoints, 2};
+  return {};
+}
+
+// Refines the maximum at the centre of `grid` ([dy][dx]): solves for the offset where the
+// quadratic fit peaks (clipped to 1.5 cells) and the fitted score there. Leaves them unchanged
+// when the Hessian is singular.
+void refineMaximum(const float grid[3][3], float* dx, float* dy, float* score) {
+  const float b[2] = {-(grid[1][2] - grid[1][0]) / 2, -(grid[2][1] - grid[0][1]) / 2};
+  const float a00 = grid[1][0] - 2 * grid[1][1] + grid[1][2];
+  const float a01 = (grid[2][2] - grid[2][0] - grid[0][2] + grid[0][0]) / 4;
+  const float a11 = grid[0][1] - 2 * grid[1][1] + grid[2][1];
+  const float determinant = a00 * a11 - a01 * a01;
+  constexpr float kAtol = 1e-5f, kRtol = 1e-5f;
+  if (std::abs(determinant) < kAtol + kRtol * a00 * a11) return;
+  float x = (a11 * b[0] - a01 * b[1]) / determinant, y = (a00 * b[1] - a01 * b[0]) / determinant;
+  const float largest = std::max(std::abs(x), std::abs(y));
+  if (largest > 1.5f) x *= 1.5f / largest, y *= 1.5f / largest;
+  *dx = x, *dy = y;
+  *score = grid[1][1] - b[0] * x - b[1] * y + ((a00 * x + a01 * y) * x + (a01 * x + a11 * y) * y) / 2;
+}
+
+Status executeHeatmapMaxKeypoint(OperationContext& context) {
+  NN_ASSIGN_OR_RETURN(const HeatmapShape shape, heatmapShape(context));
+  const std::vector<float> heatmaps = realValues(context.input(0)), boxes = realValues(context.input(1));
+  std::vector<float> scores(size_t(shape.boxes) * shape.keypoints), keypoints(scores.size() * 2);
+  const int32_t size = int32_t(shape.size);
+  for (uint32_t n = 0; n < shape.boxes; ++n) {
+    const float* box = &boxes[size_t(n) * kBoxSize];
+    if (box[0] > box[2] || box[1] > box[3]) return unsupported(context) << "box " << n << " is inverted";
+    for (uint32_t k = 0; k < shape.keypoints; ++k) {
+      int32_t bestX = 0, bestY = 0;
+      float best = -std::numeric_limits<float>::max();
+      for (int32_t y = 0; y < size; ++y)
+        for (int32_t x = 0; x < size; ++x) {
+          const float value = heatmaps[shape.at(n, y, x, k)];
+          if (value > best) best = value, bestX = x, bestY = y;
+        }
+      float grid[3][3];
+      for (int32_t dy = -1; dy <= 1; ++dy)
+        for (int32_t dx = -1; dx <= 1; ++dx) {
+          auto mirror = [&](int32_t v) { return v < 0 ? 1 : (v >= size ? size - 2 : v); };
+          grid[dy + 1][dx + 1] = heatmaps[shape.at(n, mirror(bestY + dy), mirror(bestX + dx), k)];
+        }
+      float offsetX = 0, offsetY = 0, score = best;
+      refineMaximum(grid, &offsetX, &offsetY, &score);
+      const size_t out = size_t(n) * shape.keypoints + k;
+      scores[out] = score;
+      keypoints[out * 2] = (bestX + offsetX + 0.5f) / float(size) * (box[2] - box[0]) + box[0];
+      keypoints[out * 2 + 1] = (bestY + offsetY + 0.5f) / float(size) * (box[3] - box[1]) + box[1];
+    }
+  }
+  Tensor& scoresOut = context.output(0);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (scoresOut.type == OperandType::TENSOR_QUANT8_ASYMM) {
+      scoresOut.asMutable<uint8_t>()[i] = quantizeToUint8(scores[i], scoresOut);
+    } else {
+      scoresOut.asMutable<float>()[i] = scores[i];
+    }
+  }
+  storeBoxValues(keypoints, context.output(1));
+  return {};
+}
+
+OperationWork heatmapMaxKeypointWork(const OperationContext& context) {
+  OperationWork work;
+  work.vectorElements = context.input(0).elementCount() + 64 * context.output(0).elementCount();
+  return work;
+}
 }  // namespace
 
 const OperationKernel kAxisAlignedBboxTransformKernel = {&validateBboxTransform, &prepareBboxTransform,
                                                          &executeBboxTransform, &bboxTransformWork};
 const OperationKernel kBoxWithNmsLimitKernel = {&validateBoxWithNmsLimit, &prepareBoxWithNmsLimit,
                                                 &executeBoxWithNmsLimit, &boxWithNmsLimitWork};
+const OperationKernel kGenerateProposalsKernel = {&validateGenerateProposals, &prepareGenerateProposals,
+                                                  &executeGenerateProposals, &generateProposalsWork};
+const OperationKernel kHeatmapMaxKeypointKernel = {&validateHeatmapMaxKeypoint, &prepareHeatmapMaxKeypoint,
+                                                   &executeHeatmapMaxKeypoint, &heatmapMaxKeypointWork};
 
 }  // namespace nnremote::sim

@@ -88,6 +88,8 @@ extern const OperationKernel kRoiPoolingKernel;
 // detection_ops.cc
 extern const OperationKernel kAxisAlignedBboxTransformKernel;
 extern const OperationKernel kBoxWithNmsLimitKernel;
+extern const OperationKernel kGenerateProposalsKernel;
+extern const OperationKernel kHeatmapMaxKeypointKernel;
 extern const OperationKernel kGroupedConv2dKernel;
 extern const OperationKernel kTransposeConv2dKernel;
 extern const OperationKernel kSpaceToDepthKernel;
