@@ -21,6 +21,9 @@ bool signedDiffers(OperationType type) {
   }
 }
 
+// LSH_PROJECTION hashes the raw bytes of its input, so its float16 operands stay float16.
+bool hashesRawBytes(OperationType type) { return type == OperationType::LSH_PROJECTION; }
+
 bool isHalf(OperandType type) {
   return type == OperandType::TENSOR_FLOAT16 || type == OperandType::FLOAT16;
 }
@@ -71,7 +74,7 @@ LoweredOperation::LoweredOperation(const OperationKernel& kernel, OperationConte
     }
     return false;
   };
-  toFloat32_ = anyOperand([](const Tensor& t) { return isHalf(t.type); });
+  toFloat32_ = !hashesRawBytes(original.type()) && anyOperand([](const Tensor& t) { return isHalf(t.type); });
   toUnsigned_ = !signedDiffers(original.type()) &&
                 anyOperand([](const Tensor& t) { return t.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED; });
   if (kernel.layoutOperand != nullptr) {

@@ -29,6 +29,8 @@ const OperationKernel* findKernel(OperationType type) {
       {OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, &kUnidirectionalSequenceRnnKernel},
       {OperationType::BIDIRECTIONAL_SEQUENCE_RNN, &kBidirectionalSequenceRnnKernel},
       {OperationType::LSTM, &kLstmKernel},
+      {OperationType::SVDF, &kSvdfKernel},
+      {OperationType::LSH_PROJECTION, &kLshProjectionKernel},
       {OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, &kUnidirectionalSequenceLstmKernel},
       {OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, &kBidirectionalSequenceLstmKernel},
       {OperationType::MEAN, &kMeanKernel},

@@ -26,6 +26,8 @@ extern const OperationKernel kConcatenationKernel;
 extern const OperationKernel kRnnKernel;
 extern const OperationKernel kUnidirectionalSequenceRnnKernel;
 extern const OperationKernel kBidirectionalSequenceRnnKernel;
+extern const OperationKernel kSvdfKernel;
+extern const OperationKernel kLshProjectionKernel;
 
 // lstm_ops.cc
 extern const OperationKernel kLstmKernel;

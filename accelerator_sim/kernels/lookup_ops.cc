@@ -1,8 +1,11 @@
-// Table lookups and BATCH_MATMUL: EMBEDDING_LOOKUP, HASHTABLE_LOOKUP, BATCH_MATMUL.
+// Table lookups, hashing and BATCH_MATMUL: EMBEDDING_LOOKUP, HASHTABLE_LOOKUP, LSH_PROJECTION,
+// BATCH_MATMUL.
 #include <cstring>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
+#include "accelerator_sim/kernels/fingerprint64.h"
 #include "accelerator_sim/kernels/kernels.h"
+#include "hal/float16.h"
 
 namespace nnremote::sim {
 namespace {
@@ -174,6 +177,90 @@ OperationWork batchMatmulWork(const OperationContext& context) {
   return work;
 }
 
+
+// ---- LSH_PROJECTION (hash seeds [hashes, bits], input, weights, type) -------------------------
+// Locality-sensitive hashing: bit j of hash i is the sign of the (weighted) sum, over the input's
+// rows, of Fingerprint64(seed_ij as float32 bytes ++ the row's raw bytes). SPARSE gives one
+// integer per hash (offset by i << bits), DENSE one bit per output element.
+
+enum class LshType : int32_t { SPARSE_DEPRECATED = 1, SPARSE = 3, DENSE = 2 };
+
+bool isHalfTensor(const Tensor& t) { return t.type == OperandType::TENSOR_FLOAT16; }
+
+float floatAt(const Tensor& t, size_t i) {
+  return isHalfTensor(t) ? hal::halfToFloat(t.as<uint16_t>()[i]) : t.as<float>()[i];
+}
+
+Status validateLshProjection(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {4}, 1));
+  const OperandType seedType = context.inputType(0);
+  if (seedType != OperandType::TENSOR_FLOAT32 && seedType != OperandType::TENSOR_FLOAT16) {
+    return unsupported(context) << "hash seeds must be TENSOR_FLOAT32 or TENSOR_FLOAT16";
+  }
+  if (!context.input(2).isOmitted) NN_RETURN_IF_ERROR(expectInputType(context, 2, seedType));
+  NN_RETURN_IF_ERROR(expectScalar(context, 3, OperandType::INT32));
+  if (context.output(0).type != OperandType::TENSOR_INT32) return unsupported(context) << "output must be TENSOR_INT32";
+  const int32_t type = context.scalar<int32_t>(3);
+  if (type < 1 || type > 3) return unsupported(context) << "type " << type << " is not 1, 2 or 3";
+  return {};
+}
+
+Status prepareLshProjection(OperationContext& context) {
+  const Tensor& seeds = context.input(0);
+  const Tensor& in = context.input(1);
+  if (seeds.rank() != 2 || seeds.dim(1) > 32) return unsupported(context) << "hash seeds must be [hashes, bits <= 32]";
+  if (in.rank() < 1) return unsupported(context) << "input must have rank 1 or more";
+  const Tensor& weights = context.input(2);
+  if (!weights.isOmitted && weights.data != nullptr && weights.dimensions != std::vector<uint32_t>{in.dim(0)}) {
+    return unsupported(context) << "weights must have shape [" << in.dim(0) << "]";
+  }
+  const auto type = LshType(context.scalar<int32_t>(3));
+  context.output(0).dimensions = {type == LshType::DENSE ? seeds.dim(0) * seeds.dim(1) : seeds.dim(0)};
+  return {};
+}
+
+// The sign bit of the weighted sum of the rows' fingerprints under `seed`.
+int lshBit(const Tensor& in, const Tensor* weights, float seed) {
+  const size_t rowBytes = hal::sizeOfData(in.type, in.dimensions).value_or(0) / in.dim(0);
+  std::vector<uint8_t> key(sizeof(float) + rowBytes);
+  std::memcpy(key.data(), &seed, sizeof(float));
+  double score = 0;
+  for (uint32_t row = 0; row < in.dim(0); ++row) {
+    std::memcpy(key.data() + sizeof(float), in.as<uint8_t>() + row * rowBytes, rowBytes);
+    const double value = double(int64_t(fingerprint64(key.data(), key.size())));
+    score += weights ? double(floatAt(*weights, row)) * value : value;
+  }
+  return score > 0 ? 1 : 0;
+}
+
+Status executeLshProjection(OperationContext& context) {
+  const Tensor& seeds = context.input(0);
+  const Tensor& in = context.input(1);
+  const Tensor* weights = !context.input(2).isOmitted && context.input(2).data ? &context.input(2) : nullptr;
+  const auto type = LshType(context.scalar<int32_t>(3));
+  const uint32_t hashes = seeds.dim(0), bits = seeds.dim(1);
+  int32_t* out = context.output(0).asMutable<int32_t>();
+  for (uint32_t i = 0; i < hashes; ++i) {
+    int32_t signature = 0;
+    for (uint32_t j = 0; j < bits; ++j) {
+      const int bit = lshBit(in, weights, floatAt(seeds, size_t(i) * bits + j));
+      if (type == LshType::DENSE) {
+        *out++ = bit;
+      } else {
+        signature = (signature << 1) | bit;
+      }
+    }
+    if (type == LshType::SPARSE) *out++ = signature + int32_t(i * (1u << bits));
+    if (type == LshType::SPARSE_DEPRECATED) *out++ = signature;
+  }
+  return {};
+}
+
+OperationWork lshProjectionWork(const OperationContext& context) {
+  OperationWork work;
+  work.vectorElements = uint64_t(context.input(0).elementCount()) * context.input(1).elementCount() * 8;
+  return work;
+}
 }  // namespace
 
 const OperationKernel kEmbeddingLookupKernel = {&validateEmbedding, &prepareEmbedding, &executeEmbedding,
@@ -182,5 +269,7 @@ const OperationKernel kHashtableLookupKernel = {&validateHashtable, &prepareHash
                                                 &movedElements};
 const OperationKernel kBatchMatmulKernel = {&validateBatchMatmul, &prepareBatchMatmul, &executeBatchMatmul,
                                             &batchMatmulWork};
+const OperationKernel kLshProjectionKernel = {&validateLshProjection, &prepareLshProjection,
+                                             &executeLshProjection, &lshProjectionWork};
 
 }  // namespace nnremote::sim

@@ -1,5 +1,5 @@
-// Basic recurrent cells: RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN (float;
-// float16 through lowering). One step is h = act(x W^T + h R^T + bias [+ aux W_aux^T]).
+// Basic recurrent cells: RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN and SVDF
+// (float; float16 through lowering). One step is h = act(x W^T + h R^T + bias [+ aux W_aux^T]).
 #include <cmath>
 #include <cstring>
 
@@ -189,9 +189,104 @@ Status executeBidirectional(OperationContext& context) {
   return {};
 }
 
+
+// ---- SVDF (input, feature weights, time weights, bias, state, rank, activation) -> (state,
+// output) ----------------------------------------------------------------------------------------
+// A rank-decomposed fully-connected layer over time: each of the units' `rank` filters keeps a
+// memory of its last `memory` feature activations and weighs them over time.
+
+Status validateSvdf(const OperationContext& context) {
+  NN_RETURN_IF_ERROR(expectCounts(context, {7}, 2));
+  NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4}));
+  NN_RETURN_IF_ERROR(expectScalar(context, 5, OperandType::INT32));
+  NN_RETURN_IF_ERROR(expectScalar(context, 6, OperandType::INT32));
+  if (context.scalar<int32_t>(5) <= 0) return unsupported(context) << "rank must be positive";
+  if (!isRecurrentActivation(context.scalar<int32_t>(6))) return unsupported(context) << "unknown activation";
+  return {};
+}
+
+struct SvdfShape {
+  uint32_t batches, inputSize, filters, units, memory, rank;
+};
+
+hal::Result<SvdfShape> svdfShape(const OperationContext& context) {
+  const Tensor& in = context.input(0);
+  const Tensor& features = context.input(1);
+  const Tensor& time = context.input(2);
+  if (in.rank() != 2 || features.rank() != 2 || time.rank() != 2) {
+    return unsupported(context) << "input and weights must have rank 2";
+  }
+  SvdfShape shape{in.dim(0), in.dim(1), features.dim(0), 0, time.dim(1), uint32_t(context.scalar<int32_t>(5))};
+  if (shape.filters % shape.rank != 0) return unsupported(context) << "filters must be a multiple of the rank";
+  shape.units = shape.filters / shape.rank;
+  if (features.dim(1) != shape.inputSize || time.dim(0) != shape.filters) {
+    return unsupported(context) << "feature weights must be [filters, inputSize] and time weights [filters, memory]";
+  }
+  if (present(context.input(3)) && context.input(3).dimensions != std::vector<uint32_t>{shape.units}) {
+    return unsupported(context) << "bias must have shape [" << shape.units << "]";
+  }
+  if (context.input(4).dimensions != std::vector<uint32_t>{shape.batches, shape.memory * shape.filters}) {
+    return unsupported(context) << "state must have shape [" << shape.batches << ", " << shape.memory * shape.filters
+                                << "]";
+  }
+  return shape;
+}
+
+Status prepareSvdf(OperationContext& context) {
+  NN_ASSIGN_OR_RETURN(const SvdfShape shape, svdfShape(context));
+  context.output(0).dimensions = {shape.batches, shape.memory * shape.filters};
+  context.output(1).dimensions = {shape.batches, shape.units};
+  return {};
+}
+
+Status executeSvdf(OperationContext& context) {
+  NN_ASSIGN_OR_RETURN(const SvdfShape s, svdfShape(context));
+  const float* in = context.input(0).as<float>();
+  const float* features = context.input(1).as<float>();
+  const float* time = context.input(2).as<float>();
+  const float* bias = present(context.input(3)) ? context.input(3).as<float>() : nullptr;
+  const int32_t activation = context.scalar<int32_t>(6);
+  float* state = context.output(0).asMutable<float>();
+  float* out = context.output(1).asMutable<float>();
+  std::memcpy(state, context.input(4).data, size_t(s.batches) * s.memory * s.filters * sizeof(float));
+  std::vector<float> filtered(s.filters);
+  for (uint32_t b = 0; b < s.batches; ++b) {
+    for (uint32_t f = 0; f < s.filters; ++f) {
+      // The newest memory slot holds this step's feature activation.
+      float* memory = state + (size_t(b) * s.filters + f) * s.memory;
+      float feature = 0;
+      for (uint32_t i = 0; i < s.inputSize; ++i) feature += features[size_t(f) * s.inputSize + i] * in[b * s.inputSize + i];
+      memory[s.memory - 1] = feature;
+      float sum = 0;
+      for (uint32_t m = 0; m < s.memory; ++m) sum += time[size_t(f) * s.memory + m] * memory[m];
+      filtered[f] = sum;
+      // Age the memory for the next step.
+      std::memmove(memory, memory + 1, (s.memory - 1) * sizeof(float));
+      memory[s.memory - 1] = 0;
+    }
+    for (uint32_t u = 0; u < s.units; ++u) {
+      float sum = bias ? bias[u] : 0.0f;
+      for (uint32_t r = 0; r < s.rank; ++r) sum += filtered[u * s.rank + r];
+      out[size_t(b) * s.units + u] = activate(activation, sum);
+    }
+  }
+  return {};
+}
+
+OperationWork svdfWork(const OperationContext& context) {
+  OperationWork work;
+  GemmWork gemm;
+  gemm.m = context.input(0).dim(0);
+  gemm.n = context.input(1).dim(0);
+  gemm.k = context.input(1).dim(1);
+  work.gemms.push_back(gemm);
+  work.vectorElements = uint64_t(gemm.m) * gemm.n * context.input(2).dim(1);
+  return work;
+}
 }  // namespace
 
 const OperationKernel kRnnKernel = {&validateRnn, &prepareRnn, &executeRnn, &recurrentWork};
+const OperationKernel kSvdfKernel = {&validateSvdf, &prepareSvdf, &executeSvdf, &svdfWork};
 const OperationKernel kUnidirectionalSequenceRnnKernel = {&validateUnidirectional, &prepareUnidirectional,
                                                           &executeUnidirectional, &recurrentWork};
 const OperationKernel kBidirectionalSequenceRnnKernel = {&validateBidirectional, &prepareBidirectional,
