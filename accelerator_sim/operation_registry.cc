@@ -31,6 +31,7 @@ const OperationKernel* findKernel(OperationType type) {
       {OperationType::LSTM, &kLstmKernel},
       {OperationType::SVDF, &kSvdfKernel},
       {OperationType::LSH_PROJECTION, &kLshProjectionKernel},
+      {OperationType::RANDOM_MULTINOMIAL, &kRandomMultinomialKernel},
       {OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, &kUnidirectionalSequenceLstmKernel},
       {OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, &kBidirectionalSequenceLstmKernel},
       {OperationType::MEAN, &kMeanKernel},

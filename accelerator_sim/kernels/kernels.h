@@ -28,6 +28,7 @@ extern const OperationKernel kUnidirectionalSequenceRnnKernel;
 extern const OperationKernel kBidirectionalSequenceRnnKernel;
 extern const OperationKernel kSvdfKernel;
 extern const OperationKernel kLshProjectionKernel;
+extern const OperationKernel kRandomMultinomialKernel;
 
 // lstm_ops.cc
 extern const OperationKernel kLstmKernel;

@@ -142,6 +142,44 @@ hal::Result<PoolMemory> poolMemoryFromName(const std::string& name) {
   return hal::invalidArgument() << "--memory must be bytes, shm or device, not '" << name << "'";
 }
 
+// RANDOM_MULTINOMIAL is checked as the CTS does: per batch, the histogram of the drawn classes
+// must match softmax(logits) within the model's tolerance, class by class.
+std::string compareMultinomial(const CtsTestCase& testCase, const std::vector<uint8_t>& actual) {
+  const hal::Operand& logits = testCase.model.main.operands[testCase.model.main.inputIndexes[0]];
+  const GoldenOutput& golden = testCase.outputs[0];
+  if (logits.dimensions.size() != 2 || golden.dimensions.size() != 2) return "logits and samples must have rank 2";
+  const uint32_t batches = logits.dimensions[0], classes = logits.dimensions[1], samples = golden.dimensions[1];
+  if (actual.size() < size_t(batches) * samples * sizeof(int32_t)) return "the samples output is too small";
+  std::ostringstream out;
+  for (uint32_t b = 0; b < batches; ++b) {
+    std::vector<double> probability(classes), frequency(classes, 0.0);
+    double maxLogit = -INFINITY, sum = 0;
+    for (uint32_t c = 0; c < classes; ++c) {
+      maxLogit = std::max(maxLogit, elementAt(logits.type, testCase.inputs[0], size_t(b) * classes + c));
+    }
+    for (uint32_t c = 0; c < classes; ++c) {
+      probability[c] = std::exp(elementAt(logits.type, testCase.inputs[0], size_t(b) * classes + c) - maxLogit);
+      sum += probability[c];
+    }
+    for (uint32_t i = 0; i < samples; ++i) {
+      const int32_t drawn = load<int32_t>(actual, size_t(b) * samples + i);
+      if (drawn < 0 || uint32_t(drawn) >= classes) {
+        out << "batch " << b << " sample " << i << " is class " << drawn << ", outside [0, " << classes << ")";
+        return out.str();
+      }
+      frequency[drawn] += 1.0 / samples;
+    }
+    for (uint32_t c = 0; c < classes; ++c) {
+      if (std::fabs(frequency[c] - probability[c] / sum) > testCase.multinomialTolerance) {
+        out << "batch " << b << " class " << c << " was drawn with frequency " << frequency[c] << ", want "
+            << probability[c] / sum << " +- " << testCase.multinomialTolerance;
+        return out.str();
+      }
+    }
+  }
+  return "";
+}
+
 std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
                           const std::vector<uint8_t>& actual,
                           const std::vector<uint32_t>& actualDimensions) {
@@ -251,7 +289,8 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
     const std::vector<uint32_t> dims =
         i < outcome->outputShapes.size() ? outcome->outputShapes[i].dimensions
                                          : testCase.outputs[i].dimensions;
-    std::string mismatch = compareOutput(testCase, i, actual, dims);
+    std::string mismatch = testCase.multinomialTolerance > 0 && i == 0 ? compareMultinomial(testCase, actual)
+                                                                       : compareOutput(testCase, i, actual, dims);
     if (!mismatch.empty()) return {Outcome::FAILED, mismatch};
   }
   return {Outcome::PASSED, ""};
