@@ -89,6 +89,7 @@ const OperationKernel* findKernel(OperationType type) {
       {OperationType::BOX_WITH_NMS_LIMIT, &kBoxWithNmsLimitKernel},
       {OperationType::GENERATE_PROPOSALS, &kGenerateProposalsKernel},
       {OperationType::HEATMAP_MAX_KEYPOINT, &kHeatmapMaxKeypointKernel},
+      {OperationType::DETECTION_POSTPROCESSING, &kDetectionPostprocessingKernel},
       {OperationType::GROUPED_CONV_2D, &kGroupedConv2dKernel},
       {OperationType::TRANSPOSE_CONV_2D, &kTransposeConv2dKernel},
       {OperationType::SPACE_TO_DEPTH, &kSpaceToDepthKernel},

@@ -93,6 +93,7 @@ extern const OperationKernel kAxisAlignedBboxTransformKernel;
 extern const OperationKernel kBoxWithNmsLimitKernel;
 extern const OperationKernel kGenerateProposalsKernel;
 extern const OperationKernel kHeatmapMaxKeypointKernel;
+extern const OperationKernel kDetectionPostprocessingKernel;
 extern const OperationKernel kGroupedConv2dKernel;
 extern const OperationKernel kTransposeConv2dKernel;
 extern const OperationKernel kSpaceToDepthKernel;
