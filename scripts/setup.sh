@@ -10,6 +10,8 @@ packages=(
   # Libraries, linked from the system.
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # XNNPACK, which //benchmarks:xnnpack_comparison_benchmark compares the simulator with.
+  libxnnpack-dev libpthreadpool-dev
 )
 
 if [ "${1:-}" = "--with-browser" ]; then packages+=(chromium); fi
