@@ -13,6 +13,7 @@
 
 #include "accelerator_sim/graph_executor.h"
 #include "accelerator_sim/sim_device.h"
+#include "benchmarks/median_reporter.h"
 #include "hal/model_builder.h"
 #include "tools/models/mobilenet_v1.h"
 
@@ -67,39 +68,23 @@ BENCHMARK_CAPTURE(executeMobileNet, quant8_timed, Precision::QUANT8, MeasureTimi
 BENCHMARK_CAPTURE(timingModelShare, float32, Precision::FLOAT32)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(timingModelShare, quant8, Precision::QUANT8)->Unit(benchmark::kMillisecond);
 
-// Prints the usual table, then the timed/functional ratio per precision.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.aggregate_name != "median") continue;
-      const std::string name = run.benchmark_name();
-      times_[name.substr(0, name.find("/repeats:"))] = run.GetAdjustedRealTime();
-    }
+// Timed / functional per precision, from the medians.
+void printOverheads(const std::map<std::string, double>& medians) {
+  for (const char* precision : {"float32", "quant8"}) {
+    const std::string base = std::string("executeMobileNet/") + precision;
+    const auto functional = medians.find(base + "_functional");
+    const auto timed = medians.find(base + "_timed");
+    if (functional == medians.end() || timed == medians.end() || functional->second <= 0) continue;
+    std::printf("MobileNet v1 %s end to end (medians): timed %.2f ms vs functional %.2f ms, %+.2f%%\n", precision,
+                timed->second, functional->second, 100.0 * (timed->second / functional->second - 1.0));
   }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    for (const char* precision : {"float32", "quant8"}) {
-      const std::string base = std::string("executeMobileNet/") + precision;
-      const double functional = times_[base + "_functional"];
-      const double timed = times_[base + "_timed"];
-      if (functional > 0) {
-        std::printf("MobileNet v1 %s end to end (medians): timed %.2f ms vs functional %.2f ms, "
-                    "%+.2f%%\n", precision, timed, functional, 100.0 * (timed / functional - 1.0));
-      }
-    }
-  }
-
- private:
-  std::map<std::string, double> times_;
-};
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  RatioReporter reporter;
+  nnremote::benchmarks::MedianReporter reporter(printOverheads);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "accelerator_sim/sim_device.h"
+#include "benchmarks/median_reporter.h"
 #include "benchmarks/xnnpack_network.h"
 #include "hal/model_builder.h"
 #include "tools/models/mobilenet_v1.h"
@@ -120,32 +121,16 @@ BENCHMARK_CAPTURE(simulator, quant8, Precision::QUANT8)
 BENCHMARK_CAPTURE(xnnpack, quant8, Precision::QUANT8)
     ->Unit(benchmark::kMillisecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 
-// Prints the usual table, then simulator / XNNPACK per precision (medians).
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.aggregate_name != "median") continue;
-      const std::string name = run.benchmark_name();
-      times_[name.substr(0, name.find("/repeats:"))] = run.GetAdjustedRealTime();
-    }
+// Simulator / XNNPACK per precision, from the medians.
+void printRatios(const std::map<std::string, double>& medians) {
+  for (const char* precision : {"float32", "quant8"}) {
+    const auto ours = medians.find(std::string("simulator/") + precision);
+    const auto theirs = medians.find(std::string("xnnpack/") + precision);
+    if (ours == medians.end() || theirs == medians.end() || theirs->second <= 0) continue;
+    std::printf("MobileNet v1 %s (medians): simulator %.2f ms, XNNPACK %.2f ms, ratio %.2fx (target <= 1.5x)\n",
+                precision, ours->second, theirs->second, ours->second / theirs->second);
   }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    for (const char* precision : {"float32", "quant8"}) {
-      const double ours = times_[std::string("simulator/") + precision];
-      const double theirs = times_[std::string("xnnpack/") + precision];
-      if (ours > 0 && theirs > 0) {
-        std::printf("MobileNet v1 %s (medians): simulator %.2f ms, XNNPACK %.2f ms, ratio %.2fx (target <= 1.5x)\n",
-                    precision, ours, theirs, ours / theirs);
-      }
-    }
-  }
-
- private:
-  std::map<std::string, double> times_;
-};
+}
 
 }  // namespace
 
@@ -153,7 +138,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   const bool agree = checkAgreement(Precision::FLOAT32, "float32") & checkAgreement(Precision::QUANT8, "quant8");
   if (!agree) std::printf("warning: the simulator and XNNPACK disagree; the times below compare different work\n");
-  RatioReporter reporter;
+  nnremote::benchmarks::MedianReporter reporter(printRatios);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return agree ? 0 : 1;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -58,6 +59,25 @@ void storeBoxValues(const std::vector<float>& values, Tensor& t) {
     } else {
       t.asMutable<float>()[i] = values[i];
     }
+  }
+}
+
+// Fails unless the outputs have these types, in order.
+Status expectOutputTypes(const OperationContext& context, std::initializer_list<OperandType> types) {
+  size_t i = 0;
+  for (OperandType type : types) {
+    if (context.output(i).type != type) return unsupported(context) << "output " << i << " must be " << hal::toString(type);
+    ++i;
+  }
+  return {};
+}
+
+// Writes a score into a float32 or quant8 output.
+void storeScore(Tensor& t, size_t i, float value) {
+  if (t.type == OperandType::TENSOR_QUANT8_ASYMM) {
+    t.asMutable<uint8_t>()[i] = quantizeToUint8(value, t);
+  } else {
+    t.asMutable<float>()[i] = value;
   }
 }
 
@@ -162,12 +182,7 @@ Status validateBoxWithNmsLimit(const OperationContext& context) {
   NN_RETURN_IF_ERROR(expectScalar(context, 4, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectScalar(context, 5, OperandType::INT32));
   for (size_t i = 6; i < 9; ++i) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::FLOAT32));
-  const OperandType outputTypes[] = {scoreType, boxType, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32};
-  for (size_t i = 0; i < 4; ++i) {
-    if (context.output(i).type != outputTypes[i]) {
-      return unsupported(context) << "output " << i << " must be " << hal::toString(outputTypes[i]);
-    }
-  }
+  NN_RETURN_IF_ERROR(expectOutputTypes(context, {scoreType, boxType, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
   NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(1), "boxes"));
   const int32_t kernel = context.scalar<int32_t>(5);
   if (kernel < 0 || kernel > 2) return unsupported(context) << "NMS kernel " << kernel << " is not 0, 1 or 2";
@@ -321,11 +336,7 @@ Status executeBoxWithNmsLimit(OperationContext& context) {
   Tensor& scoresOut = context.output(0);
   for (size_t i = 0; i < selection.selected.size(); ++i) {
     const uint32_t index = selection.selected[i];
-    if (scoresOut.type == OperandType::TENSOR_QUANT8_ASYMM) {
-      scoresOut.asMutable<uint8_t>()[i] = quantizeToUint8(selection.scores[index], scoresOut);
-    } else {
-      scoresOut.asMutable<float>()[i] = selection.scores[index];
-    }
+    storeScore(scoresOut, i, selection.scores[index]);
     std::memcpy(context.output(1).asMutable<uint8_t>() + i * boxBytes, boxes.as<uint8_t>() + index * boxBytes,
                 boxBytes);
     context.output(2).asMutable<int32_t>()[i] = int32_t(index % numClasses);
@@ -341,7 +352,6 @@ OperationWork boxWithNmsLimitWork(const OperationContext& context) {
   work.vectorElements = rois * rois * classes;
   return work;
 }
-
 
 // ---- GENERATE_PROPOSALS (scores [b, h, w, anchors], deltas [b, h, w, anchors * 4], anchors
 // [anchors, 4], image sizes [b, 2], height and width strides, pre- and post-NMS limits, IoU
@@ -363,12 +373,7 @@ Status validateGenerateProposals(const OperationContext& context) {
   for (size_t i : {6, 7}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectScalar(context, kProposalLayout, OperandType::BOOL));
   const OperandType boxType = quantized ? OperandType::TENSOR_QUANT16_ASYMM : scoreType;
-  const OperandType outputTypes[] = {scoreType, boxType, OperandType::TENSOR_INT32};
-  for (size_t i = 0; i < 3; ++i) {
-    if (context.output(i).type != outputTypes[i]) {
-      return unsupported(context) << "output " << i << " must be " << hal::toString(outputTypes[i]);
-    }
-  }
+  NN_RETURN_IF_ERROR(expectOutputTypes(context, {scoreType, boxType, OperandType::TENSOR_INT32}));
   const Tensor& anchors = context.input(2);
   if (quantized && (anchors.scale != 0.125f || anchors.zeroPoint != 0)) {
     return unsupported(context) << "quantized anchors must have scale 0.125 and zero point 0";
@@ -472,13 +477,7 @@ Status prepareGenerateProposals(OperationContext& context) {
 Status executeGenerateProposals(OperationContext& context) {
   NN_ASSIGN_OR_RETURN(const Proposals proposals, generateProposals(context));
   Tensor& scoresOut = context.output(0);
-  for (size_t i = 0; i < proposals.scores.size(); ++i) {
-    if (scoresOut.type == OperandType::TENSOR_QUANT8_ASYMM) {
-      scoresOut.asMutable<uint8_t>()[i] = quantizeToUint8(proposals.scores[i], scoresOut);
-    } else {
-      scoresOut.asMutable<float>()[i] = proposals.scores[i];
-    }
-  }
+  for (size_t i = 0; i < proposals.scores.size(); ++i) storeScore(scoresOut, i, proposals.scores[i]);
   storeBoxValues(proposals.boxes, context.output(1));
   std::copy(proposals.batches.begin(), proposals.batches.end(), context.output(2).asMutable<int32_t>());
   return {};
@@ -507,9 +506,7 @@ Status validateHeatmapMaxKeypoint(const OperationContext& context) {
   const OperandType boxType = type == OperandType::TENSOR_QUANT8_ASYMM ? OperandType::TENSOR_QUANT16_ASYMM : type;
   NN_RETURN_IF_ERROR(expectInputType(context, 1, boxType));
   NN_RETURN_IF_ERROR(expectScalar(context, kHeatmapLayout, OperandType::BOOL));
-  if (context.output(0).type != type || context.output(1).type != boxType) {
-    return unsupported(context) << "outputs must be " << hal::toString(type) << " and " << hal::toString(boxType);
-  }
+  NN_RETURN_IF_ERROR(expectOutputTypes(context, {type, boxType}));
   NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(1), "boxes"));
   return expectBoxQuantization(context, context.output(1), "output keypoints");
 }
@@ -593,13 +590,7 @@ Status executeHeatmapMaxKeypoint(OperationContext& context) {
     }
   }
   Tensor& scoresOut = context.output(0);
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (scoresOut.type == OperandType::TENSOR_QUANT8_ASYMM) {
-      scoresOut.asMutable<uint8_t>()[i] = quantizeToUint8(scores[i], scoresOut);
-    } else {
-      scoresOut.asMutable<float>()[i] = scores[i];
-    }
-  }
+  for (size_t i = 0; i < scores.size(); ++i) storeScore(scoresOut, i, scores[i]);
   storeBoxValues(keypoints, context.output(1));
   return {};
 }
@@ -624,13 +615,8 @@ Status validateDetectionPostprocessing(const OperationContext& context) {
   for (size_t i : {3, 4, 5, 6, 11, 12}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::FLOAT32));
   for (size_t i : {8, 9, 10}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
   for (size_t i : {7, 13}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::BOOL));
-  const OperandType outputTypes[] = {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
-                                     OperandType::TENSOR_INT32};
-  for (size_t i = 0; i < 4; ++i) {
-    if (context.output(i).type != outputTypes[i]) {
-      return unsupported(context) << "output " << i << " must be " << hal::toString(outputTypes[i]);
-    }
-  }
+  NN_RETURN_IF_ERROR(expectOutputTypes(context, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT32,
+                                                 OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
   for (size_t i : {3, 4, 5, 6}) {
     if (!(context.scalar<float>(i) > 0)) return unsupported(context) << "scales must be positive";
   }
