@@ -176,6 +176,43 @@ void forEachOutputPixel(const OperationContext& context, const ConvGeometry& g,
   }
 }
 
+// The innermost loops, compiled twice (baseline and AVX2) and picked at load time, since most
+// hosts have AVX2 but the build targets x86-64-v2.
+#define NNREMOTE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+
+// acc[k][i] += x[k] * w[i] for four rows k.
+NNREMOTE_VECTOR_CLONES void multiplyAccumulate4(const float* __restrict__ w, const float x[4], float* __restrict__ a0,
+                                                float* __restrict__ a1, float* __restrict__ a2, float* __restrict__ a3,
+                                                uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    a0[i] += x[0] * w[i];
+    a1[i] += x[1] * w[i];
+    a2[i] += x[2] * w[i];
+    a3[i] += x[3] * w[i];
+  }
+}
+
+NNREMOTE_VECTOR_CLONES void multiplyAccumulate4(const int32_t* __restrict__ w, const int32_t x[4],
+                                                int32_t* __restrict__ a0, int32_t* __restrict__ a1,
+                                                int32_t* __restrict__ a2, int32_t* __restrict__ a3, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    a0[i] += x[0] * w[i];
+    a1[i] += x[1] * w[i];
+    a2[i] += x[2] * w[i];
+    a3[i] += x[3] * w[i];
+  }
+}
+
+// acc[i] += x * w[i].
+NNREMOTE_VECTOR_CLONES void multiplyAccumulate(const float* __restrict__ w, float x, float* __restrict__ a, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) a[i] += x * w[i];
+}
+
+NNREMOTE_VECTOR_CLONES void multiplyAccumulate(const int32_t* __restrict__ w, int32_t x, int32_t* __restrict__ a,
+                                               uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) a[i] += x * w[i];
+}
+
 // A 1x1 convolution with stride 1 and no padding is a matrix product: pixels x input channels
 // times input channels x output channels.
 bool isPointwise(const ConvGeometry& g) {
@@ -205,16 +242,9 @@ void runPointwise(const T* in, size_t pixels, uint32_t inDepth, int32_t inZero, 
     const T* row2 = count > 2 ? row0 + 2 * inDepth : row0;
     const T* row3 = count > 3 ? row0 + 3 * inDepth : row0;
     for (uint32_t ic = 0; ic < inDepth; ++ic) {
-      const Acc x0 = ConvArithmetic<T>::value(row0[ic], inZero), x1 = ConvArithmetic<T>::value(row1[ic], inZero);
-      const Acc x2 = ConvArithmetic<T>::value(row2[ic], inZero), x3 = ConvArithmetic<T>::value(row3[ic], inZero);
-      const Acc* __restrict__ w = weights + size_t(ic) * outDepth;
-      for (uint32_t oc = 0; oc < outDepth; ++oc) {
-        const Acc wv = w[oc];
-        a0[oc] += x0 * wv;
-        a1[oc] += x1 * wv;
-        a2[oc] += x2 * wv;
-        a3[oc] += x3 * wv;
-      }
+      const Acc x[4] = {ConvArithmetic<T>::value(row0[ic], inZero), ConvArithmetic<T>::value(row1[ic], inZero),
+                        ConvArithmetic<T>::value(row2[ic], inZero), ConvArithmetic<T>::value(row3[ic], inZero)};
+      multiplyAccumulate4(weights + size_t(ic) * outDepth, x, a0, a1, a2, a3, outDepth);
     }
     for (size_t k = 0; k < count; ++k) {
       for (uint32_t oc = 0; oc < outDepth; ++oc) store((p0 + k) * outDepth + oc, oc, acc[k * outDepth + oc]);
@@ -247,9 +277,7 @@ void runConv(const OperationContext& context, const ConvGeometry& g, const W* w,
     const Acc* tap = transposed.data() + (size_t(fy) * g.window.filterWidth + fx) * g.inDepth * outDepth;
     Acc* __restrict__ sums = acc.data();
     for (uint32_t ic = 0; ic < g.inDepth; ++ic) {
-      const Acc a = ConvArithmetic<T>::value(pixel[ic], inZero);
-      const Acc* __restrict__ row = tap + size_t(ic) * outDepth;
-      for (uint32_t oc = 0; oc < outDepth; ++oc) sums[oc] += a * row[oc];
+      multiplyAccumulate(tap + size_t(ic) * outDepth, ConvArithmetic<T>::value(pixel[ic], inZero), sums, outDepth);
     }
   };
   forEachOutputPixel<T>(context, g, accumulate, store);

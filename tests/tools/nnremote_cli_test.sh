@@ -28,7 +28,11 @@ check "run-sample prints devices, outputs, shapes and timing" bash -c \
   "grep -q nnremote-edge16 <<<'$out' && grep -q nnremote-large128 <<<'$out' &&
    grep -q 'output shape 0: \[1, 4\]' <<<'$out' && grep -q 'timeOnDevice: .* us' <<<'$out'"
 
-socket=/tmp/nnremote-cli-test-$$.sock
+# A directory of our own: $$ is not unique across sandboxes (PID namespaces), and TEST_TMPDIR
+# is too long for a unix socket path.
+socket_dir=$(mktemp -d /tmp/nnremote-cli-test.XXXXXX)
+trap 'rm -rf "$socket_dir"' EXIT
+socket=$socket_dir/emulator.sock
 cat > "$TEST_TMPDIR/tiny.textproto" <<'NPU'
 vendor: "acme" device_name: "tiny4" clock_mhz: 100
 systolic_array { rows: 4 columns: 4 dataflow: WEIGHT_STATIONARY }
