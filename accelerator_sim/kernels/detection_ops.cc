@@ -29,37 +29,16 @@ Status expectBoxQuantization(const OperationContext& context, const Tensor& t, c
   return {};
 }
 
-// A float32 or TENSOR_QUANT16_ASYMM / TENSOR_QUANT8_ASYMM tensor as real values.
+// A tensor's elements as real values (quantized types dequantized).
 std::vector<float> realValues(const Tensor& t) {
   std::vector<float> values(t.elementCount());
-  for (size_t i = 0; i < values.size(); ++i) {
-    switch (t.type) {
-      case OperandType::TENSOR_QUANT16_ASYMM:
-        values[i] = t.scale * (int32_t(t.as<uint16_t>()[i]) - t.zeroPoint);
-        break;
-      case OperandType::TENSOR_QUANT16_SYMM:
-        values[i] = t.scale * t.as<int16_t>()[i];
-        break;
-      case OperandType::TENSOR_QUANT8_ASYMM:
-        values[i] = dequantize(t.as<uint8_t>()[i], t);
-        break;
-      default:
-        values[i] = t.as<float>()[i];
-    }
-  }
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(readValue(t, i));
   return values;
 }
 
-// Stores real values into a float32 or TENSOR_QUANT16_ASYMM tensor, rounding and saturating.
-void storeBoxValues(const std::vector<float>& values, Tensor& t) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (isQuantizedBoxType(t.type)) {
-      const float q = std::round(values[i] / t.scale + float(t.zeroPoint));
-      t.asMutable<uint16_t>()[i] = uint16_t(std::clamp(q, 0.0f, 65535.0f));
-    } else {
-      t.asMutable<float>()[i] = values[i];
-    }
-  }
+// Stores real values into a tensor of any type writeValue takes.
+void storeValues(const std::vector<float>& values, Tensor& t) {
+  for (size_t i = 0; i < values.size(); ++i) writeValue(t, i, values[i]);
 }
 
 // Fails unless the outputs have these types, in order.
@@ -70,15 +49,6 @@ Status expectOutputTypes(const OperationContext& context, std::initializer_list<
     ++i;
   }
   return {};
-}
-
-// Writes a score into a float32 or quant8 output.
-void storeScore(Tensor& t, size_t i, float value) {
-  if (t.type == OperandType::TENSOR_QUANT8_ASYMM) {
-    t.asMutable<uint8_t>()[i] = quantizeToUint8(value, t);
-  } else {
-    t.asMutable<float>()[i] = value;
-  }
 }
 
 // Moves and scales `box` by (dx, dy, dw, dh) = `delta` (centre shifts relative to the size, log
@@ -153,7 +123,7 @@ Status executeBboxTransform(OperationContext& context) {
       applyBoxDeltas(box, &deltas[at], imageInfo[batch * 2], imageInfo[batch * 2 + 1], &out[at]);
     }
   }
-  storeBoxValues(out, context.output(0));
+  storeValues(out, context.output(0));
   return {};
 }
 
@@ -336,7 +306,7 @@ Status executeBoxWithNmsLimit(OperationContext& context) {
   Tensor& scoresOut = context.output(0);
   for (size_t i = 0; i < selection.selected.size(); ++i) {
     const uint32_t index = selection.selected[i];
-    storeScore(scoresOut, i, selection.scores[index]);
+    writeValue(scoresOut, i, selection.scores[index]);
     std::memcpy(context.output(1).asMutable<uint8_t>() + i * boxBytes, boxes.as<uint8_t>() + index * boxBytes,
                 boxBytes);
     context.output(2).asMutable<int32_t>()[i] = int32_t(index % numClasses);
@@ -477,8 +447,8 @@ Status prepareGenerateProposals(OperationContext& context) {
 Status executeGenerateProposals(OperationContext& context) {
   NN_ASSIGN_OR_RETURN(const Proposals proposals, generateProposals(context));
   Tensor& scoresOut = context.output(0);
-  for (size_t i = 0; i < proposals.scores.size(); ++i) storeScore(scoresOut, i, proposals.scores[i]);
-  storeBoxValues(proposals.boxes, context.output(1));
+  for (size_t i = 0; i < proposals.scores.size(); ++i) writeValue(scoresOut, i, proposals.scores[i]);
+  storeValues(proposals.boxes, context.output(1));
   std::copy(proposals.batches.begin(), proposals.batches.end(), context.output(2).asMutable<int32_t>());
   return {};
 }
@@ -590,8 +560,8 @@ Status executeHeatmapMaxKeypoint(OperationContext& context) {
     }
   }
   Tensor& scoresOut = context.output(0);
-  for (size_t i = 0; i < scores.size(); ++i) storeScore(scoresOut, i, scores[i]);
-  storeBoxValues(keypoints, context.output(1));
+  for (size_t i = 0; i < scores.size(); ++i) writeValue(scoresOut, i, scores[i]);
+  storeValues(keypoints, context.output(1));
   return {};
 }
 

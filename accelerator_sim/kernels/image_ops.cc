@@ -9,18 +9,8 @@
 namespace nnremote::sim {
 namespace {
 
-// Reads element i of a float32 or quant8 tensor as a real value (quant8 with its scale).
-inline float realAt(const Tensor& t, size_t i) {
-  return t.type == OperandType::TENSOR_QUANT8_ASYMM ? dequantize(t.as<uint8_t>()[i], t) : t.as<float>()[i];
-}
-
-inline void storeReal(Tensor& t, size_t i, float value) {
-  if (t.type == OperandType::TENSOR_QUANT8_ASYMM) {
-    t.asMutable<uint8_t>()[i] = quantizeToUint8(value, t);
-  } else {
-    t.asMutable<float>()[i] = value;
-  }
-}
+// Element i as a float32 real value (the arithmetic below is in float, like the reference's).
+inline float realAt(const Tensor& t, size_t i) { return float(readValue(t, i)); }
 
 // ---- RESIZE_*: input, width and height (INT32 sizes or FLOAT32 scales), [layout],
 // [align_corners, half_pixel_centers] ------------------------------------------------------------
@@ -123,7 +113,7 @@ Status executeResize(OperationContext& context) {
                               realAt(in, at(b, y1, x0, c)) * dy * (1 - dx) +
                               realAt(in, at(b, y0, x1, c)) * (1 - dy) * dx +
                               realAt(in, at(b, y1, x1, c)) * dy * dx;
-          storeReal(out, index, value);
+          writeValue(out, index, value);
         }
   return {};
 }
@@ -187,7 +177,7 @@ Status executeL2Normalization(OperationContext& context) {
     float sum = 0;
     for (size_t k = 0; k < length; ++k) sum += value(k) * value(k);
     const float norm = std::max(std::sqrt(sum), 1e-6f);
-    for (size_t k = 0; k < length; ++k) storeReal(out, base + k * stride, value(k) / norm);
+    for (size_t k = 0; k < length; ++k) writeValue(out, base + k * stride, value(k) / norm);
   });
   return {};
 }

@@ -171,22 +171,31 @@ void forEachBroadcast(const std::vector<uint32_t>& out, const std::vector<uint32
 
 // ---- Values of any element type as real numbers ---------------------------------------------
 
-// Element i of a float32, int32, quant8 or bool8 tensor as a real value (quant8 dequantized).
+// Element i of a float32, int32, quant8, quant16 or bool8 tensor as a real value (quantized
+// types dequantized).
 inline double readValue(const Tensor& t, size_t i) {
   switch (t.type) {
     case OperandType::TENSOR_FLOAT32: return t.as<float>()[i];
     case OperandType::TENSOR_INT32: return t.as<int32_t>()[i];
     case OperandType::TENSOR_QUANT8_ASYMM: return dequantize(t.as<uint8_t>()[i], t);
+    case OperandType::TENSOR_QUANT16_ASYMM: return t.scale * (int32_t(t.as<uint16_t>()[i]) - t.zeroPoint);
+    case OperandType::TENSOR_QUANT16_SYMM: return t.scale * t.as<int16_t>()[i];
     default: return t.as<uint8_t>()[i] != 0;  // TENSOR_BOOL8
   }
 }
 
-// Writes a real value into element i: quantized, truncated to int32, or as a boolean.
+// Writes a real value into element i: quantized (rounded, saturated), truncated to int32, or as
+// a boolean.
 inline void writeValue(const Tensor& t, size_t i, double value) {
   switch (t.type) {
     case OperandType::TENSOR_FLOAT32: t.asMutable<float>()[i] = float(value); break;
     case OperandType::TENSOR_INT32: t.asMutable<int32_t>()[i] = int32_t(value); break;
     case OperandType::TENSOR_QUANT8_ASYMM: t.asMutable<uint8_t>()[i] = quantizeToUint8(float(value), t); break;
+    case OperandType::TENSOR_QUANT16_ASYMM: {
+      const float q = std::round(float(value) / t.scale + float(t.zeroPoint));
+      t.asMutable<uint16_t>()[i] = uint16_t(std::min(65535.0f, std::max(0.0f, q)));
+      break;
+    }
     default: t.asMutable<uint8_t>()[i] = value != 0 ? 1 : 0;
   }
 }
