@@ -481,21 +481,20 @@ Status validateHeatmapMaxKeypoint(const OperationContext& context) {
   return expectBoxQuantization(context, context.output(1), "output keypoints");
 }
 
+// Heatmaps are NHWC here; NCHW ones arrive transposed (operand_lowering.h).
 struct HeatmapShape {
   uint32_t boxes, size, keypoints;
-  bool nchw;
   size_t at(uint32_t box, uint32_t y, uint32_t x, uint32_t keypoint) const {
-    return nchw ? ((size_t(box) * keypoints + keypoint) * size + y) * size + x
-                : ((size_t(box) * size + y) * size + x) * keypoints + keypoint;
+    return ((size_t(box) * size + y) * size + x) * keypoints + keypoint;
   }
 };
 
 hal::Result<HeatmapShape> heatmapShape(const OperationContext& context) {
   const Tensor& heatmaps = context.input(0);
-  const bool nchw = context.scalar<uint8_t>(kHeatmapLayout) != 0;
+  NN_RETURN_IF_ERROR(expectNhwc(context, kHeatmapLayout));
   if (heatmaps.rank() != 4) return unsupported(context) << "heatmaps must have rank 4";
-  const HeatmapShape shape{heatmaps.dim(0), heatmaps.dim(2), heatmaps.dim(nchw ? 1 : 3), nchw};
-  if (heatmaps.dim(nchw ? 3 : 1) != shape.size || shape.size < 2) {
+  const HeatmapShape shape{heatmaps.dim(0), heatmaps.dim(1), heatmaps.dim(3)};
+  if (heatmaps.dim(2) != shape.size || shape.size < 2) {
     return unsupported(context) << "heatmaps must be square and at least 2x2";
   }
   if (context.input(1).dimensions != std::vector<uint32_t>{shape.boxes, kBoxSize}) {
@@ -564,6 +563,8 @@ Status executeHeatmapMaxKeypoint(OperationContext& context) {
   storeValues(keypoints, context.output(1));
   return {};
 }
+
+int heatmapLayout(const OperationContext&) { return int(kHeatmapLayout); }
 
 OperationWork heatmapMaxKeypointWork(const OperationContext& context) {
   OperationWork work;
@@ -712,7 +713,8 @@ const OperationKernel kBoxWithNmsLimitKernel = {&validateBoxWithNmsLimit, &prepa
 const OperationKernel kGenerateProposalsKernel = {&validateGenerateProposals, &prepareGenerateProposals,
                                                   &executeGenerateProposals, &generateProposalsWork};
 const OperationKernel kHeatmapMaxKeypointKernel = {&validateHeatmapMaxKeypoint, &prepareHeatmapMaxKeypoint,
-                                                   &executeHeatmapMaxKeypoint, &heatmapMaxKeypointWork};
+                                                   &executeHeatmapMaxKeypoint, &heatmapMaxKeypointWork,
+                                                   &heatmapLayout};
 const OperationKernel kDetectionPostprocessingKernel = {&validateDetectionPostprocessing,
                                                         &prepareDetectionPostprocessing,
                                                         &executeDetectionPostprocessing,
