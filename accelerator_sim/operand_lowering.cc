@@ -7,7 +7,8 @@
 namespace nnremote::sim {
 namespace {
 
-// Operations whose signed form is not the unsigned one shifted by 128 (NNAPI spec).
+// Operations whose signed form is not the unsigned one shifted by 128 (NNAPI spec), and
+// QUANTIZED_LSTM, which NNAPI defines on signed values only.
 bool signedDiffers(OperationType type) {
   switch (type) {
     case OperationType::CAST:
@@ -15,6 +16,7 @@ bool signedDiffers(OperationType type) {
     case OperationType::LSH_PROJECTION:
     case OperationType::PAD_V2:
     case OperationType::QUANTIZED_16BIT_LSTM:
+    case OperationType::QUANTIZED_LSTM:
       return true;
     default:
       return false;

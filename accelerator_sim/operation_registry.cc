@@ -29,6 +29,8 @@ const OperationKernel* findKernel(OperationType type) {
       {OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, &kUnidirectionalSequenceRnnKernel},
       {OperationType::BIDIRECTIONAL_SEQUENCE_RNN, &kBidirectionalSequenceRnnKernel},
       {OperationType::LSTM, &kLstmKernel},
+      {OperationType::QUANTIZED_16BIT_LSTM, &kQuantized16BitLstmKernel},
+      {OperationType::QUANTIZED_LSTM, &kQuantizedLstmKernel},
       {OperationType::SVDF, &kSvdfKernel},
       {OperationType::LSH_PROJECTION, &kLshProjectionKernel},
       {OperationType::RANDOM_MULTINOMIAL, &kRandomMultinomialKernel},

@@ -34,6 +34,10 @@ extern const OperationKernel kRandomMultinomialKernel;
 extern const OperationKernel kLstmKernel;
 extern const OperationKernel kUnidirectionalSequenceLstmKernel;
 extern const OperationKernel kBidirectionalSequenceLstmKernel;
+// quantized_16bit_lstm.cc
+extern const OperationKernel kQuantized16BitLstmKernel;
+// quantized_lstm.cc
+extern const OperationKernel kQuantizedLstmKernel;
 extern const OperationKernel kMeanKernel;
 extern const OperationKernel kReduceSumKernel;
 extern const OperationKernel kReduceProdKernel;
