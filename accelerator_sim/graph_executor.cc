@@ -108,7 +108,7 @@ void addOperandBytes(const OperationContext& context, OperationWork* work) {
 }  // namespace
 
 hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Request& request,
-                                          const NpuConfig& npu, bool withTiming) {
+                                          const NpuConfig& npu, bool withTiming, OperationState* states) {
   const hal::Model::Subgraph& main = model.main;
   for (size_t i = 0; i < request.pools.size(); ++i) {
     if (!std::holds_alternative<hal::SharedMemory>(request.pools[i])) {
@@ -157,6 +157,7 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
     const hal::Operation& operation = main.operations[op];
     const OperationKernel* kernel = findKernel(operation.type);
     OperationContext context = makeContext(operation, tensors);
+    if (states != nullptr) context.setState(&states[op]);
     LoweredOperation lowered(*kernel, context);
     auto failed = [&](const hal::Error& error) {
       hal::Error e = error;

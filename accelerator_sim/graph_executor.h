@@ -33,9 +33,11 @@ struct ExecutionReport {
 // Executes `model` (validated, every operation supported) on `request` (validated against
 // it). Writes outputs into the request's pools. If an output does not fit, returns
 // OUTPUT_INSUFFICIENT_SIZE with the needed shapes and writes nothing. With `withTiming`, prices
-// every operation on `npu`.
+// every operation on `npu`. `states`, if given, holds one OperationState per operation of the
+// main subgraph, kept by the caller across executions of `model`.
 hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Request& request,
-                                          const NpuConfig& npu, bool withTiming);
+                                          const NpuConfig& npu, bool withTiming,
+                                          OperationState* states = nullptr);
 
 }  // namespace nnremote::sim
 

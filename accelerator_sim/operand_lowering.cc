@@ -105,6 +105,7 @@ LoweredOperation::LoweredOperation(const OperationKernel& kernel, OperationConte
     outputs.push_back(&outputs_[i]);
   }
   lowered_ = std::make_unique<OperationContext>(original.type(), std::move(inputs), std::move(outputs));
+  lowered_->setState(original.state());
 }
 
 void LoweredOperation::lowerInput(size_t i) {

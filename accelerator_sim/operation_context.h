@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -42,12 +44,24 @@ struct Tensor {
   T* asMutable() const { return reinterpret_cast<T*>(data); }
 };
 
+// What one operation of a prepared model keeps between executions: weights packed for a
+// library, a compiled operator. Executions of one prepared model may run concurrently, so a
+// kernel holds `mutex` while it reads, builds or uses `value`.
+struct OperationState {
+  std::mutex mutex;
+  std::shared_ptr<void> value;
+};
+
 class OperationContext {
  public:
   OperationContext(OperationType type, std::vector<Tensor*> inputs, std::vector<Tensor*> outputs)
       : type_(type), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
 
   OperationType type() const { return type_; }
+  // This operation's state in its prepared model; null outside an execution (validation) and
+  // for executions that keep none.
+  OperationState* state() const { return state_; }
+  void setState(OperationState* state) { state_ = state; }
   size_t inputCount() const { return inputs_.size(); }
   size_t outputCount() const { return outputs_.size(); }
   const Tensor& input(size_t i) const { return *inputs_[i]; }
@@ -68,6 +82,7 @@ class OperationContext {
   OperationType type_;
   std::vector<Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
+  OperationState* state_ = nullptr;
 };
 
 }  // namespace nnremote::sim

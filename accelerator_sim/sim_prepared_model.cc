@@ -16,7 +16,10 @@ using hal::makeError;
 }  // namespace
 
 SimPreparedModel::SimPreparedModel(hal::Model model, NpuConfig npu, bool paceRealtime)
-    : model_(std::move(model)), npu_(std::move(npu)), paceRealtime_(paceRealtime) {}
+    : model_(std::move(model)),
+      npu_(std::move(npu)),
+      paceRealtime_(paceRealtime),
+      operationStates_(new OperationState[model_.main.operations.size()]) {}
 
 hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
     const hal::Request& request, hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
@@ -31,7 +34,7 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
   NN_ASSIGN_OR_RETURN(const hal::Request resolved, resolveDeviceBuffers(request, &writtenBuffers));
   const bool timed = measure == hal::MeasureTiming::YES;
   NN_ASSIGN_OR_RETURN(ExecutionReport report,
-                      executeGraph(model_, resolved, npu_, timed || paceRealtime_));
+                      executeGraph(model_, resolved, npu_, timed || paceRealtime_, operationStates_.get()));
   for (const auto& [buffer, output] : writtenBuffers) {
     buffer->markInitialized(report.outputShapes[output].dimensions);
   }

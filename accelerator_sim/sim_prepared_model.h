@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "accelerator_sim/npu_config.h"
+#include "accelerator_sim/operation_context.h"
 #include "hal/execution_adapters.h"
 
 namespace nnremote::sim {
@@ -40,6 +41,8 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
   hal::Model model_;
   NpuConfig npu_;
   bool paceRealtime_;
+  // One per operation of the main subgraph, kept across executions (kernels' packed weights).
+  std::unique_ptr<OperationState[]> operationStates_;
 };
 
 }  // namespace nnremote::sim

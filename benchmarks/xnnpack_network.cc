@@ -137,23 +137,121 @@ hal::Result<std::unique_ptr<XnnpackNetwork>> XnnpackNetwork::create(const hal::M
         }
         break;
       }
-      case OperationType::AVERAGE_POOL_2D: {
-        // Only the global form (VALID, window = the whole map), which MobileNet uses.
+      case OperationType::AVERAGE_POOL_2D:
+      case OperationType::MAX_POOL_2D: {
+        // Implicit padding: input, scheme, stride w/h, filter w/h, activation.
+        if (operation.inputs.size() != 7) return unsupportedStep(index, "needs implicit padding");
         const uint32_t inH = in.dimensions[1], inW = in.dimensions[2], channels = in.dimensions[3];
-        if (out.dimensions[1] != 1 || out.dimensions[2] != 1) return unsupportedStep(index, "only global pooling");
-        if (quantized) {
+        const int32_t scheme = scalar(operation.inputs[1]);
+        const uint32_t strideW = uint32_t(scalar(operation.inputs[2])), strideH = uint32_t(scalar(operation.inputs[3]));
+        const uint32_t poolW = uint32_t(scalar(operation.inputs[4])), poolH = uint32_t(scalar(operation.inputs[5]));
+        const ActivationBounds bounds = activationBounds(scalar(operation.inputs[6]));
+        uint32_t top = 0, bottom = 0, left = 0, right = 0;
+        if (scheme == 1) {
+          samePadding(inH, strideH, poolH, &top, &bottom);
+          samePadding(inW, strideW, poolW, &left, &right);
+        }
+        const bool global = out.dimensions[1] == 1 && out.dimensions[2] == 1 && poolH == inH && poolW == inW;
+        if (operation.type == OperationType::MAX_POOL_2D) {
+          if (quantized) {
+            status = xnn_create_max_pooling2d_nhwc_u8(top, right, bottom, left, poolH, poolW, strideH, strideW, 1, 1,
+                                                      channels, channels, channels, quantizeBound(bounds.min, out),
+                                                      quantizeBound(bounds.max, out), 0, &step.op);
+            step.setup = [inH, inW, input, output](xnn_operator_t op) {
+              return xnn_setup_max_pooling2d_nhwc_u8(op, 1, inH, inW, input, output, nullptr);
+            };
+          } else {
+            status = xnn_create_max_pooling2d_nhwc_f32(top, right, bottom, left, poolH, poolW, strideH, strideW, 1, 1,
+                                                       channels, channels, channels, bounds.min, bounds.max, 0,
+                                                       &step.op);
+            step.setup = [inH, inW, input, output](xnn_operator_t op) {
+              return xnn_setup_max_pooling2d_nhwc_f32(op, 1, inH, inW, reinterpret_cast<const float*>(input),
+                                                      reinterpret_cast<float*>(output), nullptr);
+            };
+          }
+        } else if (global && quantized) {
           status = xnn_create_global_average_pooling_nwc_qu8(channels, channels, channels, uint8_t(in.zeroPoint),
-                                                             in.scale, uint8_t(out.zeroPoint), out.scale, 0, 255, 0,
-                                                             &step.op);
+                                                             in.scale, uint8_t(out.zeroPoint), out.scale,
+                                                             quantizeBound(bounds.min, out),
+                                                             quantizeBound(bounds.max, out), 0, &step.op);
           step.setup = [inH, inW, input, output](xnn_operator_t op) {
             return xnn_setup_global_average_pooling_nwc_qu8(op, 1, inH * inW, input, output, nullptr);
           };
-        } else {
-          status = xnn_create_global_average_pooling_nwc_f32(channels, channels, channels, -INFINITY, INFINITY, 0,
+        } else if (global) {
+          status = xnn_create_global_average_pooling_nwc_f32(channels, channels, channels, bounds.min, bounds.max, 0,
                                                              &step.op);
           step.setup = [inH, inW, input, output](xnn_operator_t op) {
             return xnn_setup_global_average_pooling_nwc_f32(op, 1, inH * inW, reinterpret_cast<const float*>(input),
                                                             reinterpret_cast<float*>(output), nullptr);
+          };
+        } else if (quantized) {
+          status = xnn_create_average_pooling2d_nhwc_qu8(top, right, bottom, left, poolH, poolW, strideH, strideW,
+                                                         channels, channels, channels, uint8_t(in.zeroPoint), in.scale,
+                                                         uint8_t(out.zeroPoint), out.scale,
+                                                         quantizeBound(bounds.min, out),
+                                                         quantizeBound(bounds.max, out), 0, &step.op);
+          step.setup = [inH, inW, input, output](xnn_operator_t op) {
+            return xnn_setup_average_pooling2d_nhwc_qu8(op, 1, inH, inW, input, output, nullptr);
+          };
+        } else {
+          status = xnn_create_average_pooling2d_nhwc_f32(top, right, bottom, left, poolH, poolW, strideH, strideW,
+                                                         channels, channels, channels, bounds.min, bounds.max, 0,
+                                                         &step.op);
+          step.setup = [inH, inW, input, output](xnn_operator_t op) {
+            return xnn_setup_average_pooling2d_nhwc_f32(op, 1, inH, inW, reinterpret_cast<const float*>(input),
+                                                        reinterpret_cast<float*>(output), nullptr);
+          };
+        }
+        break;
+      }
+      case OperationType::ADD: {
+        // input + a second operand of the same shape (a constant, or another operation's output).
+        const hal::Operand& other = main.operands[operation.inputs[1]];
+        if (other.dimensions != in.dimensions) return unsupportedStep(index, "ADD without broadcasting only");
+        const ActivationBounds bounds = activationBounds(scalar(operation.inputs[2]));
+        std::vector<size_t> shape(in.dimensions.begin(), in.dimensions.end());
+        const uint8_t* second = buffers[operation.inputs[1]].data();
+        if (quantized) {
+          status = xnn_create_add_nd_qu8(uint8_t(in.zeroPoint), in.scale, uint8_t(other.zeroPoint), other.scale,
+                                         uint8_t(out.zeroPoint), out.scale, quantizeBound(bounds.min, out),
+                                         quantizeBound(bounds.max, out), 0, &step.op);
+          step.setup = [shape, input, second, output](xnn_operator_t op) {
+            return xnn_setup_add_nd_qu8(op, shape.size(), shape.data(), shape.size(), shape.data(), input, second,
+                                        output, nullptr);
+          };
+        } else {
+          status = xnn_create_add_nd_f32(bounds.min, bounds.max, 0, &step.op);
+          step.setup = [shape, input, second, output](xnn_operator_t op) {
+            return xnn_setup_add_nd_f32(op, shape.size(), shape.data(), shape.size(), shape.data(),
+                                        reinterpret_cast<const float*>(input), reinterpret_cast<const float*>(second),
+                                        reinterpret_cast<float*>(output), nullptr);
+          };
+        }
+        break;
+      }
+      case OperationType::FULLY_CONNECTED: {
+        const hal::Operand& weights = main.operands[operation.inputs[1]];
+        const size_t units = weights.dimensions[0], inputSize = weights.dimensions[1];
+        const size_t batches = hal::elementCount(in.dimensions) / inputSize;
+        const ActivationBounds bounds = activationBounds(scalar(operation.inputs[3]));
+        const uint8_t* kernel = buffers[operation.inputs[1]].data();
+        const uint8_t* bias = buffers[operation.inputs[2]].data();
+        if (quantized) {
+          status = xnn_create_fully_connected_nc_qu8(
+              inputSize, units, inputSize, units, uint8_t(in.zeroPoint), in.scale, uint8_t(weights.zeroPoint),
+              weights.scale, kernel, reinterpret_cast<const int32_t*>(bias), uint8_t(out.zeroPoint), out.scale,
+              quantizeBound(bounds.min, out), quantizeBound(bounds.max, out), 0, &step.op);
+          step.setup = [batches, input, output](xnn_operator_t op) {
+            return xnn_setup_fully_connected_nc_qu8(op, batches, input, output, nullptr);
+          };
+        } else {
+          status = xnn_create_fully_connected_nc_f32(inputSize, units, inputSize, units,
+                                                     reinterpret_cast<const float*>(kernel),
+                                                     reinterpret_cast<const float*>(bias), bounds.min, bounds.max, 0,
+                                                     &step.op);
+          step.setup = [batches, input, output](xnn_operator_t op) {
+            return xnn_setup_fully_connected_nc_f32(op, batches, reinterpret_cast<const float*>(input),
+                                                    reinterpret_cast<float*>(output), nullptr);
           };
         }
         break;

@@ -1,8 +1,9 @@
 // The same network on XNNPACK, for side-by-side speed comparisons with the simulator's
-// functional path. Translates a hal::Model made of the operations MobileNet-style networks use
-// (CONV_2D and DEPTHWISE_CONV_2D with implicit padding and fused activation, a global
-// AVERAGE_POOL_2D, RESHAPE, SOFTMAX), float32 or quant8, into XNNPACK operators that share the
-// model's weights, and runs them single-threaded.
+// functional path. Translates a hal::Model made of the operations MobileNet-style networks and
+// the hot-kernel benchmarks use (CONV_2D and DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D,
+// all with implicit padding and fused activation; ADD of same-shaped operands, FULLY_CONNECTED,
+// RESHAPE, SOFTMAX), float32 or quant8, into XNNPACK operators that share the model's weights,
+// and runs them single-threaded.
 #ifndef NNREMOTE_BENCHMARKS_XNNPACK_NETWORK_H_
 #define NNREMOTE_BENCHMARKS_XNNPACK_NETWORK_H_
 

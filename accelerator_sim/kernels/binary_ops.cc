@@ -1,7 +1,10 @@
 // ADD, SUB, MUL, DIV: elementwise with NumPy broadcasting and a fused activation.
 // Quantized ADD/SUB/MUL follow TFLite's fixed-point arithmetic, as AOSP's CPU reference does.
+#include <array>
+
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/kernels/xnnpack_ops.h"
 
 namespace nnremote::sim {
 namespace {
@@ -59,26 +62,56 @@ void executeFloat(const OperationContext& context, FloatRange range) {
   });
 }
 
+// The requantized value of every possible uint8 input: (q - zeroPoint) * 2^leftShift * m.
+std::array<int32_t, 256> requantizationTable(int32_t zeroPoint, int leftShift, QuantizedMultiplier m) {
+  std::array<int32_t, 256> table;
+  for (int32_t q = 0; q < 256; ++q) table[q] = multiplyByQuantizedMultiplier((q - zeroPoint) * (1 << leftShift), m);
+  return table;
+}
+
+// out[i] = clamp(requantize(ta[a[i]] + sign * tb[b[i]])) for same-shaped inputs: the common
+// case (residual connections), kept free of index arithmetic so it vectorizes.
+NNREMOTE_VECTOR_CLONES void addSameShape(const uint8_t* __restrict__ a, const uint8_t* __restrict__ b,
+                                         uint8_t* __restrict__ out, size_t n, const int32_t* ta, const int32_t* tb,
+                                         int32_t sign, QuantizedMultiplier m, int32_t zeroPoint, QuantRange range) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t q = multiplyByQuantizedMultiplier(ta[a[i]] + sign * tb[b[i]], m) + zeroPoint;
+    out[i] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
+  }
+}
+
+NNREMOTE_VECTOR_CLONES void multiplySameShape(const uint8_t* __restrict__ a, const uint8_t* __restrict__ b,
+                                              uint8_t* __restrict__ out, size_t n, int32_t za, int32_t zb,
+                                              QuantizedMultiplier m, int32_t zeroPoint, QuantRange range) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t q = multiplyByQuantizedMultiplier((int32_t(a[i]) - za) * (int32_t(b[i]) - zb), m) + zeroPoint;
+    out[i] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
+  }
+}
+
 // TFLite's quantized add: both inputs are rescaled to a common fixed-point domain with 20 bits
-// of headroom, summed, and rescaled to the output.
+// of headroom, summed, and rescaled to the output. The input rescaling depends on the byte
+// alone, so it is tabulated.
 void executeQuantAddSub(const OperationContext& context, QuantRange range, bool subtract) {
   const Tensor& a = context.input(0);
   const Tensor& b = context.input(1);
   Tensor& out = context.output(0);
   constexpr int kLeftShift = 20;
   const double twiceMaxScale = 2.0 * std::max(a.scale, b.scale);
-  const QuantizedMultiplier ma = quantizeMultiplier(a.scale / twiceMaxScale);
-  const QuantizedMultiplier mb = quantizeMultiplier(b.scale / twiceMaxScale);
+  const auto ta = requantizationTable(a.zeroPoint, kLeftShift, quantizeMultiplier(a.scale / twiceMaxScale));
+  const auto tb = requantizationTable(b.zeroPoint, kLeftShift, quantizeMultiplier(b.scale / twiceMaxScale));
   const QuantizedMultiplier mo =
       quantizeMultiplier(twiceMaxScale / ((1 << kLeftShift) * static_cast<double>(out.scale)));
   const uint8_t* pa = a.as<uint8_t>();
   const uint8_t* pb = b.as<uint8_t>();
   uint8_t* po = out.asMutable<uint8_t>();
+  const int32_t sign = subtract ? -1 : 1;
+  if (a.dimensions == out.dimensions && b.dimensions == out.dimensions) {
+    addSameShape(pa, pb, po, out.elementCount(), ta.data(), tb.data(), sign, mo, out.zeroPoint, range);
+    return;
+  }
   forEachBroadcast(out.dimensions, a.dimensions, b.dimensions, [&](size_t o, size_t i, size_t j) {
-    const int32_t sa = multiplyByQuantizedMultiplier((pa[i] - a.zeroPoint) * (1 << kLeftShift), ma);
-    const int32_t sb = multiplyByQuantizedMultiplier((pb[j] - b.zeroPoint) * (1 << kLeftShift), mb);
-    const int32_t sum = subtract ? sa - sb : sa + sb;
-    const int32_t q = multiplyByQuantizedMultiplier(sum, mo) + out.zeroPoint;
+    const int32_t q = multiplyByQuantizedMultiplier(ta[pa[i]] + sign * tb[pb[j]], mo) + out.zeroPoint;
     po[o] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
   });
 }
@@ -92,6 +125,10 @@ void executeQuantMul(const OperationContext& context, QuantRange range) {
   const uint8_t* pa = a.as<uint8_t>();
   const uint8_t* pb = b.as<uint8_t>();
   uint8_t* po = out.asMutable<uint8_t>();
+  if (a.dimensions == out.dimensions && b.dimensions == out.dimensions) {
+    multiplySameShape(pa, pb, po, out.elementCount(), a.zeroPoint, b.zeroPoint, m, out.zeroPoint, range);
+    return;
+  }
   forEachBroadcast(out.dimensions, a.dimensions, b.dimensions, [&](size_t o, size_t i, size_t j) {
     const int32_t product = (pa[i] - a.zeroPoint) * (pb[j] - b.zeroPoint);
     const int32_t q = multiplyByQuantizedMultiplier(product, m) + out.zeroPoint;
@@ -130,6 +167,10 @@ Status executeBinary(OperationContext& context) {
     executeFloat<kType>(context, activationRange(activation));
     return {};
   }
+  const XnnpackBinary fast = kType == OperationType::ADD   ? XnnpackBinary::ADD
+                            : kType == OperationType::SUB ? XnnpackBinary::SUBTRACT
+                                                          : XnnpackBinary::MULTIPLY;
+  if (runQuantizedBinaryOnXnnpack(context, fast, activation)) return {};
   const QuantRange range = activationRange(activation, context.output(0));
   if (kType == OperationType::MUL) {
     executeQuantMul(context, range);

@@ -4,6 +4,7 @@
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/kernels.h"
 #include "accelerator_sim/kernels/window.h"
+#include "accelerator_sim/kernels/xnnpack_ops.h"
 
 namespace nnremote::sim {
 namespace {
@@ -176,10 +177,6 @@ void forEachOutputPixel(const OperationContext& context, const ConvGeometry& g,
   }
 }
 
-// The innermost loops, compiled twice (baseline and AVX2) and picked at load time, since most
-// hosts have AVX2 but the build targets x86-64-v2.
-#define NNREMOTE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-
 // acc[k][i] += x[k] * w[i] for four rows k.
 NNREMOTE_VECTOR_CLONES void multiplyAccumulate4(const float* __restrict__ w, const float x[4], float* __restrict__ a0,
                                                 float* __restrict__ a1, float* __restrict__ a2, float* __restrict__ a3,
@@ -302,10 +299,31 @@ void runDepthwise(const OperationContext& context, const ConvGeometry& g, const 
   forEachOutputPixel<T>(context, g, accumulate, store);
 }
 
+XnnpackConvolution asXnnpack(const ConvGeometry& g, bool depthwise) {
+  XnnpackConvolution c;
+  c.padTop = g.window.height.before;
+  c.padBottom = g.window.height.after;
+  c.padLeft = g.window.width.before;
+  c.padRight = g.window.width.after;
+  c.kernelHeight = g.window.filterHeight;
+  c.kernelWidth = g.window.filterWidth;
+  c.strideHeight = g.window.strideHeight;
+  c.strideWidth = g.window.strideWidth;
+  c.dilationHeight = g.window.dilationHeight;
+  c.dilationWidth = g.window.dilationWidth;
+  c.groups = depthwise ? g.inDepth : 1;
+  c.groupInputChannels = depthwise ? 1 : g.inDepth;
+  c.groupOutputChannels = depthwise ? g.depthMultiplier : g.outDepth;
+  c.depthwise = depthwise;
+  c.activation = g.activation;
+  return c;
+}
+
 template <bool kDepthwise>
 Status executeConv(OperationContext& context) {
   ConvGeometry g;
   NN_RETURN_IF_ERROR(readGeometry(context, kDepthwise, &g));
+  if (runConvolutionOnXnnpack(context, asXnnpack(g, kDepthwise))) return {};
   Tensor& output = context.output(0);
   if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
     const float* bias = context.input(2).as<float>();

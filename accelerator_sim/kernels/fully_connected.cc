@@ -2,6 +2,7 @@
 // flattened to [batch, inputSize] where inputSize is the weights' second dimension.
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/kernels/xnnpack_ops.h"
 
 namespace nnremote::sim {
 namespace {
@@ -60,6 +61,7 @@ Status executeFullyConnected(OperationContext& context) {
   const Tensor& weights = context.input(1);
   Tensor& output = context.output(0);
   const auto activation = static_cast<FusedActivation>(context.scalar<int32_t>(3));
+  if (runFullyConnectedOnXnnpack(context, s.batches, activation)) return {};
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const float* in = input.as<float>();
     const float* w = weights.as<float>();

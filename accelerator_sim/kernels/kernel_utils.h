@@ -10,6 +10,10 @@
 
 #include "accelerator_sim/operation_context.h"
 
+// For innermost loops: compiled twice (baseline and AVX2) and picked at load time, since most
+// hosts have AVX2 but the build targets x86-64-v2.
+#define NNREMOTE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+
 namespace nnremote::sim {
 
 inline hal::ErrorBuilder unsupported(const OperationContext& context) {

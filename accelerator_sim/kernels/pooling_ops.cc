@@ -3,6 +3,7 @@
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/kernels.h"
 #include "accelerator_sim/kernels/window.h"
+#include "accelerator_sim/kernels/xnnpack_ops.h"
 
 namespace nnremote::sim {
 namespace {
@@ -61,12 +62,11 @@ Status preparePool(OperationContext& context) {
   return {};
 }
 
-// Calls reduce(sum/max state) over the window of every output element, then emit(index, count).
-template <typename T, typename Init, typename Step, typename Emit>
-void runPool(const OperationContext& context, const PoolGeometry& g, Init init, Step step,
-             Emit emit) {
+// Visits the window of every output pixel: accumulate(acc, pixel) once per tap inside the
+// input, on `depth` channels at a time, then emit(outputOffset, acc, tapCount).
+template <typename T, typename Acc, typename Accumulate, typename Emit>
+void runPool(const OperationContext& context, const PoolGeometry& g, Acc init, Accumulate accumulate, Emit emit) {
   const T* in = context.input(0).as<T>();
-  using Acc = decltype(init());
   std::vector<Acc> acc(g.depth);
   for (uint32_t b = 0; b < g.batches; ++b) {
     for (uint32_t oy = 0; oy < g.outHeight; ++oy) {
@@ -77,55 +77,90 @@ void runPool(const OperationContext& context, const PoolGeometry& g, Init init, 
         const int32_t x0 = int32_t(ox * g.window.strideWidth) - int32_t(g.window.width.before);
         const int32_t xBegin = std::max(0, x0);
         const int32_t xEnd = std::min(int32_t(g.inWidth), x0 + int32_t(g.window.filterWidth));
-        std::fill(acc.begin(), acc.end(), init());
+        std::fill(acc.begin(), acc.end(), init);
         for (int32_t iy = yBegin; iy < yEnd; ++iy) {
           for (int32_t ix = xBegin; ix < xEnd; ++ix) {
-            const T* pixel = in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.depth;
-            for (uint32_t c = 0; c < g.depth; ++c) acc[c] = step(acc[c], pixel[c]);
+            accumulate(acc.data(), in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.depth);
           }
         }
         const int32_t count = std::max(0, yEnd - yBegin) * std::max(0, xEnd - xBegin);
-        const size_t base = ((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.depth;
-        for (uint32_t c = 0; c < g.depth; ++c) emit(base + c, acc[c], count);
+        emit(((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.depth, acc.data(), count);
       }
     }
   }
+}
+
+// The per-channel loops, vectorized.
+template <typename T, typename Acc>
+NNREMOTE_VECTOR_CLONES void addRow(Acc* __restrict__ acc, const T* __restrict__ pixel, uint32_t n) {
+  for (uint32_t c = 0; c < n; ++c) acc[c] += pixel[c];
+}
+template <typename T>
+NNREMOTE_VECTOR_CLONES void maxRow(T* __restrict__ acc, const T* __restrict__ pixel, uint32_t n) {
+  for (uint32_t c = 0; c < n; ++c) acc[c] = std::max(acc[c], pixel[c]);
+}
+NNREMOTE_VECTOR_CLONES void averageRow(const float* __restrict__ sum, float* __restrict__ out, uint32_t n,
+                                       int32_t count, FloatRange range) {
+  for (uint32_t c = 0; c < n; ++c) out[c] = std::min(range.max, std::max(range.min, count ? sum[c] / count : 0.0f));
+}
+// (sum + count / 2) / count, rounded down as the reference's integer division, without that
+// division (which does not vectorize): adding 1/2 keeps the floor exact despite 1/count's rounding.
+NNREMOTE_VECTOR_CLONES void averageRow(const int32_t* __restrict__ sum, uint8_t* __restrict__ out, uint32_t n,
+                                       int32_t count, QuantRange range) {
+  const double inverse = count ? 1.0 / count : 0.0;
+  for (uint32_t c = 0; c < n; ++c) {
+    const int32_t average = int32_t((double(sum[c] + count / 2) + 0.5) * inverse);
+    out[c] = uint8_t(std::min(range.max, std::max(range.min, average)));
+  }
+}
+template <typename T, typename Range>
+NNREMOTE_VECTOR_CLONES void clampRow(const T* __restrict__ value, T* __restrict__ out, uint32_t n, Range range) {
+  for (uint32_t c = 0; c < n; ++c) out[c] = T(std::min<decltype(range.max)>(range.max, std::max<decltype(range.min)>(range.min, value[c])));
+}
+
+XnnpackPooling asXnnpack(const PoolGeometry& g, bool average) {
+  XnnpackPooling p;
+  p.padTop = g.window.height.before;
+  p.padBottom = g.window.height.after;
+  p.padLeft = g.window.width.before;
+  p.padRight = g.window.width.after;
+  p.poolHeight = g.window.filterHeight;
+  p.poolWidth = g.window.filterWidth;
+  p.strideHeight = g.window.strideHeight;
+  p.strideWidth = g.window.strideWidth;
+  p.max = !average;
+  p.activation = g.activation;
+  return p;
 }
 
 template <bool kAverage>
 Status executePool(OperationContext& context) {
   PoolGeometry g;
   NN_RETURN_IF_ERROR(readGeometry(context, &g));
+  if (runPoolingOnXnnpack(context, asXnnpack(g, kAverage))) return {};
   Tensor& output = context.output(0);
+  const uint32_t depth = g.depth;
   if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {
     float* out = output.asMutable<float>();
     const FloatRange range = activationRange(g.activation);
-    auto clamp = [&](float v) { return std::min(range.max, std::max(range.min, v)); };
     if (kAverage) {
-      runPool<float>(context, g, [] { return 0.0f; }, [](float a, float x) { return a + x; },
-                     [&](size_t i, float sum, int32_t n) { out[i] = clamp(n ? sum / n : 0.0f); });
+      runPool<float>(context, g, 0.0f, [&](float* acc, const float* pixel) { addRow(acc, pixel, depth); },
+                     [&](size_t base, const float* sum, int32_t n) { averageRow(sum, out + base, depth, n, range); });
     } else {
-      runPool<float>(context, g, [] { return std::numeric_limits<float>::lowest(); },
-                     [](float a, float x) { return std::max(a, x); },
-                     [&](size_t i, float m, int32_t) { out[i] = clamp(m); });
+      runPool<float>(context, g, std::numeric_limits<float>::lowest(),
+                     [&](float* acc, const float* pixel) { maxRow(acc, pixel, depth); },
+                     [&](size_t base, const float* m, int32_t) { clampRow(m, out + base, depth, range); });
     }
     return {};
   }
   uint8_t* out = output.asMutable<uint8_t>();
   const QuantRange range = activationRange(g.activation, output);
-  auto clamp = [&](int32_t v) {
-    return static_cast<uint8_t>(std::min(range.max, std::max(range.min, v)));
-  };
   if (kAverage) {
-    runPool<uint8_t>(context, g, [] { return int32_t{0}; },
-                     [](int32_t a, uint8_t x) { return a + int32_t(x); },
-                     [&](size_t i, int32_t sum, int32_t n) {
-                       out[i] = clamp(n ? (sum + n / 2) / n : 0);
-                     });
+    runPool<uint8_t>(context, g, int32_t{0}, [&](int32_t* acc, const uint8_t* pixel) { addRow(acc, pixel, depth); },
+                     [&](size_t base, const int32_t* sum, int32_t n) { averageRow(sum, out + base, depth, n, range); });
   } else {
-    runPool<uint8_t>(context, g, [] { return int32_t{0}; },
-                     [](int32_t a, uint8_t x) { return std::max(a, int32_t(x)); },
-                     [&](size_t i, int32_t m, int32_t) { out[i] = clamp(m); });
+    runPool<uint8_t>(context, g, uint8_t{0}, [&](uint8_t* acc, const uint8_t* pixel) { maxRow(acc, pixel, depth); },
+                     [&](size_t base, const uint8_t* m, int32_t) { clampRow(m, out + base, depth, range); });
   }
   return {};
 }

@@ -1,0 +1,219 @@
+#include "accelerator_sim/kernels/xnnpack_ops.h"
+
+#include <xnnpack.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace nnremote::sim {
+namespace {
+
+bool xnnpackReady() {
+  static const bool ready = xnn_initialize(/*allocator=*/nullptr) == xnn_status_success;
+  return ready;
+}
+
+// An operation's XNNPACK operator, created at its first execution. A null `op` records that
+// XNNPACK declined the operation, so later executions do not ask again.
+struct CachedOperator {
+  xnn_operator_t op = nullptr;
+  ~CachedOperator() {
+    if (op != nullptr) xnn_delete_operator(op);
+  }
+};
+
+// Runs the operation's cached operator, creating it with `create` on first use; `setup` binds it
+// to this execution's buffers. False if XNNPACK declines or fails.
+bool runCached(OperationContext& context, const std::function<xnn_status(xnn_operator_t*)>& create,
+               const std::function<xnn_status(xnn_operator_t)>& setup) {
+  OperationState* state = context.state();
+  if (state == nullptr || !xnnpackReady()) return false;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (!state->value) {
+    auto cached = std::make_shared<CachedOperator>();
+    if (create(&cached->op) != xnn_status_success) cached->op = nullptr;
+    state->value = cached;
+  }
+  xnn_operator_t op = static_cast<CachedOperator*>(state->value.get())->op;
+  return op != nullptr && setup(op) == xnn_status_success && xnn_run_operator(op, /*threadpool=*/nullptr) == xnn_status_success;
+}
+
+// The activation's clamp for XNNPACK, which takes infinities for "no bound".
+std::pair<float, float> floatClamp(FusedActivation activation) {
+  const FloatRange range = activationRange(activation);
+  const float lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
+  return {range.min == lowest ? -INFINITY : range.min, range.max == highest ? INFINITY : range.max};
+}
+
+// Whether the weights (input 1) and bias (input 2) are constants of a type XNNPACK packs.
+bool packableWeights(const OperationContext& context) {
+  const Tensor& input = context.input(0);
+  const Tensor& weights = context.input(1);
+  const Tensor& bias = context.input(2);
+  if (!weights.isConstant || !bias.isConstant) return false;
+  if (input.type == OperandType::TENSOR_FLOAT32) return weights.type == OperandType::TENSOR_FLOAT32;
+  return input.type == OperandType::TENSOR_QUANT8_ASYMM && weights.type == OperandType::TENSOR_QUANT8_ASYMM &&
+         context.output(0).type == OperandType::TENSOR_QUANT8_ASYMM;
+}
+
+}  // namespace
+
+bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution& c) {
+  if (!packableWeights(context)) return false;
+  const Tensor& input = context.input(0);
+  const Tensor& filter = context.input(1);
+  const Tensor& bias = context.input(2);
+  Tensor& output = context.output(0);
+  const size_t batches = input.dim(0), height = input.dim(1), width = input.dim(2);
+  const size_t inputStride = size_t(c.groups) * c.groupInputChannels;
+  const size_t outputStride = size_t(c.groups) * c.groupOutputChannels;
+  const uint32_t flags = c.depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0;
+  if (input.type == OperandType::TENSOR_FLOAT32) {
+    const auto [low, high] = floatClamp(c.activation);
+    return runCached(
+        context,
+        [&](xnn_operator_t* op) {
+          return xnn_create_convolution2d_nhwc_f32(
+              c.padTop, c.padRight, c.padBottom, c.padLeft, c.kernelHeight, c.kernelWidth, c.strideHeight,
+              c.strideWidth, c.dilationHeight, c.dilationWidth, c.groups, c.groupInputChannels,
+              c.groupOutputChannels, inputStride, outputStride, filter.as<float>(), bias.as<float>(), low, high, flags,
+              op);
+        },
+        [&](xnn_operator_t op) {
+          return xnn_setup_convolution2d_nhwc_f32(op, batches, height, width, input.as<float>(),
+                                                  output.asMutable<float>(), nullptr);
+        });
+  }
+  const QuantRange range = activationRange(c.activation, output);
+  return runCached(
+      context,
+      [&](xnn_operator_t* op) {
+        return xnn_create_convolution2d_nhwc_qu8(
+            c.padTop, c.padRight, c.padBottom, c.padLeft, c.kernelHeight, c.kernelWidth, c.strideHeight,
+            c.strideWidth, c.dilationHeight, c.dilationWidth, c.groups, c.groupInputChannels, c.groupOutputChannels,
+            inputStride, outputStride, uint8_t(input.zeroPoint), input.scale, uint8_t(filter.zeroPoint), filter.scale,
+            filter.as<uint8_t>(), bias.as<int32_t>(), uint8_t(output.zeroPoint), output.scale, uint8_t(range.min),
+            uint8_t(range.max), flags, op);
+      },
+      [&](xnn_operator_t op) {
+        return xnn_setup_convolution2d_nhwc_qu8(op, batches, height, width, input.as<uint8_t>(),
+                                                output.asMutable<uint8_t>(), nullptr);
+      });
+}
+
+bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, FusedActivation activation) {
+  if (!packableWeights(context)) return false;
+  const Tensor& input = context.input(0);
+  const Tensor& weights = context.input(1);
+  const Tensor& bias = context.input(2);
+  Tensor& output = context.output(0);
+  const size_t units = weights.dim(0), inputSize = weights.dim(1);
+  if (input.type == OperandType::TENSOR_FLOAT32) {
+    const auto [low, high] = floatClamp(activation);
+    return runCached(
+        context,
+        [&](xnn_operator_t* op) {
+          return xnn_create_fully_connected_nc_f32(inputSize, units, inputSize, units, weights.as<float>(),
+                                                   bias.as<float>(), low, high, 0, op);
+        },
+        [&](xnn_operator_t op) {
+          return xnn_setup_fully_connected_nc_f32(op, batches, input.as<float>(), output.asMutable<float>(), nullptr);
+        });
+  }
+  const QuantRange range = activationRange(activation, output);
+  return runCached(
+      context,
+      [&](xnn_operator_t* op) {
+        return xnn_create_fully_connected_nc_qu8(inputSize, units, inputSize, units, uint8_t(input.zeroPoint),
+                                                 input.scale, uint8_t(weights.zeroPoint), weights.scale,
+                                                 weights.as<uint8_t>(), bias.as<int32_t>(), uint8_t(output.zeroPoint),
+                                                 output.scale, uint8_t(range.min), uint8_t(range.max), 0, op);
+      },
+      [&](xnn_operator_t op) {
+        return xnn_setup_fully_connected_nc_qu8(op, batches, input.as<uint8_t>(), output.asMutable<uint8_t>(),
+                                                nullptr);
+      });
+}
+
+bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
+  const Tensor& input = context.input(0);
+  Tensor& output = context.output(0);
+  const size_t batches = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
+  if (input.type == OperandType::TENSOR_FLOAT32) {
+    const auto [low, high] = floatClamp(p.activation);
+    return runCached(
+        context,
+        [&](xnn_operator_t* op) {
+          return p.max ? xnn_create_max_pooling2d_nhwc_f32(p.padTop, p.padRight, p.padBottom, p.padLeft, p.poolHeight,
+                                                           p.poolWidth, p.strideHeight, p.strideWidth, 1, 1, channels,
+                                                           channels, channels, low, high, 0, op)
+                       : xnn_create_average_pooling2d_nhwc_f32(p.padTop, p.padRight, p.padBottom, p.padLeft,
+                                                               p.poolHeight, p.poolWidth, p.strideHeight,
+                                                               p.strideWidth, channels, channels, channels, low, high,
+                                                               0, op);
+        },
+        [&](xnn_operator_t op) {
+          return p.max ? xnn_setup_max_pooling2d_nhwc_f32(op, batches, height, width, input.as<float>(),
+                                                          output.asMutable<float>(), nullptr)
+                       : xnn_setup_average_pooling2d_nhwc_f32(op, batches, height, width, input.as<float>(),
+                                                              output.asMutable<float>(), nullptr);
+        });
+  }
+  // XNNPACK's quantized average pooling counts padding taps, which NNAPI's does not.
+  if (input.type != OperandType::TENSOR_QUANT8_ASYMM || !p.max) return false;
+  const QuantRange range = activationRange(p.activation, output);
+  return runCached(
+      context,
+      [&](xnn_operator_t* op) {
+        return xnn_create_max_pooling2d_nhwc_u8(p.padTop, p.padRight, p.padBottom, p.padLeft, p.poolHeight,
+                                                p.poolWidth, p.strideHeight, p.strideWidth, 1, 1, channels, channels,
+                                                channels, uint8_t(range.min), uint8_t(range.max), 0, op);
+      },
+      [&](xnn_operator_t op) {
+        return xnn_setup_max_pooling2d_nhwc_u8(op, batches, height, width, input.as<uint8_t>(),
+                                               output.asMutable<uint8_t>(), nullptr);
+      });
+}
+
+bool runQuantizedBinaryOnXnnpack(OperationContext& context, XnnpackBinary operation, FusedActivation activation) {
+  const Tensor& a = context.input(0);
+  const Tensor& b = context.input(1);
+  Tensor& output = context.output(0);
+  if (a.type != OperandType::TENSOR_QUANT8_ASYMM || b.type != OperandType::TENSOR_QUANT8_ASYMM ||
+      output.type != OperandType::TENSOR_QUANT8_ASYMM || a.rank() > XNN_MAX_TENSOR_DIMS ||
+      b.rank() > XNN_MAX_TENSOR_DIMS) {
+    return false;
+  }
+  // The three share one signature.
+  using Create = xnn_status (*)(uint8_t, float, uint8_t, float, uint8_t, float, uint8_t, uint8_t, uint32_t,
+                                xnn_operator_t*);
+  using Setup = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, const size_t*, const uint8_t*,
+                               const uint8_t*, uint8_t*, pthreadpool_t);
+  Create create = &xnn_create_add_nd_qu8;
+  Setup setup = &xnn_setup_add_nd_qu8;
+  if (operation == XnnpackBinary::SUBTRACT) {
+    create = &xnn_create_subtract_nd_qu8;
+    setup = &xnn_setup_subtract_nd_qu8;
+  } else if (operation == XnnpackBinary::MULTIPLY) {
+    create = &xnn_create_multiply_nd_qu8;
+    setup = &xnn_setup_multiply_nd_qu8;
+  }
+  const QuantRange range = activationRange(activation, output);
+  const std::vector<size_t> shapeA(a.dimensions.begin(), a.dimensions.end());
+  const std::vector<size_t> shapeB(b.dimensions.begin(), b.dimensions.end());
+  return runCached(
+      context,
+      [&](xnn_operator_t* op) {
+        return create(uint8_t(a.zeroPoint), a.scale, uint8_t(b.zeroPoint), b.scale, uint8_t(output.zeroPoint),
+                      output.scale, uint8_t(range.min), uint8_t(range.max), 0, op);
+      },
+      [&](xnn_operator_t op) {
+        return setup(op, shapeA.size(), shapeA.data(), shapeB.size(), shapeB.data(), a.as<uint8_t>(), b.as<uint8_t>(),
+                     output.asMutable<uint8_t>(), nullptr);
+      });
+}
+
+}  // namespace nnremote::sim
