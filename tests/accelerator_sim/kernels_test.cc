@@ -126,6 +126,27 @@ TEST(PoolingTest, QuantizedAverageRoundsHalfUp) {
   EXPECT_THAT(run(b.build(), {{1, 2}}, 1), ElementsAre(2));  // 1.5 -> 2
 }
 
+// RESIZE_BILINEAR of [0, 10] from width 2 to width 4 under its three sampling conventions.
+std::vector<float> resizeRow(bool alignCorners, bool halfPixelCenters) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 1, 2, 1});
+  const uint32_t out = b.addOutput(kFloat, {1, 1, 4, 1});
+  b.addOperation(OperationType::RESIZE_BILINEAR,
+                 {in, b.addInt32(4), b.addInt32(1), b.addBool(false), b.addBool(alignCorners),
+                  b.addBool(halfPixelCenters)},
+                 {out});
+  return asFloats(run(b.build(), {hal::toBytes<float>({0, 10})}, 16));
+}
+
+TEST(ResizeBilinearTest, SamplingConventions) {
+  // Default: source x = 0.5 x, clamped at the last pixel.
+  EXPECT_THAT(resizeRow(false, false), Pointwise(FloatNear(1e-5), std::vector<float>{0, 5, 10, 10}));
+  // Corners aligned: source x = x / 3, so the ends map to the ends.
+  EXPECT_THAT(resizeRow(true, false), Pointwise(FloatNear(1e-5), std::vector<float>{0, 10.0f / 3, 20.0f / 3, 10}));
+  // Half-pixel centres: source x = (x + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25, clamped.
+  EXPECT_THAT(resizeRow(false, true), Pointwise(FloatNear(1e-5), std::vector<float>{0, 2.5f, 7.5f, 10}));
+}
+
 TEST(SoftmaxTest, AppliesBeta) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(kFloat, {1, 2});
