@@ -301,16 +301,7 @@ void runDepthwise(const OperationContext& context, const ConvGeometry& g, const 
 
 XnnpackConvolution asXnnpack(const ConvGeometry& g, bool depthwise) {
   XnnpackConvolution c;
-  c.padTop = g.window.height.before;
-  c.padBottom = g.window.height.after;
-  c.padLeft = g.window.width.before;
-  c.padRight = g.window.width.after;
-  c.kernelHeight = g.window.filterHeight;
-  c.kernelWidth = g.window.filterWidth;
-  c.strideHeight = g.window.strideHeight;
-  c.strideWidth = g.window.strideWidth;
-  c.dilationHeight = g.window.dilationHeight;
-  c.dilationWidth = g.window.dilationWidth;
+  c.window = g.window;
   c.groups = depthwise ? g.inDepth : 1;
   c.groupInputChannels = depthwise ? 1 : g.inDepth;
   c.groupOutputChannels = depthwise ? g.depthMultiplier : g.outDepth;

@@ -118,26 +118,11 @@ NNREMOTE_VECTOR_CLONES void clampRow(const T* __restrict__ value, T* __restrict_
   for (uint32_t c = 0; c < n; ++c) out[c] = T(std::min<decltype(range.max)>(range.max, std::max<decltype(range.min)>(range.min, value[c])));
 }
 
-XnnpackPooling asXnnpack(const PoolGeometry& g, bool average) {
-  XnnpackPooling p;
-  p.padTop = g.window.height.before;
-  p.padBottom = g.window.height.after;
-  p.padLeft = g.window.width.before;
-  p.padRight = g.window.width.after;
-  p.poolHeight = g.window.filterHeight;
-  p.poolWidth = g.window.filterWidth;
-  p.strideHeight = g.window.strideHeight;
-  p.strideWidth = g.window.strideWidth;
-  p.max = !average;
-  p.activation = g.activation;
-  return p;
-}
-
 template <bool kAverage>
 Status executePool(OperationContext& context) {
   PoolGeometry g;
   NN_RETURN_IF_ERROR(readGeometry(context, &g));
-  if (runPoolingOnXnnpack(context, asXnnpack(g, kAverage))) return {};
+  if (runPoolingOnXnnpack(context, {g.window, /*max=*/!kAverage, g.activation})) return {};
   Tensor& output = context.output(0);
   const uint32_t depth = g.depth;
   if (context.inputType(0) == OperandType::TENSOR_FLOAT32) {

@@ -71,14 +71,15 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
   const size_t inputStride = size_t(c.groups) * c.groupInputChannels;
   const size_t outputStride = size_t(c.groups) * c.groupOutputChannels;
   const uint32_t flags = c.depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0;
+  const Window& w = c.window;
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto [low, high] = floatClamp(c.activation);
     return runCached(
         context,
         [&](xnn_operator_t* op) {
           return xnn_create_convolution2d_nhwc_f32(
-              c.padTop, c.padRight, c.padBottom, c.padLeft, c.kernelHeight, c.kernelWidth, c.strideHeight,
-              c.strideWidth, c.dilationHeight, c.dilationWidth, c.groups, c.groupInputChannels,
+              w.height.before, w.width.after, w.height.after, w.width.before, w.filterHeight, w.filterWidth,
+              w.strideHeight, w.strideWidth, w.dilationHeight, w.dilationWidth, c.groups, c.groupInputChannels,
               c.groupOutputChannels, inputStride, outputStride, filter.as<float>(), bias.as<float>(), low, high, flags,
               op);
         },
@@ -92,8 +93,9 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
       context,
       [&](xnn_operator_t* op) {
         return xnn_create_convolution2d_nhwc_qu8(
-            c.padTop, c.padRight, c.padBottom, c.padLeft, c.kernelHeight, c.kernelWidth, c.strideHeight,
-            c.strideWidth, c.dilationHeight, c.dilationWidth, c.groups, c.groupInputChannels, c.groupOutputChannels,
+            w.height.before, w.width.after, w.height.after, w.width.before, w.filterHeight, w.filterWidth,
+            w.strideHeight, w.strideWidth, w.dilationHeight, w.dilationWidth, c.groups, c.groupInputChannels,
+            c.groupOutputChannels,
             inputStride, outputStride, uint8_t(input.zeroPoint), input.scale, uint8_t(filter.zeroPoint), filter.scale,
             filter.as<uint8_t>(), bias.as<int32_t>(), uint8_t(output.zeroPoint), output.scale, uint8_t(range.min),
             uint8_t(range.max), flags, op);
@@ -142,18 +144,20 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
   const Tensor& input = context.input(0);
   Tensor& output = context.output(0);
   const size_t batches = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
+  const Window& w = p.window;
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto [low, high] = floatClamp(p.activation);
     return runCached(
         context,
         [&](xnn_operator_t* op) {
-          return p.max ? xnn_create_max_pooling2d_nhwc_f32(p.padTop, p.padRight, p.padBottom, p.padLeft, p.poolHeight,
-                                                           p.poolWidth, p.strideHeight, p.strideWidth, 1, 1, channels,
-                                                           channels, channels, low, high, 0, op)
-                       : xnn_create_average_pooling2d_nhwc_f32(p.padTop, p.padRight, p.padBottom, p.padLeft,
-                                                               p.poolHeight, p.poolWidth, p.strideHeight,
-                                                               p.strideWidth, channels, channels, channels, low, high,
-                                                               0, op);
+          return p.max ? xnn_create_max_pooling2d_nhwc_f32(w.height.before, w.width.after, w.height.after,
+                                                           w.width.before, w.filterHeight, w.filterWidth,
+                                                           w.strideHeight, w.strideWidth, 1, 1, channels, channels,
+                                                           channels, low, high, 0, op)
+                       : xnn_create_average_pooling2d_nhwc_f32(w.height.before, w.width.after, w.height.after,
+                                                               w.width.before, w.filterHeight, w.filterWidth,
+                                                               w.strideHeight, w.strideWidth, channels, channels,
+                                                               channels, low, high, 0, op);
         },
         [&](xnn_operator_t op) {
           return p.max ? xnn_setup_max_pooling2d_nhwc_f32(op, batches, height, width, input.as<float>(),
@@ -168,9 +172,10 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
   return runCached(
       context,
       [&](xnn_operator_t* op) {
-        return xnn_create_max_pooling2d_nhwc_u8(p.padTop, p.padRight, p.padBottom, p.padLeft, p.poolHeight,
-                                                p.poolWidth, p.strideHeight, p.strideWidth, 1, 1, channels, channels,
-                                                channels, uint8_t(range.min), uint8_t(range.max), 0, op);
+        return xnn_create_max_pooling2d_nhwc_u8(w.height.before, w.width.after, w.height.after, w.width.before,
+                                                w.filterHeight, w.filterWidth, w.strideHeight, w.strideWidth, 1, 1,
+                                                channels, channels, channels, uint8_t(range.min), uint8_t(range.max),
+                                                0, op);
       },
       [&](xnn_operator_t op) {
         return xnn_setup_max_pooling2d_nhwc_u8(op, batches, height, width, input.as<uint8_t>(),

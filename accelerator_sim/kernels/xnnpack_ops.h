@@ -21,10 +21,7 @@ namespace nnremote::sim {
 // filter ([out, kh, kw, in / groups], or [1, kh, kw, channels * multiplier] when `depthwise`),
 // input 2 the bias and output 0 the NHWC result.
 struct XnnpackConvolution {
-  uint32_t padTop = 0, padRight = 0, padBottom = 0, padLeft = 0;
-  uint32_t kernelHeight = 1, kernelWidth = 1;
-  uint32_t strideHeight = 1, strideWidth = 1;
-  uint32_t dilationHeight = 1, dilationWidth = 1;
+  Window window;  // padding, filter size, strides, dilation
   uint32_t groups = 1, groupInputChannels = 0, groupOutputChannels = 0;
   bool depthwise = false;
   FusedActivation activation = FusedActivation::NONE;
@@ -37,9 +34,7 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
 // MAX_POOL_2D (float32, quant8) and AVERAGE_POOL_2D (float32; the average counts only taps
 // inside the input, as NNAPI's does) on the NHWC input 0.
 struct XnnpackPooling {
-  uint32_t padTop = 0, padRight = 0, padBottom = 0, padLeft = 0;
-  uint32_t poolHeight = 1, poolWidth = 1;
-  uint32_t strideHeight = 1, strideWidth = 1;
+  Window window;  // padding, pool size, strides (no dilation)
   bool max = true;
   FusedActivation activation = FusedActivation::NONE;
 };
