@@ -14,6 +14,7 @@ namespace {
 using hal::ErrorStatus;
 using hal::makeError;
 using LifeTime = hal::Operand::LifeTime;
+using Subgraph = hal::Model::Subgraph;
 
 uint8_t* constantData(const hal::Model& model, const hal::Operand& operand) {
   const hal::DataLocation& location = operand.location;
@@ -38,6 +39,15 @@ OperationContext makeContext(const hal::Operation& operation, std::vector<Tensor
   return OperationContext(operation.type, std::move(inputs), std::move(outputs));
 }
 
+bool isControlFlow(OperationType type) { return type == OperationType::IF || type == OperationType::WHILE; }
+
+const Subgraph& subgraphAt(const hal::Model& model, int index) {
+  return index < 0 ? model.main : model.referenced[index];
+}
+
+// The referenced subgraph a SUBGRAPH operand names.
+uint32_t referencedIndex(const Tensor& t) { return static_cast<uint32_t>(t.subgraph); }
+
 // Dimensions the model fixed must agree with what the operation computed.
 bool isCompatible(const std::vector<uint32_t>& declared, const std::vector<uint32_t>& actual) {
   if (declared.empty()) return true;
@@ -51,6 +61,338 @@ bool isCompatible(const std::vector<uint32_t>& declared, const std::vector<uint3
 uint8_t* poolData(const hal::Request& request, uint32_t poolIndex) {
   return std::get<hal::SharedMemory>(request.pools[poolIndex])->data();
 }
+
+// Every operation of `subgraph` (and of the subgraphs its IF and WHILE operations call) checked
+// with its kernel; one entry per operation of `subgraph`.
+std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, std::vector<int>& checking);
+
+Status checkReferenced(const hal::Model& model, uint32_t index, std::vector<int>& checking) {
+  for (int onPath : checking) {
+    if (onPath == int(index)) return {};  // validateModel rules out cycles; nothing new to check
+  }
+  checking.push_back(int(index));
+  const std::vector<Status> results = checkSubgraph(model, int(index), checking);
+  checking.pop_back();
+  for (size_t op = 0; op < results.size(); ++op) {
+    if (!results[op].ok()) {
+      hal::Error error = results[op].error();
+      error.message = "referenced[" + std::to_string(index) + "].operations[" + std::to_string(op) + "] " +
+                      error.message;
+      return error;
+    }
+  }
+  return {};
+}
+
+std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, std::vector<int>& checking) {
+  const Subgraph& subgraph = subgraphAt(model, subgraphIndex);
+  std::vector<Tensor> tensors = staticTensors(model, subgraph);
+  std::vector<Status> results;
+  results.reserve(subgraph.operations.size());
+  for (const hal::Operation& operation : subgraph.operations) {
+    if (isControlFlow(operation.type)) {
+      // The signature was checked with the model; what remains is whether every operation the
+      // branches, condition and body contain can run.
+      Status status;
+      for (size_t i = 0; i < 2 + (operation.type == OperationType::IF ? 1 : 0) && status.ok(); ++i) {
+        const Tensor& operand = tensors[operation.inputs[i]];
+        if (operand.type == OperandType::SUBGRAPH) status = checkReferenced(model, referencedIndex(operand), checking);
+      }
+      results.push_back(status);
+      continue;
+    }
+    const OperationKernel* kernel = findKernel(operation.type);
+    if (kernel == nullptr) {
+      results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << hal::toString(operation.type) << " is not implemented by the simulator");
+      continue;
+    }
+    OperationContext context = makeContext(operation, tensors);
+    results.push_back(LoweredOperation(*kernel, context).validate());
+  }
+  return results;
+}
+
+// The bytes an operation reads (split into activations and constants) and writes.
+void addOperandBytes(const OperationContext& context, OperationWork* work) {
+  for (size_t i = 0; i < context.inputCount(); ++i) {
+    const Tensor& t = context.input(i);
+    if (t.isOmitted || !hal::isTensor(t.type)) continue;
+    const uint64_t bytes = t.elementCount() * hal::elementSize(t.type);
+    (t.isConstant ? work->weightBytes : work->activationBytes) += bytes;
+  }
+  for (size_t i = 0; i < context.outputCount(); ++i) {
+    const Tensor& t = context.output(i);
+    work->outputBytes += t.elementCount() * hal::elementSize(t.type);
+  }
+}
+
+// Adds what `inner` cost to `outer`, an IF or WHILE that ran it.
+void accumulate(const hal::OperationProfile& inner, hal::OperationProfile* outer) {
+  outer->computeCycles += inner.computeCycles;
+  outer->stallCycles += inner.stallCycles;
+  outer->totalCycles += inner.totalCycles;
+  outer->macs += inner.macs;
+  outer->dramReadBytes += inner.dramReadBytes;
+  outer->dramWriteBytes += inner.dramWriteBytes;
+  outer->sramReadBytes += inner.sramReadBytes;
+  outer->sramWriteBytes += inner.sramWriteBytes;
+  outer->dramCycles += inner.dramCycles;
+}
+
+// Where one subgraph run puts its outputs: in place in the request's buffers for main's
+// outputs that fit, else in storage the run owns.
+struct OutputPlacement {
+  std::vector<std::vector<uint32_t>> declared;  // per operand
+  std::vector<uint8_t*> destination;            // per operand; null if none
+  std::vector<uint64_t> capacity;               // per operand
+};
+
+class GraphRunner {
+ public:
+  GraphRunner(const hal::Model& model, const NpuConfig& npu, const ExecutionOptions& options)
+      : model_(model), npu_(npu), options_(options) {
+    size_t offset = model.main.operations.size();
+    for (const Subgraph& subgraph : model.referenced) {
+      stateOffsets_.push_back(offset);
+      offset += subgraph.operations.size();
+    }
+  }
+
+  ExecutionReport& report() { return report_; }
+
+  // Runs the operations of subgraph `subgraphIndex` over `tensors`, whose inputs and constants
+  // are bound. With `cost`, each operation's profile is added to it (the enclosing IF or WHILE);
+  // without, it is reported as one of main's operations.
+  Status run(int subgraphIndex, std::vector<Tensor>& tensors, std::vector<std::unique_ptr<uint8_t[]>>& storage,
+             const OutputPlacement& placement, hal::OperationProfile* cost) {
+    const Subgraph& subgraph = subgraphAt(model_, subgraphIndex);
+    for (size_t op = 0; op < subgraph.operations.size(); ++op) {
+      const hal::Operation& operation = subgraph.operations[op];
+      hal::OperationProfile profile;
+      profile.operationIndex = static_cast<uint32_t>(op);
+      profile.type = operation.type;
+      Status status = isControlFlow(operation.type)
+                          ? runControlFlow(operation, tensors, storage, placement, &profile)
+                          : runKernel(subgraphIndex, op, operation, tensors, storage, placement, &profile);
+      if (!status.ok()) {
+        hal::Error error = status.error();
+        const std::string where = subgraphIndex < 0 ? "" : "referenced[" + std::to_string(subgraphIndex) + "].";
+        error.message = where + "operations[" + std::to_string(op) + "] " + error.message;
+        return error;
+      }
+      if (!options_.withTiming) continue;
+      if (cost != nullptr) {
+        accumulate(profile, cost);
+      } else {
+        profile.startCycle = report_.profile.totalCycles;
+        report_.profile.totalCycles += profile.totalCycles;
+        report_.profile.operations.push_back(profile);
+      }
+    }
+    return {};
+  }
+
+ private:
+  OperationState* stateFor(int subgraphIndex, size_t op) {
+    if (options_.states == nullptr) return nullptr;
+    return &options_.states[subgraphIndex < 0 ? op : stateOffsets_[subgraphIndex] + op];
+  }
+
+  // Gives the operation's outputs (whose dimensions are set) memory: in place in the request
+  // where `placement` allows, else in `storage`.
+  Status allocateOutputs(const hal::Operation& operation, std::vector<Tensor>& tensors,
+                         std::vector<std::unique_ptr<uint8_t[]>>& storage, const OutputPlacement& placement) {
+    for (uint32_t index : operation.outputs) {
+      Tensor& t = tensors[index];
+      if (!isCompatible(placement.declared[index], t.dimensions)) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << "computes dimensions " << hal::toString(t.dimensions) << " for operand " << index
+               << ", which the model declares as " << hal::toString(placement.declared[index]);
+      }
+      const auto size = hal::sizeOfData(t.type, t.dimensions);
+      if (!size.has_value()) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << "output " << index << " of dimensions " << hal::toString(t.dimensions) << " is too large";
+      }
+      // A model output whose request buffer has room is written in place, saving a copy.
+      if (uint8_t* destination = placement.destination[index];
+          destination != nullptr && *size <= placement.capacity[index]) {
+        t.data = destination;
+        t.length = *size;
+        continue;
+      }
+      // Kernels write every element of their outputs, so the storage need not be cleared.
+      storage[index].reset(new (std::nothrow) uint8_t[*size == 0 ? 1 : *size]);
+      if (storage[index] == nullptr) {
+        return makeError(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
+               << "cannot allocate " << *size << " bytes for operand " << index;
+      }
+      t.data = storage[index].get();
+      t.length = *size;
+    }
+    return {};
+  }
+
+  Status runKernel(int subgraphIndex, size_t op, const hal::Operation& operation, std::vector<Tensor>& tensors,
+                   std::vector<std::unique_ptr<uint8_t[]>>& storage, const OutputPlacement& placement,
+                   hal::OperationProfile* profile) {
+    const OperationKernel* kernel = findKernel(operation.type);
+    OperationContext context = makeContext(operation, tensors);
+    context.setState(stateFor(subgraphIndex, op));
+    LoweredOperation lowered(*kernel, context);
+    // Validated again with the real shapes, which may have been unknown at preparation.
+    NN_RETURN_IF_ERROR(lowered.validate());
+    NN_RETURN_IF_ERROR(lowered.prepare());
+    NN_RETURN_IF_ERROR(allocateOutputs(operation, tensors, storage, placement));
+    const auto kernelStart = std::chrono::steady_clock::now();
+    NN_RETURN_IF_ERROR(lowered.execute());
+    report_.kernelNanoseconds +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - kernelStart).count();
+    if (options_.withTiming) {
+      const auto timingStart = std::chrono::steady_clock::now();
+      OperationWork work = lowered.work();
+      addOperandBytes(context, &work);
+      const hal::OperationProfile timing = estimateOperation(work, operation.type, npu_);
+      const uint32_t index = profile->operationIndex;
+      *profile = timing;
+      profile->operationIndex = index;
+      report_.timingModelNanoseconds +=
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - timingStart)
+              .count();
+    }
+    return {};
+  }
+
+  // Runs referenced subgraph `index` on `inputs` and returns its outputs, whose data lives in
+  // `storage` (or, for outputs that are inputs passed through, in the inputs' memory).
+  Status call(uint32_t index, const std::vector<const Tensor*>& inputs, std::vector<Tensor>* outputs,
+              std::vector<std::unique_ptr<uint8_t[]>>& storage, hal::OperationProfile* cost) {
+    const Subgraph& subgraph = model_.referenced[index];
+    std::vector<Tensor> tensors = staticTensors(model_, subgraph);
+    for (size_t i = 0; i < subgraph.inputIndexes.size(); ++i) {
+      Tensor& t = tensors[subgraph.inputIndexes[i]];
+      const Tensor& given = *inputs[i];
+      t.dimensions = given.dimensions;
+      t.data = given.data;
+      t.length = given.length;
+      t.isOmitted = given.isOmitted;
+    }
+    storage.clear();
+    storage.resize(subgraph.operands.size());
+    OutputPlacement placement;
+    placement.declared.resize(subgraph.operands.size());
+    for (size_t i = 0; i < subgraph.operands.size(); ++i) placement.declared[i] = subgraph.operands[i].dimensions;
+    placement.destination.assign(subgraph.operands.size(), nullptr);
+    placement.capacity.assign(subgraph.operands.size(), 0);
+    NN_RETURN_IF_ERROR(run(int(index), tensors, storage, placement, cost));
+    outputs->clear();
+    for (uint32_t output : subgraph.outputIndexes) outputs->push_back(tensors[output]);
+    return {};
+  }
+
+  // Copies a subgraph's results into the operation's outputs.
+  Status storeResults(const hal::Operation& operation, const std::vector<Tensor>& results,
+                      std::vector<Tensor>& tensors, std::vector<std::unique_ptr<uint8_t[]>>& storage,
+                      const OutputPlacement& placement) {
+    for (size_t i = 0; i < operation.outputs.size(); ++i) tensors[operation.outputs[i]].dimensions = results[i].dimensions;
+    NN_RETURN_IF_ERROR(allocateOutputs(operation, tensors, storage, placement));
+    for (size_t i = 0; i < operation.outputs.size(); ++i) {
+      Tensor& out = tensors[operation.outputs[i]];
+      if (out.length != 0 && results[i].data != nullptr) std::memcpy(out.data, results[i].data, out.length);
+    }
+    return {};
+  }
+
+  // The condition's value: a TENSOR_BOOL8 of one element.
+  static Status readCondition(const Tensor& condition, bool* value) {
+    if (condition.data == nullptr || condition.isOmitted || condition.elementCount() != 1) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << "the condition must be a TENSOR_BOOL8 of one element, has dimensions "
+             << hal::toString(condition.dimensions);
+    }
+    *value = condition.data[0] != 0;
+    return {};
+  }
+
+  // The sequencer reads the condition back from device memory before it can branch.
+  void chargeDecision(hal::OperationProfile* profile) const {
+    if (!options_.withTiming) return;
+    const uint64_t latency = npu_.dram().latency_cycles();
+    profile->computeCycles += latency;
+    profile->totalCycles += latency;
+    profile->dramReadBytes += 1;
+  }
+
+  Status runControlFlow(const hal::Operation& operation, std::vector<Tensor>& tensors,
+                        std::vector<std::unique_ptr<uint8_t[]>>& storage, const OutputPlacement& placement,
+                        hal::OperationProfile* profile) {
+    profile->unit = hal::ProfileUnit::OTHER;
+    std::vector<std::unique_ptr<uint8_t[]>> calleeStorage;
+    std::vector<Tensor> results;
+    if (operation.type == OperationType::IF) {
+      bool condition = false;
+      NN_RETURN_IF_ERROR(readCondition(tensors[operation.inputs[0]], &condition));
+      chargeDecision(profile);
+      const uint32_t branch = referencedIndex(tensors[operation.inputs[condition ? 1 : 2]]);
+      std::vector<const Tensor*> inputs;
+      for (size_t i = 3; i < operation.inputs.size(); ++i) inputs.push_back(&tensors[operation.inputs[i]]);
+      NN_RETURN_IF_ERROR(call(branch, inputs, &results, calleeStorage, profile));
+      return storeResults(operation, results, tensors, storage, placement);
+    }
+    return runWhile(operation, tensors, storage, placement, profile);
+  }
+
+  // WHILE: m loop-carried values, k loop-state values and n read-only inputs follow the
+  // condition and the body; the body maps the m + k + n values to the next m + k.
+  Status runWhile(const hal::Operation& operation, std::vector<Tensor>& tensors,
+                  std::vector<std::unique_ptr<uint8_t[]>>& storage, const OutputPlacement& placement,
+                  hal::OperationProfile* profile) {
+    const uint32_t condition = referencedIndex(tensors[operation.inputs[0]]);
+    const uint32_t body = referencedIndex(tensors[operation.inputs[1]]);
+    const size_t updated = model_.referenced[body].outputIndexes.size();  // m + k
+    // The loop's state: values owned here, since the body's results outlive its storage.
+    std::vector<Tensor> state;
+    std::vector<std::vector<uint8_t>> stateData(operation.inputs.size() - 2);
+    for (size_t i = 2; i < operation.inputs.size(); ++i) state.push_back(tensors[operation.inputs[i]]);
+    auto adopt = [&](size_t i, const Tensor& value) {
+      const uint8_t* from = value.data;
+      stateData[i].assign(from, from == nullptr ? from : from + value.length);
+      state[i] = value;
+      state[i].data = stateData[i].data();
+      state[i].isConstant = false;
+    };
+    for (size_t i = 0; i < updated; ++i) adopt(i, state[i]);
+
+    const auto start = hal::Clock::now();
+    std::vector<std::unique_ptr<uint8_t[]>> calleeStorage;
+    std::vector<Tensor> results;
+    while (true) {
+      if (hal::Clock::now() - start > options_.loopTimeout) {
+        return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
+               << "WHILE ran longer than the loop timeout of "
+               << std::chrono::duration_cast<std::chrono::milliseconds>(options_.loopTimeout).count() << " ms";
+      }
+      std::vector<const Tensor*> inputs;
+      for (const Tensor& t : state) inputs.push_back(&t);
+      NN_RETURN_IF_ERROR(call(condition, inputs, &results, calleeStorage, profile));
+      bool more = false;
+      NN_RETURN_IF_ERROR(readCondition(results[0], &more));
+      chargeDecision(profile);
+      if (!more) break;
+      NN_RETURN_IF_ERROR(call(body, inputs, &results, calleeStorage, profile));
+      for (size_t i = 0; i < updated; ++i) adopt(i, results[i]);
+    }
+    state.resize(operation.outputs.size());
+    return storeResults(operation, state, tensors, storage, placement);
+  }
+
+  const hal::Model& model_;
+  const NpuConfig& npu_;
+  const ExecutionOptions& options_;
+  std::vector<size_t> stateOffsets_;  // per referenced subgraph, after main's operations
+  ExecutionReport report_;
+};
 
 }  // namespace
 
@@ -68,48 +410,25 @@ std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Sub
     t.data = constantData(model, operand);
     t.isConstant = t.data != nullptr;
     t.length = t.isConstant ? operand.location.length : 0;
+    if (operand.lifetime == LifeTime::SUBGRAPH) t.subgraph = static_cast<int32_t>(operand.location.offset);
   }
   return tensors;
 }
 
 std::vector<Status> checkOperations(const hal::Model& model) {
-  std::vector<Tensor> tensors = staticTensors(model, model.main);
-  std::vector<Status> results;
-  results.reserve(model.main.operations.size());
-  for (const hal::Operation& operation : model.main.operations) {
-    const OperationKernel* kernel = findKernel(operation.type);
-    if (kernel == nullptr) {
-      results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)
-                        << hal::toString(operation.type) << " is not implemented by the simulator");
-      continue;
-    }
-    OperationContext context = makeContext(operation, tensors);
-    results.push_back(LoweredOperation(*kernel, context).validate());
-  }
-  return results;
+  std::vector<int> checking;
+  return checkSubgraph(model, -1, checking);
 }
 
-namespace {
-
-// The bytes an operation reads (split into activations and constants) and writes.
-void addOperandBytes(const OperationContext& context, OperationWork* work) {
-  for (size_t i = 0; i < context.inputCount(); ++i) {
-    const Tensor& t = context.input(i);
-    if (t.isOmitted || !hal::isTensor(t.type)) continue;
-    const uint64_t bytes = t.elementCount() * hal::elementSize(t.type);
-    (t.isConstant ? work->weightBytes : work->activationBytes) += bytes;
-  }
-  for (size_t i = 0; i < context.outputCount(); ++i) {
-    const Tensor& t = context.output(i);
-    work->outputBytes += t.elementCount() * hal::elementSize(t.type);
-  }
+size_t operationStateCount(const hal::Model& model) {
+  size_t count = model.main.operations.size();
+  for (const Subgraph& subgraph : model.referenced) count += subgraph.operations.size();
+  return count;
 }
-
-}  // namespace
 
 hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Request& request,
-                                          const NpuConfig& npu, bool withTiming, OperationState* states) {
-  const hal::Model::Subgraph& main = model.main;
+                                          const NpuConfig& npu, const ExecutionOptions& options) {
+  const Subgraph& main = model.main;
   for (size_t i = 0; i < request.pools.size(); ++i) {
     if (!std::holds_alternative<hal::SharedMemory>(request.pools[i])) {
       return makeError(ErrorStatus::INVALID_ARGUMENT)
@@ -131,91 +450,28 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
                  : poolData(request, argument.location.poolIndex) + argument.location.offset;
     t.length = argument.location.length;
   }
-  // Outputs given more precise dimensions by the request use them as their declaration.
-  std::vector<std::vector<uint32_t>> declared(main.operands.size());
-  for (size_t i = 0; i < main.operands.size(); ++i) declared[i] = main.operands[i].dimensions;
-  for (size_t i = 0; i < request.outputs.size(); ++i) {
-    if (!request.outputs[i].dimensions.empty()) {
-      declared[main.outputIndexes[i]] = request.outputs[i].dimensions;
-    }
-  }
-
-  // Where each model output's request argument lives, if anywhere.
-  std::vector<uint8_t*> outputDestination(main.operands.size(), nullptr);
-  std::vector<uint64_t> outputCapacity(main.operands.size(), 0);
+  // Outputs given more precise dimensions by the request use them as their declaration, and
+  // are written in place in the request's buffers when they fit.
+  OutputPlacement placement;
+  placement.declared.resize(main.operands.size());
+  for (size_t i = 0; i < main.operands.size(); ++i) placement.declared[i] = main.operands[i].dimensions;
+  placement.destination.assign(main.operands.size(), nullptr);
+  placement.capacity.assign(main.operands.size(), 0);
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     const hal::Request::Argument& argument = request.outputs[i];
-    outputDestination[main.outputIndexes[i]] =
+    const uint32_t index = main.outputIndexes[i];
+    if (!argument.dimensions.empty()) placement.declared[index] = argument.dimensions;
+    placement.destination[index] =
         argument.lifetime == hal::Request::Argument::LifeTime::POINTER
             ? static_cast<uint8_t*>(const_cast<void*>(argument.location.pointer))
             : poolData(request, argument.location.poolIndex) + argument.location.offset;
-    outputCapacity[main.outputIndexes[i]] = argument.location.length;
+    placement.capacity[index] = argument.location.length;
   }
+
   std::vector<std::unique_ptr<uint8_t[]>> storage(main.operands.size());
-  ExecutionReport report;
-  for (size_t op = 0; op < main.operations.size(); ++op) {
-    const hal::Operation& operation = main.operations[op];
-    const OperationKernel* kernel = findKernel(operation.type);
-    OperationContext context = makeContext(operation, tensors);
-    if (states != nullptr) context.setState(&states[op]);
-    LoweredOperation lowered(*kernel, context);
-    auto failed = [&](const hal::Error& error) {
-      hal::Error e = error;
-      e.message = "operations[" + std::to_string(op) + "] " + e.message;
-      return e;
-    };
-    // Validated again with the real shapes, which may have been unknown at preparation.
-    if (Status status = lowered.validate(); !status.ok()) return failed(status.error());
-    if (Status status = lowered.prepare(); !status.ok()) return failed(status.error());
-    for (uint32_t index : operation.outputs) {
-      Tensor& t = tensors[index];
-      if (!isCompatible(declared[index], t.dimensions)) {
-        return makeError(ErrorStatus::INVALID_ARGUMENT)
-               << "operations[" << op << "] computes dimensions " << hal::toString(t.dimensions)
-               << " for operand " << index << ", which the model declares as "
-               << hal::toString(declared[index]);
-      }
-      const auto size = hal::sizeOfData(t.type, t.dimensions);
-      if (!size.has_value()) {
-        return makeError(ErrorStatus::INVALID_ARGUMENT)
-               << "operations[" << op << "] output " << index << " of dimensions "
-               << hal::toString(t.dimensions) << " is too large";
-      }
-      // A model output whose request buffer has room is written in place, saving a copy.
-      if (uint8_t* destination = outputDestination[index];
-          destination != nullptr && *size <= outputCapacity[index]) {
-        t.data = destination;
-        t.length = *size;
-        continue;
-      }
-      // Kernels write every element of their outputs, so the storage need not be cleared.
-      storage[index].reset(new (std::nothrow) uint8_t[*size == 0 ? 1 : *size]);
-      if (storage[index] == nullptr) {
-        return makeError(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
-               << "cannot allocate " << *size << " bytes for operand " << index;
-      }
-      t.data = storage[index].get();
-      t.length = *size;
-    }
-    const auto kernelStart = std::chrono::steady_clock::now();
-    if (Status status = lowered.execute(); !status.ok()) return failed(status.error());
-    report.kernelNanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                    std::chrono::steady_clock::now() - kernelStart)
-                                    .count();
-    if (withTiming) {
-      const auto timingStart = std::chrono::steady_clock::now();
-      OperationWork work = lowered.work();
-      addOperandBytes(context, &work);
-      hal::OperationProfile timing = estimateOperation(work, operation.type, npu);
-      timing.operationIndex = static_cast<uint32_t>(op);
-      timing.startCycle = report.profile.totalCycles;
-      report.profile.totalCycles += timing.totalCycles;
-      report.profile.operations.push_back(timing);
-      report.timingModelNanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           std::chrono::steady_clock::now() - timingStart)
-                                           .count();
-    }
-  }
+  GraphRunner runner(model, npu, options);
+  NN_RETURN_IF_ERROR(runner.run(-1, tensors, storage, placement, nullptr));
+  ExecutionReport& report = runner.report();
 
   bool sufficient = true;
   report.outputShapes.resize(request.outputs.size());
@@ -233,11 +489,12 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
     return error;
   }
   for (size_t i = 0; i < request.outputs.size(); ++i) {
-    const Tensor& t = tensors[main.outputIndexes[i]];
-    uint8_t* destination = outputDestination[main.outputIndexes[i]];
+    const uint32_t index = main.outputIndexes[i];
+    const Tensor& t = tensors[index];
+    uint8_t* destination = placement.destination[index];
     if (t.length && t.data != destination) std::memcpy(destination, t.data, t.length);
   }
-  return report;
+  return std::move(report);
 }
 
 }  // namespace nnremote::sim

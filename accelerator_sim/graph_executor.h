@@ -3,6 +3,7 @@
 #ifndef NNREMOTE_ACCELERATOR_SIM_GRAPH_EXECUTOR_H_
 #define NNREMOTE_ACCELERATOR_SIM_GRAPH_EXECUTOR_H_
 
+#include <chrono>
 #include <vector>
 
 #include "accelerator_sim/npu_config.h"
@@ -18,7 +19,8 @@ namespace nnremote::sim {
 std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Subgraph& subgraph);
 
 // Checks every operation of the main subgraph with its kernel; one entry per operation, ok
-// where the simulator can run it.
+// where the simulator can run it. An IF or WHILE is ok when every operation of the subgraphs it
+// calls is.
 std::vector<Status> checkOperations(const hal::Model& model);
 
 struct ExecutionReport {
@@ -30,14 +32,31 @@ struct ExecutionReport {
   uint64_t timingModelNanoseconds = 0;
 };
 
+// How long a WHILE may run when the request does not say (NNAPI's default), and the most it may
+// ask for.
+constexpr hal::Duration kDefaultLoopTimeout = std::chrono::seconds(2);
+constexpr hal::Duration kMaxLoopTimeout = std::chrono::seconds(15);
+
+struct ExecutionOptions {
+  // Price every operation on the NPU (ExecutionReport::profile).
+  bool withTiming = false;
+  // One OperationState per operation, main's first and then each referenced subgraph's in
+  // order (operationStateCount), kept by the caller across executions of the model; or null.
+  OperationState* states = nullptr;
+  // A WHILE that runs longer fails the execution with MISSED_DEADLINE_TRANSIENT.
+  hal::Duration loopTimeout = kDefaultLoopTimeout;
+};
+
+// How many OperationStates ExecutionOptions::states needs for `model`.
+size_t operationStateCount(const hal::Model& model);
+
 // Executes `model` (validated, every operation supported) on `request` (validated against
-// it). Writes outputs into the request's pools. If an output does not fit, returns
-// OUTPUT_INSUFFICIENT_SIZE with the needed shapes and writes nothing. With `withTiming`, prices
-// every operation on `npu`. `states`, if given, holds one OperationState per operation of the
-// main subgraph, kept by the caller across executions of `model`.
+// it), running IF and WHILE through their referenced subgraphs. Writes outputs into the
+// request's pools. If an output does not fit, returns OUTPUT_INSUFFICIENT_SIZE with the needed
+// shapes and writes nothing. An IF or WHILE is priced as the operations it actually ran plus one
+// DRAM latency per branch decision (the sequencer reads the condition back).
 hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Request& request,
-                                          const NpuConfig& npu, bool withTiming,
-                                          OperationState* states = nullptr);
+                                          const NpuConfig& npu, const ExecutionOptions& options);
 
 }  // namespace nnremote::sim
 

@@ -31,6 +31,7 @@ struct Tensor {
   const hal::Operand::ExtraParams* extraParams = nullptr;
   bool isConstant = false;
   bool isOmitted = false;  // NO_VALUE
+  int32_t subgraph = -1;   // for SUBGRAPH operands: the referenced subgraph's index
   // Null when the value is not known yet (validation of a non-constant operand).
   uint8_t* data = nullptr;
   size_t length = 0;

@@ -19,11 +19,20 @@ SimPreparedModel::SimPreparedModel(hal::Model model, NpuConfig npu, bool paceRea
     : model_(std::move(model)),
       npu_(std::move(npu)),
       paceRealtime_(paceRealtime),
-      operationStates_(new OperationState[model_.main.operations.size()]) {}
+      operationStates_(new OperationState[operationStateCount(model_)]) {}
+
+ExecutionOptions SimPreparedModel::executionOptions(bool withTiming,
+                                                    const hal::OptionalDuration& loopTimeoutDuration) const {
+  ExecutionOptions options;
+  options.withTiming = withTiming;
+  options.states = operationStates_.get();
+  if (loopTimeoutDuration.has_value()) options.loopTimeout = std::min(*loopTimeoutDuration, kMaxLoopTimeout);
+  return options;
+}
 
 hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
     const hal::Request& request, hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
-    const hal::OptionalDuration& /*loopTimeoutDuration: no control flow yet*/) const {
+    const hal::OptionalDuration& loopTimeoutDuration) const {
   const auto start = hal::Clock::now();
   if (deadline.has_value() && start >= *deadline) {
     return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
@@ -34,7 +43,7 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
   NN_ASSIGN_OR_RETURN(const hal::Request resolved, resolveDeviceBuffers(request, &writtenBuffers));
   const bool timed = measure == hal::MeasureTiming::YES;
   NN_ASSIGN_OR_RETURN(ExecutionReport report,
-                      executeGraph(model_, resolved, npu_, timed || paceRealtime_, operationStates_.get()));
+                      executeGraph(model_, resolved, npu_, executionOptions(timed || paceRealtime_, loopTimeoutDuration)));
   for (const auto& [buffer, output] : writtenBuffers) {
     buffer->markInitialized(report.outputShapes[output].dimensions);
   }

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "accelerator_sim/graph_executor.h"
 #include "accelerator_sim/npu_config.h"
 #include "accelerator_sim/operation_context.h"
 #include "hal/execution_adapters.h"
@@ -33,6 +34,7 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
   hal::Status validateReusableRequest(const hal::Request& request) const override;
 
  private:
+  ExecutionOptions executionOptions(bool withTiming, const hal::OptionalDuration& loopTimeoutDuration) const;
   // Replaces device-buffer pools with the buffers' memory; lists the buffers outputs write.
   hal::Result<hal::Request> resolveDeviceBuffers(
       const hal::Request& request, std::vector<std::pair<const SimBuffer*, size_t>>* written) const;
@@ -41,7 +43,7 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
   hal::Model model_;
   NpuConfig npu_;
   bool paceRealtime_;
-  // One per operation of the main subgraph, kept across executions (kernels' packed weights).
+  // One per operation of every subgraph, kept across executions (kernels' packed weights).
   std::unique_ptr<OperationState[]> operationStates_;
 };
 

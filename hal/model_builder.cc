@@ -42,6 +42,28 @@ uint32_t ModelBuilder::addConstant(OperandType type, std::vector<uint32_t> dimen
                      location, {}});
 }
 
+uint32_t ModelBuilder::addSubgraph(const Model& callee) {
+  // The callee's constants join this model's operand values, and its own referenced subgraphs
+  // follow it in model.referenced.
+  auto& values = model_.operandValues;
+  values.resize((values.size() + 7) / 8 * 8);
+  const uint32_t valueOffset = static_cast<uint32_t>(values.size());
+  values.insert(values.end(), callee.operandValues.begin(), callee.operandValues.end());
+  const uint32_t first = static_cast<uint32_t>(model_.referenced.size());
+  auto adopt = [&](Model::Subgraph subgraph) {
+    for (Operand& operand : subgraph.operands) {
+      if (operand.lifetime == Operand::LifeTime::CONSTANT_COPY) operand.location.offset += valueOffset;
+      if (operand.lifetime == Operand::LifeTime::SUBGRAPH) operand.location.offset += first + 1;
+    }
+    model_.referenced.push_back(std::move(subgraph));
+  };
+  adopt(callee.main);
+  for (const Model::Subgraph& nested : callee.referenced) adopt(nested);
+  DataLocation location;
+  location.offset = first;
+  return addOperand({OperandType::SUBGRAPH, {}, 0.0f, 0, Operand::LifeTime::SUBGRAPH, location, {}});
+}
+
 uint32_t ModelBuilder::addNoValue(OperandType type) {
   return addOperand({type, {}, 0.0f, 0, Operand::LifeTime::NO_VALUE, {}, {}});
 }

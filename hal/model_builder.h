@@ -42,6 +42,10 @@ class ModelBuilder {
     return addConstant(OperandType::BOOL, {}, &byte, 1);
   }
   uint32_t addNoValue(OperandType type);
+  // A SUBGRAPH operand (for IF and WHILE) naming `callee`'s main subgraph, which is appended to
+  // model.referenced along with the callee's own referenced subgraphs and constants. The callee
+  // may not use memory pools.
+  uint32_t addSubgraph(const Model& callee);
 
   void addOperation(OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
 

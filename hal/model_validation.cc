@@ -2,6 +2,7 @@
 #include <sstream>
 #include <string>
 
+#include "hal/control_flow_validation.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
 
@@ -302,6 +303,7 @@ Status validateOperations(const Model& model, const Model::Subgraph& subgraph, i
       }
       written[index] = true;
     }
+    NN_RETURN_IF_ERROR(validateControlFlowOperation(model, subgraph, operation, where));
   }
   for (size_t i = 0; i < operandCount; ++i) {
     if (!written[i]) {

@@ -77,8 +77,8 @@ Status validateConcatenation(const OperationContext& context) {
   if (context.output(0).type != context.inputType(0)) {
     return unsupported(context) << "output type differs from the inputs'";
   }
-  const uint32_t rank = context.input(0).rank();
-  if (rank < 1 || rank > 4) return unsupported(context) << "rank must be 1 to 4";
+  // Rank 0 here means not known until execution, where the axis check catches a real rank 0.
+  if (context.input(0).rank() > 4) return unsupported(context) << "rank must be 1 to 4";
   return {};
 }
 

@@ -12,6 +12,7 @@
 #include "accelerator_sim/timing/operation_timing.h"
 #include "accelerator_sim/timing/systolic_model.h"
 #include "hal/model_builder.h"
+#include "tests/common/control_flow_models.h"
 #include "tests/common/shared_data.h"
 
 namespace nnremote::sim {
@@ -257,6 +258,62 @@ TEST(MemoryModelTest, TimeOnDeviceFollowsTheModelThroughTheDevice) {
   EXPECT_EQ(edge.profile->operations[0].macs, 28u * 28 * 64 * 9 * 32);
   EXPECT_GT(edge.profile->hostWallNanoseconds, 0u);
   EXPECT_GE(*edge.timing.timeInDriver, *edge.timing.timeOnDevice);
+}
+
+// Total cycles of one timed execution of `model` on edge16.
+uint64_t timedCycles(const hal::Model& model, const std::vector<std::vector<uint8_t>>& inputs,
+                     const std::vector<size_t>& outputs, hal::OperationType* firstType = nullptr) {
+  auto prepared = SimDevice::create(edgeNpuConfig())
+                      ->prepareModel(model, hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt,
+                                     {}, {}, {});
+  EXPECT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest(inputs, outputs);
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  EXPECT_TRUE(outcome.ok() && outcome->profile) << (outcome.ok() ? "no profile" : outcome.error().message);
+  if (!outcome.ok() || !outcome->profile) return 0;
+  if (firstType != nullptr) *firstType = outcome->profile->operations.at(0).type;
+  return outcome->profile->totalCycles;
+}
+
+// A costlier [1] -> [1] branch: x broadcast to 4096 values with ADD, then REDUCE_SUM.
+hal::Model expensiveBranch() {
+  hal::ModelBuilder b;
+  const uint32_t x = b.addInput(OperandType::TENSOR_FLOAT32, {1});
+  const uint32_t wide = b.addTemporary(OperandType::TENSOR_FLOAT32, {4096});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {1});
+  b.addOperation(OperationType::ADD,
+                 {x, b.addConstant(OperandType::TENSOR_FLOAT32, {4096}, std::vector<float>(4096, 1.0f)),
+                  b.addInt32(0)},
+                 {wide});
+  b.addOperation(OperationType::REDUCE_SUM,
+                 {wide, b.addConstant(OperandType::TENSOR_INT32, {1}, std::vector<int32_t>{0}), b.addBool(true)},
+                 {out});
+  return b.build();
+}
+
+TEST(ControlFlowTimingTest, AnIfCostsTheBranchItRanPlusOneDecision) {
+  const uint64_t decision = edgeNpuConfig().dram().latency_cycles();
+  const std::vector<uint8_t> x = hal::toBytes<float>({2});
+  const uint64_t cheap = timedCycles(testing::addConstantModel(1), {x}, {4});
+  const uint64_t expensive = timedCycles(expensiveBranch(), {x}, {4});
+  ASSERT_GT(expensive, cheap);
+  const hal::Model model = testing::ifModel(expensiveBranch(), testing::addConstantModel(1));
+  hal::OperationType type;
+  EXPECT_EQ(timedCycles(model, {{1}, x}, {4}, &type), expensive + decision);
+  EXPECT_EQ(type, OperationType::IF);
+  EXPECT_EQ(timedCycles(model, {{0}, x}, {4}), cheap + decision);
+}
+
+TEST(ControlFlowTimingTest, AWhileCostsEveryIterationItRan) {
+  auto cycles = [](float limit) {
+    return timedCycles(testing::whileModel(),
+                       {hal::toBytes<float>({0}), hal::toBytes<float>({0}), hal::toBytes<float>({limit})}, {4, 4});
+  };
+  // Each iteration runs the condition, the decision and the body once; the loop ends with one
+  // more condition and decision.
+  const uint64_t none = cycles(0), one = cycles(1), five = cycles(5);
+  ASSERT_GT(one, none);
+  EXPECT_EQ(five - none, 5 * (one - none));
 }
 
 TEST(PacingTest, RealtimePacingWaitsForTheSimulatedDeviceTime) {

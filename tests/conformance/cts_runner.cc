@@ -83,16 +83,20 @@ Tolerance toleranceFor(const CtsTestCase& testCase, OperandType type) {
   }
 }
 
+// The CTS models' loops finish in microseconds, and the infinite-loop models must run into the
+// timeout; a short one keeps the run fast (the HAL default is 2 s).
+constexpr hal::Duration kLoopTimeout = std::chrono::milliseconds(200);
+
 // Runs `request` on `prepared` the way `executor` says.
 hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& preparedModel,
                                                const hal::Request& request, Executor executor) {
   const hal::IPreparedModel& prepared = *preparedModel;
   switch (executor) {
     case Executor::ASYNC:
-      return hal::executeAsync(preparedModel, request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).get();
+      return hal::executeAsync(preparedModel, request, hal::MeasureTiming::NO, std::nullopt, kLoopTimeout).get();
     case Executor::REUSABLE: {
       NN_ASSIGN_OR_RETURN(hal::SharedExecution execution,
-                          prepared.createReusableExecution(request, hal::MeasureTiming::NO, std::nullopt));
+                          prepared.createReusableExecution(request, hal::MeasureTiming::NO, kLoopTimeout));
       // Computed twice: a reusable execution must give the same answer every time.
       NN_RETURN_IF_ERROR(execution->compute(std::nullopt).status());
       return execution->compute(std::nullopt);
@@ -103,13 +107,13 @@ hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& p
       for (const auto& pool : request.pools) {
         if (const auto* memory = std::get_if<hal::SharedMemory>(&pool)) holds.push_back(burst->cacheMemory(*memory));
       }
-      return burst->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+      return burst->execute(request, hal::MeasureTiming::NO, std::nullopt, kLoopTimeout);
     }
     case Executor::FENCED: {
       const hal::SyncFence ready = hal::SyncFence::create();
       ready.signal();
       NN_ASSIGN_OR_RETURN(auto fenced, prepared.executeFenced(request, {ready}, hal::MeasureTiming::NO,
-                                                              std::nullopt, std::nullopt, std::nullopt));
+                                                              std::nullopt, kLoopTimeout, std::nullopt));
       if (fenced.first.wait(std::nullopt) != hal::SyncFence::State::SIGNALED) {
         return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the execution's fence signaled an error";
       }
@@ -120,7 +124,7 @@ hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& p
     case Executor::SYNC:
       break;
   }
-  return prepared.execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  return prepared.execute(request, hal::MeasureTiming::NO, std::nullopt, kLoopTimeout);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "hal/i_device.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
+#include "tests/common/control_flow_models.h"
 #include "tests/hal/device_factories.h"
 
 namespace nnremote::testing {
@@ -275,6 +276,43 @@ TEST_P(HalConformanceTest, MissedDeadlinesAreReported) {
   ASSERT_FALSE(outcome.ok());
   EXPECT_TRUE(outcome.error().code == ErrorStatus::MISSED_DEADLINE_TRANSIENT ||
               outcome.error().code == ErrorStatus::MISSED_DEADLINE_PERSISTENT);
+}
+
+TEST_P(HalConformanceTest, IfRunsTheBranchTheConditionPicks) {
+  auto prepared = prepare(ifModel());
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  for (const auto& [condition, expected] : {std::pair{uint8_t{1}, 11.0f}, std::pair{uint8_t{0}, 9.0f}}) {
+    auto io = hal::makeRequest({{condition}, hal::toBytes<float>({10})}, {4});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 1)[0], expected) << "condition " << int(condition);
+  }
+}
+
+TEST_P(HalConformanceTest, WhileLoopsUntilTheConditionFails) {
+  auto prepared = prepare(whileModel());
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({0}), hal::toBytes<float>({0}), hal::toBytes<float>({4})}, {4, 4});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 1)[0], 4.0f);
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[1], 1)[0], 1 + 2 + 3 + 4.0f);
+  // A loop whose condition is false at once returns its inputs.
+  auto none = hal::makeRequest({hal::toBytes<float>({7}), hal::toBytes<float>({5}), hal::toBytes<float>({4})}, {4, 4});
+  ASSERT_TRUE((*prepared)->execute(none->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+  EXPECT_EQ(hal::fromMemory<float>(none->outputs[1], 1)[0], 5.0f);
+}
+
+TEST_P(HalConformanceTest, AWhileThatRunsTooLongMissesItsLoopTimeout) {
+  auto prepared = prepare(whileModel());
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({0}), hal::toBytes<float>({0}), hal::toBytes<float>({1e30f})}, {4, 4});
+  const auto start = hal::Clock::now();
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::chrono::milliseconds(50));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  EXPECT_THAT(outcome.error().message, HasSubstr("loop timeout"));
+  EXPECT_LT(hal::Clock::now() - start, std::chrono::seconds(2)) << "the request's timeout, not the default, applies";
 }
 
 TEST_P(HalConformanceTest, CachingIsRefusedClearly) {

@@ -161,6 +161,30 @@ TEST(ModelValidationTest, ReferencedSubgraphs) {
   expectRejected(validateModel(badOffset), "location.offset = 3 is out of range (model has 0 referenced subgraphs)");
 }
 
+// IF (condition) { x } else { x } with the branches' signatures broken one way at a time.
+TEST(ModelValidationTest, ControlFlowSignatures) {
+  ModelBuilder identity;
+  const uint32_t in = identity.addInput(OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t out = identity.addOutput(OperandType::TENSOR_FLOAT32, {2});
+  identity.addOperation(OperationType::RELU, {in}, {out});
+  auto ifModel = [&](OperandType conditionType, OperandType valueType, size_t extraInputs) {
+    ModelBuilder b;
+    const uint32_t condition = b.addInput(conditionType, {1});
+    std::vector<uint32_t> inputs = {condition, b.addSubgraph(identity.build()), b.addSubgraph(identity.build())};
+    for (size_t i = 0; i < 1 + extraInputs; ++i) inputs.push_back(b.addInput(valueType, {2}));
+    const uint32_t result = b.addOutput(OperandType::TENSOR_FLOAT32, {2});
+    b.addOperation(OperationType::IF, inputs, {result});
+    return b.build();
+  };
+  EXPECT_TRUE(validateModel(ifModel(OperandType::TENSOR_BOOL8, OperandType::TENSOR_FLOAT32, 0)).ok());
+  expectRejected(validateModel(ifModel(OperandType::TENSOR_INT32, OperandType::TENSOR_FLOAT32, 0)),
+                 "main.operations[0].inputs[0] (the condition) must be a TENSOR_BOOL8 of one element");
+  expectRejected(validateModel(ifModel(OperandType::TENSOR_BOOL8, OperandType::TENSOR_FLOAT32, 1)),
+                 "then-branch has 1 inputs and 1 outputs; the IF passes 2");
+  expectRejected(validateModel(ifModel(OperandType::TENSOR_BOOL8, OperandType::TENSOR_INT32, 0)),
+                 "main.operations[0].inputs[3] (TENSOR_INT32, scale 0, zero point 0) does not match");
+}
+
 TEST(RequestValidationTest, ArgumentsAgainstTheModel) {
   const Model model = twoStepModel();
   auto io = makeRequest({toBytes<float>({1, 2}), toBytes<float>({3, 4})}, {8});
