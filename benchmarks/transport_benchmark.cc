@@ -8,8 +8,9 @@
 //  1. raw gRPC unary and bidirectional ping-pong with a 16-byte payload (the baselines);
 //  2. a synchronous execution of a 1-operation model through the proxy driver (target <= 1.25x
 //     raw unary);
-//  3. a burst execution of the same model over its stream (target <= 1.15x raw bidi);
-//  4. 1 MiB and 16 MiB inputs to a RELU via shared memory against via bytes (target: shared
+//  3. a burst execution of the same model over its gRPC stream (target <= 1.15x raw bidi);
+//  4. the same burst through the same-host shared-memory queue (target: p50 <= 20 us);
+//  5. 1 MiB and 16 MiB inputs to a RELU via shared memory against via bytes (target: shared
 //     memory within 2x of memcpy + one control round trip, and >= 10x faster than bytes at
 //     16 MiB). RELU reads and writes the tensor once each, so the report also compares with the
 //     same execution in process plus one round trip: what the transport itself adds.
@@ -56,6 +57,7 @@ struct Fixture {
   std::unique_ptr<emulator::EmulatorServer> emulator;
   std::shared_ptr<proxy::Connection> connection;
   std::shared_ptr<proxy::Connection> bytesConnection;  // never uses shared memory
+  std::shared_ptr<proxy::Connection> streamBurstConnection;  // bursts on the gRPC stream only
   std::shared_ptr<bench::Echo::Stub> echoStub;
 
   Fixture() {
@@ -72,6 +74,9 @@ struct Fixture {
     proxy::ConnectionOptions bytesOnly;
     bytesOnly.useSharedMemory = false;
     bytesConnection = *proxy::Connection::connect(emulator->address(), bytesOnly);
+    proxy::ConnectionOptions streamBursts;
+    streamBursts.useSharedMemoryBursts = false;
+    streamBurstConnection = *proxy::Connection::connect(emulator->address(), streamBursts);
   }
 };
 
@@ -192,8 +197,9 @@ void proxySyncExecute(benchmark::State& state) {
   latencies.report(state);
 }
 
-void proxyBurstExecute(benchmark::State& state) {
-  auto prepared = prepareRelu(4, fixture().connection);
+// On the gRPC stream (`sharedQueue` false) or through the same-host shared-memory queue.
+void proxyBurstExecute(benchmark::State& state, bool sharedQueue) {
+  auto prepared = prepareRelu(4, sharedQueue ? fixture().connection : fixture().streamBurstConnection);
   auto burst = *prepared->configureExecutionBurst();
   auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
   Latencies latencies;
@@ -270,7 +276,8 @@ BENCHMARK(rawBidi)->Name("1_raw_grpc_bidi")->UseRealTime();
 BENCHMARK(emulatorTrivialRpc)->Name("2_emulator_get_device_info")->UseRealTime();
 BENCHMARK(inProcessExecute)->Name("2_in_process_execute")->UseRealTime();
 BENCHMARK(proxySyncExecute)->Name("2_proxy_sync_execute")->UseRealTime();
-BENCHMARK(proxyBurstExecute)->Name("3_proxy_burst_execute")->UseRealTime();
+BENCHMARK_CAPTURE(proxyBurstExecute, stream, false)->Name("3_proxy_burst_execute")->UseRealTime();
+BENCHMARK_CAPTURE(proxyBurstExecute, shared_queue, true)->Name("4_shared_queue_burst_execute")->UseRealTime();
 BENCHMARK(memcpyPlusRoundTrip)->Name("5_memcpy_plus_round_trip")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
 BENCHMARK(inProcessRelu)->Name("5_in_process_relu")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
 BENCHMARK_CAPTURE(inputVia, shm, true)->Name("5_input_via_shared_memory")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
@@ -299,6 +306,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
     std::printf("\n");
     ratio("sync execute / raw unary", "2_proxy_sync_execute", "1_raw_grpc_unary", "<= 1.25x");
     ratio("burst execute / raw bidi", "3_proxy_burst_execute", "1_raw_grpc_bidi", "<= 1.15x");
+    std::printf("%-68s p50 %8.1f us   p99 %8.1f us   (target p50 <= 20 us)\n", "same-host shared-queue burst execute",
+                p50_["4_shared_queue_burst_execute"], p99_["4_shared_queue_burst_execute"]);
+    ratio("shared-queue burst / gRPC-stream burst", "4_shared_queue_burst_execute", "3_proxy_burst_execute", "-");
     for (const char* size : {"1048576", "16777216"}) {
       const std::string s = size;
       ratio("shared memory / (memcpy + round trip), " + s + " B", "5_input_via_shared_memory/" + s,

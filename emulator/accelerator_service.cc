@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "hal/i_burst.h"
@@ -10,6 +11,7 @@
 #include "hal/validation.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
+#include "proto/shared_queue.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -131,30 +133,6 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
   }
 }
 
-// Ends a session when the client's WatchSession stream goes away.
-class SessionWatcher final : public grpc::ServerWriteReactor<wire::SessionEvent> {
- public:
-  SessionWatcher(SessionRegistry* sessions, uint64_t sessionId)
-      : sessions_(sessions), sessionId_(sessionId) {}
-
-  void OnCancel() override {
-    // The client closed the stream, died, or the server is shutting down. Closing a session
-    // the client already closed explicitly is fine.
-    (void)sessions_->close(sessionId_);
-    finishOnce(grpc::Status::OK);
-  }
-  void OnDone() override { delete this; }
-
-  void finishOnce(const grpc::Status& status) {
-    if (!finished_.exchange(true)) Finish(status);
-  }
-
- private:
-  SessionRegistry* sessions_;
-  uint64_t sessionId_;
-  std::atomic<bool> finished_{false};
-};
-
 }  // namespace
 
 AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices)
@@ -189,16 +167,33 @@ grpc::Status AcceleratorService::OpenSession(grpc::ServerContext*,
 grpc::Status AcceleratorService::CloseSession(grpc::ServerContext*,
                                               const wire::CloseSessionRequest* request,
                                               wire::Empty*) {
-  return toGrpcStatus(sessions_.close(request->session_id()));
+  const hal::Status status = sessions_.close(request->session_id());
+  watchChanged_.notify_all();
+  return toGrpcStatus(status);
 }
 
-grpc::ServerWriteReactor<wire::SessionEvent>* AcceleratorService::WatchSession(
-    grpc::CallbackServerContext*, const wire::CloseSessionRequest* request) {
-  auto* watcher = new SessionWatcher(&sessions_, request->session_id());
-  if (auto session = sessions_.find(request->session_id()); !session.ok()) {
-    watcher->finishOnce(toGrpcStatus(session.error()));
+grpc::Status AcceleratorService::WatchSession(grpc::ServerContext* context,
+                                              const wire::CloseSessionRequest* request,
+                                              grpc::ServerWriter<wire::SessionEvent>*) {
+  const uint64_t id = request->session_id();
+  if (auto session = sessions_.find(id); !session.ok()) return toGrpcStatus(session.error());
+  // A cancelled stream (the client closed it or died) is only seen by asking, so ask often
+  // enough that a dead client's session ends within a tenth of a second.
+  std::unique_lock<std::mutex> lock(watchMutex_);
+  while (!stopWatching_ && !context->IsCancelled() && sessions_.find(id).ok()) {
+    watchChanged_.wait_for(lock, std::chrono::milliseconds(100));
   }
-  return watcher;
+  lock.unlock();
+  (void)sessions_.close(id);  // a session closed already is fine
+  return grpc::Status::OK;
+}
+
+void AcceleratorService::stopWatching() {
+  {
+    std::lock_guard<std::mutex> lock(watchMutex_);
+    stopWatching_ = true;
+  }
+  watchChanged_.notify_all();
 }
 
 grpc::Status AcceleratorService::ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,
@@ -327,8 +322,138 @@ grpc::Status AcceleratorService::ReleaseReusableExecution(
     grpc::ServerContext*, const wire::ReleaseReusableExecutionRequest*, wire::Empty*) {
   return notSupportedYet("ReleaseReusableExecution");
 }
+namespace {
+
+// One burst's server side: its cached memories and executions, whether a message came on the
+// stream or through the same-host shared queue. The two never overlap in time (a burst runs
+// one exchange at a time), but they run on different threads, hence the mutex.
+class BurstHandler {
+ public:
+  BurstHandler(std::shared_ptr<Session> session, PreparedModelEntry entry, hal::SharedBurst burst)
+      : session_(std::move(session)), entry_(std::move(entry)), burst_(std::move(burst)),
+        resolve_(resolverFor(*session_)) {}
+
+  // Handles a cache, release or execute message; errors in an execution are reported in
+  // `response`, other errors returned.
+  hal::Status handle(const wire::BurstRequest& message, wire::BurstResponse* response) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    switch (message.kind_case()) {
+      case wire::BurstRequest::kCacheMemory: {
+        auto memory = resolve_(message.cache_memory().memory());
+        if (!memory.ok()) return hal::withContext(memory.error(), "cache_memory");
+        holds_[message.cache_memory().slot()] = burst_->cacheMemory(*memory);
+        slots_[message.cache_memory().slot()] = std::move(memory).value();
+        return {};
+      }
+      case wire::BurstRequest::kReleaseMemorySlot:
+        slots_.erase(message.release_memory_slot());
+        holds_.erase(message.release_memory_slot());
+        return {};
+      case wire::BurstRequest::kExecute:
+        response->set_serial(message.execute().serial());
+        // An execution's failure is reported in band; the burst goes on.
+        if (hal::Status status = execute(message.execute(), response); !status.ok()) {
+          *response->mutable_error() = wire_conv::toWire(status.error());
+        }
+        return {};
+      default:
+        return makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst was opened twice";
+    }
+  }
+
+ private:
+  hal::Status execute(const wire::BurstRequest::Execute& execute, wire::BurstResponse* response) {
+    // Cached pools are taken from their slots; the request's own entries for them are ignored.
+    wire::Request wireRequest = execute.request();
+    for (const auto& [pool, slot] : execute.pool_slots()) {
+      if (pool >= static_cast<uint32_t>(wireRequest.pools_size()) || slots_.count(slot) == 0) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << "pool_slots maps request.pools[" << pool << "] to slot " << slot
+               << ", which is not a cached memory of this burst or not a pool";
+      }
+      wireRequest.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
+    }
+    NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(wireRequest, resolve_));
+    NN_RETURN_IF_ERROR(resolveBuffers(*session_, &request));
+    for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots_[slot];
+    NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry_.model, /*allowPointers=*/false));
+    const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
+    hal::OptionalDuration loopTimeout;
+    if (execute.has_loop_timeout_duration()) loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
+    NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
+                        burst_->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
+                                        wire_conv::deadlineFromWire(execute.deadline(), execute.has_deadline()),
+                                        loopTimeout));
+    for (const auto& shape : outcome.outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
+    *response->mutable_timing() = wire_conv::toWire(outcome.timing);
+    if (outcome.profile) *response->mutable_profile() = wire_conv::toWire(*outcome.profile);
+    wire::ExecuteResponse outputs;
+    collectOutputs(*session_, wireRequest, request, *entry_.model, outcome, &outputs);
+    *response->mutable_output_data() = std::move(*outputs.mutable_output_data());
+    *response->mutable_output_bulk_transfer_ids() = outputs.output_bulk_transfer_ids();
+    return {};
+  }
+
+  std::mutex mutex_;
+  std::shared_ptr<Session> session_;
+  PreparedModelEntry entry_;
+  hal::SharedBurst burst_;
+  wire_conv::MemoryResolver resolve_;
+  std::unordered_map<uint64_t, hal::SharedMemory> slots_;
+  std::unordered_map<uint64_t, hal::IBurst::OptionalCacheHold> holds_;
+};
+
+// Serves a burst's shared queue on its own thread until the client closes the queue or the
+// burst's stream ends. Every message gets a response there, errors included; one too large for
+// the queue goes on the stream (`writeToStream`), announced through the queue.
+class SharedQueueServer {
+ public:
+  using StreamWriter = std::function<bool(const wire::BurstResponse&)>;
+  SharedQueueServer(std::unique_ptr<wire::SharedQueue> queue, BurstHandler* handler, StreamWriter writeToStream)
+      : queue_(std::move(queue)), handler_(handler), writeToStream_(std::move(writeToStream)),
+        thread_([this] { serve(); }) {}
+  ~SharedQueueServer() {
+    stop_.store(true);
+    queue_->wakeServer();
+    thread_.join();
+    queue_->shutDown();
+  }
+
+ private:
+  void serve() {
+    wire::BurstRequest message;
+    wire::BurstResponse response;
+    size_t size = 0;
+    while (queue_->awaitRequest(&size, stop_)) {
+      response.Clear();
+      if (!message.ParseFromArray(queue_->receivedRequest(), static_cast<int>(size))) {
+        const hal::Error error = makeError(ErrorStatus::INVALID_ARGUMENT) << "a shared-queue message does not parse";
+        *response.mutable_error() = wire_conv::toWire(error);
+      } else if (hal::Status status = handler_->handle(message, &response); !status.ok()) {
+        *response.mutable_error() = wire_conv::toWire(status.error());
+      }
+      if (response.ByteSizeLong() > queue_->capacity()) {
+        (void)writeToStream_(response);  // if the client is gone, the stream loop ends the burst
+        response.Clear();
+        response.set_response_on_stream(true);
+        (void)response.ByteSizeLong();
+      }
+      response.SerializeWithCachedSizesToArray(queue_->responseBufferForWriting());
+      queue_->respond(response.ByteSizeLong());
+    }
+  }
+
+  std::unique_ptr<wire::SharedQueue> queue_;
+  BurstHandler* handler_;
+  StreamWriter writeToStream_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
 grpc::Status AcceleratorService::Burst(
-    grpc::ServerContext*, grpc::ServerReaderWriter<wire::BurstResponse, wire::BurstRequest>* stream) {
+    grpc::ServerContext* context, grpc::ServerReaderWriter<wire::BurstResponse, wire::BurstRequest>* stream) {
   wire::BurstRequest message;
   if (!stream->Read(&message) || message.kind_case() != wire::BurstRequest::kOpen) {
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
@@ -340,67 +465,29 @@ grpc::Status AcceleratorService::Burst(
   if (!entry.ok()) return toGrpcStatus(entry.error());
   auto burst = entry->preparedModel->configureExecutionBurst();
   if (!burst.ok()) return toGrpcStatus(burst.error());
-  std::unordered_map<uint64_t, hal::SharedMemory> slots;
-  std::unordered_map<uint64_t, hal::IBurst::OptionalCacheHold> holds;
-  const wire_conv::MemoryResolver resolve = resolverFor(**session);
+  BurstHandler handler(*session, *entry, *burst);
+
+  // A client on this host can have a shared queue; one on another host asking for it (its
+  // peer address is not a unix socket) gets none.
+  std::unique_ptr<SharedQueueServer> queueServer;
+  if (message.open().want_shared_queue()) {
+    wire::BurstResponse answer;
+    if (context->peer().rfind("unix", 0) == 0) {
+      if (auto queue = wire::SharedQueue::create(); queue.ok()) {
+        answer.mutable_shared_queue()->set_shm_name((*queue)->name());
+        answer.mutable_shared_queue()->set_size((*queue)->size());
+        queueServer = std::make_unique<SharedQueueServer>(
+            std::move(queue).value(), &handler,
+            [stream](const wire::BurstResponse& response) { return stream->Write(response); });
+      }
+    }
+    if (!stream->Write(answer)) return grpc::Status::OK;
+  }
 
   while (stream->Read(&message)) {
-    switch (message.kind_case()) {
-      case wire::BurstRequest::kCacheMemory: {
-        auto memory = resolve(message.cache_memory().memory());
-        if (!memory.ok()) return toGrpcStatus(hal::withContext(memory.error(), "cache_memory"));
-        holds[message.cache_memory().slot()] = (*burst)->cacheMemory(*memory);
-        slots[message.cache_memory().slot()] = std::move(memory).value();
-        continue;
-      }
-      case wire::BurstRequest::kReleaseMemorySlot:
-        slots.erase(message.release_memory_slot());
-        holds.erase(message.release_memory_slot());
-        continue;
-      case wire::BurstRequest::kExecute:
-        break;
-      default:
-        return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst was opened twice");
-    }
-    const wire::BurstRequest::Execute& execute = message.execute();
     wire::BurstResponse response;
-    response.set_serial(execute.serial());
-    // An execution's failure is reported in band; the burst goes on.
-    auto run = [&]() -> hal::Status {
-      // Cached pools are taken from their slots; the request's own entries for them are ignored.
-      wire::Request wireRequest = execute.request();
-      for (const auto& [pool, slot] : execute.pool_slots()) {
-        if (pool >= static_cast<uint32_t>(wireRequest.pools_size()) || slots.count(slot) == 0) {
-          return makeError(ErrorStatus::INVALID_ARGUMENT)
-                 << "pool_slots maps request.pools[" << pool << "] to slot " << slot
-                 << ", which is not a cached memory of this burst or not a pool";
-        }
-        wireRequest.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
-      }
-      NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(wireRequest, resolve));
-      NN_RETURN_IF_ERROR(resolveBuffers(**session, &request));
-      for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots[slot];
-      NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry->model, /*allowPointers=*/false));
-      const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
-      hal::OptionalDuration loopTimeout;
-      if (execute.has_loop_timeout_duration()) {
-        loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
-      }
-      NN_ASSIGN_OR_RETURN(
-          hal::ExecutionOutcome outcome,
-          (*burst)->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
-                            wire_conv::deadlineFromWire(execute.deadline(), execute.has_deadline()),
-                            loopTimeout));
-      for (const auto& shape : outcome.outputShapes) *response.add_output_shapes() = wire_conv::toWire(shape);
-      *response.mutable_timing() = wire_conv::toWire(outcome.timing);
-      if (outcome.profile) *response.mutable_profile() = wire_conv::toWire(*outcome.profile);
-      wire::ExecuteResponse outputs;
-      collectOutputs(**session, wireRequest, request, *entry->model, outcome, &outputs);
-      *response.mutable_output_data() = std::move(*outputs.mutable_output_data());
-      *response.mutable_output_bulk_transfer_ids() = outputs.output_bulk_transfer_ids();
-      return {};
-    };
-    if (hal::Status status = run(); !status.ok()) *response.mutable_error() = wire_conv::toWire(status.error());
+    if (hal::Status status = handler.handle(message, &response); !status.ok()) return toGrpcStatus(status.error());
+    if (message.kind_case() != wire::BurstRequest::kExecute) continue;
     if (!stream->Write(response)) break;  // the client went away
   }
   return grpc::Status::OK;

@@ -43,6 +43,7 @@ void EmulatorServer::wait() {
 }
 
 void EmulatorServer::shutdown() {
+  if (service_) service_->stopWatching();
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 

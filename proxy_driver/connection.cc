@@ -67,6 +67,12 @@ Connection::~Connection() {
   if (watchThread_.joinable()) watchThread_.join();
 }
 
+bool Connection::reachable() const {
+  // Streams and sessions live on the connection that is up now; once it drops, they are gone
+  // even if the channel later reconnects.
+  return channel_->GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY;
+}
+
 std::unique_ptr<grpc::ClientContext> Connection::controlContext() const {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + options_.controlCallTimeout);

@@ -29,6 +29,9 @@ struct ConnectionOptions {
   std::chrono::milliseconds keepaliveTimeout{5000};
   // Send hal shared memory by registration (zero copy) when the server shares this host.
   bool useSharedMemory = true;
+  // Run bursts through a shared-memory queue instead of stream messages when the server shares
+  // this host (a unix-socket address).
+  bool useSharedMemoryBursts = true;
   // Pools with contents larger than this travel as bulk uploads instead of inline.
   uint64_t bulkThresholdBytes = uint64_t{1} << 20;
 };
@@ -48,6 +51,10 @@ class Connection {
   uint64_t sessionId() const { return sessionId_; }
   const std::string& address() const { return address_; }
   const ConnectionOptions& options() const { return options_; }
+  // Whether the server runs on this host: the address is a unix socket.
+  bool sameHost() const { return address_.rfind("unix", 0) == 0; }
+  // False once the connection has dropped; cheap, makes no call.
+  bool reachable() const;
 
   // A context for a query/release call, with the control-call deadline.
   std::unique_ptr<grpc::ClientContext> controlContext() const;

@@ -18,13 +18,26 @@ hal::Result<hal::SharedBurst> ProxyBurst::open(std::shared_ptr<Connection> conne
   wire::BurstRequest request;
   request.mutable_open()->set_session_id(connection->sessionId());
   request.mutable_open()->set_prepared_model_id(preparedModelId);
+  const bool wantQueue = connection->sameHost() && connection->options().useSharedMemoryBursts;
+  request.mutable_open()->set_want_shared_queue(wantQueue);
   if (!burst->stream_->Write(request)) return burst->streamBroken();
+  if (wantQueue) {
+    wire::BurstResponse answer;
+    if (!burst->stream_->Read(&answer)) return burst->streamBroken();
+    // Without a queue (the server could not make one, or cannot see us as local), the stream
+    // serves alone.
+    if (answer.has_shared_queue()) {
+      auto queue = wire::SharedQueue::open(answer.shared_queue().shm_name(), answer.shared_queue().size());
+      if (queue.ok()) burst->queue_ = std::move(queue).value();
+    }
+  }
   return hal::SharedBurst(burst);
 }
 
 ProxyBurst::~ProxyBurst() {
   // A broken stream was already finished by streamBroken(); gRPC allows one Finish per call.
   if (stream_ == nullptr || broken_) return;
+  if (queue_ != nullptr) queue_->close();
   stream_->WritesDone();
   (void)stream_->Finish();
 }
@@ -38,6 +51,29 @@ hal::Error ProxyBurst::streamBroken() const {
   return error;
 }
 
+hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire::BurstRequest& message) const {
+  const bool execution = message.kind_case() == wire::BurstRequest::kExecute;
+  const size_t size = message.ByteSizeLong();
+  if (queue_ != nullptr && size <= queue_->capacity()) {
+    message.SerializeWithCachedSizesToArray(queue_->requestBuffer());
+    NN_ASSIGN_OR_RETURN(const size_t length,
+                        queue_->call(size, [this] { return connection_->reachable(); }));
+    wire::BurstResponse response;
+    if (!response.ParseFromArray(queue_->responseBuffer(), static_cast<int>(length))) {
+      return makeError(ErrorStatus::GENERAL_FAILURE) << "a shared-queue response does not parse";
+    }
+    // A response too large for the queue follows on the stream.
+    if (!response.response_on_stream()) return std::optional<wire::BurstResponse>(std::move(response));
+    if (!stream_->Read(&response)) return streamBroken();
+    return std::optional<wire::BurstResponse>(std::move(response));
+  }
+  if (!stream_->Write(message)) return streamBroken();
+  if (!execution) return std::optional<wire::BurstResponse>();
+  wire::BurstResponse response;
+  if (!stream_->Read(&response)) return streamBroken();
+  return std::optional<wire::BurstResponse>(std::move(response));
+}
+
 hal::IBurst::OptionalCacheHold ProxyBurst::cacheMemory(const hal::SharedMemory& memory) const {
   if (memory == nullptr || memory->sharedName().empty()) return memory;
   auto encoded = connection_->pools().encode(memory, /*withContents=*/true);
@@ -49,7 +85,9 @@ hal::IBurst::OptionalCacheHold ProxyBurst::cacheMemory(const hal::SharedMemory& 
     wire::BurstRequest request;
     request.mutable_cache_memory()->set_slot(nextSlot_);
     *request.mutable_cache_memory()->mutable_memory() = *encoded;
-    if (!stream_->Write(request)) return memory;
+    auto answer = exchange(request);
+    // Uncached memory still works: its pool then travels the usual way.
+    if (!answer.ok() || (answer->has_value() && (*answer)->error().status() != wire::NONE)) return memory;
     slots_[memory.get()] = {memory, nextSlot_++};
   }
   // The hold keeps the memory alive and releases the slot when dropped.
@@ -68,7 +106,7 @@ void ProxyBurst::releaseSlot(const hal::Memory* memory) const {
   if (!broken_) {
     wire::BurstRequest request;
     request.set_release_memory_slot(it->second.slot);
-    (void)stream_->Write(request);
+    (void)exchange(request);
   }
   slots_.erase(it);
 }
@@ -102,9 +140,8 @@ hal::Result<hal::ExecutionOutcome> ProxyBurst::execute(const hal::Request& reque
     }
   }
   setExecutionArguments(execute, measure, deadline, loopTimeoutDuration);
-  if (!stream_->Write(message)) return streamBroken();
-  wire::BurstResponse response;
-  if (!stream_->Read(&response)) return streamBroken();
+  NN_ASSIGN_OR_RETURN(std::optional<wire::BurstResponse> answer, exchange(message));
+  const wire::BurstResponse& response = *answer;
   if (response.serial() != serial) {
     return makeError(ErrorStatus::GENERAL_FAILURE)
            << "burst response " << response.serial() << " answers no outstanding execution (" << serial << ")";

@@ -1,6 +1,8 @@
 // A burst over one long-lived bidirectional stream: executions of one prepared model go out and
 // come back as messages on the stream, with no per-call RPC setup. Shared memory the client
-// caches is registered once and then named by slot.
+// caches is registered once and then named by slot. When the server shares this host, the
+// messages go through a shared-memory queue instead (wire::SharedQueue), and the stream only
+// carries what does not fit and tells the server when the burst ends.
 #ifndef NNREMOTE_PROXY_DRIVER_PROXY_BURST_H_
 #define NNREMOTE_PROXY_DRIVER_PROXY_BURST_H_
 
@@ -8,9 +10,11 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "hal/i_burst.h"
+#include "proto/shared_queue.h"
 #include "proxy_driver/connection.h"
 
 namespace nnremote::proxy {
@@ -30,6 +34,9 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
                                              const hal::OptionalTimePoint& deadline,
                                              const hal::OptionalDuration& loopTimeoutDuration) const override;
 
+  // Whether messages go through a same-host shared-memory queue.
+  bool usesSharedQueue() const { return queue_ != nullptr; }
+
  private:
   using Stream = grpc::ClientReaderWriter<wire::BurstRequest, wire::BurstResponse>;
   struct Slot {
@@ -40,11 +47,15 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   explicit ProxyBurst(std::shared_ptr<Connection> connection);
   void releaseSlot(const hal::Memory* memory) const;
   hal::Error streamBroken() const;
+  // Sends `message` through the queue if there is one and it fits, else on the stream, and
+  // returns its response: every queue message has one; on the stream, executions only.
+  hal::Result<std::optional<wire::BurstResponse>> exchange(const wire::BurstRequest& message) const;
 
   std::shared_ptr<Connection> connection_;
   mutable std::mutex mutex_;  // one message exchange at a time
   grpc::ClientContext context_;
   std::unique_ptr<Stream> stream_;
+  std::unique_ptr<wire::SharedQueue> queue_;
   mutable bool broken_ = false;
   mutable uint64_t nextSerial_ = 1;
   mutable uint64_t nextSlot_ = 1;

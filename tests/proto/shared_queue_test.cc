@@ -1,0 +1,120 @@
+// The same-host shared-memory queue between two real processes, and its ways of ending: the
+// client closing, the server shutting down, a peer that is gone, an oversized message.
+#include "proto/shared_queue.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+
+namespace nnremote::wire {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Server side of the echo used below: answers each request with its bytes reversed.
+void serveReversed(SharedQueue& queue, const std::atomic<bool>& stop, int* served) {
+  size_t size = 0;
+  while (queue.awaitRequest(&size, stop)) {
+    const uint8_t* in = queue.receivedRequest();
+    uint8_t* out = queue.responseBufferForWriting();
+    for (size_t i = 0; i < size; ++i) out[i] = in[size - 1 - i];
+    queue.respond(size);
+    ++*served;
+  }
+}
+
+TEST(SharedQueueTest, ExchangesMessagesWithAnotherProcess) {
+  auto queue = SharedQueue::create(/*capacity=*/4096);
+  ASSERT_TRUE(queue.ok()) << queue.error().message;
+  const std::string name = (*queue)->name();
+  const uint64_t size = (*queue)->size();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The client: 1000 round trips, then close. Exit code 0 means every answer was right.
+    auto client = SharedQueue::open(name, size);
+    if (!client.ok()) ::_exit(2);
+    for (int i = 0; i < 1000; ++i) {
+      const std::string message = "message " + std::to_string(i);
+      std::memcpy((*client)->requestBuffer(), message.data(), message.size());
+      auto length = (*client)->call(message.size(), [] { return true; });
+      if (!length.ok() || *length != message.size()) ::_exit(3);
+      const std::string answer(reinterpret_cast<const char*>((*client)->responseBuffer()), *length);
+      if (answer != std::string(message.rbegin(), message.rend())) ::_exit(4);
+    }
+    (*client)->close();
+    ::_exit(0);
+  }
+  std::atomic<bool> stop{false};
+  int served = 0;
+  serveReversed(**queue, stop, &served);  // returns when the client closes
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(served, 1000);
+}
+
+TEST(SharedQueueTest, AServerThatShutsDownAnswersWaitingAndLaterCallsWithDeadObject) {
+  auto server = SharedQueue::create(1024);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  // Nobody serves; the server shuts down while the client waits.
+  std::thread shutdown([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    (*server)->shutDown();
+  });
+  auto waiting = (*client)->call(3, [] { return true; });
+  shutdown.join();
+  ASSERT_FALSE(waiting.ok());
+  EXPECT_EQ(waiting.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  auto later = (*client)->call(3, [] { return true; });
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.error().code, hal::ErrorStatus::DEAD_OBJECT);
+}
+
+TEST(SharedQueueTest, AClientStopsWaitingWhenItsPeerIsGone) {
+  auto server = SharedQueue::create(1024);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  int polls = 0;
+  auto outcome = (*client)->call(1, [&] { return ++polls < 3; }, std::chrono::milliseconds(5));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_EQ(polls, 3);
+}
+
+TEST(SharedQueueTest, OversizedMessagesAndBadRegionsAreRefused) {
+  auto server = SharedQueue::create(64);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  auto tooBig = (*client)->call(65, [] { return true; });
+  ASSERT_FALSE(tooBig.ok());
+  EXPECT_THAT(tooBig.error().message, HasSubstr("exceeds the shared queue's 64 bytes"));
+  auto wrongSize = SharedQueue::open((*server)->name(), (*server)->size() - 8);
+  ASSERT_FALSE(wrongSize.ok());
+  auto missing = SharedQueue::open("/nnremote-no-such-queue", 4096);
+  EXPECT_FALSE(missing.ok());
+}
+
+TEST(SharedQueueTest, ClosingWakesAWaitingServer) {
+  auto server = SharedQueue::create(64);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  std::atomic<bool> stop{false};
+  std::thread closer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    (*client)->close();
+  });
+  size_t size = 0;
+  EXPECT_FALSE((*server)->awaitRequest(&size, stop));
+  closer.join();
+}
+
+}  // namespace
+}  // namespace nnremote::wire
