@@ -6,6 +6,7 @@
 #include <functional>
 #include <thread>
 
+#include "hal/execution_adapters.h"
 #include "hal/i_burst.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
@@ -285,6 +286,23 @@ grpc::Status AcceleratorService::ReleasePreparedModel(
   return toGrpcStatus((*session)->preparedModels.erase(request->prepared_model_id()));
 }
 
+namespace {
+
+// An execution's outcome as the client gets it: shapes, timing, profile, and the outputs that
+// travel by value.
+grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
+                     wire::ExecuteResponse* response) {
+  if (!outcome.ok()) return toGrpcStatus(outcome.error());
+  for (const auto& shape : outcome->outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
+  *response->mutable_timing() = wire_conv::toWire(outcome->timing);
+  if (outcome->profile) *response->mutable_profile() = wire_conv::toWire(*outcome->profile);
+  collectOutputs(session, wireRequest, request, model, *outcome, response);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
 grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::ExecuteRequest* request,
                                          wire::ExecuteResponse* response) {
   auto v = validateExecution(sessions_, *request);
@@ -292,36 +310,87 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::Execu
   auto outcome = v->entry.preparedModel->execute(
       v->request, v->measure, wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
       v->loopTimeout);
-  if (!outcome.ok()) return toGrpcStatus(outcome.error());
-  for (const auto& shape : outcome->outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
-  *response->mutable_timing() = wire_conv::toWire(outcome->timing);
-  if (outcome->profile) *response->mutable_profile() = wire_conv::toWire(*outcome->profile);
-  collectOutputs(*v->session, request->request(), v->request, *v->entry.model, *outcome, response);
+  return respond(*v->session, request->request(), v->request, *v->entry.model, outcome, response);
+}
+
+grpc::Status AcceleratorService::StartExecution(grpc::ServerContext*, const wire::ExecuteRequest* request,
+                                                wire::StartExecutionResponse* response) {
+  auto v = validateExecution(sessions_, *request);
+  if (!v.ok()) return toGrpcStatus(v.error());
+  auto started = std::make_shared<StartedExecution>();
+  started->wireRequest = request->request();
+  started->request = v->request;
+  started->model = v->entry.model;
+  started->outcome =
+      hal::executeAsync(v->entry.preparedModel, v->request, v->measure,
+                        wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), v->loopTimeout);
+  response->set_execution_id(v->session->startedExecutions.add(std::move(started)));
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::StartExecution(grpc::ServerContext*, const wire::ExecuteRequest*,
-                                                wire::StartExecutionResponse*) {
-  return notSupportedYet("StartExecution");
+grpc::Status AcceleratorService::AwaitExecution(grpc::ServerContext*, const wire::AwaitExecutionRequest* request,
+                                                wire::ExecuteResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto started = (*session)->startedExecutions.take(request->execution_id());
+  if (!started.ok()) return toGrpcStatus(started.error());
+  const hal::Result<hal::ExecutionOutcome> outcome = (*started)->outcome.get();
+  return respond(**session, (*started)->wireRequest, (*started)->request, *(*started)->model, outcome, response);
 }
-grpc::Status AcceleratorService::AwaitExecution(grpc::ServerContext*,
-                                                const wire::AwaitExecutionRequest*,
-                                                wire::ExecuteResponse*) {
-  return notSupportedYet("AwaitExecution");
+
+grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContext*,
+                                                         const wire::CreateReusableExecutionRequest* request,
+                                                         wire::CreateReusableExecutionResponse* response) {
+  auto v = validateExecution(sessions_, *request);
+  if (!v.ok()) return toGrpcStatus(v.error());
+  auto execution = v->entry.preparedModel->createReusableExecution(v->request, v->measure, v->loopTimeout);
+  if (!execution.ok()) return toGrpcStatus(execution.error());
+  auto reusable = std::make_shared<ReusableExecution>();
+  reusable->execution = *execution;
+  reusable->wireRequest = request->request();
+  reusable->request = v->request;
+  reusable->model = v->entry.model;
+  response->set_reusable_execution_id(v->session->reusableExecutions.add(std::move(reusable)));
+  return grpc::Status::OK;
 }
-grpc::Status AcceleratorService::CreateReusableExecution(
-    grpc::ServerContext*, const wire::CreateReusableExecutionRequest*,
-    wire::CreateReusableExecutionResponse*) {
-  return notSupportedYet("CreateReusableExecution");
+
+grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext*,
+                                                          const wire::ComputeReusableExecutionRequest* request,
+                                                          wire::ExecuteResponse* response) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  auto reusable = (*session)->reusableExecutions.find(request->reusable_execution_id());
+  if (!reusable.ok()) return toGrpcStatus(reusable.error());
+  ReusableExecution& r = **reusable;
+  std::lock_guard<std::mutex> lock(r.mutex);
+  // New contents for inline pools, written into the memory the execution reads.
+  for (const auto& [pool, bytes] : request->updated_pools()) {
+    if (pool >= static_cast<uint32_t>(r.wireRequest.pools_size()) ||
+        r.wireRequest.pools(pool).memory().kind_case() != wire::Memory::kInlineData) {
+      return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                          << "updated_pools names request.pools[" << pool << "], which is not an inline pool");
+    }
+    const auto& memory = std::get<hal::SharedMemory>(r.request.pools[pool]);
+    if (bytes.size() != memory->size()) {
+      return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                          << "updated_pools[" << pool << "] has " << bytes.size() << " bytes for a pool of "
+                          << memory->size());
+    }
+    std::memcpy(memory->data(), bytes.data(), bytes.size());
+  }
+  const auto outcome =
+      r.execution->compute(wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()));
+  return respond(**session, r.wireRequest, r.request, *r.model, outcome, response);
 }
-grpc::Status AcceleratorService::ComputeReusableExecution(
-    grpc::ServerContext*, const wire::ComputeReusableExecutionRequest*, wire::ExecuteResponse*) {
-  return notSupportedYet("ComputeReusableExecution");
+
+grpc::Status AcceleratorService::ReleaseReusableExecution(grpc::ServerContext*,
+                                                          const wire::ReleaseReusableExecutionRequest* request,
+                                                          wire::Empty*) {
+  auto session = sessions_.find(request->session_id());
+  if (!session.ok()) return toGrpcStatus(session.error());
+  return toGrpcStatus((*session)->reusableExecutions.erase(request->reusable_execution_id()));
 }
-grpc::Status AcceleratorService::ReleaseReusableExecution(
-    grpc::ServerContext*, const wire::ReleaseReusableExecutionRequest*, wire::Empty*) {
-  return notSupportedYet("ReleaseReusableExecution");
-}
+
 namespace {
 
 // One burst's server side: its cached memories and executions, whether a message came on the
@@ -424,9 +493,12 @@ class SharedQueueServer {
     wire::BurstRequest message;
     wire::BurstResponse response;
     size_t size = 0;
+    std::string bytes;
     while (queue_->awaitRequest(&size, stop_)) {
       response.Clear();
-      if (!message.ParseFromArray(queue_->receivedRequest(), static_cast<int>(size))) {
+      // Parsed from a private copy: the client could go on writing the shared region.
+      bytes.assign(reinterpret_cast<const char*>(queue_->receivedRequest()), size);
+      if (!message.ParseFromString(bytes)) {
         const hal::Error error = makeError(ErrorStatus::INVALID_ARGUMENT) << "a shared-queue message does not parse";
         *response.mutable_error() = wire_conv::toWire(error);
       } else if (hal::Status status = handler_->handle(message, &response); !status.ok()) {

@@ -4,12 +4,14 @@
 #define NNREMOTE_EMULATOR_SESSION_REGISTRY_H_
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "hal/i_device.h"
+#include "hal/i_execution.h"
 #include "hal/sync_fence.h"
 #include "proto/nnremote.pb.h"
 
@@ -89,6 +91,23 @@ struct FencedExecution {
   wire::ExecuteResponse outputs;  // output_data and output_bulk_transfer_ids
 };
 
+// A reusable execution the client created: its request resolved and validated once.
+struct ReusableExecution {
+  std::mutex mutex;  // one compute at a time
+  hal::SharedExecution execution;
+  wire::Request wireRequest;  // how its outputs travel back
+  hal::Request request;       // its pools; ComputeReusableExecution may rewrite inline inputs
+  std::shared_ptr<const hal::Model> model;
+};
+
+// An execution StartExecution launched, until AwaitExecution collects it.
+struct StartedExecution {
+  std::future<hal::Result<hal::ExecutionOutcome>> outcome;
+  wire::Request wireRequest;
+  hal::Request request;
+  std::shared_ptr<const hal::Model> model;
+};
+
 // Output bytes waiting for the client to fetch them with DownloadBulk.
 struct PendingDownload {
   hal::SharedMemory memory;
@@ -113,6 +132,8 @@ class Session {
   // Device buffers, by the 32-bit memory-domain token requests name them with.
   IdTable<hal::SharedBuffer, uint32_t> buffers{"memory_domain_token", "device buffers"};
   IdTable<std::shared_ptr<FencedExecution>> fencedExecutions{"execution_id", "fenced executions"};
+  IdTable<std::shared_ptr<ReusableExecution>> reusableExecutions{"reusable_execution_id", "reusable executions"};
+  IdTable<std::shared_ptr<StartedExecution>> startedExecutions{"execution_id", "started executions"};
 
  private:
   const uint64_t id_;

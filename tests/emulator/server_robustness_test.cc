@@ -221,15 +221,107 @@ TEST_F(ServerTest, SurvivesMutatedMessages) {
   expectServesANewClient();
 }
 
-TEST_F(ServerTest, MethodsNotImplementedYetSayWhich) {
+std::vector<float> floatsOf(const wire::ExecuteResponse& response) {
+  std::vector<float> values(response.output_data(0).size() / sizeof(float));
+  std::memcpy(values.data(), response.output_data(0).data(), values.size() * sizeof(float));
+  return values;
+}
+
+TEST_F(ServerTest, StartedExecutionsAreAwaitedInAnyOrder) {
+  const uint64_t session = openSession();
+  uint64_t preparedId = 0;
+  ASSERT_TRUE(prepare(prepareRequest(session, addModel()), &preparedId).ok());
+  std::vector<uint64_t> ids;
+  for (float x : {1.0f, 2.0f, 3.0f}) {
+    auto io = hal::makeRequest({hal::toBytes<float>({x, x}), hal::toBytes<float>({10, 20})}, {8});
+    wire::ExecuteRequest request;
+    request.set_session_id(session);
+    request.set_prepared_model_id(preparedId);
+    *request.mutable_request() = *wire_conv::toWire(io->request);
+    grpc::ClientContext context;
+    wire::StartExecutionResponse started;
+    ASSERT_TRUE(stub_->StartExecution(&context, request, &started).ok());
+    ids.push_back(started.execution_id());
+  }
+  for (size_t i : {2u, 0u, 1u}) {
+    grpc::ClientContext context;
+    wire::AwaitExecutionRequest await;
+    await.set_session_id(session);
+    await.set_execution_id(ids[i]);
+    wire::ExecuteResponse response;
+    ASSERT_TRUE(stub_->AwaitExecution(&context, await, &response).ok());
+    const float x = float(i + 1);
+    EXPECT_EQ(floatsOf(response), (std::vector<float>{x + 10, x + 20}));
+  }
+  // Each is collected once.
+  grpc::ClientContext again;
+  wire::AwaitExecutionRequest await;
+  await.set_session_id(session);
+  await.set_execution_id(ids[0]);
+  wire::ExecuteResponse response;
+  expectHalInvalidArgument(stub_->AwaitExecution(&again, await, &response),
+                           "does not name one of this session's started executions");
+}
+
+TEST_F(ServerTest, ReusableExecutionsComputeAgainWithUpdatedInlineInputs) {
+  const uint64_t session = openSession();
+  uint64_t preparedId = 0;
+  ASSERT_TRUE(prepare(prepareRequest(session, addModel()), &preparedId).ok());
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+  wire::CreateReusableExecutionRequest create;
+  create.set_session_id(session);
+  create.set_prepared_model_id(preparedId);
+  *create.mutable_request() = *wire_conv::toWire(io->request);
+  wire::CreateReusableExecutionResponse created;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->CreateReusableExecution(&context, create, &created).ok());
+  }
+  auto compute = [&](const wire::ComputeReusableExecutionRequest& request, wire::ExecuteResponse* response) {
+    grpc::ClientContext context;
+    return stub_->ComputeReusableExecution(&context, request, response);
+  };
+  wire::ComputeReusableExecutionRequest request;
+  request.set_session_id(session);
+  request.set_reusable_execution_id(created.reusable_execution_id());
+  wire::ExecuteResponse first;
+  ASSERT_TRUE(compute(request, &first).ok());
+  EXPECT_EQ(floatsOf(first), (std::vector<float>{11, 22}));
+  // Pool 0 holds the first input.
+  const std::vector<uint8_t> newInput = hal::toBytes<float>({100, 200});
+  (*request.mutable_updated_pools())[0] = std::string(newInput.begin(), newInput.end());
+  wire::ExecuteResponse second;
+  ASSERT_TRUE(compute(request, &second).ok());
+  EXPECT_EQ(floatsOf(second), (std::vector<float>{110, 220}));
+
+  auto wrongSize = request;
+  (*wrongSize.mutable_updated_pools())[0] = "abc";
+  wire::ExecuteResponse ignored;
+  expectHalInvalidArgument(compute(wrongSize, &ignored), "updated_pools[0] has 3 bytes for a pool of 8");
+  auto wrongPool = request;
+  (*wrongPool.mutable_updated_pools())[7] = "abcd";
+  expectHalInvalidArgument(compute(wrongPool, &ignored), "request.pools[7], which is not an inline pool");
+
+  wire::ReleaseReusableExecutionRequest release;
+  release.set_session_id(session);
+  release.set_reusable_execution_id(created.reusable_execution_id());
+  wire::Empty empty;
+  grpc::ClientContext releaseContext;
+  ASSERT_TRUE(stub_->ReleaseReusableExecution(&releaseContext, release, &empty).ok());
+  expectHalInvalidArgument(compute(request, &ignored), "does not name one of this session's reusable executions");
+}
+
+TEST_F(ServerTest, PreparingFromCacheIsRefusedWithAReason) {
   grpc::ClientContext context;
-  wire::ExecuteRequest request;
-  wire::StartExecutionResponse response;
-  const grpc::Status status = stub_->StartExecution(&context, request, &response);
+  wire::PrepareModelFromCacheRequest request;
+  request.set_session_id(openSession());
+  request.set_device_name("nnremote-edge16");
+  wire::PrepareModelResponse response;
+  const grpc::Status status = stub_->PrepareModelFromCache(&context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
   const hal::Error error = wire_conv::fromGrpcStatus(status);
   EXPECT_EQ(error.code, hal::ErrorStatus::GENERAL_FAILURE);
-  EXPECT_THAT(error.message, HasSubstr("StartExecution is not supported by this server yet"));
+  EXPECT_THAT(error.message, HasSubstr("PrepareModelFromCache is not supported by this server yet"));
 }
 
 TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {
