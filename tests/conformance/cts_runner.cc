@@ -255,19 +255,28 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
       request.inputs[i].location = {};
     }
   }
-  // With device memory every argument is a device buffer of its own, used whole.
-  std::vector<hal::SharedBuffer> outputBuffers;
+  // With device memory every argument is a device buffer of its own, used whole. As the CTS
+  // does, an output's buffer is described with the dimensions the test expects, which the model
+  // may leave unknown. Memory domains hold tensors with elements: a scalar, or an output with no
+  // elements (whose dimension 0 would read as "unknown"), keeps ordinary memory.
+  std::vector<std::pair<size_t, hal::SharedBuffer>> outputBuffers;
   if (options.memory == PoolMemory::DEVICE) {
+    const hal::Model::Subgraph& main = testCase.model.main;
     auto toBuffer = [&](hal::Request::Argument& argument, uint32_t index, bool isInput) -> hal::Status {
       if (argument.lifetime == hal::Request::Argument::LifeTime::NO_VALUE) return {};
+      const hal::Operand& operand = main.operands[isInput ? main.inputIndexes[index] : main.outputIndexes[index]];
+      const bool empty = isInput ? testCase.inputs[index].empty() : testCase.outputs[index].data.empty();
+      if (!hal::isTensor(operand.type) || empty) return {};
       const std::vector<hal::BufferRole> role{{0, index, 1.0f}};
+      hal::BufferDesc desc;
+      if (!isInput) desc.dimensions = testCase.outputs[index].dimensions;
       NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer,
-                          device.allocate({}, {*prepared}, isInput ? role : std::vector<hal::BufferRole>{},
+                          device.allocate(desc, {*prepared}, isInput ? role : std::vector<hal::BufferRole>{},
                                           isInput ? std::vector<hal::BufferRole>{} : role));
       if (isInput) NN_RETURN_IF_ERROR(buffer->copyFrom(io->inputs[index], {}));
       request.pools[argument.location.poolIndex] = buffer;
       argument.location.length = 0;
-      if (!isInput) outputBuffers.push_back(buffer);
+      if (!isInput) outputBuffers.emplace_back(index, buffer);
       return {};
     };
     for (uint32_t i = 0; i < request.inputs.size(); ++i) {
@@ -282,8 +291,8 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
   if (testCase.expectFailure) {
     return {Outcome::FAILED, "expected preparation or execution to fail, but it succeeded"};
   }
-  for (size_t i = 0; i < outputBuffers.size(); ++i) {
-    if (auto copied = outputBuffers[i]->copyTo(io->outputs[i]); !copied.ok()) {
+  for (const auto& [index, buffer] : outputBuffers) {
+    if (auto copied = buffer->copyTo(io->outputs[index]); !copied.ok()) {
       return {Outcome::FAILED, "copyTo failed: " + copied.error().message};
     }
   }
