@@ -1,6 +1,7 @@
 // The conformance models on every device factory: in process and through the proxy.
 // Every model built from implemented operations must pass, nothing may fail, and both paths
-// must give identical per-model outcomes. Every executor and pool memory runs the V1_0 set.
+// must give identical per-model outcomes. Every executor and pool memory runs the V1_0 and V1_3
+// sets (V1_3 has control flow, dynamic and zero-sized shapes).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -32,11 +33,6 @@ Outcomes runFolder(const std::string& folder, const testing::DeviceFactory& fact
   return outcomes;
 }
 
-Outcomes runV1_0(const testing::DeviceFactory& factory, Totals* totals, std::string* log,
-                 const RunOptions& options = {}) {
-  return runFolder("/V1_0", factory, totals, log, options);
-}
-
 TEST(ConformanceTest, EveryVersionPassesEverywhereAndIdentically) {
   if (defaultConformanceDirectory().empty()) {
     GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
@@ -64,22 +60,23 @@ TEST(ConformanceTest, EveryExecutorAndPoolMemoryAgreesWithSync) {
   for (const auto& factory : testing::allDeviceFactories()) {
     if (factory.name == "ThroughProxy") proxy = factory;
   }
-  Totals reference;
-  std::string log;
-  const Outcomes sync = runV1_0(proxy, &reference, &log);
-  for (const auto& [executor, memory] : {std::make_pair("sync", "shm"), std::make_pair("burst", "shm"),
-                                         std::make_pair("burst", "bytes"), std::make_pair("reusable", "shm"),
-                                         std::make_pair("fenced", "bytes"),
-                                         std::make_pair("async", "bytes"), std::make_pair("sync", "device"),
-                                         std::make_pair("burst", "device")}) {
-    Totals totals;
-    const Outcomes outcomes = runV1_0(proxy, &totals, &log,
-                                      {*executorFromName(executor), *poolMemoryFromName(memory)});
-    EXPECT_EQ(totals.failed, 0u) << log;
-    EXPECT_EQ(outcomes, sync) << "executor " << executor << ", memory " << memory;
-    std::cout << "V1_0 through the proxy, executor " << executor << ", memory " << memory
-              << ": " << totals.passed << " passed, " << totals.failed << " failed, " << totals.unsupported
-              << " unsupported\n";
+  for (const char* folder : {"/V1_0", "/V1_3"}) {
+    Totals reference;
+    std::string log;
+    const Outcomes sync = runFolder(folder, proxy, &reference, &log);
+    for (const char* executor : {"sync", "async", "reusable", "burst", "fenced"}) {
+      for (const char* memory : {"bytes", "shm", "device"}) {
+        if (std::string(executor) == "sync" && std::string(memory) == "bytes") continue;  // the reference
+        Totals totals;
+        const Outcomes outcomes =
+            runFolder(folder, proxy, &totals, &log, {*executorFromName(executor), *poolMemoryFromName(memory)});
+        EXPECT_EQ(totals.failed, 0u) << log;
+        EXPECT_EQ(outcomes, sync) << folder << ", executor " << executor << ", memory " << memory;
+        std::cout << folder << " through the proxy, executor " << executor << ", memory " << memory << ": "
+                  << totals.passed << " passed, " << totals.failed << " failed, " << totals.unsupported
+                  << " unsupported\n";
+      }
+    }
   }
 }
 
