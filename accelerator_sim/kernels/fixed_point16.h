@@ -106,7 +106,9 @@ Fixed<0> expOnNegativeValues(Fixed<I> a) {
       result = result * Fixed<0>{fromQ31(kMultipliers[exponent + 2])};
     }
   }
-  if (I > 5 && a.raw < fromQ31(-(1 << (36 - I)))) result = Fixed<0>{0};  // below -32: exp is 0
+  if constexpr (I > 5) {
+    if (a.raw < fromQ31(-(int32_t{1} << (36 - I)))) result = Fixed<0>{0};  // below -32: exp is 0
+  }
   return a.raw == 0 ? Fixed<0>::one() : result;
 }
 
