@@ -4,6 +4,7 @@
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/kernels.h"
 #include "accelerator_sim/kernels/window.h"
+#include "accelerator_sim/kernels/xnnpack_ops.h"
 
 namespace nnremote::sim {
 namespace {
@@ -136,6 +137,13 @@ void runGrouped(const OperationContext& context, const GroupedGeometry& g, const
 Status executeGrouped(OperationContext& context) {
   GroupedGeometry g;
   NN_RETURN_IF_ERROR(groupedGeometry(context, &g));
+  XnnpackConvolution convolution;
+  convolution.window = g.window;
+  convolution.groups = g.groups;
+  convolution.groupInputChannels = g.inDepth / g.groups;
+  convolution.groupOutputChannels = g.outDepth / g.groups;
+  convolution.activation = g.activation;
+  if (runConvolutionOnXnnpack(context, convolution)) return {};
   const OutputWriter writer(context, g.activation, g.outDepth);
   if (writer.quantized()) {
     runGrouped(context, g, writer.quantFilter(), writer);

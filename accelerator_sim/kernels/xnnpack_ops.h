@@ -1,6 +1,7 @@
-// The fast path of the hot kernels on XNNPACK (Debian's libxnnpack): convolutions and fully
-// connected layers with constant weights (float32 and per-tensor quant8), max pooling (float32
-// and quant8), average pooling (float32) and quantized ADD, SUB and MUL. The operator is built
+// The fast path of the hot kernels on XNNPACK (Debian's libxnnpack): convolutions (plain,
+// depthwise, grouped) and fully connected layers with constant weights (float32 and per-tensor
+// quant8), max pooling (float32 and quant8), average pooling (float32) and quantized ADD, SUB
+// and MUL. The operator is built
 // at an operation's first execution (packing its weights) and kept in its OperationState for
 // the prepared model's life; it runs on the calling thread.
 //

@@ -54,6 +54,7 @@ struct Layer {
   OperationType type;
   Operand input, weights, bias, output;
   std::vector<int32_t> parameters;  // INT32 scalars after the bias
+  bool nhwcFlag = false;            // then a BOOL layout flag (false: NHWC), where required
 };
 
 hal::Model buildLayer(const Layer& layer, bool constantWeights) {
@@ -67,6 +68,7 @@ hal::Model buildLayer(const Layer& layer, bool constantWeights) {
   const uint32_t bias = weightOperand(layer.bias);
   std::vector<uint32_t> inputs = {in, weights, bias};
   for (int32_t p : layer.parameters) inputs.push_back(b.addInt32(p));
+  if (layer.nhwcFlag) inputs.push_back(b.addBool(false));
   const uint32_t out =
       b.addOutput(layer.output.type, layer.output.dimensions, layer.output.scale, layer.output.zeroPoint);
   b.addOperation(layer.type, inputs, {out});
@@ -161,6 +163,18 @@ Layer depthwise(OperandType type) {
           {1, 0, 1, 0, /*stride*/ 1, 1, /*multiplier*/ 2, /*NONE*/ 0}};
 }
 
+// GROUPED_CONV_2D, 2x2, 3 groups, VALID, RELU1: 1x5x5x6 (2 channels per group) -> 1x4x4x9.
+Layer grouped(OperandType type) {
+  const bool q = type == kQuant;
+  return {OperationType::GROUPED_CONV_2D,
+          tensor(type, {1, 5, 5, 6}, q ? 0.05f : 0, q ? 128 : 0, 0),
+          tensor(type, {9, 2, 2, 2}, q ? 0.02f : 0, q ? 125 : 0, 40),
+          tensor(q ? kInt32 : kFloat, {9}, q ? 0.001f : 0, 0, 41),
+          tensor(type, {1, 4, 4, 9}, q ? 0.01f : 0, q ? 128 : 0, 0),
+          {/*VALID*/ 2, /*stride*/ 1, 1, /*groups*/ 3, /*RELU1*/ 2},
+          /*nhwcFlag=*/true};
+}
+
 // FULLY_CONNECTED, RELU: [3, 2, 8] viewed as 6x8 -> 6x5.
 Layer fullyConnected(OperandType type) {
   const bool q = type == kQuant;
@@ -206,6 +220,8 @@ TEST(XnnpackOpsTest, ConvolutionFloat32) { expectFastPathAgrees(convolution(kFlo
 TEST(XnnpackOpsTest, ConvolutionQuant8) { expectFastPathAgrees(convolution(kQuant)); }
 TEST(XnnpackOpsTest, DepthwiseFloat32) { expectFastPathAgrees(depthwise(kFloat)); }
 TEST(XnnpackOpsTest, DepthwiseQuant8) { expectFastPathAgrees(depthwise(kQuant)); }
+TEST(XnnpackOpsTest, GroupedConvolutionFloat32) { expectFastPathAgrees(grouped(kFloat)); }
+TEST(XnnpackOpsTest, GroupedConvolutionQuant8) { expectFastPathAgrees(grouped(kQuant)); }
 TEST(XnnpackOpsTest, FullyConnectedFloat32) { expectFastPathAgrees(fullyConnected(kFloat)); }
 TEST(XnnpackOpsTest, FullyConnectedQuant8) { expectFastPathAgrees(fullyConnected(kQuant)); }
 
