@@ -1,9 +1,8 @@
 // The fast path of the hot kernels on XNNPACK (Debian's libxnnpack): convolutions (plain,
 // depthwise, grouped) and fully connected layers with constant weights (float32 and per-tensor
 // quant8), max pooling (float32 and quant8), average pooling (float32) and quantized ADD, SUB
-// and MUL. The operator is built
-// at an operation's first execution (packing its weights) and kept in its OperationState for
-// the prepared model's life; it runs on the calling thread.
+// and MUL. The operator is built at an operation's first execution (packing its weights) and
+// kept in its OperationState for the prepared model's life; it runs on the calling thread.
 //
 // Semantics: float32 differs from a plain loop only in summation order, well inside the CTS
 // fp32 tolerance. quant8 requantizes in fp32 with round-to-nearest-even where the reference uses
