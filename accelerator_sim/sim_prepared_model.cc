@@ -25,7 +25,9 @@ ExecutionOptions SimPreparedModel::executionOptions(bool withTiming,
                                                     const hal::OptionalDuration& loopTimeoutDuration) const {
   ExecutionOptions options;
   options.withTiming = withTiming;
-  options.states = operationStates_.get();
+  // Without operation states the kernels have nowhere to keep an XNNPACK operator, so they
+  // run their own loops.
+  options.states = npu_.reference_kernels() ? nullptr : operationStates_.get();
   if (loopTimeoutDuration.has_value()) options.loopTimeout = std::min(*loopTimeoutDuration, kMaxLoopTimeout);
   return options;
 }

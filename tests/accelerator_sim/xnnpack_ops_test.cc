@@ -216,6 +216,28 @@ TEST(XnnpackOpsTest, TakesConstantWeightsOnlyAndKeepsTheOperator) {
   EXPECT_FALSE(runFullyConnectedOnXnnpack(runtime, 1, FusedActivation::RELU));
 }
 
+// A requantization tie: 5 x 1 at output scale 2 is 2.5. The reference's gemmlowp multiplier
+// rounds it away from zero (3); XNNPACK rounds to nearest even (2), inside the CTS tolerance.
+// `reference_kernels` keeps every operation on the simulator's own, bit-exact loops.
+TEST(XnnpackOpsTest, ReferenceKernelsAreBitExactWhereXnnpackRoundsDifferently) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kQuant, {1, 1}, 1.0f, 0);
+  const uint32_t weights = b.addConstant(kQuant, {1, 1}, std::vector<uint8_t>{129}, 1.0f, 128);
+  const uint32_t bias = b.addConstant(kInt32, {1}, std::vector<int32_t>{0}, 1.0f);
+  const uint32_t out = b.addOutput(kQuant, {1, 1}, 2.0f, 0);
+  b.addOperation(OperationType::FULLY_CONNECTED, {in, weights, bias, b.addInt32(0)}, {out});
+  auto run = [&](bool referenceKernels) {
+    NpuConfig npu = edgeNpuConfig();
+    npu.set_reference_kernels(referenceKernels);
+    auto prepared = SimDevice::create(npu)->prepareModel(b.build(), hal::ExecutionPreference::LOW_POWER,
+                                                         hal::Priority::LOW, std::nullopt, {}, {}, {});
+    EXPECT_TRUE(prepared.ok());
+    return execute(*prepared, {{5}}, 1).at(0);
+  };
+  EXPECT_EQ(run(/*referenceKernels=*/true), 3);
+  EXPECT_EQ(run(/*referenceKernels=*/false), 2);
+}
+
 TEST(XnnpackOpsTest, ConvolutionFloat32) { expectFastPathAgrees(convolution(kFloat)); }
 TEST(XnnpackOpsTest, ConvolutionQuant8) { expectFastPathAgrees(convolution(kQuant)); }
 TEST(XnnpackOpsTest, DepthwiseFloat32) { expectFastPathAgrees(depthwise(kFloat)); }
