@@ -32,7 +32,8 @@ Flags (conform):
   --cases=DIR     a folder of conformance JSON files, searched recursively (required)
   --junit=FILE    also write the results as JUnit XML (unsupported models are "skipped")
   --executor=E    sync (default), async (hal::executeAsync), reusable (one execution computed
-                  twice), burst (on a burst stream, pools cached) or fenced (after a fence)
+                  twice), burst (on a burst stream, or the shared-memory queue when the
+                  emulator is on this host; pools cached) or fenced (after a fence)
   --memory=M      where request pools live: bytes (process memory, sent by value; the default),
                   shm (POSIX shared memory, registered with the server: zero copy) or device
                   (device buffers: inputs copied in, outputs copied out)
@@ -40,7 +41,8 @@ Flags (conform):
   --verbose       also print a line for every unsupported model
   conform prints a line per failing model with the first mismatching element, and ends with
   "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked
-  expect_failure passes when preparation or execution is refused with an error.
+  expect_failure passes when preparation or execution is refused with an error. WHILE loops
+  get a 200 ms loop timeout (the CTS's infinite loops must run into it).
 
 Flags (trace):
   --model=NAME    mobilenet (MobileNet v1 1.0-224 float32, the default), mobilenet-quant8, or
