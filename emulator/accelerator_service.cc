@@ -212,19 +212,23 @@ grpc::Status AcceleratorService::GetDeviceInfo(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
+hal::Result<AcceleratorService::ResolvedModel> AcceleratorService::resolveModel(uint64_t sessionId,
+                                                                                const std::string& deviceName,
+                                                                                const wire::Model& wireModel) const {
+  ResolvedModel resolved;
+  NN_ASSIGN_OR_RETURN(resolved.session, sessions_.find(sessionId));
+  NN_ASSIGN_OR_RETURN(resolved.device, findDevice(deviceName));
+  NN_ASSIGN_OR_RETURN(resolved.model, wire_conv::fromWire(wireModel, resolverFor(*resolved.session)));
+  NN_RETURN_IF_ERROR(hal::validateModel(resolved.model, /*allowPointers=*/false));
+  return resolved;
+}
+
 grpc::Status AcceleratorService::GetSupportedOperations(
     grpc::ServerContext*, const wire::GetSupportedOperationsRequest* request,
     wire::GetSupportedOperationsResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto device = findDevice(request->device_name());
-  if (!device.ok()) return toGrpcStatus(device.error());
-  auto model = wire_conv::fromWire(request->model(), resolverFor(**session));
-  if (!model.ok()) return toGrpcStatus(model.error());
-  if (auto valid = hal::validateModel(*model, /*allowPointers=*/false); !valid.ok()) {
-    return toGrpcStatus(valid);
-  }
-  auto supported = (*device)->getSupportedOperations(*model);
+  auto resolved = resolveModel(request->session_id(), request->device_name(), request->model());
+  if (!resolved.ok()) return toGrpcStatus(resolved.error());
+  auto supported = resolved->device->getSupportedOperations(resolved->model);
   if (!supported.ok()) return toGrpcStatus(supported.error());
   for (bool s : *supported) response->add_supported(s);
   return grpc::Status::OK;
@@ -233,15 +237,8 @@ grpc::Status AcceleratorService::GetSupportedOperations(
 grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
                                               const wire::PrepareModelRequest* request,
                                               wire::PrepareModelResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto device = findDevice(request->device_name());
-  if (!device.ok()) return toGrpcStatus(device.error());
-  auto model = wire_conv::fromWire(request->model(), resolverFor(**session));
-  if (!model.ok()) return toGrpcStatus(model.error());
-  if (auto valid = hal::validateModel(*model, /*allowPointers=*/false); !valid.ok()) {
-    return toGrpcStatus(valid);
-  }
+  auto resolved = resolveModel(request->session_id(), request->device_name(), request->model());
+  if (!resolved.ok()) return toGrpcStatus(resolved.error());
   const int preference = request->preference();
   if (preference < 0 || preference > 2) {
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
@@ -254,16 +251,16 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
   }
   auto token = cacheTokenFromWire(request->cache_token());
   if (!token.ok()) return toGrpcStatus(token.error());
-  auto prepared = (*device)->prepareModel(
-      *model, static_cast<hal::ExecutionPreference>(preference), priority,
+  auto prepared = resolved->device->prepareModel(
+      resolved->model, static_cast<hal::ExecutionPreference>(preference), priority,
       wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
       cacheFilesFromWire(request->model_cache()), cacheFilesFromWire(request->data_cache()),
       *token);
   if (!prepared.ok()) return toGrpcStatus(prepared.error());
   PreparedModelEntry entry{std::move(prepared).value(),
-                           std::make_shared<const hal::Model>(std::move(model).value()),
+                           std::make_shared<const hal::Model>(std::move(resolved->model)),
                            request->device_name()};
-  response->set_prepared_model_id((*session)->preparedModels.add(std::move(entry)));
+  response->set_prepared_model_id(resolved->session->preparedModels.add(std::move(entry)));
   return grpc::Status::OK;
 }
 
@@ -290,14 +287,19 @@ namespace {
 
 // An execution's outcome as the client gets it: shapes, timing, profile, and the outputs that
 // travel by value.
+void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                     const hal::Model& model, const hal::ExecutionOutcome& outcome, wire::ExecuteResponse* response) {
+  for (const auto& shape : outcome.outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
+  *response->mutable_timing() = wire_conv::toWire(outcome.timing);
+  if (outcome.profile) *response->mutable_profile() = wire_conv::toWire(*outcome.profile);
+  collectOutputs(session, wireRequest, request, model, outcome, response);
+}
+
 grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                      const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
                      wire::ExecuteResponse* response) {
   if (!outcome.ok()) return toGrpcStatus(outcome.error());
-  for (const auto& shape : outcome->outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
-  *response->mutable_timing() = wire_conv::toWire(outcome->timing);
-  if (outcome->profile) *response->mutable_profile() = wire_conv::toWire(*outcome->profile);
-  collectOutputs(session, wireRequest, request, model, *outcome, response);
+  describeOutcome(session, wireRequest, request, model, *outcome, response);
   return grpc::Status::OK;
 }
 
@@ -432,17 +434,23 @@ class BurstHandler {
 
  private:
   hal::Status execute(const wire::BurstRequest::Execute& execute, wire::BurstResponse* response) {
-    // Cached pools are taken from their slots; the request's own entries for them are ignored.
-    wire::Request wireRequest = execute.request();
+    // Cached pools are taken from their slots; the request's own entries for them are ignored
+    // (a copy of the request is patched only when there are any).
+    const wire::Request* wireRequest = &execute.request();
+    wire::Request patched;
+    if (!execute.pool_slots().empty()) {
+      patched = execute.request();
+      wireRequest = &patched;
+    }
     for (const auto& [pool, slot] : execute.pool_slots()) {
-      if (pool >= static_cast<uint32_t>(wireRequest.pools_size()) || slots_.count(slot) == 0) {
+      if (pool >= static_cast<uint32_t>(patched.pools_size()) || slots_.count(slot) == 0) {
         return makeError(ErrorStatus::INVALID_ARGUMENT)
                << "pool_slots maps request.pools[" << pool << "] to slot " << slot
                << ", which is not a cached memory of this burst or not a pool";
       }
-      wireRequest.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
+      patched.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
     }
-    NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(wireRequest, resolve_));
+    NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(*wireRequest, resolve_));
     NN_RETURN_IF_ERROR(resolveBuffers(*session_, &request));
     for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots_[slot];
     NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry_.model, /*allowPointers=*/false));
@@ -453,13 +461,13 @@ class BurstHandler {
                         burst_->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
                                         wire_conv::deadlineFromWire(execute.deadline(), execute.has_deadline()),
                                         loopTimeout));
-    for (const auto& shape : outcome.outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
-    *response->mutable_timing() = wire_conv::toWire(outcome.timing);
-    if (outcome.profile) *response->mutable_profile() = wire_conv::toWire(*outcome.profile);
-    wire::ExecuteResponse outputs;
-    collectOutputs(*session_, wireRequest, request, *entry_.model, outcome, &outputs);
-    *response->mutable_output_data() = std::move(*outputs.mutable_output_data());
-    *response->mutable_output_bulk_transfer_ids() = outputs.output_bulk_transfer_ids();
+    wire::ExecuteResponse described;
+    describeOutcome(*session_, *wireRequest, request, *entry_.model, outcome, &described);
+    *response->mutable_output_shapes() = std::move(*described.mutable_output_shapes());
+    *response->mutable_timing() = std::move(*described.mutable_timing());
+    if (described.has_profile()) *response->mutable_profile() = std::move(*described.mutable_profile());
+    *response->mutable_output_data() = std::move(*described.mutable_output_data());
+    *response->mutable_output_bulk_transfer_ids() = std::move(*described.mutable_output_bulk_transfer_ids());
     return {};
   }
 

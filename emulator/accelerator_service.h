@@ -103,6 +103,15 @@ class AcceleratorService final : public wire::Accelerator::Service {
 
  private:
   hal::Result<hal::SharedDevice> findDevice(const std::string& name) const;
+  // What GetSupportedOperations and PrepareModel both start from: the session, the device and
+  // the model, decoded and validated.
+  struct ResolvedModel {
+    std::shared_ptr<Session> session;
+    hal::SharedDevice device;
+    hal::Model model;
+  };
+  hal::Result<ResolvedModel> resolveModel(uint64_t sessionId, const std::string& deviceName,
+                                          const wire::Model& wireModel) const;
 
   std::vector<hal::SharedDevice> devices_;
   SessionRegistry sessions_;
