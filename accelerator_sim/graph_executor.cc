@@ -160,6 +160,10 @@ class GraphRunner {
   }
 
   ExecutionReport& report() { return report_; }
+  // Device memory already taken when main's first operation runs.
+  void setBytesInUse(uint64_t bytes) { bytesInUse_ = bytes; }
+  // Main's placement: tensors placed with it count towards device memory until the end.
+  void setMainPlacement(const OutputPlacement* placement) { mainPlacement_ = placement; }
 
   // Runs the operations of subgraph `subgraphIndex` over `tensors`, whose inputs and constants
   // are bound. With `cost`, each operation's profile is added to it (the enclosing IF or WHILE);
@@ -215,6 +219,7 @@ class GraphRunner {
         return makeError(ErrorStatus::INVALID_ARGUMENT)
                << "output " << index << " of dimensions " << hal::toString(t.dimensions) << " is too large";
       }
+      NN_RETURN_IF_ERROR(reserveDeviceMemory(index, t, *size, placement));
       // A model output whose request buffer has room is written in place, saving a copy.
       if (uint8_t* destination = placement.destination[index];
           destination != nullptr && *size <= placement.capacity[index]) {
@@ -231,6 +236,24 @@ class GraphRunner {
       t.data = storage[index].get();
       t.length = *size;
     }
+    return {};
+  }
+
+  // Refuses, before allocating, a tensor that does not fit in the device's memory. Main's
+  // tensors add up (they live until the execution ends); a referenced subgraph's are checked one
+  // at a time, since a loop's iterations reuse the memory.
+  Status reserveDeviceMemory(uint32_t index, const Tensor& t, uint64_t size, const OutputPlacement& placement) {
+    const uint64_t capacity = options_.deviceMemoryBytes;
+    if (capacity == 0) return {};
+    const bool inMain = &placement == mainPlacement_;
+    const uint64_t inUse = inMain ? bytesInUse_ : options_.residentBytes;
+    if (inUse + size > capacity) {
+      return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+             << "needs " << size << " bytes for operand " << index << " of dimensions "
+             << hal::toString(t.dimensions) << ", but " << inUse << " of the device's " << capacity
+             << " bytes of memory are in use (dram.capacity_mib = " << (capacity >> 20) << ")";
+    }
+    if (inMain) bytesInUse_ += size;
     return {};
   }
 
@@ -392,6 +415,8 @@ class GraphRunner {
   const ExecutionOptions& options_;
   std::vector<size_t> stateOffsets_;  // per referenced subgraph, after main's operations
   ExecutionReport report_;
+  const OutputPlacement* mainPlacement_ = nullptr;
+  uint64_t bytesInUse_ = 0;
 };
 
 }  // namespace
@@ -418,6 +443,21 @@ std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Sub
 std::vector<Status> checkOperations(const hal::Model& model) {
   std::vector<int> checking;
   return checkSubgraph(model, -1, checking);
+}
+
+uint64_t constantBytes(const hal::Model& model) {
+  uint64_t bytes = 0;
+  auto add = [&bytes](const Subgraph& subgraph) {
+    for (const hal::Operand& operand : subgraph.operands) {
+      if (operand.lifetime == LifeTime::CONSTANT_COPY || operand.lifetime == LifeTime::CONSTANT_REFERENCE ||
+          operand.lifetime == LifeTime::POINTER) {
+        bytes += operand.location.length;
+      }
+    }
+  };
+  add(model.main);
+  for (const Subgraph& subgraph : model.referenced) add(subgraph);
+  return bytes;
 }
 
 size_t operationStateCount(const hal::Model& model) {
@@ -470,6 +510,10 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
 
   std::vector<std::unique_ptr<uint8_t[]>> storage(main.operands.size());
   GraphRunner runner(model, npu, options);
+  runner.setMainPlacement(&placement);
+  uint64_t inputBytes = 0;
+  for (const auto& argument : request.inputs) inputBytes += argument.location.length;
+  runner.setBytesInUse(options.residentBytes + inputBytes);
   NN_RETURN_IF_ERROR(runner.run(-1, tensors, storage, placement, nullptr));
   ExecutionReport& report = runner.report();
 

@@ -45,7 +45,16 @@ struct ExecutionOptions {
   OperationState* states = nullptr;
   // A WHILE that runs longer fails the execution with MISSED_DEADLINE_TRANSIENT.
   hal::Duration loopTimeout = kDefaultLoopTimeout;
+  // Device memory: the tensors of main (inputs, outputs and intermediates) plus
+  // `residentBytes` (the model's constants) must fit, or the execution fails with
+  // RESOURCE_EXHAUSTED_PERSISTENT before the operand that does not fit is allocated. 0: no limit.
+  uint64_t deviceMemoryBytes = 0;
+  uint64_t residentBytes = 0;
 };
+
+// The bytes of every constant operand of every subgraph: what stays in device memory while
+// the model is prepared.
+uint64_t constantBytes(const hal::Model& model);
 
 // How many OperationStates ExecutionOptions::states needs for `model`.
 size_t operationStateCount(const hal::Model& model);

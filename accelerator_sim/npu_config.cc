@@ -64,6 +64,11 @@ Dataflow dataflowOf(const NpuConfig& npu) {
   return dataflow == DATAFLOW_UNSPECIFIED ? OUTPUT_STATIONARY : dataflow;
 }
 
+uint64_t deviceMemoryBytes(const NpuConfig& npu) {
+  const uint64_t mib = npu.dram().capacity_mib() == 0 ? 4096 : npu.dram().capacity_mib();
+  return mib << 20;
+}
+
 hal::Result<NpuConfig> parseNpuConfig(const std::string& textproto, const std::string& origin) {
   NpuConfig npu;
   google::protobuf::TextFormat::Parser parser;

@@ -17,6 +17,10 @@ std::string deviceName(const NpuConfig& npu);
 hal::DeviceType halDeviceType(const NpuConfig& npu);
 inline double clockHz(const NpuConfig& npu) { return npu.clock_mhz() * 1e6; }
 Dataflow dataflowOf(const NpuConfig& npu);
+// dram.capacity_mib in bytes (4 GiB when unset).
+uint64_t deviceMemoryBytes(const NpuConfig& npu);
+// engines, at least 1.
+inline uint32_t engineCount(const NpuConfig& npu) { return npu.engines() == 0 ? 1 : npu.engines(); }
 
 // Parses and checks a textproto NpuConfig; `origin` names it in error messages.
 hal::Result<NpuConfig> parseNpuConfig(const std::string& textproto, const std::string& origin);

@@ -35,13 +35,19 @@ hal::Model copyPointerData(hal::Model model) {
 
 }  // namespace
 
-std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, SimOptions options) {
-  return std::make_shared<SimDevice>(std::move(npu), options);
+hal::Duration preparationTime(const hal::Model& model, const NpuConfig& npu) {
+  const double bytesPerCycle = npu.dram().bytes_per_cycle();
+  const double cycles = npu.dram().latency_cycles() +
+                        (bytesPerCycle > 0 ? static_cast<double>(constantBytes(model)) / bytesPerCycle : 0.0);
+  return hal::Duration(static_cast<int64_t>(cycles * 1e9 / clockHz(npu)));
 }
 
-SimDevice::SimDevice(NpuConfig npu, SimOptions options)
+std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu) {
+  return std::make_shared<SimDevice>(std::move(npu));
+}
+
+SimDevice::SimDevice(NpuConfig npu)
     : npu_(std::move(npu)),
-      options_(options),
       name_(deviceName(npu_)),
       versionString_("nnremote-sim 0.2 (" + std::to_string(npu_.systolic_array().rows()) + "x" +
                      std::to_string(npu_.systolic_array().columns()) + " " +
@@ -73,6 +79,13 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
            << "the deadline passed before preparation started";
   }
   NN_RETURN_IF_ERROR(hal::validateModel(model));
+  // Refused before anything is copied: the constants live in device memory while prepared.
+  if (const uint64_t constants = constantBytes(model); constants > deviceMemoryBytes(npu_)) {
+    return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+           << "the model's constants take " << constants << " bytes, more than the " << deviceMemoryBytes(npu_)
+           << " bytes of device memory of " << name_ << " (dram.capacity_mib = " << (deviceMemoryBytes(npu_) >> 20)
+           << ")";
+  }
   const std::vector<Status> checks = checkOperations(model);
   for (size_t i = 0; i < checks.size(); ++i) {
     if (!checks[i].ok()) {
@@ -82,7 +95,7 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
     }
   }
   return hal::SharedPreparedModel(
-      std::make_shared<SimPreparedModel>(copyPointerData(model), npu_, options_.paceRealtime));
+      std::make_shared<SimPreparedModel>(copyPointerData(model), npu_));
 }
 
 hal::Result<hal::SharedPreparedModel> SimDevice::prepareModelFromCache(

@@ -1,4 +1,6 @@
-// The simulated NPU as a HAL device, in process.
+// The simulated NPU as a HAL device, in process. It computes as fast as the host can and reports
+// simulated timing; the emulator puts a scheduler::ScheduledDevice in front of it, which makes it
+// one busy device shared by all clients (queueing, priorities, deadlines, pacing).
 #ifndef NNREMOTE_ACCELERATOR_SIM_SIM_DEVICE_H_
 #define NNREMOTE_ACCELERATOR_SIM_SIM_DEVICE_H_
 
@@ -12,16 +14,15 @@
 
 namespace nnremote::sim {
 
-struct SimOptions {
-  // Executions return no sooner than the simulated device time (npu_emulator --pace=realtime).
-  bool paceRealtime = false;
-};
+// The simulated time a preparation occupies the device: its constants loaded into device
+// memory over the DRAM interface.
+hal::Duration preparationTime(const hal::Model& model, const NpuConfig& npu);
 
 class SimDevice final : public hal::IDevice {
  public:
-  static std::shared_ptr<SimDevice> create(NpuConfig npu, SimOptions options = {});
+  static std::shared_ptr<SimDevice> create(NpuConfig npu);
 
-  SimDevice(NpuConfig npu, SimOptions options);
+  explicit SimDevice(NpuConfig npu);
 
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return versionString_; }
@@ -51,7 +52,6 @@ class SimDevice final : public hal::IDevice {
 
  private:
   NpuConfig npu_;
-  SimOptions options_;
   mutable std::mutex bufferMutex_;
   mutable uint32_t nextToken_ = 1;
   std::string name_;

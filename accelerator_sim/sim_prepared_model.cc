@@ -1,7 +1,6 @@
 #include "accelerator_sim/sim_prepared_model.h"
 
 #include <chrono>
-#include <thread>
 
 #include "accelerator_sim/graph_executor.h"
 #include "accelerator_sim/sim_buffer.h"
@@ -15,10 +14,10 @@ using hal::makeError;
 
 }  // namespace
 
-SimPreparedModel::SimPreparedModel(hal::Model model, NpuConfig npu, bool paceRealtime)
+SimPreparedModel::SimPreparedModel(hal::Model model, NpuConfig npu)
     : model_(std::move(model)),
       npu_(std::move(npu)),
-      paceRealtime_(paceRealtime),
+      constantBytes_(constantBytes(model_)),
       operationStates_(new OperationState[operationStateCount(model_)]) {}
 
 ExecutionOptions SimPreparedModel::executionOptions(bool withTiming,
@@ -29,6 +28,8 @@ ExecutionOptions SimPreparedModel::executionOptions(bool withTiming,
   // run their own loops.
   options.states = npu_.reference_kernels() ? nullptr : operationStates_.get();
   if (loopTimeoutDuration.has_value()) options.loopTimeout = std::min(*loopTimeoutDuration, kMaxLoopTimeout);
+  options.deviceMemoryBytes = deviceMemoryBytes(npu_);
+  options.residentBytes = constantBytes_;
   return options;
 }
 
@@ -37,15 +38,15 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
     const hal::OptionalDuration& loopTimeoutDuration) const {
   const auto start = hal::Clock::now();
   if (deadline.has_value() && start >= *deadline) {
-    return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
-           << "the deadline passed before the execution started";
+    return makeError(ErrorStatus::MISSED_DEADLINE_PERSISTENT)
+           << "the deadline had already passed when the execution arrived";
   }
   NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, model_));
   std::vector<std::pair<const SimBuffer*, size_t>> writtenBuffers;  // (buffer, output index)
   NN_ASSIGN_OR_RETURN(const hal::Request resolved, resolveDeviceBuffers(request, &writtenBuffers));
   const bool timed = measure == hal::MeasureTiming::YES;
   NN_ASSIGN_OR_RETURN(ExecutionReport report,
-                      executeGraph(model_, resolved, npu_, executionOptions(timed || paceRealtime_, loopTimeoutDuration)));
+                      executeGraph(model_, resolved, npu_, executionOptions(timed, loopTimeoutDuration)));
   for (const auto& [buffer, output] : writtenBuffers) {
     buffer->markInitialized(report.outputShapes[output].dimensions);
   }
@@ -53,16 +54,6 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
       static_cast<double>(report.profile.totalCycles) * 1e9 / clockHz(npu_)));
   const uint64_t hostWall =
       std::chrono::duration_cast<std::chrono::nanoseconds>(hal::Clock::now() - start).count();
-  // Pacing stands in for the device; it is neither driver work nor simulation cost. A paced
-  // device that would run past the deadline gives up at the deadline, as the device would.
-  if (paceRealtime_) {
-    if (deadline.has_value() && start + onDevice > *deadline) {
-      std::this_thread::sleep_until(*deadline);
-      return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
-             << "the execution needs " << onDevice.count() / 1000 << " us of device time and missed its deadline";
-    }
-    std::this_thread::sleep_until(start + onDevice);
-  }
 
   hal::ExecutionOutcome outcome;
   outcome.outputShapes = std::move(report.outputShapes);

@@ -19,9 +19,9 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
   // `model` has passed validation and every operation is supported; POINTER data has been
   // copied into the model's own storage.
-  // With `paceRealtime`, an execution does not return before the simulated device time has
-  // passed on the host's clock, and one whose device time runs past its deadline misses it.
-  SimPreparedModel(hal::Model model, NpuConfig npu, bool paceRealtime);
+  // Executions compute as fast as the host can and report the simulated device time; a
+  // scheduler in front of the device (scheduler/) makes them wait for the device and its clock.
+  SimPreparedModel(hal::Model model, NpuConfig npu);
 
   hal::Result<hal::ExecutionOutcome> execute(
       const hal::Request& request, hal::MeasureTiming measure,
@@ -42,7 +42,7 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
  private:
   hal::Model model_;
   NpuConfig npu_;
-  bool paceRealtime_;
+  uint64_t constantBytes_;
   // One per operation of every subgraph, kept across executions (kernels' packed weights).
   std::unique_ptr<OperationState[]> operationStates_;
 };

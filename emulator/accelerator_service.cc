@@ -13,6 +13,7 @@
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proto/shared_queue.h"
+#include "emulator/session_quotas.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -83,6 +84,13 @@ hal::Status resolveBuffers(Session& session, hal::Request* request) {
   return {};
 }
 
+// Counts an execution against its session's executions_in_flight while alive.
+hal::Result<QuotaSlot> enterExecution(Session& session) {
+  return QuotaSlot::take(session.executionsInFlight, session.limits().executionsInFlight,
+                         ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "executions in flight",
+                         "session_quotas.executions_in_flight");
+}
+
 // What every execution RPC resolves and checks before a device sees anything.
 struct ValidatedExecution {
   std::shared_ptr<Session> session;
@@ -90,6 +98,7 @@ struct ValidatedExecution {
   hal::Request request;
   hal::MeasureTiming measure = hal::MeasureTiming::NO;
   hal::OptionalDuration loopTimeout;
+  std::optional<QuotaSlot> inFlight;  // held until the execution is done
 };
 
 template <typename Call>  // ExecuteRequest or ExecuteFencedRequest
@@ -106,6 +115,8 @@ hal::Result<ValidatedExecution> validateExecution(const SessionRegistry& session
   }
   v.measure = measure == wire::MEASURE_TIMING_YES ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
   if (call.has_loop_timeout_duration()) v.loopTimeout = hal::Duration(call.loop_timeout_duration().nanoseconds());
+  NN_ASSIGN_OR_RETURN(QuotaSlot slot, enterExecution(*v.session));
+  v.inFlight.emplace(std::move(slot));
   return v;
 }
 
@@ -136,8 +147,8 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
 
 }  // namespace
 
-AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices)
-    : devices_(std::move(devices)) {}
+AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits)
+    : devices_(std::move(devices)), sessions_(sessionLimits) {}
 
 hal::Result<hal::SharedDevice> AcceleratorService::findDevice(const std::string& name) const {
   for (const auto& device : devices_) {
@@ -251,6 +262,12 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
   }
   auto token = cacheTokenFromWire(request->cache_token());
   if (!token.ok()) return toGrpcStatus(token.error());
+  Session& session = *resolved->session;
+  if (auto quota = checkHolding(session.preparedModels.size(), session.limits().preparedModels, "prepared models",
+                                "session_quotas.prepared_models");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
   auto prepared = resolved->device->prepareModel(
       resolved->model, static_cast<hal::ExecutionPreference>(preference), priority,
       wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
@@ -323,9 +340,11 @@ grpc::Status AcceleratorService::StartExecution(grpc::ServerContext*, const wire
   started->wireRequest = request->request();
   started->request = v->request;
   started->model = v->entry.model;
+  auto inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v->inFlight));
   started->outcome =
       hal::executeAsync(v->entry.preparedModel, v->request, v->measure,
-                        wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), v->loopTimeout);
+                        wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), v->loopTimeout,
+                        [inFlight](const hal::Result<hal::ExecutionOutcome>&) { inFlight->reset(); });
   response->set_execution_id(v->session->startedExecutions.add(std::move(started)));
   return grpc::Status::OK;
 }
@@ -364,6 +383,8 @@ grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext*,
   auto reusable = (*session)->reusableExecutions.find(request->reusable_execution_id());
   if (!reusable.ok()) return toGrpcStatus(reusable.error());
   ReusableExecution& r = **reusable;
+  auto inFlight = enterExecution(**session);
+  if (!inFlight.ok()) return toGrpcStatus(inFlight.error());
   std::lock_guard<std::mutex> lock(r.mutex);
   // New contents for inline pools, written into the memory the execution reads.
   for (const auto& [pool, bytes] : request->updated_pools()) {
@@ -454,6 +475,7 @@ class BurstHandler {
     NN_RETURN_IF_ERROR(resolveBuffers(*session_, &request));
     for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots_[slot];
     NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry_.model, /*allowPointers=*/false));
+    NN_ASSIGN_OR_RETURN(const QuotaSlot inFlight, enterExecution(*session_));
     const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
     hal::OptionalDuration loopTimeout;
     if (execute.has_loop_timeout_duration()) loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
@@ -543,6 +565,9 @@ grpc::Status AcceleratorService::Burst(
   if (!session.ok()) return toGrpcStatus(session.error());
   auto entry = (*session)->preparedModels.find(message.open().prepared_model_id());
   if (!entry.ok()) return toGrpcStatus(entry.error());
+  auto open = QuotaSlot::take((*session)->openBursts, (*session)->limits().bursts,
+                              ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "open bursts", "session_quotas.bursts");
+  if (!open.ok()) return toGrpcStatus(open.error());
   auto burst = entry->preparedModel->configureExecutionBurst();
   if (!burst.ok()) return toGrpcStatus(burst.error());
   BurstHandler handler(*session, *entry, *burst);
@@ -578,9 +603,18 @@ grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext*,
                                                 wire::RegisterMemoryResponse* response) {
   auto session = sessions_.find(request->session_id());
   if (!session.ok()) return toGrpcStatus(session.error());
+  Session& s = **session;
+  if (auto quota = reserveBytes(s.registeredBytes, request->size(), s.limits().registeredMemoryBytes,
+                                "session_quotas.registered_memory_mib");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
   auto memory = hal::mapSharedMemory(request->shm_name(), request->size());
-  if (!memory.ok()) return toGrpcStatus(hal::withContext(memory.error(), "shm_name"));
-  response->set_memory_id((*session)->registeredMemories.add(std::move(memory).value()));
+  if (!memory.ok()) {
+    s.registeredBytes -= request->size();
+    return toGrpcStatus(hal::withContext(memory.error(), "shm_name"));
+  }
+  response->set_memory_id(s.registeredMemories.add(std::move(memory).value()));
   return grpc::Status::OK;
 }
 
@@ -589,7 +623,10 @@ grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContext*,
                                                   wire::Empty*) {
   auto session = sessions_.find(request->session_id());
   if (!session.ok()) return toGrpcStatus(session.error());
-  return toGrpcStatus((*session)->registeredMemories.erase(request->memory_id()));
+  auto memory = (*session)->registeredMemories.take(request->memory_id());
+  if (!memory.ok()) return toGrpcStatus(memory.error());
+  (*session)->registeredBytes -= (*memory)->size();
+  return grpc::Status::OK;
 }
 
 grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext*,
@@ -606,6 +643,15 @@ grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext*,
     return toGrpcStatus(makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
                         << "total_size " << total << " exceeds the " << kMaxBulkUploadBytes
                         << "-byte limit of one bulk transfer");
+  }
+  // An upload is used by one call; it must fit beside what the session has registered.
+  const SessionLimits& limits = (*session)->limits();
+  if (const uint64_t held = (*session)->registeredBytes.load();
+      total > limits.registeredMemoryBytes || held > limits.registeredMemoryBytes - total) {
+    return toGrpcStatus(makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+                        << "an upload of " << total << " bytes does not fit beside the " << held
+                        << " bytes this session has registered (session_quotas.registered_memory_mib = "
+                        << (limits.registeredMemoryBytes >> 20) << ")");
   }
   auto memory = hal::createHeapMemory(total);
   if (!memory.ok()) return toGrpcStatus(memory.error());
@@ -655,6 +701,11 @@ grpc::Status AcceleratorService::CreateFence(grpc::ServerContext*, const wire::C
                                              wire::CreateFenceResponse* response) {
   auto session = sessions_.find(request->session_id());
   if (!session.ok()) return toGrpcStatus(session.error());
+  if (auto quota = checkHolding((*session)->fences.size(), (*session)->limits().fences, "fences",
+                                "session_quotas.fences");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
   response->set_fence_id((*session)->fences.add(hal::SyncFence::create()));
   return grpc::Status::OK;
 }
@@ -706,6 +757,10 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire:
     afterFence = hal::Duration(request->timeout_duration_after_fence().nanoseconds());
   }
 
+  if (auto quota = checkHolding(session->fences.size(), session->limits().fences, "fences", "session_quotas.fences");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
   auto execution = std::make_shared<FencedExecution>();
   response->set_sync_fence_id(session->fences.add(execution->done));
   response->set_execution_id(session->fencedExecutions.add(execution));
@@ -713,7 +768,7 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire:
   // chains of fenced executions proceed on the server without the client.
   std::thread([session, entry = v->entry, halRequest = std::move(v->request), wireRequest = request->request(),
                waitFor = std::move(waitFor), execution, deadline, loopTimeout = v->loopTimeout, afterFence,
-               measure = v->measure]() {
+               measure = v->measure, inFlight = std::move(v->inFlight)]() {
     const auto called = hal::Clock::now();
     auto run = [&]() -> hal::Status {
       for (const auto& [id, fence] : waitFor) {
@@ -821,6 +876,11 @@ grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*, const wire
   const hal::BufferDesc desc{{request->dimensions().begin(), request->dimensions().end()}};
   if (auto valid = hal::validateBufferRoles(desc, models, *inputRoles, *outputRoles); !valid.ok()) {
     return toGrpcStatus(valid.error());
+  }
+  if (auto quota = checkHolding((*session)->buffers.size(), (*session)->limits().deviceBuffers, "device buffers",
+                                "session_quotas.device_buffers");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
   }
   auto buffer = (*device)->allocate(desc, preparedModels, *inputRoles, *outputRoles);
   if (!buffer.ok()) return toGrpcStatus(buffer.error());

@@ -25,7 +25,7 @@ constexpr uint32_t kWireVersion = 1;
 // synchronous methods through extra thread hops, about 20 us per call on a unix socket.
 class AcceleratorService final : public wire::Accelerator::Service {
  public:
-  explicit AcceleratorService(std::vector<hal::SharedDevice> devices);
+  explicit AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits = {});
 
   const SessionRegistry& sessions() const { return sessions_; }
 

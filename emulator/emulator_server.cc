@@ -7,14 +7,14 @@
 namespace nnremote::emulator {
 
 hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(
-    std::vector<hal::SharedDevice> devices, const std::string& address) {
+    std::vector<hal::SharedDevice> devices, const std::string& address, SessionLimits sessionLimits) {
   if (devices.empty()) {
     return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT) << "no devices to serve";
   }
   // A stale socket file from an earlier run would make binding fail.
   if (address.rfind("unix:", 0) == 0) ::unlink(address.substr(5).c_str());
   std::unique_ptr<EmulatorServer> server(new EmulatorServer());
-  server->service_ = std::make_unique<AcceleratorService>(std::move(devices));
+  server->service_ = std::make_unique<AcceleratorService>(std::move(devices), sessionLimits);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);

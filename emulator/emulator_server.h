@@ -22,8 +22,10 @@ class EmulatorServer {
  public:
   // Starts serving `devices` at `address`: "unix:PATH", "unix-abstract:NAME" or "HOST:PORT"
   // (port 0 picks a free port; address() then tells which).
+  // `sessionLimits` are the quotas of every client session (server_config.proto).
   static hal::Result<std::unique_ptr<EmulatorServer>> start(std::vector<hal::SharedDevice> devices,
-                                                            const std::string& address);
+                                                            const std::string& address,
+                                                            SessionLimits sessionLimits = {});
   ~EmulatorServer();
 
   // The address clients should use, with the real port for "HOST:0".

@@ -6,14 +6,21 @@
 #include <string>
 #include <thread>
 
-#include "accelerator_sim/sim_device.h"
+#include "accelerator_sim/npu_config.h"
 #include "emulator/emulator_server.h"
+#include "emulator/server_config.h"
+#include "emulator/simulated_npus.h"
 
 namespace {
 
 constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--pace=realtime]
+                    [--server-config=FILE]
 
 Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM).
+Each device is one busy NPU shared by every client: executions and preparations from all
+sessions queue on its simulated timeline by priority (HIGH, MEDIUM, LOW, with aging) and
+arrival, higher priorities preempt at operation boundaries, and deadlines are judged on that
+timeline (docs/scheduler.md).
 
   --listen=ADDR     where to listen (default unix:/tmp/nnremote.sock):
                       unix:PATH            a unix socket on this host
@@ -28,10 +35,16 @@ Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctr
                       edge16      nnremote-edge16: 16x16 output-stationary array @ 800 MHz
                       large128    nnremote-large128: 128x128 weight-stationary array @ 1 GHz
                       scalesim32  nnremote-scalesim32: SCALE-Sim's example 32x32 configuration
-  --pace=MODE       none (default): answer as fast as the host simulates.
-                    realtime: an execution does not complete before its simulated device time
-                    has passed, so deadlines and latency-sensitive clients behave as on the
-                    device.
+  --pace=MODE       none (default): answer as fast as the host simulates; timing and deadlines
+                    are still judged on the simulated timeline, so they do not depend on the
+                    host's speed.
+                    realtime: the wall clock follows the timeline: an execution returns when it
+                    ends there, after queueing and preemption.
+  --server-config=FILE
+                    a ServerConfig textproto (emulator/server_config.proto, docs/scheduler.md):
+                    per-session quotas (prepared models, registered memory, device buffers,
+                    executions in flight, fences, bursts) and scheduling (queue depth per device,
+                    priority aging). Unset fields keep generous defaults.
   --help            show this text
 )";
 
@@ -48,13 +61,14 @@ int main(int argc, char** argv) {
   std::string listen = nnremote::emulator::kDefaultListenAddress;
   std::string config = "default";
   std::string pace = "none";
+  std::string serverConfig;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::cout << kUsage;
       return 0;
     }
     if (!takeFlag(argv[i], "--listen", &listen) && !takeFlag(argv[i], "--config", &config) &&
-        !takeFlag(argv[i], "--pace", &pace)) {
+        !takeFlag(argv[i], "--pace", &pace) && !takeFlag(argv[i], "--server-config", &serverConfig)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -68,10 +82,19 @@ int main(int argc, char** argv) {
     std::cerr << "npu_emulator: --pace must be none or realtime, not '" << pace << "'\n";
     return 2;
   }
-  nnremote::sim::SimOptions options;
+  nnremote::emulator::ServerLimits limits;
+  if (!serverConfig.empty()) {
+    auto loaded = nnremote::emulator::loadServerConfig(serverConfig);
+    if (!loaded.ok()) {
+      std::cerr << "npu_emulator: --server-config: " << loaded.error().message << "\n";
+      return 2;
+    }
+    limits = *loaded;
+  }
+  nnremote::emulator::SimulatedNpuOptions options;
   options.paceRealtime = pace == "realtime";
-  std::vector<nnremote::hal::SharedDevice> devices;
-  for (const auto& npu : *configs) devices.push_back(nnremote::sim::SimDevice::create(npu, options));
+  options.scheduling = limits.scheduling;
+  const auto devices = nnremote::emulator::createSimulatedNpus(*configs, options);
 
   // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
   sigset_t stopSignals;
@@ -80,7 +103,7 @@ int main(int argc, char** argv) {
   sigaddset(&stopSignals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-  auto server = nnremote::emulator::EmulatorServer::start(devices, listen);
+  auto server = nnremote::emulator::EmulatorServer::start(devices, listen, limits.session);
   if (!server.ok()) {
     std::cerr << "npu_emulator: " << server.error().message << "\n";
     return 1;

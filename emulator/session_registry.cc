@@ -17,7 +17,7 @@ uint64_t newUnguessableId() {
 }
 
 std::shared_ptr<Session> SessionRegistry::open(const std::string& clientName) {
-  auto session = std::make_shared<Session>(newUnguessableId(), clientName);
+  auto session = std::make_shared<Session>(newUnguessableId(), clientName, limits_);
   std::lock_guard<std::mutex> lock(mutex_);
   sessions_.emplace(session->id(), session);
   return session;

@@ -3,6 +3,7 @@
 #ifndef NNREMOTE_EMULATOR_SESSION_REGISTRY_H_
 #define NNREMOTE_EMULATOR_SESSION_REGISTRY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "emulator/server_config.h"
 #include "hal/i_device.h"
 #include "hal/i_execution.h"
 #include "hal/sync_fence.h"
@@ -117,10 +119,17 @@ struct PendingDownload {
 
 class Session {
  public:
-  Session(uint64_t id, std::string clientName) : id_(id), clientName_(std::move(clientName)) {}
+  Session(uint64_t id, std::string clientName, SessionLimits limits)
+      : id_(id), clientName_(std::move(clientName)), limits_(limits) {}
 
   uint64_t id() const { return id_; }
   const std::string& clientName() const { return clientName_; }
+  const SessionLimits& limits() const { return limits_; }
+
+  // What the session quotas count besides the tables' sizes.
+  std::atomic<uint64_t> registeredBytes{0};
+  std::atomic<uint32_t> executionsInFlight{0};
+  std::atomic<uint32_t> openBursts{0};
 
   IdTable<PreparedModelEntry> preparedModels{"prepared_model_id", "prepared models"};
   // Shared memory the client registered, mapped until unregistered or the session ends.
@@ -138,10 +147,13 @@ class Session {
  private:
   const uint64_t id_;
   const std::string clientName_;
+  const SessionLimits limits_;
 };
 
 class SessionRegistry {
  public:
+  explicit SessionRegistry(SessionLimits limits = {}) : limits_(limits) {}
+  // Opens a session with this registry's limits.
   std::shared_ptr<Session> open(const std::string& clientName);
   hal::Result<std::shared_ptr<Session>> find(uint64_t id) const;
   // Ends the session; a later find() fails. Closing an unknown session is an error.
@@ -149,6 +161,7 @@ class SessionRegistry {
   size_t size() const;
 
  private:
+  const SessionLimits limits_;
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
 };

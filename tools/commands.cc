@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "accelerator_sim/sim_device.h"
+#include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "tools/text_escape.h"
@@ -119,14 +120,15 @@ int runConform(const std::vector<std::string>& args) {
   const std::string cases = flags->get("cases");
   if (cases.empty()) return fail("conform", hal::invalidArgument() << "--cases=DIR is required");
 
-  // --in-process runs the simulator directly, without the emulator and proxy in between.
+  // --in-process runs the simulator (behind its scheduler) directly, without the emulator and
+  // proxy in between.
   std::optional<Target> target;
   hal::SharedDevice device;
   if (flags->has("in-process")) {
     const std::string wanted = flags->get("device");
     for (const auto& npu : sim::defaultNpuConfigs()) {
       if (wanted.empty() || sim::deviceName(npu) == wanted) {
-        device = sim::SimDevice::create(npu);
+        device = emulator::createSimulatedNpu(npu);
         break;
       }
     }

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "accelerator_sim/sim_device.h"
+#include "emulator/simulated_npus.h"
 
 namespace nnremote::tools {
 
@@ -22,8 +22,7 @@ hal::Result<Target> openTarget(const std::string& address) {
   Target target;
   std::string connectTo = address;
   if (address.empty()) {
-    std::vector<hal::SharedDevice> devices;
-    for (const auto& npu : sim::defaultNpuConfigs()) devices.push_back(sim::SimDevice::create(npu));
+    const auto devices = emulator::createSimulatedNpus(sim::defaultNpuConfigs());
     const std::string local = "unix-abstract:nnremote-local-" + std::to_string(::getpid());
     NN_ASSIGN_OR_RETURN(target.localServer, emulator::EmulatorServer::start(devices, local));
     connectTo = target.localServer->address();

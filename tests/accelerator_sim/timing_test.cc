@@ -316,64 +316,6 @@ TEST(ControlFlowTimingTest, AWhileCostsEveryIterationItRan) {
   EXPECT_EQ(five - none, 5 * (one - none));
 }
 
-TEST(PacingTest, RealtimePacingWaitsForTheSimulatedDeviceTime) {
-  // A deliberately slow NPU: 1 MHz, so an ADD of 4096 elements takes milliseconds of device time.
-  NpuConfig slow = edgeNpuConfig();
-  slow.set_clock_mhz(1);
-  hal::ModelBuilder b;
-  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {4096});
-  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {4096});
-  b.addOperation(OperationType::ADD, {a, a, b.addInt32(0)}, {out});
-  for (bool pace : {false, true}) {
-    SimOptions options;
-    options.paceRealtime = pace;
-    auto prepared = SimDevice::create(slow, options)->prepareModel(
-        b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
-    ASSERT_TRUE(prepared.ok());
-    auto io = hal::makeRequest({std::vector<uint8_t>(4096 * 4)}, {4096 * 4});
-    const auto start = hal::Clock::now();
-    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
-    const auto wall = hal::Clock::now() - start;
-    ASSERT_TRUE(outcome.ok());
-    const auto device = *outcome->timing.timeOnDevice;
-    ASSERT_GT(device, std::chrono::milliseconds(1));
-    if (pace) {
-      EXPECT_GE(wall, device) << "a paced execution cannot finish before its device time";
-    } else {
-      EXPECT_LT(wall, device) << "unpaced, the host is much faster than a 1 MHz NPU";
-    }
-    // Pacing stands in for the device: it is not driver work.
-    EXPECT_LT(*outcome->timing.timeInDriver - device, device);
-  }
-}
-
-TEST(PacingTest, APacedExecutionThatRunsPastItsDeadlineMissesIt) {
-  NpuConfig slow = edgeNpuConfig();
-  slow.set_clock_mhz(1);  // an ADD of 4096 elements takes milliseconds of device time
-  hal::ModelBuilder b;
-  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {4096});
-  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {4096});
-  b.addOperation(OperationType::ADD, {a, a, b.addInt32(0)}, {out});
-  SimOptions options;
-  options.paceRealtime = true;
-  auto prepared = *SimDevice::create(slow, options)->prepareModel(
-      b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
-  auto io = hal::makeRequest({std::vector<uint8_t>(4096 * 4)}, {4096 * 4});
-  auto missed = prepared->execute(io->request, hal::MeasureTiming::NO,
-                                  hal::Clock::now() + std::chrono::microseconds(200), std::nullopt);
-  ASSERT_FALSE(missed.ok());
-  EXPECT_EQ(missed.error().code, hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT);
-  // timeoutDurationAfterFence is a deadline counted from the fences.
-  const hal::SyncFence ready = hal::SyncFence::create();
-  ready.signal();
-  auto fenced = prepared->executeFenced(io->request, {ready}, hal::MeasureTiming::NO, std::nullopt,
-                                        std::nullopt, std::chrono::microseconds(200));
-  ASSERT_FALSE(fenced.ok());
-  EXPECT_EQ(fenced.error().code, hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT);
-  EXPECT_TRUE(prepared->execute(io->request, hal::MeasureTiming::NO, hal::Clock::now() + std::chrono::seconds(5),
-                                std::nullopt).ok());
-}
-
 TEST(CapabilitiesTest, AreDerivedFromTheConfigAndStable) {
   const hal::Capabilities edge = deriveCapabilities(edgeNpuConfig());
   const hal::Capabilities large = deriveCapabilities(largeNpuConfig());

@@ -2,15 +2,15 @@
 
 #include <cstdlib>
 
-#include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
+#include "emulator/simulated_npus.h"
 #include "proxy_driver/proxy_device.h"
 
 namespace nnremote::testing {
 namespace {
 
 DeviceUnderTest inProcess() {
-  return {nullptr, sim::SimDevice::create(sim::edgeNpuConfig())};
+  return {nullptr, emulator::createSimulatedNpu(sim::edgeNpuConfig())};
 }
 
 struct ProxyStack {
@@ -20,7 +20,7 @@ struct ProxyStack {
 
 DeviceUnderTest throughProxy() {
   auto stack = std::make_shared<ProxyStack>();
-  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())},
+  auto server = emulator::EmulatorServer::start({emulator::createSimulatedNpu(sim::edgeNpuConfig())},
                                                 "127.0.0.1:0");
   if (!server.ok()) std::abort();
   stack->server = std::move(server).value();

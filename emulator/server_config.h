@@ -1,0 +1,39 @@
+// The server-wide settings of npu_emulator: session quotas and scheduling (server_config.proto),
+// with their defaults applied.
+#ifndef NNREMOTE_EMULATOR_SERVER_CONFIG_H_
+#define NNREMOTE_EMULATOR_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "hal/result.h"
+#include "hal/types.h"
+
+namespace nnremote::emulator {
+
+struct SessionLimits {
+  uint32_t preparedModels = 256;
+  uint64_t registeredMemoryBytes = uint64_t{8192} << 20;
+  uint32_t deviceBuffers = 1024;
+  uint32_t executionsInFlight = 256;
+  uint32_t fences = 4096;
+  uint32_t bursts = 256;
+};
+
+struct SchedulingLimits {
+  uint32_t queueDepth = 1024;
+  hal::Duration priorityAgingStep = std::chrono::milliseconds(100);
+};
+
+struct ServerLimits {
+  SessionLimits session;
+  SchedulingLimits scheduling;
+};
+
+// Parses a ServerConfig textproto; `origin` names it in errors, which name the bad field.
+hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const std::string& origin);
+hal::Result<ServerLimits> loadServerConfig(const std::string& path);
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_SERVER_CONFIG_H_

@@ -1,0 +1,64 @@
+// The one scheduler of one NPU: every execution and preparation of the device, from every
+// client, is placed on its DeviceTimeline here. Thread-safe.
+//
+// Work is computed on the host first and then placed with the simulated cost of each of its
+// operations, so the host's cores serve many clients at once while the timeline still runs
+// one job per engine. Unpaced, a job's result is returned as soon as it is placed; with
+// pacing, not before its end on the timeline has passed on the clock.
+#ifndef NNREMOTE_SCHEDULER_DEVICE_SCHEDULER_H_
+#define NNREMOTE_SCHEDULER_DEVICE_SCHEDULER_H_
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "hal/types.h"
+#include "scheduler/device_timeline.h"
+#include "scheduler/time_source.h"
+
+namespace nnremote::scheduler {
+
+struct SchedulerOptions {
+  TimelineOptions timeline;
+  // The clock follows the timeline: results are returned at their simulated end.
+  bool paceRealtime = false;
+  std::shared_ptr<const TimeSource> time = hostClock();
+  // The simulated time a preparation occupies the device. Unset: the host time the wrapped
+  // device took to prepare.
+  std::function<hal::Duration(const hal::Model&)> preparationTime;
+};
+
+// What became of a job on the timeline, once it is final for its client.
+struct JobResult {
+  DeviceTimeline::JobId id = 0;
+  hal::TimePoint arrival;
+  TimelinePlacement placement;
+  hal::Duration ownTime{0};
+};
+
+class DeviceScheduler {
+ public:
+  explicit DeviceScheduler(SchedulerOptions options);
+
+  const SchedulerOptions& options() const { return options_; }
+  hal::TimePoint now() const { return options_.time->now(); }
+
+  // Places `spec` and, paced, waits until it has ended or been stopped on the clock. The job is
+  // committed when this returns: its outcome no longer changes.
+  hal::Result<JobResult> run(TimelineJobSpec spec);
+  // Where job `id` ends in the current schedule (it may have moved since it was run).
+  hal::TimePoint endOf(DeviceTimeline::JobId id, hal::TimePoint ifForgotten) const;
+
+  std::vector<DeviceTimeline::Entry> snapshot() const;
+
+ private:
+  SchedulerOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;  // the schedule changed
+  DeviceTimeline timeline_;
+};
+
+}  // namespace nnremote::scheduler
+
+#endif  // NNREMOTE_SCHEDULER_DEVICE_SCHEDULER_H_

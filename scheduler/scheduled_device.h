@@ -1,0 +1,84 @@
+// A decorator that makes any hal::IDevice one busy NPU shared by all its clients, the way
+// AOSP's Resilient* wrappers add recovery to any device: every preparation and execution goes
+// through the device's DeviceScheduler, which orders them by priority and arrival on a
+// simulated timeline, preempts at operation boundaries and judges deadlines on it.
+//
+// Deadlines (NN HAL 1.3):
+// - already passed on arrival                        -> MISSED_DEADLINE_PERSISTENT, nothing runs;
+// - the work alone is longer than the time left      -> MISSED_DEADLINE_PERSISTENT, not placed;
+// - it would fit, but queueing or preemption make it  -> MISSED_DEADLINE_TRANSIENT, stopped at an
+//   miss                                                 operation boundary.
+// Either way the caller's outputs are untouched (StagedOutputs).
+//
+// Timing: timeOnDevice is the execution's own device time; timeInDriver adds its time in the
+// queue and preempted, plus the host's driver work.
+#ifndef NNREMOTE_SCHEDULER_SCHEDULED_DEVICE_H_
+#define NNREMOTE_SCHEDULER_SCHEDULED_DEVICE_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hal/i_device.h"
+#include "scheduler/device_scheduler.h"
+
+namespace nnremote::scheduler {
+
+class ScheduledDevice final : public hal::IDevice {
+ public:
+  ScheduledDevice(hal::SharedDevice inner, std::shared_ptr<DeviceScheduler> scheduler);
+  static hal::SharedDevice create(hal::SharedDevice inner, SchedulerOptions options);
+
+  const DeviceScheduler& scheduler() const { return *scheduler_; }
+  const hal::SharedDevice& inner() const { return inner_; }
+
+  const std::string& getName() const override { return inner_->getName(); }
+  const std::string& getVersionString() const override { return inner_->getVersionString(); }
+  hal::Version getFeatureLevel() const override { return inner_->getFeatureLevel(); }
+  hal::DeviceType getType() const override { return inner_->getType(); }
+  const std::vector<hal::Extension>& getSupportedExtensions() const override {
+    return inner_->getSupportedExtensions();
+  }
+  const hal::Capabilities& getCapabilities() const override { return inner_->getCapabilities(); }
+  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override {
+    return inner_->getNumberOfCacheFilesNeeded();
+  }
+  hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
+    return inner_->getSupportedOperations(model);
+  }
+
+  hal::Result<hal::SharedPreparedModel> prepareModel(
+      const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
+      const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+      const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const override;
+  hal::Result<hal::SharedPreparedModel> prepareModelFromCache(
+      const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+      const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const override;
+  hal::Result<hal::SharedBuffer> allocate(
+      const hal::BufferDesc& desc, const std::vector<hal::SharedPreparedModel>& preparedModels,
+      const std::vector<hal::BufferRole>& inputRoles,
+      const std::vector<hal::BufferRole>& outputRoles) const override;
+
+ private:
+  // Runs a preparation on the host, then places it on the timeline.
+  template <typename Prepare>
+  hal::Result<hal::SharedPreparedModel> schedulePreparation(hal::Priority priority,
+                                                            const hal::OptionalTimePoint& deadline,
+                                                            const hal::Model* model,
+                                                            std::vector<hal::OperandType> outputTypes,
+                                                            Prepare prepare) const;
+
+  hal::SharedDevice inner_;
+  std::shared_ptr<DeviceScheduler> scheduler_;
+};
+
+// The prepared model a ScheduledDevice hands out; wraps the inner device's.
+class ScheduledPreparedModel;
+// The inner device's prepared model behind one of ours (allocate() passes those on), or
+// `preparedModel` itself.
+hal::SharedPreparedModel unwrapScheduled(const hal::SharedPreparedModel& preparedModel);
+
+}  // namespace nnremote::scheduler
+
+#endif  // NNREMOTE_SCHEDULER_SCHEDULED_DEVICE_H_
