@@ -46,7 +46,8 @@ hal::Result<DeviceTimeline::JobId> DeviceTimeline::submit(TimelineJobSpec spec) 
   const size_t onDevice = jobsAt(spec.arrival);
   if (onDevice >= options_.queueDepth) {
     return hal::makeError(hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
-           << "the device queue is full: " << onDevice << " executions are queued or running (queue_depth = "
+           << "the device queue is full: " << onDevice
+           << " executions and preparations are queued or running (queue_depth = "
            << options_.queueDepth << ")";
   }
   auto job = std::make_unique<Job>();
@@ -99,8 +100,11 @@ void DeviceTimeline::reschedule(TimePoint from) {
       if (std::find(onEngine.begin(), onEngine.end(), job) != onEngine.end()) continue;
       // A job that can no longer make its deadline stops here, at an operation boundary.
       if (!job->committed && job->spec.deadline.has_value() && t + job->remainingFrom[job->done] > *job->spec.deadline) {
+        // It was doomed from the moment it could no longer start its remaining work in time,
+        // which the device knew then (the segment holding it up had a known end).
         job->stopped = true;
-        job->stopTime = std::max(t, job->spec.arrival);
+        job->stopTime = std::max(job->spec.arrival, *job->spec.deadline - job->remainingFrom[job->done]);
+        if (job->done > 0) job->stopTime = std::max(job->stopTime, job->segmentEnd(job->done - 1));
         continue;
       }
       ready.push_back(job);

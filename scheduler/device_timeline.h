@@ -10,8 +10,9 @@
 //   waits at most for what arrived before it plus the HIGH and MEDIUM work that arrives within
 //   two aging steps after it. Nothing starves.
 // - A job with a deadline that can no longer finish by it (now + remaining work > deadline) is
-//   stopped at the boundary where that is found, unless it is committed (its result has been
-//   returned to the client, so history cannot change; it can still be pushed later).
+//   stopped at its last operation boundary, and the stop is dated when it became inevitable
+//   (deadline - remaining work), unless it is committed (its result has been returned to the
+//   client, so history cannot change; it can still be pushed later).
 // - A later arrival changes the schedule only from its arrival on.
 #ifndef NNREMOTE_SCHEDULER_DEVICE_TIMELINE_H_
 #define NNREMOTE_SCHEDULER_DEVICE_TIMELINE_H_
