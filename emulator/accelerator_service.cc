@@ -84,6 +84,17 @@ hal::Status resolveBuffers(Session& session, hal::Request* request) {
   return {};
 }
 
+// Wire durations are unsigned nanoseconds; beyond this they would overflow the host clock's
+// time points (about 146 years), so they are malformed.
+constexpr uint64_t kLongestWireDuration = uint64_t{1} << 62;
+
+hal::Status checkWireDuration(uint64_t nanoseconds, const char* field) {
+  if (nanoseconds <= kLongestWireDuration) return {};
+  return makeError(ErrorStatus::INVALID_ARGUMENT) << field << " = " << nanoseconds
+                                                  << " ns is longer than the longest duration this server accepts ("
+                                                  << kLongestWireDuration << " ns)";
+}
+
 // Counts an execution against its session's executions_in_flight while alive.
 hal::Result<QuotaSlot> enterExecution(Session& session) {
   return QuotaSlot::take(session.executionsInFlight, session.limits().executionsInFlight,
@@ -101,7 +112,11 @@ struct ValidatedExecution {
   std::optional<QuotaSlot> inFlight;  // held until the execution is done
 };
 
-template <typename Call>  // ExecuteRequest or ExecuteFencedRequest
+// An execution call with a deadline: the deadline is checked too.
+template <typename Call>
+hal::Result<ValidatedExecution> validateTimedExecution(const SessionRegistry& sessions, const Call& call);
+
+template <typename Call>  // ExecuteRequest, ExecuteFencedRequest or CreateReusableExecutionRequest
 hal::Result<ValidatedExecution> validateExecution(const SessionRegistry& sessions, const Call& call) {
   ValidatedExecution v;
   NN_ASSIGN_OR_RETURN(v.session, sessions.find(call.session_id()));
@@ -114,10 +129,17 @@ hal::Result<ValidatedExecution> validateExecution(const SessionRegistry& session
     return makeError(ErrorStatus::INVALID_ARGUMENT) << "measure = " << measure << " is not a valid MeasureTiming";
   }
   v.measure = measure == wire::MEASURE_TIMING_YES ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
+  NN_RETURN_IF_ERROR(checkWireDuration(call.loop_timeout_duration().nanoseconds(), "loop_timeout_duration"));
   if (call.has_loop_timeout_duration()) v.loopTimeout = hal::Duration(call.loop_timeout_duration().nanoseconds());
   NN_ASSIGN_OR_RETURN(QuotaSlot slot, enterExecution(*v.session));
   v.inFlight.emplace(std::move(slot));
   return v;
+}
+
+template <typename Call>
+hal::Result<ValidatedExecution> validateTimedExecution(const SessionRegistry& sessions, const Call& call) {
+  NN_RETURN_IF_ERROR(checkWireDuration(call.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
+  return validateExecution(sessions, call);
 }
 
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when
@@ -262,6 +284,10 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
   }
   auto token = cacheTokenFromWire(request->cache_token());
   if (!token.ok()) return toGrpcStatus(token.error());
+  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
+      !deadline.ok()) {
+    return toGrpcStatus(deadline.error());
+  }
   Session& session = *resolved->session;
   if (auto quota = checkHolding(session.preparedModels.size(), session.limits().preparedModels, "prepared models",
                                 "session_quotas.prepared_models");
@@ -324,7 +350,7 @@ grpc::Status respond(Session& session, const wire::Request& wireRequest, const h
 
 grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::ExecuteRequest* request,
                                          wire::ExecuteResponse* response) {
-  auto v = validateExecution(sessions_, *request);
+  auto v = validateTimedExecution(sessions_, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   auto outcome = v->entry.preparedModel->execute(
       v->request, v->measure, wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
@@ -334,7 +360,7 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::Execu
 
 grpc::Status AcceleratorService::StartExecution(grpc::ServerContext*, const wire::ExecuteRequest* request,
                                                 wire::StartExecutionResponse* response) {
-  auto v = validateExecution(sessions_, *request);
+  auto v = validateTimedExecution(sessions_, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   auto started = std::make_shared<StartedExecution>();
   started->wireRequest = request->request();
@@ -383,6 +409,10 @@ grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext*,
   auto reusable = (*session)->reusableExecutions.find(request->reusable_execution_id());
   if (!reusable.ok()) return toGrpcStatus(reusable.error());
   ReusableExecution& r = **reusable;
+  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
+      !deadline.ok()) {
+    return toGrpcStatus(deadline.error());
+  }
   auto inFlight = enterExecution(**session);
   if (!inFlight.ok()) return toGrpcStatus(inFlight.error());
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -478,6 +508,8 @@ class BurstHandler {
     NN_ASSIGN_OR_RETURN(const QuotaSlot inFlight, enterExecution(*session_));
     const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
     hal::OptionalDuration loopTimeout;
+    NN_RETURN_IF_ERROR(checkWireDuration(execute.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
+    NN_RETURN_IF_ERROR(checkWireDuration(execute.loop_timeout_duration().nanoseconds(), "loop_timeout_duration"));
     if (execute.has_loop_timeout_duration()) loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
     NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
                         burst_->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
@@ -739,7 +771,7 @@ grpc::Status AcceleratorService::WaitFence(grpc::ServerContext*, const wire::Wai
 
 grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire::ExecuteFencedRequest* request,
                                                wire::ExecuteFencedResponse* response) {
-  auto v = validateExecution(sessions_, *request);
+  auto v = validateTimedExecution(sessions_, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   const auto& session = v->session;
   std::vector<std::pair<uint64_t, hal::SyncFence>> waitFor;
@@ -753,6 +785,11 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire:
   const hal::OptionalTimePoint deadline =
       wire_conv::deadlineFromWire(request->deadline(), request->has_deadline());
   hal::OptionalDuration afterFence;
+  if (auto after = checkWireDuration(request->timeout_duration_after_fence().nanoseconds(),
+                                     "timeout_duration_after_fence");
+      !after.ok()) {
+    return toGrpcStatus(after.error());
+  }
   if (request->has_timeout_duration_after_fence()) {
     afterFence = hal::Duration(request->timeout_duration_after_fence().nanoseconds());
   }

@@ -131,6 +131,10 @@ TEST_F(ServerTest, MalformedModelsGetInvalidArgumentNamingTheField) {
   badPreference.set_preference(static_cast<wire::ExecutionPreference>(-3));
   expectHalInvalidArgument(prepare(badPreference), "preference = -3");
 
+  auto badPriority = prepareRequest(session, addModel());
+  badPriority.set_priority(static_cast<wire::Priority>(42));
+  expectHalInvalidArgument(prepare(badPriority), "priority = 42");
+
   auto badToken = prepareRequest(session, addModel());
   badToken.set_cache_token("abc");
   expectHalInvalidArgument(prepare(badToken), "cache_token has 3 bytes");
@@ -171,6 +175,10 @@ TEST_F(ServerTest, MalformedRequestsGetInvalidArgumentAndPreparedModelsAreSessio
   auto badMeasure = good;
   badMeasure.set_measure(static_cast<wire::MeasureTiming>(7));
   expectHalInvalidArgument(execute(badMeasure), "measure = 7");
+
+  auto endlessDeadline = good;
+  endlessDeadline.mutable_deadline()->set_nanoseconds_from_now(UINT64_MAX);
+  expectHalInvalidArgument(execute(endlessDeadline), "deadline.nanoseconds_from_now = 18446744073709551615");
 
   auto unknownModel = good;
   unknownModel.set_prepared_model_id(preparedId + 1);

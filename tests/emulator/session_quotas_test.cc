@@ -1,0 +1,247 @@
+// Session quotas and the server config that sets them: every limit refuses with the right
+// RESOURCE_EXHAUSTED status and a message naming the limit and its value, before allocating,
+// and only for the session that is over it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+#include "emulator/emulator_server.h"
+#include "emulator/server_config.h"
+#include "emulator/simulated_npus.h"
+#include "hal/memory.h"
+#include "hal/model_builder.h"
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+#include "proxy_driver/proxy_device.h"
+#include "tests/scheduler/qos_stack.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+using hal::ErrorStatus;
+using hal::OperandType;
+using hal::OperationType;
+
+hal::Model addModel() {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t c = b.addInput(OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {2});
+  b.addOperation(OperationType::ADD, {a, c, b.addInt32(0)}, {out});
+  return b.build();
+}
+
+void expectExhausted(const hal::Error& error, ErrorStatus code, const std::string& limit) {
+  EXPECT_EQ(error.code, code) << error.message;
+  EXPECT_THAT(error.message, HasSubstr(limit));
+}
+
+class SessionQuotasTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto limits = parseServerConfig(R"(
+        session_quotas { prepared_models: 2 registered_memory_mib: 1 device_buffers: 1 fences: 2 bursts: 1 })",
+                                    "test config");
+    ASSERT_TRUE(limits.ok()) << limits.error().message;
+    auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0", limits->session);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    server_ = std::move(server).value();
+    stub_ = wire::Accelerator::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  }
+
+  std::shared_ptr<proxy::ProxyDevice> newClient() {
+    auto connection = proxy::Connection::connect(server_->address());
+    EXPECT_TRUE(connection.ok());
+    auto devices = proxy::ProxyDevice::discover(*connection);
+    EXPECT_TRUE(devices.ok());
+    return devices->front();
+  }
+
+  hal::Result<hal::SharedPreparedModel> prepare(const std::shared_ptr<proxy::ProxyDevice>& device) {
+    return device->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt,
+                                {}, {}, {});
+  }
+
+  uint64_t openSession() {
+    grpc::ClientContext context;
+    wire::OpenSessionRequest request;
+    request.set_client_version(kWireVersion);
+    wire::OpenSessionResponse response;
+    EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
+    return response.session_id();
+  }
+
+  std::unique_ptr<EmulatorServer> server_;
+  std::unique_ptr<wire::Accelerator::Stub> stub_;
+};
+
+TEST_F(SessionQuotasTest, PreparedModelsPastTheLimitAreRefusedPersistently) {
+  auto client = newClient();
+  auto first = prepare(client);
+  ASSERT_TRUE(first.ok());
+  auto second = prepare(client);  // held: a released prepared model no longer counts
+  ASSERT_TRUE(second.ok());
+  auto third = prepare(client);
+  ASSERT_FALSE(third.ok());
+  expectExhausted(third.error(), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "session_quotas.prepared_models = 2");
+  // Another client has its own quota; releasing one frees a place.
+  EXPECT_TRUE(prepare(newClient()).ok());
+  first->reset();
+  EXPECT_TRUE(prepare(client).ok());
+}
+
+TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
+  const uint64_t session = openSession();
+  auto registerMemory = [&](const hal::SharedMemory& memory, uint64_t* id) {
+    grpc::ClientContext context;
+    wire::RegisterMemoryRequest request;
+    request.set_session_id(session);
+    request.set_shm_name(memory->sharedName());
+    request.set_size(memory->size());
+    wire::RegisterMemoryResponse response;
+    const grpc::Status status = stub_->RegisterMemory(&context, request, &response);
+    *id = response.memory_id();
+    return status;
+  };
+  auto big = hal::createSharedMemory(768 << 10);
+  auto more = hal::createSharedMemory(512 << 10);
+  ASSERT_TRUE(big.ok() && more.ok());
+  uint64_t bigId = 0, moreId = 0;
+  ASSERT_TRUE(registerMemory(*big, &bigId).ok());
+  const grpc::Status refused = registerMemory(*more, &moreId);
+  ASSERT_FALSE(refused.ok());
+  expectExhausted(wire_conv::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                  "session_quotas.registered_memory_mib = 1");
+  // A bulk upload must fit beside what is registered.
+  {
+    grpc::ClientContext context;
+    wire::BulkTransferHandle handle;
+    auto writer = stub_->UploadBulk(&context, &handle);
+    wire::BulkChunk chunk;
+    chunk.set_session_id(session);
+    chunk.set_total_size(512 << 10);
+    writer->Write(chunk);
+    writer->WritesDone();
+    const grpc::Status upload = writer->Finish();
+    ASSERT_FALSE(upload.ok());
+    expectExhausted(wire_conv::fromGrpcStatus(upload), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                    "session_quotas.registered_memory_mib = 1");
+  }
+  grpc::ClientContext context;
+  wire::UnregisterMemoryRequest unregister;
+  unregister.set_session_id(session);
+  unregister.set_memory_id(bigId);
+  wire::Empty empty;
+  ASSERT_TRUE(stub_->UnregisterMemory(&context, unregister, &empty).ok());
+  EXPECT_TRUE(registerMemory(*more, &moreId).ok());
+}
+
+TEST_F(SessionQuotasTest, FencesDeviceBuffersAndBurstsPastTheLimitAreRefused) {
+  const uint64_t session = openSession();
+  auto createFence = [&] {
+    grpc::ClientContext context;
+    wire::CreateFenceRequest request;
+    request.set_session_id(session);
+    wire::CreateFenceResponse response;
+    return stub_->CreateFence(&context, request, &response);
+  };
+  ASSERT_TRUE(createFence().ok());
+  ASSERT_TRUE(createFence().ok());
+  const grpc::Status fence = createFence();
+  ASSERT_FALSE(fence.ok());
+  expectExhausted(wire_conv::fromGrpcStatus(fence), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                  "session_quotas.fences = 2");
+
+  auto client = newClient();
+  auto prepared = prepare(client);
+  ASSERT_TRUE(prepared.ok());
+  auto held = client->allocate({}, {*prepared}, {{0, 0, 1.0f}}, {});
+  ASSERT_TRUE(held.ok());
+  auto buffer = client->allocate({}, {*prepared}, {{0, 0, 1.0f}}, {});
+  ASSERT_FALSE(buffer.ok());
+  expectExhausted(buffer.error(), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "session_quotas.device_buffers = 1");
+
+  auto burst = (*prepared)->configureExecutionBurst();
+  ASSERT_TRUE(burst.ok());
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
+  ASSERT_TRUE((*burst)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+  hal::Result<hal::ExecutionOutcome> second = hal::makeError(ErrorStatus::GENERAL_FAILURE) << "not opened";
+  if (auto another = (*prepared)->configureExecutionBurst(); another.ok()) {
+    second = (*another)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  } else {
+    second = another.error();
+  }
+  ASSERT_FALSE(second.ok());
+  expectExhausted(second.error(), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "session_quotas.bursts = 1");
+}
+
+TEST(SessionQuotaInFlightTest, ExecutionsInFlightPastTheLimitAreRefusedTransiently) {
+  testing::QosStackOptions options;
+  options.paced = true;  // on a clock that stands still, the first execution stays in flight
+  options.limits.session.executionsInFlight = 1;
+  testing::QosStack stack = testing::makeQosStack(testing::Path::THROUGH_PROXY, options);
+  auto pending = std::async(std::launch::async, [&] {
+    return stack.device->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW,
+                                      std::nullopt, {}, {}, {});
+  });
+  for (int i = 0; i < 10000 && pending.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready; ++i) {
+    stack.time->advance(std::chrono::seconds(1));
+  }
+  auto prepared = pending.get();
+  ASSERT_TRUE(prepared.ok());
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
+  auto first = std::async(std::launch::async, [&] {
+    return (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  });
+  for (int i = 0; i < 5000 && stack.scheduler->snapshot().size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_NE(first.wait_for(std::chrono::milliseconds(0)), std::future_status::ready)
+      << "the first execution must still be in flight";
+  auto io2 = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
+  auto second = (*prepared)->execute(io2->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(second.ok());
+  expectExhausted(second.error(), ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "session_quotas.executions_in_flight = 1");
+  stack.time->advance(std::chrono::hours(1));
+  EXPECT_TRUE(first.get().ok());
+  // The slot is free again: the next execution is admitted (and returns once the clock moves).
+  auto third = std::async(std::launch::async, [&] {
+    return (*prepared)->execute(io2->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  });
+  for (int i = 0; i < 10000 && third.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready; ++i) {
+    stack.time->advance(std::chrono::seconds(1));
+  }
+  EXPECT_TRUE(third.get().ok());
+}
+
+TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
+  auto limits = parseServerConfig(R"(
+      session_quotas { prepared_models: 3 registered_memory_mib: 2 executions_in_flight: 9 }
+      scheduling { queue_depth: 7 priority_aging_ms: 50 })",
+                                  "config.textproto");
+  ASSERT_TRUE(limits.ok()) << limits.error().message;
+  EXPECT_EQ(limits->session.preparedModels, 3u);
+  EXPECT_EQ(limits->session.registeredMemoryBytes, uint64_t{2} << 20);
+  EXPECT_EQ(limits->session.executionsInFlight, 9u);
+  EXPECT_EQ(limits->session.bursts, SessionLimits().bursts);  // unset: the default
+  EXPECT_EQ(limits->scheduling.queueDepth, 7u);
+  EXPECT_EQ(limits->scheduling.priorityAgingStep, std::chrono::milliseconds(50));
+
+  auto zero = parseServerConfig("session_quotas { bursts: 0 }", "config.textproto");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().code, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(zero.error().message, HasSubstr("config.textproto: session_quotas.bursts = 0"));
+  auto zeroDepth = parseServerConfig("scheduling { queue_depth: 0 }", "c");
+  ASSERT_FALSE(zeroDepth.ok());
+  EXPECT_THAT(zeroDepth.error().message, HasSubstr("scheduling.queue_depth = 0"));
+  auto unknown = parseServerConfig("session_quotas { tensors: 3 }", "c");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.error().message, HasSubstr("not a valid ServerConfig"));
+  EXPECT_FALSE(loadServerConfig("/nonexistent/server.textproto").ok());
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
