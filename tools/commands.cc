@@ -13,7 +13,8 @@
 #include "tools/text_escape.h"
 #include "tests/conformance/cts_runner.h"
 #include "tools/flags.h"
-#include "tools/models/mobilenet_v1.h"
+#include "tools/models/built_in.h"
+#include "tools/qos_flags.h"
 #include "tools/scalesim_compat.h"
 #include "tools/trace_render.h"
 #include "tools/sample_model.h"
@@ -63,8 +64,12 @@ int runDevices(const std::vector<std::string>& args) {
 }
 
 int runSample(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"target", "device"});
+  auto flags = Flags::parse(args, {"target", "device", "priority", "deadline-us"});
   if (!flags.ok()) return fail("run-sample", flags.error());
+  auto priority = priorityFlag(*flags);
+  if (!priority.ok()) return fail("run-sample", priority.error());
+  auto deadline = deadlineFlag(*flags);
+  if (!deadline.ok()) return fail("run-sample", deadline.error());
   auto target = openTarget(flags->get("target"));
   if (!target.ok()) return fail("run-sample", target.error());
   printDevices(*target);
@@ -80,13 +85,15 @@ int runSample(const std::vector<std::string>& args) {
                "FULLY_CONNECTED -> SOFTMAX, input [1, 8, 8, 3] float32\n";
   for (const auto& device : devices) {
     std::cout << "\n" << device->getName() << ":\n";
-    auto prepared = device->prepareModel(sample.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                         hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+    auto prepared = device->prepareModel(sample.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, *priority,
+                                         std::nullopt, {}, {}, {});
     if (!prepared.ok()) return fail("run-sample", prepared.error());
     auto io = hal::makeRequest({hal::toBytes(sample.input)}, {4 * sizeof(float)});
     if (!io.ok()) return fail("run-sample", io.error());
     const auto start = std::chrono::steady_clock::now();
-    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+    hal::OptionalTimePoint executionDeadline;
+    if (*deadline) executionDeadline = start + **deadline;
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, executionDeadline, std::nullopt);
     const auto roundTrip = std::chrono::steady_clock::now() - start;
     if (!outcome.ok()) return fail("run-sample", outcome.error());
     const auto output = hal::fromMemory<float>(io->outputs[0], 4);
@@ -233,19 +240,9 @@ int runTrace(const std::vector<std::string>& args) {
   auto flags = Flags::parse(args, {"target", "device", "model", "json", "html"});
   if (!flags.ok()) return fail("trace", flags.error());
   const std::string modelName = flags->get("model", "mobilenet");
-  BuiltModel built;
-  if (modelName == "mobilenet") {
-    built = buildMobileNetV1(Precision::FLOAT32);
-  } else if (modelName == "mobilenet-quant8") {
-    built = buildMobileNetV1(Precision::QUANT8);
-  } else if (modelName == "sample") {
-    const SampleModel sample = buildSampleModel();
-    built.model = sample.model;
-    built.input = hal::toBytes(sample.input);
-    built.outputBytes = 4 * sizeof(float);
-  } else {
-    return fail("trace", hal::invalidArgument() << "--model must be mobilenet, mobilenet-quant8 or sample");
-  }
+  auto builtModel = builtInModel(modelName);
+  if (!builtModel.ok()) return fail("trace", builtModel.error());
+  const BuiltModel& built = *builtModel;
   auto target = openTarget(flags->get("target"));
   if (!target.ok()) return fail("trace", target.error());
   auto device = target->device(flags->get("device"));

@@ -12,6 +12,7 @@ int runSample(const std::vector<std::string>& args);
 int runConform(const std::vector<std::string>& args);
 int runCost(const std::vector<std::string>& args);
 int runTrace(const std::vector<std::string>& args);
+int runLoad(const std::vector<std::string>& args);  // load_command.cc
 
 }  // namespace nnremote::tools
 

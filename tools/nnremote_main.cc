@@ -20,6 +20,8 @@ Commands:
                operation; optionally write a Chrome trace (Perfetto) and an HTML timeline
   cost         price SCALE-Sim layers with nnremote's timing model: reads SCALE-Sim v2's
                config and topology files unchanged, prints its COMPUTE_REPORT.csv layout
+  load         drive many clients at one emulator (like Triton's perf_analyzer) and print one
+               summary line: latencies, throughput, and every failure by status
 
 Flags (every command):
   --target=ADDR   the npu_emulator to use: unix:PATH, unix-abstract:NAME or HOST:PORT. Without
@@ -27,6 +29,11 @@ Flags (every command):
                   NPUs (nnremote-edge16, nnremote-large128) and still goes through the proxy
                   driver and gRPC.
   --device=NAME   the device to use (default: the first one; run-sample: all of them)
+
+Flags (run-sample):
+  --priority=P    low, medium (default) or high: the priority the model is prepared with
+  --deadline-us=D each execution's deadline, D microseconds after it starts (a whole number
+                  > 0). A failure is printed by its status, e.g. MISSED_DEADLINE_PERSISTENT
 
 Flags (conform):
   --cases=DIR     a folder of conformance JSON files, searched recursively (required)
@@ -51,6 +58,19 @@ Flags (trace):
                   file) or chrome://tracing
   --html=FILE     write a self-contained HTML/SVG timeline that opens in any browser offline
 
+Flags (load):
+  --model=NAME       sample (default), mobilenet or mobilenet-quant8
+  --clients=N        clients, each with a session of its own (default 1, at most 1024)
+  --priority=P       low, medium (default) or high, for every client
+  --seconds=S        how long the clients run (default 10)
+  --executor=E       sync (default) or burst
+  --idle-sessions=K  sessions opened first and held, doing nothing (default 0)
+  --deadline-us=D    a deadline for each execution, D microseconds after it starts
+  load prints a line "errors: STATUS=N ..." when anything failed, then exactly one line
+  "priority=P clients=N executions=N errors=N p50_us=X p99_us=Y throughput_per_s=Z"
+  (latencies are the clients' wall clock, over successful executions). Several loads may run
+  at once against one emulator; each reports its own line.
+
 Flags (cost):
   --scalesim-config=FILE  a SCALE-Sim .cfg (ArrayHeight, ArrayWidth, *SramSzkB, Dataflow,
                           Bandwidth, InterfaceBandwidth CALC or USER)
@@ -66,6 +86,8 @@ Examples:
   nnremote run-sample
   nnremote conform --cases=../shared/conformance/V1_0 --junit=conform.xml
   nnremote cost --scalesim-config=scale.cfg --topology=alexnet.csv
+  nnremote load --target=unix:/tmp/nnremote.sock --model=mobilenet --clients=4 --priority=low --seconds=30
+  nnremote run-sample --deadline-us=5 --priority=high
 )";
 
 }  // namespace
@@ -92,6 +114,7 @@ int main(int argc, char** argv) {
   if (command == "conform") return nnremote::tools::runConform(args);
   if (command == "cost") return nnremote::tools::runCost(args);
   if (command == "trace") return nnremote::tools::runTrace(args);
+  if (command == "load") return nnremote::tools::runLoad(args);
   std::cerr << "nnremote: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

@@ -65,6 +65,27 @@ check "trace writes a Chrome trace and an HTML timeline" bash -c \
   "$nnremote trace --target=unix:$socket --model=sample --json=$TEST_TMPDIR/t.json --html=$TEST_TMPDIR/t.html | grep -q 'host simulation wall time' &&
    grep -q '\"traceEvents\"' $TEST_TMPDIR/t.json && grep -q '<svg' $TEST_TMPDIR/t.html"
 
+# QoS from the command line: load summaries, statuses by name, and bad flags.
+load_out=$($nnremote load --target=unix:$socket --device=nnremote-large128 --model=sample --clients=2 \
+  --priority=high --seconds=1 2>&1)
+check "load ends with one summary line for its priority class" bash -c \
+  "tail -1 <<<'$load_out' | grep -Eq '^priority=high clients=2 executions=[1-9][0-9]* errors=0 p50_us=[0-9]+ p99_us=[0-9]+ throughput_per_s=[1-9][0-9]*$'"
+load_out=$($nnremote load --target=unix:$socket --model=sample --clients=1 --seconds=1 --deadline-us=1 2>&1)
+check "load counts every failure by status name above the summary" bash -c \
+  "grep -Eq '^errors: MISSED_DEADLINE_PERSISTENT=[1-9]' <<<'$load_out' && tail -1 <<<'$load_out' | grep -q '^priority=medium clients=1'"
+check "two loads at once each report their own line" bash -c \
+  "($nnremote load --target=unix:$socket --model=sample --priority=low --seconds=1 > $TEST_TMPDIR/l1.log 2>&1 &
+    $nnremote load --target=unix:$socket --model=sample --priority=high --seconds=1 > $TEST_TMPDIR/l2.log 2>&1; wait) &&
+   tail -1 $TEST_TMPDIR/l1.log | grep -q '^priority=low clients=1' && tail -1 $TEST_TMPDIR/l2.log | grep -q '^priority=high clients=1'"
+check "run-sample prints a missed deadline by its status name" bash -c \
+  "$nnremote run-sample --target=unix:$socket --device=nnremote-large128 --deadline-us=1 --priority=high 2>&1 | grep -q 'MISSED_DEADLINE_PERSISTENT'; [ \${PIPESTATUS[0]} -ne 0 ]"
+check "an unknown priority and a negative deadline are refused clearly" bash -c \
+  "$nnremote run-sample --priority=urgent 2>&1 | grep -q \"priority must be low, medium or high, not 'urgent'\" &&
+   $nnremote load --deadline-us=-5 2>&1 | grep -q 'deadline-us must be a whole number from 1'"
+printf 'session_quotas { prepared_models: 0 }\n' > "$TEST_TMPDIR/zero.textproto"
+check "a quota of 0 is refused at startup, naming the field" bash -c \
+  "$emulator --server-config=$TEST_TMPDIR/zero.textproto 2>&1 | grep -q 'session_quotas.prepared_models = 0'"
+
 cat > "$TEST_TMPDIR/scale.cfg" <<'CFG'
 [general]
 run_name = alexnet

@@ -1,0 +1,171 @@
+// nnremote load: many clients at one emulator, in the spirit of Triton's perf_analyzer. Each
+// client is a session of its own that prepares the model at the given priority and executes it
+// in a loop for --seconds; idle sessions are opened first and held. The summary is one line
+// for the priority class that ran, with client wall-clock latencies.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "hal/model_builder.h"
+#include "tools/commands.h"
+#include "tools/flags.h"
+#include "tools/models/built_in.h"
+#include "tools/qos_flags.h"
+#include "tools/target.h"
+
+namespace nnremote::tools {
+namespace {
+
+struct LoadOptions {
+  std::string address;  // where clients connect
+  std::string deviceName;
+  BuiltModel model;
+  hal::Priority priority = hal::Priority::MEDIUM;
+  bool burst = false;
+  hal::OptionalDuration deadline;
+  std::chrono::steady_clock::duration runFor;
+};
+
+// What one client saw.
+struct ClientTally {
+  std::vector<int64_t> latenciesUs;  // successful executions
+  std::map<std::string, uint64_t> errors;  // by status name
+  uint64_t executions = 0;
+};
+
+void countError(ClientTally* tally, const hal::Error& error) { ++tally->errors[hal::toString(error.code)]; }
+
+// One client: its own session, preparation and loop. Setup failures count as errors too.
+ClientTally runClient(const LoadOptions& options) {
+  ClientTally tally;
+  auto connection = proxy::Connection::connect(options.address);
+  if (!connection.ok()) return countError(&tally, connection.error()), tally;
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  if (!devices.ok()) return countError(&tally, devices.error()), tally;
+  std::shared_ptr<proxy::ProxyDevice> device = devices->front();
+  for (const auto& candidate : *devices) {
+    if (candidate->getName() == options.deviceName) device = candidate;
+  }
+  auto prepared = device->prepareModel(options.model.model, hal::ExecutionPreference::SUSTAINED_SPEED,
+                                       options.priority, std::nullopt, {}, {}, {});
+  if (!prepared.ok()) return countError(&tally, prepared.error()), tally;
+  auto io = hal::makeRequest({options.model.input}, {options.model.outputBytes});
+  if (!io.ok()) return countError(&tally, io.error()), tally;
+  hal::SharedBurst burst;
+  if (options.burst) {
+    auto opened = (*prepared)->configureExecutionBurst();
+    if (!opened.ok()) return countError(&tally, opened.error()), tally;
+    burst = *opened;
+  }
+  const auto stopAt = std::chrono::steady_clock::now() + options.runFor;
+  while (std::chrono::steady_clock::now() < stopAt) {
+    const auto start = std::chrono::steady_clock::now();
+    hal::OptionalTimePoint deadline;
+    if (options.deadline) deadline = start + *options.deadline;
+    auto outcome = burst ? burst->execute(io->request, hal::MeasureTiming::NO, deadline, std::nullopt)
+                         : (*prepared)->execute(io->request, hal::MeasureTiming::NO, deadline, std::nullopt);
+    ++tally.executions;
+    if (!outcome.ok()) {
+      countError(&tally, outcome.error());
+      // A server that is gone, or a client over its quota, would otherwise spin.
+      if (outcome.error().code == hal::ErrorStatus::DEAD_OBJECT) break;
+      continue;
+    }
+    tally.latenciesUs.push_back(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+  }
+  return tally;
+}
+
+int64_t percentile(const std::vector<int64_t>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const size_t index = std::min(sorted.size() - 1, static_cast<size_t>(p * static_cast<double>(sorted.size())));
+  return sorted[index];
+}
+
+int fail(const hal::Error& error) {
+  std::cerr << "nnremote load: " << hal::toString(error.code) << ": " << error.message << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int runLoad(const std::vector<std::string>& args) {
+  auto flags = Flags::parse(args, {"target", "device", "model", "clients", "priority", "seconds", "executor",
+                                   "idle-sessions", "deadline-us"});
+  if (!flags.ok()) return fail(flags.error());
+  LoadOptions options;
+  auto model = builtInModel(flags->get("model", "sample"));
+  if (!model.ok()) return fail(model.error());
+  options.model = std::move(model).value();
+  auto priority = priorityFlag(*flags);
+  if (!priority.ok()) return fail(priority.error());
+  options.priority = *priority;
+  auto deadline = deadlineFlag(*flags);
+  if (!deadline.ok()) return fail(deadline.error());
+  options.deadline = *deadline;
+  const std::string executor = flags->get("executor", "sync");
+  if (executor != "sync" && executor != "burst") {
+    return fail(hal::invalidArgument() << "--executor must be sync or burst, not '" << executor << "'");
+  }
+  options.burst = executor == "burst";
+  auto clients = boundedFlag(*flags, "clients", 1, 1, 1024);
+  if (!clients.ok()) return fail(clients.error());
+  auto seconds = boundedFlag(*flags, "seconds", 10, 1, 86400);
+  if (!seconds.ok()) return fail(seconds.error());
+  options.runFor = std::chrono::seconds(*seconds);
+  auto idle = boundedFlag(*flags, "idle-sessions", 0, 0, 100000);
+  if (!idle.ok()) return fail(idle.error());
+
+  auto target = openTarget(flags->get("target"));
+  if (!target.ok()) return fail(target.error());
+  auto device = target->device(flags->get("device"));
+  if (!device.ok()) return fail(device.error());
+  options.deviceName = (*device)->getName();
+  options.address = target->localServer ? target->localServer->address() : flags->get("target");
+
+  // Idle sessions first: connected, holding a session each, doing nothing.
+  std::vector<std::shared_ptr<proxy::Connection>> idleSessions;
+  for (int64_t i = 0; i < *idle; ++i) {
+    auto connection = proxy::Connection::connect(options.address);
+    if (!connection.ok()) return fail(hal::withContext(connection.error(), "idle session " + std::to_string(i)));
+    idleSessions.push_back(*connection);
+  }
+  std::cout << "nnremote load: " << *clients << " " << priorityName(options.priority) << "-priority clients running "
+            << flags->get("model", "sample") << " (" << executor << ") on " << options.deviceName << " at "
+            << target->description << " for " << *seconds << " s, " << *idle << " idle sessions" << std::endl;
+
+  std::vector<ClientTally> tallies(static_cast<size_t>(*clients));
+  std::vector<std::thread> threads;
+  const auto start = std::chrono::steady_clock::now();
+  for (auto& tally : tallies) threads.emplace_back([&options, &tally] { tally = runClient(options); });
+  for (auto& thread : threads) thread.join();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  ClientTally total;
+  for (const auto& tally : tallies) {
+    total.executions += tally.executions;
+    total.latenciesUs.insert(total.latenciesUs.end(), tally.latenciesUs.begin(), tally.latenciesUs.end());
+    for (const auto& [status, count] : tally.errors) total.errors[status] += count;
+  }
+  uint64_t errors = 0;
+  for (const auto& [status, count] : total.errors) errors += count;
+  if (errors > 0) {
+    std::cout << "errors:";
+    for (const auto& [status, count] : total.errors) std::cout << " " << status << "=" << count;
+    std::cout << "\n";
+  }
+  std::sort(total.latenciesUs.begin(), total.latenciesUs.end());
+  std::cout << "priority=" << priorityName(options.priority) << " clients=" << *clients
+            << " executions=" << total.executions << " errors=" << errors
+            << " p50_us=" << percentile(total.latenciesUs, 0.50) << " p99_us=" << percentile(total.latenciesUs, 0.99)
+            << " throughput_per_s=" << static_cast<int64_t>(static_cast<double>(total.latenciesUs.size()) / elapsed)
+            << std::endl;
+  return 0;
+}
+
+}  // namespace nnremote::tools
