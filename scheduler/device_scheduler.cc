@@ -4,16 +4,15 @@
 
 namespace nnremote::scheduler {
 
-// Jobs that ended this long before now are dropped from the timeline: no arrival can come
-// before now, so they no longer matter except to a snapshot.
-constexpr hal::Duration kHistoryKept = std::chrono::seconds(10);
 
 DeviceScheduler::DeviceScheduler(SchedulerOptions options)
     : options_(std::move(options)), timeline_(options_.timeline) {}
 
 hal::Result<JobResult> DeviceScheduler::run(TimelineJobSpec spec) {
   std::unique_lock<std::mutex> lock(mutex_);
-  timeline_.forgetBefore(options_.time->now() - kHistoryKept);
+  // No arrival can come before now, so what ended before it no longer matters; keeping it would
+  // make every placement slower as history grows.
+  timeline_.forgetBefore(options_.time->now());
   const hal::TimePoint arrival = spec.arrival;
   NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId id, timeline_.submit(std::move(spec)));
   changed_.notify_all();  // paced jobs it pushed later must wait longer

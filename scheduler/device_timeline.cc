@@ -74,7 +74,7 @@ void DeviceTimeline::reschedule(TimePoint from) {
   std::vector<Job*> active;
   for (const auto& owned : jobs_) {
     Job& job = *owned;
-    if (job.stopped && job.stopTime <= from) continue;
+    if (job.leftBy(from)) continue;  // done before `from`: nothing to replan
     job.stopped = false;
     size_t kept = 0;
     while (kept < job.done && job.segmentStart[kept] < from) ++kept;
@@ -137,11 +137,17 @@ void DeviceTimeline::reschedule(TimePoint from) {
   }
 }
 
+const DeviceTimeline::Job* DeviceTimeline::find(JobId id) const {
+  // jobs_ stays in submission order, which is id order.
+  const auto it = std::lower_bound(jobs_.begin(), jobs_.end(), id,
+                                   [](const std::unique_ptr<Job>& job, JobId wanted) { return job->id < wanted; });
+  return it != jobs_.end() && (*it)->id == id ? it->get() : nullptr;
+}
+
 TimelinePlacement DeviceTimeline::placement(JobId id) const {
   TimelinePlacement placement;
-  for (const auto& owned : jobs_) {
-    const Job& job = *owned;
-    if (job.id != id) continue;
+  if (const Job* found = find(id)) {
+    const Job& job = *found;
     placement.stopped = job.stopped;
     placement.end = job.end();
     placement.start = job.done > 0 ? job.segmentStart[0] : placement.end;
@@ -156,29 +162,23 @@ TimelinePlacement DeviceTimeline::placement(JobId id) const {
       }
       placement.runs.push_back({job.segmentEngine[i], job.segmentStart[i], job.segmentEnd(i), i, 1});
     }
-    return placement;
   }
   return placement;
 }
 
 hal::Duration DeviceTimeline::ownTime(JobId id) const {
-  for (const auto& job : jobs_) {
-    if (job->id == id) return job->remainingFrom[0];
-  }
-  return Duration::zero();
+  const Job* job = find(id);
+  return job != nullptr ? job->remainingFrom[0] : Duration::zero();
 }
 
 std::optional<hal::TimePoint> DeviceTimeline::endOf(JobId id) const {
-  for (const auto& job : jobs_) {
-    if (job->id == id) return job->end();
-  }
-  return std::nullopt;
+  const Job* job = find(id);
+  if (job == nullptr) return std::nullopt;
+  return job->end();
 }
 
 void DeviceTimeline::commit(JobId id) {
-  for (const auto& job : jobs_) {
-    if (job->id == id) job->committed = true;
-  }
+  if (const Job* job = find(id)) const_cast<Job*>(job)->committed = true;
 }
 
 void DeviceTimeline::forgetBefore(TimePoint horizon) {

@@ -94,6 +94,7 @@ class DeviceTimeline {
 
  private:
   struct Job;
+  const Job* find(JobId id) const;
   void reschedule(hal::TimePoint from);
   int64_t rank(const Job& job) const;
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "hal/execution_adapters.h"
+#include "scheduler/background_workers.h"
 #include "scheduler/staged_outputs.h"
 
 namespace nnremote::scheduler {
@@ -100,10 +101,17 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
       NN_ASSIGN_OR_RETURN(staged, StagedOutputs::stage(request, outputTypes_));
     }
     const TimePoint hostStart = hal::Clock::now();
-    // Always timed: the timeline needs the cost of every operation.
-    NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
-                        inner_->execute(staged ? staged->request() : request, hal::MeasureTiming::YES,
-                                        std::nullopt, loopTimeoutDuration));
+    // Always timed: the timeline needs the cost of every operation. LOW work is simulated on
+    // background threads, so it never takes a core from a higher-priority client's host work.
+    const hal::Request& toRun = staged ? staged->request() : request;
+    auto compute = [&] { return inner_->execute(toRun, hal::MeasureTiming::YES, std::nullopt, loopTimeoutDuration); };
+    hal::Result<hal::ExecutionOutcome> computed = hal::makeError(ErrorStatus::GENERAL_FAILURE) << "not computed";
+    if (priority_ == hal::Priority::LOW) {
+      runInBackground([&] { computed = compute(); });
+    } else {
+      computed = compute();
+    }
+    NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome, std::move(computed));
     const Duration hostTime = std::chrono::duration_cast<Duration>(hal::Clock::now() - hostStart);
     std::vector<Duration> segments = segmentsOf(outcome, hostTime);
     const Duration own = sum(segments);

@@ -1,0 +1,271 @@
+// One NPU, many clients: what the scheduler does for latency and throughput, measured against an
+// npu_emulator in a child process (so its threads and memory can be read from /proc), with real
+// clients through the proxy driver on unix sockets.
+//
+//   bazel run -c opt //benchmarks:qos_benchmark [-- --seconds=S]
+//
+// 1. Priorities, paced in real time on nnremote-edge16: 4 LOW clients run MobileNet v1 in a loop
+//    while 1 HIGH client runs the sample model. Target: the HIGH client's p99 <= its p99 on an
+//    idle device + the longest single MobileNet operation's device time + 2 ms; with every
+//    client at MEDIUM it must be clearly worse; LOW clients still complete executions.
+// 2. Throughput, unpaced: 1, 2, 4, 16 and 64 clients run the sample model. Target: 4 clients
+//    >= 1.7x the throughput of 1 (2 cores); from 4 to 64 clients it drops by at most 10%.
+// 3. Idle sessions and open bursts: the server's threads and memory per idle session, and an
+//    active client's sync latency with and without them. Target: <= 32 threads, <= 10 KiB per
+//    idle session, p50/p99 <= 1.1x.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "emulator/simulated_npus.h"
+#include "hal/model_builder.h"
+#include "proxy_driver/proxy_device.h"
+#include "tools/models/built_in.h"
+
+namespace {
+
+using namespace nnremote;  // NOLINT: a benchmark file
+using Clock = std::chrono::steady_clock;
+
+// npu_emulator serving edge16 in a child process (the real binary, from this target's runfiles),
+// until destroyed.
+class ServerProcess {
+ public:
+  ServerProcess(bool paced, const std::string& name)
+      : address_("unix-abstract:nnremote-qos-" + name + "-" + std::to_string(::getpid())) {
+    const std::string listen = "--listen=" + address_;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const char* pace = paced ? "--pace=realtime" : "--pace=none";
+      ::execl("emulator/npu_emulator", "npu_emulator", listen.c_str(), "--config=edge16", pace,
+              static_cast<char*>(nullptr));
+      std::perror("emulator/npu_emulator (run this with bazel run)");
+      _exit(1);
+    }
+  }
+  ~ServerProcess() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  const std::string& address() const { return address_; }
+  // A field of /proc/PID/status, e.g. "Threads" or "VmRSS" (kB).
+  long status(const std::string& field) const {
+    std::ifstream file("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(file, line)) {
+      if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+    }
+    return -1;
+  }
+
+ private:
+  std::string address_;
+  pid_t pid_ = -1;
+};
+
+std::shared_ptr<proxy::Connection> connect(const std::string& address) {
+  for (int attempt = 0; attempt < 200; ++attempt) {  // the child may still be starting
+    if (auto connection = proxy::Connection::connect(address); connection.ok()) return *connection;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::fprintf(stderr, "cannot reach %s\n", address.c_str());
+  std::exit(1);
+}
+
+struct Client {
+  std::shared_ptr<proxy::Connection> connection;
+  hal::SharedPreparedModel prepared;
+  hal::RequestWithMemories io;
+};
+
+Client makeClient(const std::string& address, const tools::BuiltModel& model, hal::Priority priority) {
+  Client client;
+  client.connection = connect(address);
+  auto devices = proxy::ProxyDevice::discover(client.connection);
+  client.prepared = *devices->front()->prepareModel(model.model, hal::ExecutionPreference::SUSTAINED_SPEED, priority,
+                                                    std::nullopt, {}, {}, {});
+  client.io = *hal::makeRequest({model.input}, {model.outputBytes});
+  return client;
+}
+
+struct Latencies {
+  std::vector<double> us;
+  uint64_t errors = 0;
+  double percentile(double p) {
+    if (us.empty()) return 0;
+    std::sort(us.begin(), us.end());
+    return us[std::min(us.size() - 1, static_cast<size_t>(p * static_cast<double>(us.size())))];
+  }
+};
+
+// Runs `client` in a loop until `stop`, timing each execution.
+Latencies loop(Client& client, const std::atomic<bool>& stop) {
+  Latencies latencies;
+  while (!stop) {
+    const auto start = Clock::now();
+    auto outcome = client.prepared->execute(client.io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    if (!outcome.ok()) {
+      ++latencies.errors;
+      continue;
+    }
+    latencies.us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  }
+  return latencies;
+}
+
+// The HIGH (or MEDIUM) sample client's latencies while `lowClients` MobileNet clients at
+// `lowPriority` keep the paced device busy; LOW executions completed go to *lowDone.
+Latencies prioritized(int seconds, int lowClients, hal::Priority highPriority, hal::Priority lowPriority,
+                      uint64_t* lowDone) {
+  ServerProcess server(/*paced=*/true, "prio");
+  const auto sample = *tools::builtInModel("sample");
+  const auto mobilenet = *tools::builtInModel("mobilenet");
+  std::vector<Client> lows;
+  for (int i = 0; i < lowClients; ++i) lows.push_back(makeClient(server.address(), mobilenet, lowPriority));
+  Client high = makeClient(server.address(), sample, highPriority);
+  std::atomic<bool> stop{false};
+  std::vector<Latencies> lowResults(lows.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < lows.size(); ++i) threads.emplace_back([&, i] { lowResults[i] = loop(lows[i], stop); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(lowClients > 0 ? 500 : 0));  // let the queue fill
+  Latencies highResult;
+  std::thread highThread([&] { highResult = loop(high, stop); });
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  stop = true;
+  highThread.join();
+  for (auto& thread : threads) thread.join();
+  *lowDone = 0;
+  for (const auto& result : lowResults) *lowDone += result.us.size();
+  return highResult;
+}
+
+// The longest single operation of MobileNet v1 on edge16, in device time.
+double longestMobileNetOperationUs() {
+  auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  const auto mobilenet = *tools::builtInModel("mobilenet");
+  auto prepared = *device->prepareModel(mobilenet.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                        hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  auto io = *hal::makeRequest({mobilenet.input}, {mobilenet.outputBytes});
+  auto outcome = *prepared->execute(io.request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  uint64_t longest = 0;
+  for (const auto& op : outcome.profile->operations) longest = std::max(longest, op.totalCycles);
+  return static_cast<double>(longest) * 1e6 / outcome.profile->clockHz;
+}
+
+// Aggregate executions per second of `clients` unpaced sample clients.
+double throughput(int clients, int seconds) {
+  ServerProcess server(/*paced=*/false, "tput" + std::to_string(clients));
+  const auto sample = *tools::builtInModel("sample");
+  std::vector<Client> all;
+  for (int i = 0; i < clients; ++i) all.push_back(makeClient(server.address(), sample, hal::Priority::MEDIUM));
+  std::atomic<bool> stop{false};
+  std::vector<Latencies> results(all.size());
+  std::vector<std::thread> threads;
+  const auto start = Clock::now();
+  for (size_t i = 0; i < all.size(); ++i) threads.emplace_back([&, i] { results[i] = loop(all[i], stop); });
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  stop = true;
+  for (auto& thread : threads) thread.join();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  uint64_t done = 0;
+  for (const auto& result : results) done += result.us.size();
+  return static_cast<double>(done) / elapsed;
+}
+
+struct IdleResult {
+  long threads = 0;
+  double kibPerIdleSession = 0;
+  double p50 = 0, p99 = 0;
+};
+
+// One active sample client's latency with `idleSessions` idle sessions and `openBursts` open
+// bursts held by other clients of the same server.
+IdleResult withIdleClients(int idleSessions, int openBursts, int seconds) {
+  ServerProcess server(/*paced=*/false, "idle" + std::to_string(idleSessions));
+  const auto sample = *tools::builtInModel("sample");
+  Client active = makeClient(server.address(), sample, hal::Priority::MEDIUM);
+  const long rssBefore = server.status("VmRSS");
+  std::vector<std::shared_ptr<proxy::Connection>> idle;
+  for (int i = 0; i < idleSessions; ++i) idle.push_back(connect(server.address()));
+  std::vector<hal::SharedBurst> bursts;
+  for (int i = 0; i < openBursts; ++i) bursts.push_back(*active.prepared->configureExecutionBurst());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  IdleResult result;
+  result.threads = server.status("Threads");
+  if (idleSessions > 0) {
+    result.kibPerIdleSession = static_cast<double>(server.status("VmRSS") - rssBefore) / idleSessions;
+  }
+  std::atomic<bool> stop{false};
+  Latencies latencies;
+  std::thread thread([&] { latencies = loop(active, stop); });
+  std::this_thread::sleep_for(std::chrono::seconds(seconds));
+  stop = true;
+  thread.join();
+  result.p50 = latencies.percentile(0.50);
+  result.p99 = latencies.percentile(0.99);
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int seconds = 10;
+  int idleSessions = 10000, openBursts = 1000;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--seconds=", 10) == 0) seconds = std::max(1, std::atoi(argv[i] + 10));
+    if (std::strncmp(argv[i], "--idle-sessions=", 16) == 0) idleSessions = std::max(0, std::atoi(argv[i] + 16));
+    if (std::strncmp(argv[i], "--open-bursts=", 14) == 0) openBursts = std::max(0, std::atoi(argv[i] + 14));
+  }
+
+  std::printf("1. Priorities on nnremote-edge16, paced in real time, %d s per run\n", seconds);
+  uint64_t lowDone = 0;
+  Latencies idle = prioritized(seconds, 0, hal::Priority::HIGH, hal::Priority::LOW, &lowDone);
+  Latencies high = prioritized(seconds, 4, hal::Priority::HIGH, hal::Priority::LOW, &lowDone);
+  const uint64_t lowWithPriorities = lowDone;
+  Latencies medium = prioritized(seconds, 4, hal::Priority::MEDIUM, hal::Priority::MEDIUM, &lowDone);
+  const double longestOp = longestMobileNetOperationUs();
+  const double bound = idle.percentile(0.99) + longestOp + 2000;
+  std::printf("  sample alone (HIGH):              p50 %8.0f us  p99 %8.0f us\n", idle.percentile(0.5),
+              idle.percentile(0.99));
+  std::printf("  HIGH sample + 4 LOW MobileNet:    p50 %8.0f us  p99 %8.0f us  (LOW executions done: %llu)\n",
+              high.percentile(0.5), high.percentile(0.99), static_cast<unsigned long long>(lowWithPriorities));
+  std::printf("  all MEDIUM (no priorities):       p50 %8.0f us  p99 %8.0f us\n", medium.percentile(0.5),
+              medium.percentile(0.99));
+  std::printf("  longest MobileNet operation: %.0f us of device time\n", longestOp);
+  std::printf("  HIGH p99 %.0f us vs bound (idle p99 + longest op + 2 ms) %.0f us: %s; all-MEDIUM p99 is %.1fx "
+              "the HIGH p99; LOW completed %s\n",
+              high.percentile(0.99), bound, high.percentile(0.99) <= bound ? "MET" : "NOT MET",
+              medium.percentile(0.99) / std::max(1.0, high.percentile(0.99)), lowWithPriorities > 0 ? "yes" : "NO");
+
+  std::printf("\n2. Throughput, unpaced, sample model, %d s per run\n", seconds);
+  std::vector<std::pair<int, double>> rates;
+  for (int clients : {1, 2, 4, 16, 64}) {
+    rates.emplace_back(clients, throughput(clients, seconds));
+    std::printf("  %2d clients: %8.0f executions/s\n", clients, rates.back().second);
+  }
+  const double scaling = rates[2].second / rates[0].second;
+  const double drop = 1.0 - rates[4].second / rates[2].second;
+  std::printf("  4 clients / 1 client = %.2fx (target >= 1.7x: %s); 4 -> 64 clients: %+.1f%% (target >= -10%%: %s)\n",
+              scaling, scaling >= 1.7 ? "MET" : "NOT MET", -drop * 100, drop <= 0.10 ? "MET" : "NOT MET");
+
+  std::printf("\n3. %d idle sessions and %d open bursts, %d s per run\n", idleSessions, openBursts, seconds);
+  const IdleResult quiet = withIdleClients(0, 0, seconds);
+  const IdleResult busy = withIdleClients(idleSessions, openBursts, seconds);
+  std::printf("  server threads: %ld without, %ld with (target <= 32: %s)\n", quiet.threads, busy.threads,
+              busy.threads <= 32 ? "MET" : "NOT MET");
+  std::printf("  memory per idle session: %.1f KiB (target <= 10 KiB: %s)\n", busy.kibPerIdleSession,
+              busy.kibPerIdleSession <= 10 ? "MET" : "NOT MET");
+  std::printf("  active sync execute p50 %.0f -> %.0f us (%.2fx), p99 %.0f -> %.0f us (%.2fx) (target <= 1.1x)\n",
+              quiet.p50, busy.p50, busy.p50 / quiet.p50, quiet.p99, busy.p99, busy.p99 / quiet.p99);
+  return 0;
+}
