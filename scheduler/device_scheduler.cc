@@ -8,23 +8,44 @@ namespace nnremote::scheduler {
 DeviceScheduler::DeviceScheduler(SchedulerOptions options)
     : options_(std::move(options)), timeline_(options_.timeline) {}
 
-hal::Result<JobResult> DeviceScheduler::run(TimelineJobSpec spec) {
-  std::unique_lock<std::mutex> lock(mutex_);
+hal::Result<DeviceTimeline::JobId> DeviceScheduler::place(TimelineJobSpec spec) {
+  std::lock_guard<std::mutex> lock(mutex_);
   // No arrival can come before now, so what ended before it no longer matters; keeping it would
   // make every placement slower as history grows.
   timeline_.forgetBefore(options_.time->now());
-  const hal::TimePoint arrival = spec.arrival;
   NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId id, timeline_.submit(std::move(spec)));
   changed_.notify_all();  // paced jobs it pushed later must wait longer
+  return id;
+}
+
+JobResult DeviceScheduler::finish(DeviceTimeline::JobId id, hal::TimePoint arrival,
+                                  const std::vector<hal::Duration>* actualSegments) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (actualSegments != nullptr) {
+    timeline_.updateSegments(id, *actualSegments);
+    changed_.notify_all();
+  }
   if (options_.paceRealtime) {
     for (;;) {
-      const TimelinePlacement placement = timeline_.placement(id);
-      if (options_.time->now() >= placement.end) break;
-      options_.time->waitUntil(lock, changed_, placement.end);
+      const std::optional<hal::TimePoint> end = timeline_.endOf(id);
+      if (!end.has_value() || options_.time->now() >= *end) break;
+      options_.time->waitUntil(lock, changed_, *end);
     }
   }
   timeline_.commit(id);
   return JobResult{id, arrival, timeline_.placement(id), timeline_.ownTime(id)};
+}
+
+void DeviceScheduler::cancel(DeviceTimeline::JobId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  timeline_.remove(id);
+  changed_.notify_all();
+}
+
+hal::Result<JobResult> DeviceScheduler::run(TimelineJobSpec spec) {
+  const hal::TimePoint arrival = spec.arrival;
+  NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId id, place(std::move(spec)));
+  return finish(id, arrival, nullptr);
 }
 
 hal::TimePoint DeviceScheduler::endOf(DeviceTimeline::JobId id, hal::TimePoint ifForgotten) const {

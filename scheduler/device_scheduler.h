@@ -47,6 +47,14 @@ class DeviceScheduler {
   // Places `spec` and, paced, waits until it has ended or been stopped on the clock. The job is
   // committed when this returns: its outcome no longer changes.
   hal::Result<JobResult> run(TimelineJobSpec spec);
+  // The same in two steps, for work whose cost is known before it is computed: place() puts it
+  // on the timeline at its arrival at once, and finish() corrects its segments if the
+  // computation found them different, then waits as run() does.
+  hal::Result<DeviceTimeline::JobId> place(TimelineJobSpec spec);
+  JobResult finish(DeviceTimeline::JobId id, hal::TimePoint arrival,
+                   const std::vector<hal::Duration>* actualSegments);
+  // Takes back a placed job that will not run after all.
+  void cancel(DeviceTimeline::JobId id);
   // Where job `id` ends in the current schedule (it may have moved since it was run).
   hal::TimePoint endOf(DeviceTimeline::JobId id, hal::TimePoint ifForgotten) const;
 

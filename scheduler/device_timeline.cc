@@ -52,18 +52,40 @@ hal::Result<DeviceTimeline::JobId> DeviceTimeline::submit(TimelineJobSpec spec) 
   }
   auto job = std::make_unique<Job>();
   job->id = nextId_++;
-  if (spec.segments.empty()) spec.segments.push_back(Duration::zero());
   job->spec = std::move(spec);
-  const size_t n = job->segmentCount();
-  job->remainingFrom.assign(n + 1, Duration::zero());
-  for (size_t i = n; i-- > 0;) job->remainingFrom[i] = job->remainingFrom[i + 1] + job->spec.segments[i];
-  job->segmentStart.resize(n);
-  job->segmentEngine.resize(n);
+  setSegments(*job, std::move(job->spec.segments));
   const TimePoint arrival = job->spec.arrival;
   const JobId id = job->id;
   jobs_.push_back(std::move(job));
   reschedule(arrival);
   return id;
+}
+
+void DeviceTimeline::setSegments(Job& job, std::vector<Duration> segments) {
+  if (segments.empty()) segments.push_back(Duration::zero());
+  job.spec.segments = std::move(segments);
+  const size_t n = job.segmentCount();
+  job.remainingFrom.assign(n + 1, Duration::zero());
+  for (size_t i = n; i-- > 0;) job.remainingFrom[i] = job.remainingFrom[i + 1] + job.spec.segments[i];
+  job.segmentStart.assign(n, TimePoint());
+  job.segmentEngine.assign(n, 0);
+  job.done = 0;
+  job.stopped = false;
+}
+
+void DeviceTimeline::remove(JobId id) {
+  Job* job = find(id);
+  if (job == nullptr) return;
+  const TimePoint arrival = job->spec.arrival;
+  jobs_.erase(std::find_if(jobs_.begin(), jobs_.end(), [id](const std::unique_ptr<Job>& j) { return j->id == id; }));
+  reschedule(arrival);
+}
+
+void DeviceTimeline::updateSegments(JobId id, std::vector<Duration> segments) {
+  Job* job = find(id);
+  if (job == nullptr) return;
+  setSegments(*job, std::move(segments));
+  reschedule(job->spec.arrival);
 }
 
 void DeviceTimeline::reschedule(TimePoint from) {
@@ -137,7 +159,7 @@ void DeviceTimeline::reschedule(TimePoint from) {
   }
 }
 
-const DeviceTimeline::Job* DeviceTimeline::find(JobId id) const {
+DeviceTimeline::Job* DeviceTimeline::find(JobId id) const {
   // jobs_ stays in submission order, which is id order.
   const auto it = std::lower_bound(jobs_.begin(), jobs_.end(), id,
                                    [](const std::unique_ptr<Job>& job, JobId wanted) { return job->id < wanted; });
@@ -178,12 +200,14 @@ std::optional<hal::TimePoint> DeviceTimeline::endOf(JobId id) const {
 }
 
 void DeviceTimeline::commit(JobId id) {
-  if (const Job* job = find(id)) const_cast<Job*>(job)->committed = true;
+  if (Job* job = find(id)) job->committed = true;
 }
 
 void DeviceTimeline::forgetBefore(TimePoint horizon) {
   jobs_.erase(std::remove_if(jobs_.begin(), jobs_.end(),
-                             [horizon](const std::unique_ptr<Job>& job) { return job->leftBy(horizon); }),
+                             [horizon](const std::unique_ptr<Job>& job) {
+                               return job->committed && job->leftBy(horizon);
+                             }),
               jobs_.end());
 }
 

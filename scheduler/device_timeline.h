@@ -73,14 +73,19 @@ class DeviceTimeline {
   // Places a job and reschedules everything after its arrival. Fails with
   // RESOURCE_EXHAUSTED_TRANSIENT when queueDepth jobs are on the device at its arrival.
   hal::Result<JobId> submit(TimelineJobSpec spec);
+  // Replaces a job's segments (its cost turned out different from the estimate it was placed
+  // with) and reschedules from its arrival.
+  void updateSegments(JobId id, std::vector<hal::Duration> segments);
   TimelinePlacement placement(JobId id) const;
   hal::Duration ownTime(JobId id) const;
   // Where the job ends in the current schedule; nullopt once forgotten.
   std::optional<hal::TimePoint> endOf(JobId id) const;
   // The job's result has been handed out: it will not be stopped later (but may move later).
   void commit(JobId id);
-  // Drops jobs that ended before `horizon`; they can no longer affect anything a later arrival
-  // (which arrives at or after `horizon`) sees.
+  // Takes back a job that never ran (its computation failed on the host) and reschedules.
+  void remove(JobId id);
+  // Drops committed jobs that ended before `horizon`; they can no longer affect anything a later
+  // arrival (which arrives at or after `horizon`) sees. Uncommitted ones stay for their owner.
   void forgetBefore(hal::TimePoint horizon);
   // Jobs on the device (started or waiting, not ended) at time `at`.
   size_t jobsAt(hal::TimePoint at) const;
@@ -94,7 +99,8 @@ class DeviceTimeline {
 
  private:
   struct Job;
-  const Job* find(JobId id) const;
+  Job* find(JobId id) const;
+  static void setSegments(Job& job, std::vector<hal::Duration> segments);
   void reschedule(hal::TimePoint from);
   int64_t rank(const Job& job) const;
 

@@ -90,15 +90,32 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     NN_ASSIGN_OR_RETURN(const hal::OptionalDuration left, timeLeft(deadline, "execution"));
     const TimePoint arrival = arrivalTime();
     const InputShapes shapes = inputShapes(request);
-    if (left.has_value()) {
-      if (auto known = knownCost(shapes); known.has_value() && *known > *left) {
-        return tooLongForDeadline("execution", *known, *left);
-      }
+    auto jobSpec = [&](std::vector<Duration> segments) {
+      TimelineJobSpec spec;
+      spec.priority = priority_;
+      spec.arrival = arrival;
+      if (left.has_value()) spec.deadline = arrival + *left;
+      spec.segments = std::move(segments);
+      spec.label = "execution";
+      return spec;
+    };
+    // Work whose cost is known (same input shapes as before) takes the device at its arrival,
+    // before the host has computed it, as it would on the device; the cost is corrected after.
+    const std::optional<std::vector<Duration>> known = knownSegments(shapes);
+    std::optional<DeviceTimeline::JobId> placed;
+    if (known.has_value()) {
+      if (left.has_value() && sum(*known) > *left) return tooLongForDeadline("execution", sum(*known), *left);
+      NN_ASSIGN_OR_RETURN(placed, scheduler_->place(jobSpec(*known)));
     }
+    auto cancelPlaced = [&] {
+      if (placed) scheduler_->cancel(*placed);
+    };
     // With a deadline the execution may yet be stopped, so it writes to scratch first.
     std::optional<StagedOutputs> staged;
     if (left.has_value()) {
-      NN_ASSIGN_OR_RETURN(staged, StagedOutputs::stage(request, outputTypes_));
+      auto staging = StagedOutputs::stage(request, outputTypes_);
+      if (!staging.ok()) return cancelPlaced(), staging.error();
+      staged = std::move(staging).value();
     }
     const TimePoint hostStart = hal::Clock::now();
     // Always timed: the timeline needs the cost of every operation. LOW work is simulated on
@@ -111,20 +128,20 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     } else {
       computed = compute();
     }
-    NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome, std::move(computed));
+    if (!computed.ok()) return cancelPlaced(), computed.error();
+    hal::ExecutionOutcome outcome = std::move(computed).value();
     const Duration hostTime = std::chrono::duration_cast<Duration>(hal::Clock::now() - hostStart);
     std::vector<Duration> segments = segmentsOf(outcome, hostTime);
     const Duration own = sum(segments);
-    rememberCost(shapes, own);
-    if (left.has_value() && own > *left) return tooLongForDeadline("execution", own, *left);
+    rememberSegments(shapes, segments);
+    if (left.has_value() && own > *left) return cancelPlaced(), tooLongForDeadline("execution", own, *left);
 
-    TimelineJobSpec spec;
-    spec.priority = priority_;
-    spec.arrival = arrival;
-    if (left.has_value()) spec.deadline = arrival + *left;
-    spec.segments = std::move(segments);
-    spec.label = "execution";
-    NN_ASSIGN_OR_RETURN(const JobResult job, scheduler_->run(std::move(spec)));
+    JobResult job;
+    if (placed) {
+      job = scheduler_->finish(*placed, arrival, segments != *known ? &segments : nullptr);
+    } else {
+      NN_ASSIGN_OR_RETURN(job, scheduler_->run(jobSpec(std::move(segments))));
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       lastJob_ = job.id;
@@ -166,18 +183,19 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     for (const auto& input : request.inputs) shapes.push_back(input.dimensions);
     return shapes;
   }
-  std::optional<Duration> knownCost(const InputShapes& shapes) const {
+  std::optional<std::vector<Duration>> knownSegments(const InputShapes& shapes) const {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = costs_.find(shapes);
     if (it == costs_.end()) return std::nullopt;
     return it->second;
   }
-  // Costs by input shapes let an execution that cannot fit be refused without running it. The
-  // cost of a model with control flow depends on data too; the cache then holds the last one.
-  void rememberCost(const InputShapes& shapes, Duration cost) const {
+  // Costs by input shapes let an execution be placed before it is computed, and one that cannot
+  // fit be refused without running it. A model with control flow can cost more or less with
+  // other data; the cache holds the last cost, and the placement is corrected after computing.
+  void rememberSegments(const InputShapes& shapes, const std::vector<Duration>& segments) const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (costs_.size() >= kMaxRememberedCosts && costs_.count(shapes) == 0) costs_.clear();
-    costs_[shapes] = cost;
+    costs_[shapes] = segments;
   }
   static constexpr size_t kMaxRememberedCosts = 64;
 
@@ -188,7 +206,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
   mutable std::mutex mutex_;
   mutable DeviceTimeline::JobId lastJob_ = 0;
   mutable TimePoint lastEnd_;
-  mutable std::map<InputShapes, Duration> costs_;
+  mutable std::map<InputShapes, std::vector<Duration>> costs_;
 };
 
 hal::SharedPreparedModel unwrapScheduled(const hal::SharedPreparedModel& preparedModel) {

@@ -141,16 +141,33 @@ TEST(DeviceTimelineTest, AFullQueueRefusesWithResourceExhaustedTransient) {
   TimelineOptions options;
   options.queueDepth = 2;
   DeviceTimeline timeline(options);
-  submit(timeline, job(Priority::MEDIUM, 0, {5}));
-  submit(timeline, job(Priority::MEDIUM, 0, {5}));
+  const auto first = submit(timeline, job(Priority::MEDIUM, 0, {5}));
+  const auto second = submit(timeline, job(Priority::MEDIUM, 0, {5}));
   auto refused = timeline.submit(job(Priority::HIGH, 1, {1}));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
   EXPECT_NE(refused.error().message.find("queue_depth = 2"), std::string::npos) << refused.error().message;
   // Once the first has left, there is room again.
-  EXPECT_TRUE(timeline.submit(job(Priority::MEDIUM, 6, {1})).ok());
+  auto third = timeline.submit(job(Priority::MEDIUM, 6, {1}));
+  EXPECT_TRUE(third.ok());
+  // Committed jobs that are over are forgotten; one its owner has not committed yet stays.
+  timeline.commit(first);
+  timeline.commit(second);
   timeline.forgetBefore(at(100));
-  EXPECT_TRUE(timeline.snapshot().empty());
+  ASSERT_EQ(timeline.snapshot().size(), 1u);
+  EXPECT_EQ(timeline.snapshot()[0].id, *third);
+}
+
+TEST(DeviceTimelineTest, AJobPlacedBeforeItsCostWasKnownIsCorrectedOrTakenBack) {
+  DeviceTimeline timeline({});
+  const auto estimated = submit(timeline, job(Priority::MEDIUM, 0, {2, 2}));
+  const auto next = submit(timeline, job(Priority::MEDIUM, 1, {1}));
+  EXPECT_EQ(timeline.placement(next).start, at(4));
+  timeline.updateSegments(estimated, {milliseconds(3), milliseconds(3)});
+  EXPECT_EQ(timeline.placement(estimated).end, at(6));
+  EXPECT_EQ(timeline.placement(next).start, at(6));
+  timeline.remove(estimated);
+  EXPECT_EQ(timeline.placement(next).start, at(1));
 }
 
 }  // namespace
