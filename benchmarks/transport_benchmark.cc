@@ -29,6 +29,7 @@
 #include "accelerator_sim/sim_device.h"
 #include "benchmarks/echo.grpc.pb.h"
 #include "emulator/emulator_server.h"
+#include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
 
@@ -67,7 +68,8 @@ struct Fixture {
     builder.RegisterService(&echo);
     echoServer = builder.BuildAndStart();
     echoStub = bench::Echo::NewStub(grpc::CreateChannel(echoAddress, grpc::InsecureChannelCredentials()));
-    emulator = std::move(emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())},
+    // The device as npu_emulator serves it: the simulator behind its scheduler.
+    emulator = std::move(emulator::EmulatorServer::start({emulator::createSimulatedNpu(sim::edgeNpuConfig())},
                                                          "unix-abstract:nnremote-bench-" + std::to_string(::getpid()))
                              .value());
     connection = *proxy::Connection::connect(emulator->address());
@@ -164,15 +166,17 @@ void emulatorTrivialRpc(benchmark::State& state) {
   latencies.report(state);
 }
 
-// The same execution in process: what the simulator itself costs per call.
+// The same execution in process: what the simulator itself costs per call (state.range(0) = 0),
+// and with the scheduler in front of it, as the emulator serves it (1).
 void inProcessExecute(benchmark::State& state) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(hal::OperandType::TENSOR_FLOAT32, {4});
   const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {4});
   b.addOperation(hal::OperationType::RELU, {in}, {out});
-  auto prepared = *sim::SimDevice::create(sim::edgeNpuConfig())
-                       ->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                      hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  const hal::SharedDevice device = state.range(0) == 0 ? hal::SharedDevice(sim::SimDevice::create(sim::edgeNpuConfig()))
+                                                       : emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  auto prepared = *device->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                        hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
   auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
   Latencies latencies;
   for (auto _ : state) {
@@ -274,7 +278,7 @@ void inputVia(benchmark::State& state, bool shared) {
 BENCHMARK(rawUnary)->Name("1_raw_grpc_unary")->UseRealTime();
 BENCHMARK(rawBidi)->Name("1_raw_grpc_bidi")->UseRealTime();
 BENCHMARK(emulatorTrivialRpc)->Name("2_emulator_get_device_info")->UseRealTime();
-BENCHMARK(inProcessExecute)->Name("2_in_process_execute")->UseRealTime();
+BENCHMARK(inProcessExecute)->Name("2_in_process_execute")->Arg(0)->Arg(1)->UseRealTime();
 BENCHMARK(proxySyncExecute)->Name("2_proxy_sync_execute")->UseRealTime();
 BENCHMARK_CAPTURE(proxyBurstExecute, stream, false)->Name("3_proxy_burst_execute")->UseRealTime();
 BENCHMARK_CAPTURE(proxyBurstExecute, shared_queue, true)->Name("4_shared_queue_burst_execute")->UseRealTime();

@@ -1,5 +1,6 @@
 #include "scheduler/background_workers.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,8 +39,13 @@ class BackgroundWorkers {
 
  private:
   void serve() {
-    // Raising niceness needs no privilege; it applies to this thread only (Linux).
-    (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+    // SCHED_IDLE: the thread runs only when nothing else on the host wants the core. Taking a
+    // lower policy needs no privilege and applies to this thread only (Linux); where it is
+    // refused, the lowest niceness does almost as well.
+    sched_param none{};
+    if (::sched_setscheduler(0, SCHED_IDLE, &none) != 0) {
+      (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+    }
     for (;;) {
       std::packaged_task<void()> task;
       {

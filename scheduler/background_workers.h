@@ -1,4 +1,4 @@
-// Host threads at the lowest OS scheduling priority (nice 19) for simulating LOW-priority work:
+// Host threads at the lowest OS scheduling priority (SCHED_IDLE) for simulating LOW-priority work:
 // on a busy host, computing a LOW execution then never takes a core from the host work of a
 // higher-priority client, so host contention does not undo what the device timeline decides.
 #ifndef NNREMOTE_SCHEDULER_BACKGROUND_WORKERS_H_
