@@ -9,6 +9,7 @@
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
+#include "tests/common/add_model.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"
@@ -20,14 +21,7 @@ using ::testing::HasSubstr;
 using hal::OperandType;
 using hal::OperationType;
 
-hal::Model addModel() {
-  hal::ModelBuilder b;
-  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {2});
-  const uint32_t c = b.addInput(OperandType::TENSOR_FLOAT32, {2});
-  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {2});
-  b.addOperation(OperationType::ADD, {a, c, b.addInt32(0)}, {out});
-  return b.build();
-}
+hal::Model addModel() { return testing::twoInputAddModel(); }
 
 class ServerTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
 #include "hal/model_builder.h"
+#include "tests/common/add_model.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"
@@ -25,14 +26,7 @@ using hal::ErrorStatus;
 using hal::OperandType;
 using hal::OperationType;
 
-hal::Model addModel() {
-  hal::ModelBuilder b;
-  const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {2});
-  const uint32_t c = b.addInput(OperandType::TENSOR_FLOAT32, {2});
-  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {2});
-  b.addOperation(OperationType::ADD, {a, c, b.addInt32(0)}, {out});
-  return b.build();
-}
+hal::Model addModel() { return testing::twoInputAddModel(); }
 
 void expectExhausted(const hal::Error& error, ErrorStatus code, const std::string& limit) {
   EXPECT_EQ(error.code, code) << error.message;

@@ -18,10 +18,13 @@ struct ProxyStack {
   std::shared_ptr<proxy::Connection> connection;
 };
 
-DeviceUnderTest throughProxy() {
+DeviceUnderTest throughProxy() { return serveThroughProxy(emulator::createSimulatedNpu(sim::edgeNpuConfig())); }
+
+}  // namespace
+
+DeviceUnderTest serveThroughProxy(hal::SharedDevice device, emulator::SessionLimits sessionLimits) {
   auto stack = std::make_shared<ProxyStack>();
-  auto server = emulator::EmulatorServer::start({emulator::createSimulatedNpu(sim::edgeNpuConfig())},
-                                                "127.0.0.1:0");
+  auto server = emulator::EmulatorServer::start({std::move(device)}, "127.0.0.1:0", sessionLimits);
   if (!server.ok()) std::abort();
   stack->server = std::move(server).value();
   auto connection = proxy::Connection::connect(stack->server->address());
@@ -31,8 +34,6 @@ DeviceUnderTest throughProxy() {
   if (!devices.ok() || devices->size() != 1) std::abort();
   return {stack, devices->front()};
 }
-
-}  // namespace
 
 std::vector<DeviceFactory> allDeviceFactories() {
   return {{"InProcess", inProcess}, {"ThroughProxy", throughProxy}};

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "emulator/server_config.h"
 #include "hal/i_device.h"
 
 namespace nnremote::testing {
@@ -27,6 +28,10 @@ struct DeviceFactory {
 
 // "InProcess" and "ThroughProxy", both on the edge16 NPU preset.
 std::vector<DeviceFactory> allDeviceFactories();
+
+// `device` served by a real emulator on loopback TCP (with `sessionLimits`), as the proxy
+// driver's device for it.
+DeviceUnderTest serveThroughProxy(hal::SharedDevice device, emulator::SessionLimits sessionLimits = {});
 
 inline std::ostream& operator<<(std::ostream& out, const DeviceFactory& factory) {
   return out << factory.name;

@@ -1,11 +1,8 @@
 #include "tests/scheduler/qos_stack.h"
 
-#include <cstdlib>
-
-#include "emulator/emulator_server.h"
 #include "emulator/simulated_npus.h"
-#include "proxy_driver/proxy_device.h"
 #include "scheduler/scheduled_device.h"
+#include "tests/hal/device_factories.h"
 
 namespace nnremote::testing {
 
@@ -34,23 +31,9 @@ QosStack makeQosStack(Path path, QosStackOptions options) {
     stack.device = device;
     return stack;
   }
-  struct Remote {
-    hal::SharedDevice served;
-    std::unique_ptr<emulator::EmulatorServer> server;
-    std::shared_ptr<proxy::Connection> connection;
-  };
-  auto remote = std::make_shared<Remote>();
-  remote->served = device;
-  auto server = emulator::EmulatorServer::start({device}, "127.0.0.1:0", options.limits.session);
-  if (!server.ok()) std::abort();
-  remote->server = std::move(server).value();
-  auto connection = proxy::Connection::connect(remote->server->address());
-  if (!connection.ok()) std::abort();
-  remote->connection = *connection;
-  auto devices = proxy::ProxyDevice::discover(remote->connection);
-  if (!devices.ok() || devices->size() != 1) std::abort();
-  stack.keepAlive = remote;
-  stack.device = devices->front();
+  DeviceUnderTest served = serveThroughProxy(device, options.limits.session);
+  stack.keepAlive = served.keepAlive;
+  stack.device = served.device;
   return stack;
 }
 
