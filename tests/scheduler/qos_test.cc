@@ -364,6 +364,33 @@ TEST_P(SchedulingTest, TensorsBeyondDeviceMemoryAreRefusedBeforeAllocating) {
   EXPECT_NE(refused.error().message.find("dram.capacity_mib = 1"), std::string::npos) << refused.error().message;
 }
 
+TEST_P(SchedulingTest, TimeoutAfterFenceCountsFromWhenTheFencesSignal) {
+  QosStack stack = makeQosStack(GetParam());
+  auto prepared = prepare(stack, chainModel(2));
+  const hal::Duration own = ownDeviceTime(stack, prepared);
+  auto fencedWith = [&](hal::Duration afterFence, hal::Duration signalAfter) -> hal::ErrorStatus {
+    const hal::SyncFence gate = hal::SyncFence::create();
+    // Signaled from another thread: in process, executeFenced waits for its fences in the call.
+    std::thread signaler([gate, signalAfter] {
+      std::this_thread::sleep_for(signalAfter);  // the wait for the fence must not use up the budget
+      gate.signal();
+    });
+    auto io = makeIo();
+    auto fenced = prepared->executeFenced(io.request, {gate}, hal::MeasureTiming::NO, std::nullopt, std::nullopt,
+                                          afterFence);
+    signaler.join();
+    if (!fenced.ok()) return fenced.error().code;
+    fenced->first.wait(std::nullopt);
+    auto info = fenced->second();
+    stack.time->advance(std::chrono::hours(1));
+    return info.ok() ? ErrorStatus::NONE : info.error().code;
+  };
+  // own + 300 ms after the fence is enough, even when the fence signals 500 ms after the call.
+  EXPECT_EQ(fencedWith(own + milliseconds(300), milliseconds(500)), ErrorStatus::NONE);
+  // Less than its own device time after the fence can never be met.
+  EXPECT_EQ(fencedWith(own / 2, milliseconds(0)), ErrorStatus::MISSED_DEADLINE_PERSISTENT);
+}
+
 INSTANTIATE_TEST_SUITE_P(BothPaths, SchedulingTest, ::testing::Values(Path::IN_PROCESS, Path::THROUGH_PROXY),
                          [](const auto& info) {
                            std::ostringstream name_;
