@@ -202,32 +202,8 @@ grpc::Status AcceleratorService::CloseSession(grpc::ServerContext*,
                                               const wire::CloseSessionRequest* request,
                                               wire::Empty*) {
   const hal::Status status = sessions_.close(request->session_id());
-  watchChanged_.notify_all();
+  watch_.sessionClosed(request->session_id());
   return toGrpcStatus(status);
-}
-
-grpc::Status AcceleratorService::WatchSession(grpc::ServerContext* context,
-                                              const wire::CloseSessionRequest* request,
-                                              grpc::ServerWriter<wire::SessionEvent>*) {
-  const uint64_t id = request->session_id();
-  if (auto session = sessions_.find(id); !session.ok()) return toGrpcStatus(session.error());
-  // A cancelled stream (the client closed it or died) is only seen by asking, so ask often
-  // enough that a dead client's session ends within a tenth of a second.
-  std::unique_lock<std::mutex> lock(watchMutex_);
-  while (!stopWatching_ && !context->IsCancelled() && sessions_.find(id).ok()) {
-    watchChanged_.wait_for(lock, std::chrono::milliseconds(100));
-  }
-  lock.unlock();
-  (void)sessions_.close(id);  // a session closed already is fine
-  return grpc::Status::OK;
-}
-
-void AcceleratorService::stopWatching() {
-  {
-    std::lock_guard<std::mutex> lock(watchMutex_);
-    stopWatching_ = true;
-  }
-  watchChanged_.notify_all();
 }
 
 grpc::Status AcceleratorService::ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "emulator/session_registry.h"
+#include "emulator/session_watch_service.h"
 #include "hal/i_device.h"
 #include "proto/nnremote.grpc.pb.h"
 
@@ -22,7 +23,8 @@ namespace nnremote::emulator {
 constexpr uint32_t kWireVersion = 1;
 
 // Every method is synchronous: in gRPC 1.51 a service with any callback method sends its
-// synchronous methods through extra thread hops, about 20 us per call on a unix socket.
+// synchronous methods through extra thread hops, about 20 us per call on a unix socket. Session
+// liveness, which must not hold a thread per session, is a callback service of its own.
 class AcceleratorService final : public wire::Accelerator::Service {
  public:
   explicit AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits = {});
@@ -33,12 +35,12 @@ class AcceleratorService final : public wire::Accelerator::Service {
                            wire::OpenSessionResponse*) override;
   grpc::Status CloseSession(grpc::ServerContext*, const wire::CloseSessionRequest*,
                             wire::Empty*) override;
-  // Lasts as long as the session: ends it when the client goes away (the stream is cancelled),
-  // and returns when the session is closed or the server stops.
-  grpc::Status WatchSession(grpc::ServerContext*, const wire::CloseSessionRequest*,
-                            grpc::ServerWriter<wire::SessionEvent>*) override;
-  // Makes every WatchSession return, so the server can shut down without waiting for them.
-  void stopWatching();
+  // Session liveness (WatchSession) is served by sessionWatch(), a callback service that holds
+  // no thread per session; register it on the same server.
+  SessionWatchService& sessionWatch() { return watch_; }
+  const SessionWatchService& sessionWatch() const { return watch_; }
+  // Ends every WatchSession stream, so the server can shut down without waiting for them.
+  void stopWatching() { watch_.stopAll(); }
 
   grpc::Status ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,
                            wire::ListDevicesResponse*) override;
@@ -115,9 +117,7 @@ class AcceleratorService final : public wire::Accelerator::Service {
 
   std::vector<hal::SharedDevice> devices_;
   SessionRegistry sessions_;
-  std::mutex watchMutex_;
-  std::condition_variable watchChanged_;  // a session closed, or stopWatching()
-  bool stopWatching_ = false;
+  SessionWatchService watch_{sessions_};
 };
 
 }  // namespace nnremote::emulator

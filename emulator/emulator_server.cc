@@ -22,6 +22,7 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
   builder.RegisterService(server->service_.get());
+  builder.RegisterService(&server->service_->sessionWatch());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr) {
     return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)

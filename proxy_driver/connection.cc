@@ -27,6 +27,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
            << options.connectTimeout.count() << " ms";
   }
   connection->stub_ = wire::Accelerator::NewStub(connection->channel_);
+  connection->watchStub_ = wire::SessionWatch::NewStub(connection->channel_);
 
   wire::OpenSessionRequest request;
   request.set_client_version(kClientWireVersion);
@@ -47,7 +48,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
 void Connection::watchSession() {
   wire::CloseSessionRequest request;
   request.set_session_id(sessionId_);
-  auto reader = stub_->WatchSession(&watchContext_, request);
+  auto reader = watchStub_->WatchSession(&watchContext_, request);
   wire::SessionEvent event;
   while (reader->Read(&event)) {
   }

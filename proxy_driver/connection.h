@@ -69,6 +69,7 @@ class Connection {
   ConnectionOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;
+  std::unique_ptr<wire::SessionWatch::Stub> watchStub_;
   uint64_t sessionId_ = 0;
   grpc::ClientContext watchContext_;
   std::thread watchThread_;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -339,7 +340,8 @@ TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {
   auto watch = std::make_unique<grpc::ClientContext>();
   wire::CloseSessionRequest request;
   request.set_session_id(session);
-  auto reader = stub_->WatchSession(watch.get(), request);
+  auto watchStub = wire::SessionWatch::NewStub(channel_);
+  auto reader = watchStub->WatchSession(watch.get(), request);
   ASSERT_TRUE(prepare(prepareRequest(session, addModel())).ok());
   EXPECT_EQ(server_->service().sessions().size(), 1u);
   watch->TryCancel();
@@ -349,6 +351,45 @@ TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {
   }
   EXPECT_EQ(server_->service().sessions().size(), 0u);
   expectHalInvalidArgument(prepare(prepareRequest(session, addModel())), "is not an open session");
+}
+
+// The threads of this process, from /proc.
+int threadCount() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+TEST_F(ServerTest, IdleSessionsHoldNoServerThread) {
+  constexpr int kSessions = 200;
+  auto watchStub = wire::SessionWatch::NewStub(channel_);
+  struct Watch {
+    std::unique_ptr<grpc::ClientContext> context = std::make_unique<grpc::ClientContext>();
+    std::unique_ptr<grpc::ClientReader<wire::SessionEvent>> reader;
+  };
+  const int before = threadCount();
+  std::vector<Watch> watches(kSessions);
+  for (auto& watch : watches) {
+    wire::CloseSessionRequest request;
+    request.set_session_id(openSession());
+    watch.reader = watchStub->WatchSession(watch.context.get(), request);
+  }
+  for (int i = 0; i < 500 && server_->service().sessionWatch().watching() < kSessions; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(server_->service().sessionWatch().watching(), static_cast<size_t>(kSessions));
+  // The synchronous API would hold one server thread per open stream.
+  EXPECT_LT(threadCount() - before, kSessions / 10) << "threads before: " << before;
+  for (auto& watch : watches) watch.context->TryCancel();
+  for (auto& watch : watches) (void)watch.reader->Finish();
+  for (int i = 0; i < 500 && server_->service().sessions().size() != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server_->service().sessions().size(), 0u) << "a cancelled watch ends its session";
+  expectServesANewClient();
 }
 
 TEST_F(ServerTest, ClientsOfAGoneServerGetDeadObjectPromptly) {

@@ -1,0 +1,42 @@
+// Session liveness without a thread per session: each open session's WatchSession stream is a
+// gRPC callback reactor that costs no thread while it waits. A cancelled stream (the client
+// closed its connection or died) ends the session and releases everything it owned; a session
+// closed by CloseSession, or the server stopping, ends the stream.
+#ifndef NNREMOTE_EMULATOR_SESSION_WATCH_SERVICE_H_
+#define NNREMOTE_EMULATOR_SESSION_WATCH_SERVICE_H_
+
+#include <mutex>
+#include <unordered_map>
+
+#include "emulator/session_registry.h"
+#include "proto/nnremote.grpc.pb.h"
+
+namespace nnremote::emulator {
+
+class SessionWatchService final : public wire::SessionWatch::CallbackService {
+ public:
+  explicit SessionWatchService(SessionRegistry& sessions) : sessions_(sessions) {}
+
+  grpc::ServerWriteReactor<wire::SessionEvent>* WatchSession(grpc::CallbackServerContext* context,
+                                                             const wire::CloseSessionRequest* request) override;
+
+  // Ends the watch of a session that was closed.
+  void sessionClosed(uint64_t sessionId);
+  // Ends every watch, so the server can shut down.
+  void stopAll();
+  size_t watching() const;
+
+ private:
+  class Watch;
+  friend class Watch;
+  void forget(uint64_t sessionId, Watch* watch);
+
+  SessionRegistry& sessions_;
+  mutable std::mutex mutex_;
+  std::unordered_multimap<uint64_t, Watch*> watches_;
+  bool stopped_ = false;
+};
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_SESSION_WATCH_SERVICE_H_
