@@ -164,6 +164,12 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     return outcome;
   }
 
+ protected:
+  // A reusable execution is checked once, when it is created, by the wrapped device.
+  hal::Status validateReusableRequest(const hal::Request& request) const override {
+    return inner_->createReusableExecution(request, hal::MeasureTiming::NO, std::nullopt).status();
+  }
+
  private:
   using InputShapes = std::vector<std::vector<uint32_t>>;
 

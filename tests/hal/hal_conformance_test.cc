@@ -233,6 +233,13 @@ TEST_P(HalConformanceTest, ReusableExecutionBurstAndFencedExecutionAgree) {
   auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3, 4}), hal::toBytes<float>({1, 1})}, {16});
   const std::vector<float> expected{2, 3, 4, 5};
 
+  // A request that does not fit the model is refused when the reusable execution is created.
+  hal::Request wrong = io->request;
+  wrong.inputs[0].dimensions = {5};
+  auto refused = (*prepared)->createReusableExecution(wrong, hal::MeasureTiming::NO, std::nullopt);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorStatus::INVALID_ARGUMENT);
+
   auto execution = (*prepared)->createReusableExecution(io->request, hal::MeasureTiming::NO, std::nullopt);
   ASSERT_TRUE(execution.ok()) << execution.error().message;
   for (int i = 0; i < 3; ++i) {
