@@ -7,13 +7,16 @@
 namespace nnremote::emulator {
 
 // One open stream. gRPC calls OnCancel when the client goes away and OnDone once the stream is
-// over; Finish may be called once, from whichever side ends it first.
+// over (only after Finish); Finish is called once, by whichever side ends the stream first. The
+// watch keeps itself alive until OnDone; the service's map holds it too, so the service can end
+// it outside its lock even while gRPC is finishing it.
 class SessionWatchService::Watch final : public grpc::ServerWriteReactor<wire::SessionEvent> {
  public:
   Watch(SessionWatchService& owner, uint64_t sessionId) : owner_(owner), sessionId_(sessionId) {}
 
-  void end() {
-    if (!finished_.exchange(true)) Finish(grpc::Status::OK);
+  void keepAliveUntilDone(std::shared_ptr<Watch> self) { self_ = std::move(self); }
+  void end(const grpc::Status& status = grpc::Status::OK) {
+    if (!finished_.exchange(true)) Finish(status);
   }
   void OnCancel() override {
     (void)owner_.sessions_.close(sessionId_);  // a session closed already is fine
@@ -21,38 +24,53 @@ class SessionWatchService::Watch final : public grpc::ServerWriteReactor<wire::S
   }
   void OnDone() override {
     owner_.forget(sessionId_, this);
-    delete this;
+    self_.reset();  // may delete this
   }
 
  private:
   SessionWatchService& owner_;
   const uint64_t sessionId_;
   std::atomic<bool> finished_{false};
+  std::shared_ptr<Watch> self_;
 };
 
 grpc::ServerWriteReactor<wire::SessionEvent>* SessionWatchService::WatchSession(
     grpc::CallbackServerContext*, const wire::CloseSessionRequest* request) {
   const uint64_t id = request->session_id();
-  auto* watch = new Watch(*this, id);
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (stopped_ || !sessions_.find(id).ok()) {
-    watch->Finish(stopped_ ? grpc::Status::OK : wire_conv::toGrpcStatus(sessions_.find(id).error()));
-    return watch;  // OnDone still comes, and finds nothing to forget
+  auto watch = std::make_shared<Watch>(*this, id);
+  watch->keepAliveUntilDone(watch);
+  grpc::Status refusal;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto session = sessions_.find(id); !session.ok()) {
+      refusal = wire_conv::toGrpcStatus(session.error());
+    } else if (!stopped_) {
+      watches_.emplace(id, watch);
+      return watch.get();
+    }
   }
-  watches_.emplace(id, watch);
-  return watch;
+  watch->end(refusal);  // OnDone still comes, and finds nothing to forget
+  return watch.get();
 }
 
 void SessionWatchService::sessionClosed(uint64_t sessionId) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto [begin, end] = watches_.equal_range(sessionId);
-  for (auto it = begin; it != end; ++it) it->second->end();
+  std::vector<std::shared_ptr<Watch>> ending;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [begin, end] = watches_.equal_range(sessionId);
+    for (auto it = begin; it != end; ++it) ending.push_back(it->second);
+  }
+  for (const auto& watch : ending) watch->end();
 }
 
 void SessionWatchService::stopAll() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  stopped_ = true;
-  for (auto& [id, watch] : watches_) watch->end();
+  std::vector<std::shared_ptr<Watch>> ending;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+    for (auto& [id, watch] : watches_) ending.push_back(watch);
+  }
+  for (const auto& watch : ending) watch->end();
 }
 
 size_t SessionWatchService::watching() const {
@@ -61,10 +79,12 @@ size_t SessionWatchService::watching() const {
 }
 
 void SessionWatchService::forget(uint64_t sessionId, Watch* watch) {
+  std::shared_ptr<Watch> released;  // destroyed outside the lock
   std::lock_guard<std::mutex> lock(mutex_);
   auto [begin, end] = watches_.equal_range(sessionId);
   for (auto it = begin; it != end; ++it) {
-    if (it->second == watch) {
+    if (it->second.get() == watch) {
+      released = std::move(it->second);
       watches_.erase(it);
       return;
     }

@@ -5,6 +5,7 @@
 #ifndef NNREMOTE_EMULATOR_SESSION_WATCH_SERVICE_H_
 #define NNREMOTE_EMULATOR_SESSION_WATCH_SERVICE_H_
 
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -33,7 +34,7 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
 
   SessionRegistry& sessions_;
   mutable std::mutex mutex_;
-  std::unordered_multimap<uint64_t, Watch*> watches_;
+  std::unordered_multimap<uint64_t, std::shared_ptr<Watch>> watches_;
   bool stopped_ = false;
 };
 

@@ -111,6 +111,30 @@ bool inputsStayOnServer(const hal::Request& request, const wire::Request& wireRe
 
 }  // namespace
 
+hal::Status ProxyPreparedModel::validateReusableRequest(const hal::Request& request) const {
+  PoolTransport& pools = connection_->pools();
+  auto encode = [&pools](const hal::SharedMemory& memory, bool withContents) {
+    return pools.encode(memory, withContents);
+  };
+  wire::CreateReusableExecutionRequest create;
+  create.set_session_id(connection_->sessionId());
+  create.set_prepared_model_id(preparedModelId_);
+  NN_ASSIGN_OR_RETURN(*create.mutable_request(), wire_conv::toWire(request, encode));
+  wire::CreateReusableExecutionResponse created;
+  {
+    auto context = connection_->controlContext();
+    const grpc::Status status = connection_->stub().CreateReusableExecution(context.get(), create, &created);
+    if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  }
+  wire::ReleaseReusableExecutionRequest release;
+  release.set_session_id(connection_->sessionId());
+  release.set_reusable_execution_id(created.reusable_execution_id());
+  wire::Empty empty;
+  auto context = connection_->controlContext();
+  (void)connection_->stub().ReleaseReusableExecution(context.get(), release, &empty);
+  return {};
+}
+
 hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPreparedModel::executeFenced(
     const hal::Request& request, const std::vector<hal::SyncFence>& waitFor, hal::MeasureTiming measure,
     const hal::OptionalTimePoint& deadline, const hal::OptionalDuration& loopTimeoutDuration,

@@ -38,6 +38,11 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
   uint64_t id() const { return preparedModelId_; }
   const Connection* connection() const { return connection_.get(); }
 
+ protected:
+  // The server keeps the model, so it checks the request, once, when a reusable execution is
+  // created (a reusable execution created and released there at once).
+  hal::Status validateReusableRequest(const hal::Request& request) const override;
+
  private:
   std::shared_ptr<Connection> connection_;
   uint64_t preparedModelId_;
