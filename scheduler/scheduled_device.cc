@@ -107,14 +107,16 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
       if (left.has_value() && sum(*known) > *left) return tooLongForDeadline("execution", sum(*known), *left);
       NN_ASSIGN_OR_RETURN(placed, scheduler_->place(jobSpec(*known)));
     }
-    auto cancelPlaced = [&] {
+    // What never runs gives its place on the timeline back.
+    auto failBeforeRunning = [&](hal::Error error) {
       if (placed) scheduler_->cancel(*placed);
+      return error;
     };
     // With a deadline the execution may yet be stopped, so it writes to scratch first.
     std::optional<StagedOutputs> staged;
     if (left.has_value()) {
       auto staging = StagedOutputs::stage(request, outputTypes_);
-      if (!staging.ok()) return cancelPlaced(), staging.error();
+      if (!staging.ok()) return failBeforeRunning(staging.error());
       staged = std::move(staging).value();
     }
     const TimePoint hostStart = hal::Clock::now();
@@ -128,13 +130,13 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     } else {
       computed = compute();
     }
-    if (!computed.ok()) return cancelPlaced(), computed.error();
+    if (!computed.ok()) return failBeforeRunning(computed.error());
     hal::ExecutionOutcome outcome = std::move(computed).value();
     const Duration hostTime = std::chrono::duration_cast<Duration>(hal::Clock::now() - hostStart);
     std::vector<Duration> segments = segmentsOf(outcome, hostTime);
     const Duration own = sum(segments);
     rememberSegments(shapes, segments);
-    if (left.has_value() && own > *left) return cancelPlaced(), tooLongForDeadline("execution", own, *left);
+    if (left.has_value() && own > *left) return failBeforeRunning(tooLongForDeadline("execution", own, *left));
 
     JobResult job;
     if (placed) {
