@@ -6,9 +6,7 @@
 #ifndef NNREMOTE_EMULATOR_ACCELERATOR_SERVICE_H_
 #define NNREMOTE_EMULATOR_ACCELERATOR_SERVICE_H_
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
