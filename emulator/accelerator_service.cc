@@ -113,13 +113,10 @@ struct ValidatedExecution {
 };
 
 // An execution call with a deadline: the deadline is checked too.
-template <typename Call>
-hal::Result<ValidatedExecution> validateTimedExecution(const SessionRegistry& sessions, const Call& call);
-
 template <typename Call>  // ExecuteRequest, ExecuteFencedRequest or CreateReusableExecutionRequest
-hal::Result<ValidatedExecution> validateExecution(const SessionRegistry& sessions, const Call& call) {
+hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, const Call& call) {
   ValidatedExecution v;
-  NN_ASSIGN_OR_RETURN(v.session, sessions.find(call.session_id()));
+  v.session = std::move(session);
   NN_ASSIGN_OR_RETURN(v.entry, v.session->preparedModels.find(call.prepared_model_id()));
   NN_ASSIGN_OR_RETURN(v.request, wire_conv::fromWire(call.request(), resolverFor(*v.session)));
   NN_RETURN_IF_ERROR(resolveBuffers(*v.session, &v.request));
@@ -137,9 +134,9 @@ hal::Result<ValidatedExecution> validateExecution(const SessionRegistry& session
 }
 
 template <typename Call>
-hal::Result<ValidatedExecution> validateTimedExecution(const SessionRegistry& sessions, const Call& call) {
+hal::Result<ValidatedExecution> validateTimedExecution(std::shared_ptr<Session> session, const Call& call) {
   NN_RETURN_IF_ERROR(checkWireDuration(call.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
-  return validateExecution(sessions, call);
+  return validateExecution(std::move(session), call);
 }
 
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when
@@ -169,73 +166,103 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
 
 }  // namespace
 
-AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits)
-    : devices_(std::move(devices)), sessions_(sessionLimits) {}
+AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits,
+                                       DeviceAccess deviceAccess, std::unique_ptr<Authenticator> authenticator)
+    : devices_(std::move(devices)),
+      sessions_(sessionLimits),
+      deviceAccess_(std::move(deviceAccess)),
+      authenticator_(std::move(authenticator)) {}
 
-hal::Result<hal::SharedDevice> AcceleratorService::findDevice(const std::string& name) const {
+grpc::Status AcceleratorService::callerSession(const grpc::ServerContextBase& context, uint64_t id,
+                                               std::shared_ptr<Session>* session) const {
+  std::string identity;
+  if (grpc::Status refused = identify(context, &identity); !refused.ok()) return refused;
+  auto found = sessions_.find(id, identity);
+  if (!found.ok()) return toGrpcStatus(found.error());
+  *session = std::move(found).value();
+  return grpc::Status::OK;
+}
+
+hal::Result<hal::SharedDevice> AcceleratorService::findDevice(const std::string& name,
+                                                              const std::string& identity) const {
   for (const auto& device : devices_) {
-    if (device->getName() == name) return device;
+    if (device->getName() == name && deviceAccess_.allows(identity, name)) return device;
   }
   auto error = makeError(ErrorStatus::INVALID_ARGUMENT);
   error << "device_name '" << name << "' is not served here (devices:";
-  for (const auto& device : devices_) error << " " << device->getName();
+  for (const auto& device : devices_) {
+    if (deviceAccess_.allows(identity, device->getName())) error << " " << device->getName();
+  }
   error << ")";
   return error;
 }
 
-grpc::Status AcceleratorService::OpenSession(grpc::ServerContext*,
+grpc::Status AcceleratorService::OpenSession(grpc::ServerContext* context,
                                              const wire::OpenSessionRequest* request,
                                              wire::OpenSessionResponse* response) {
+  std::string identity;
+  if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
   if (request->client_version() != kWireVersion) {
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
                         << "client_version " << request->client_version()
                         << " is not supported; this server speaks wire version " << kWireVersion);
   }
-  const auto session = sessions_.open(request->client_name());
+  const auto session = sessions_.open(identity, request->client_name());
   response->set_session_id(session->id());
+  response->set_identity(identity);
   response->set_server_version(kWireVersion);
   response->set_server_name("nnremote npu_emulator");
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::CloseSession(grpc::ServerContext*,
+grpc::Status AcceleratorService::CloseSession(grpc::ServerContext* context,
                                               const wire::CloseSessionRequest* request,
                                               wire::Empty*) {
-  const hal::Status status = sessions_.close(request->session_id());
-  watch_.sessionClosed(request->session_id());
+  std::string identity;
+  if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
+  const hal::Status status = sessions_.close(request->session_id(), identity);
+  if (status.ok()) watch_.sessionClosed(request->session_id());
   return toGrpcStatus(status);
 }
 
-grpc::Status AcceleratorService::ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,
+grpc::Status AcceleratorService::ListDevices(grpc::ServerContext* context, const wire::ListDevicesRequest*,
                                              wire::ListDevicesResponse* response) {
-  for (const auto& device : devices_) *response->add_devices() = wire_conv::deviceInfo(*device);
+  std::string identity;
+  if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
+  for (const auto& device : devices_) {
+    if (deviceAccess_.allows(identity, device->getName())) *response->add_devices() = wire_conv::deviceInfo(*device);
+  }
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::GetDeviceInfo(grpc::ServerContext*,
+grpc::Status AcceleratorService::GetDeviceInfo(grpc::ServerContext* context,
                                                const wire::GetDeviceInfoRequest* request,
                                                wire::DeviceInfo* response) {
-  auto device = findDevice(request->device_name());
+  std::string identity;
+  if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
+  auto device = findDevice(request->device_name(), identity);
   if (!device.ok()) return toGrpcStatus(device.error());
   *response = wire_conv::deviceInfo(**device);
   return grpc::Status::OK;
 }
 
-hal::Result<AcceleratorService::ResolvedModel> AcceleratorService::resolveModel(uint64_t sessionId,
+hal::Result<AcceleratorService::ResolvedModel> AcceleratorService::resolveModel(std::shared_ptr<Session> session,
                                                                                 const std::string& deviceName,
                                                                                 const wire::Model& wireModel) const {
   ResolvedModel resolved;
-  NN_ASSIGN_OR_RETURN(resolved.session, sessions_.find(sessionId));
-  NN_ASSIGN_OR_RETURN(resolved.device, findDevice(deviceName));
+  resolved.session = std::move(session);
+  NN_ASSIGN_OR_RETURN(resolved.device, findDevice(deviceName, resolved.session->identity()));
   NN_ASSIGN_OR_RETURN(resolved.model, wire_conv::fromWire(wireModel, resolverFor(*resolved.session)));
   NN_RETURN_IF_ERROR(hal::validateModel(resolved.model, /*allowPointers=*/false));
   return resolved;
 }
 
 grpc::Status AcceleratorService::GetSupportedOperations(
-    grpc::ServerContext*, const wire::GetSupportedOperationsRequest* request,
+    grpc::ServerContext* context, const wire::GetSupportedOperationsRequest* request,
     wire::GetSupportedOperationsResponse* response) {
-  auto resolved = resolveModel(request->session_id(), request->device_name(), request->model());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto resolved = resolveModel(session, request->device_name(), request->model());
   if (!resolved.ok()) return toGrpcStatus(resolved.error());
   auto supported = resolved->device->getSupportedOperations(resolved->model);
   if (!supported.ok()) return toGrpcStatus(supported.error());
@@ -243,10 +270,12 @@ grpc::Status AcceleratorService::GetSupportedOperations(
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
+grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
                                               const wire::PrepareModelRequest* request,
                                               wire::PrepareModelResponse* response) {
-  auto resolved = resolveModel(request->session_id(), request->device_name(), request->model());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto resolved = resolveModel(session, request->device_name(), request->model());
   if (!resolved.ok()) return toGrpcStatus(resolved.error());
   const int preference = request->preference();
   if (preference < 0 || preference > 2) {
@@ -264,8 +293,7 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
       !deadline.ok()) {
     return toGrpcStatus(deadline.error());
   }
-  Session& session = *resolved->session;
-  if (auto quota = checkHolding(session.preparedModels.size(), session.limits().preparedModels, "prepared models",
+  if (auto quota = checkHolding(session->preparedModels.size(), session->limits().preparedModels, "prepared models",
                                 "session_quotas.prepared_models");
       !quota.ok()) {
     return toGrpcStatus(quota.error());
@@ -284,11 +312,11 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext*,
 }
 
 grpc::Status AcceleratorService::PrepareModelFromCache(
-    grpc::ServerContext*, const wire::PrepareModelFromCacheRequest* request,
+    grpc::ServerContext* context, const wire::PrepareModelFromCacheRequest* request,
     wire::PrepareModelResponse*) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto device = findDevice(request->device_name());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto device = findDevice(request->device_name(), session->identity());
   if (!device.ok()) return toGrpcStatus(device.error());
   // Preparing from cache needs the server to keep the model it validated, which the cache
   // format does not hold yet.
@@ -296,10 +324,10 @@ grpc::Status AcceleratorService::PrepareModelFromCache(
 }
 
 grpc::Status AcceleratorService::ReleasePreparedModel(
-    grpc::ServerContext*, const wire::ReleasePreparedModelRequest* request, wire::Empty*) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  return toGrpcStatus((*session)->preparedModels.erase(request->prepared_model_id()));
+    grpc::ServerContext* context, const wire::ReleasePreparedModelRequest* request, wire::Empty*) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  return toGrpcStatus(session->preparedModels.erase(request->prepared_model_id()));
 }
 
 namespace {
@@ -324,9 +352,11 @@ grpc::Status respond(Session& session, const wire::Request& wireRequest, const h
 
 }  // namespace
 
-grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::ExecuteRequest* request,
+grpc::Status AcceleratorService::Execute(grpc::ServerContext* context, const wire::ExecuteRequest* request,
                                          wire::ExecuteResponse* response) {
-  auto v = validateTimedExecution(sessions_, *request);
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto v = validateTimedExecution(session, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   auto outcome = v->entry.preparedModel->execute(
       v->request, v->measure, wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
@@ -334,9 +364,11 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContext*, const wire::Execu
   return respond(*v->session, request->request(), v->request, *v->entry.model, outcome, response);
 }
 
-grpc::Status AcceleratorService::StartExecution(grpc::ServerContext*, const wire::ExecuteRequest* request,
+grpc::Status AcceleratorService::StartExecution(grpc::ServerContext* context, const wire::ExecuteRequest* request,
                                                 wire::StartExecutionResponse* response) {
-  auto v = validateTimedExecution(sessions_, *request);
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto v = validateTimedExecution(session, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   auto started = std::make_shared<StartedExecution>();
   started->wireRequest = request->request();
@@ -351,20 +383,22 @@ grpc::Status AcceleratorService::StartExecution(grpc::ServerContext*, const wire
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::AwaitExecution(grpc::ServerContext*, const wire::AwaitExecutionRequest* request,
+grpc::Status AcceleratorService::AwaitExecution(grpc::ServerContext* context, const wire::AwaitExecutionRequest* request,
                                                 wire::ExecuteResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto started = (*session)->startedExecutions.take(request->execution_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto started = session->startedExecutions.take(request->execution_id());
   if (!started.ok()) return toGrpcStatus(started.error());
   const hal::Result<hal::ExecutionOutcome> outcome = (*started)->outcome.get();
-  return respond(**session, (*started)->wireRequest, (*started)->request, *(*started)->model, outcome, response);
+  return respond(*session, (*started)->wireRequest, (*started)->request, *(*started)->model, outcome, response);
 }
 
-grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContext*,
+grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContext* context,
                                                          const wire::CreateReusableExecutionRequest* request,
                                                          wire::CreateReusableExecutionResponse* response) {
-  auto v = validateExecution(sessions_, *request);
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto v = validateExecution(session, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   auto execution = v->entry.preparedModel->createReusableExecution(v->request, v->measure, v->loopTimeout);
   if (!execution.ok()) return toGrpcStatus(execution.error());
@@ -377,19 +411,19 @@ grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext*,
+grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext* context,
                                                           const wire::ComputeReusableExecutionRequest* request,
                                                           wire::ExecuteResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto reusable = (*session)->reusableExecutions.find(request->reusable_execution_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto reusable = session->reusableExecutions.find(request->reusable_execution_id());
   if (!reusable.ok()) return toGrpcStatus(reusable.error());
   ReusableExecution& r = **reusable;
   if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
       !deadline.ok()) {
     return toGrpcStatus(deadline.error());
   }
-  auto inFlight = enterExecution(**session);
+  auto inFlight = enterExecution(*session);
   if (!inFlight.ok()) return toGrpcStatus(inFlight.error());
   std::lock_guard<std::mutex> lock(r.mutex);
   // New contents for inline pools, written into the memory the execution reads.
@@ -409,15 +443,15 @@ grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext*,
   }
   const auto outcome =
       r.execution->compute(wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()));
-  return respond(**session, r.wireRequest, r.request, *r.model, outcome, response);
+  return respond(*session, r.wireRequest, r.request, *r.model, outcome, response);
 }
 
-grpc::Status AcceleratorService::ReleaseReusableExecution(grpc::ServerContext*,
+grpc::Status AcceleratorService::ReleaseReusableExecution(grpc::ServerContext* context,
                                                           const wire::ReleaseReusableExecutionRequest* request,
                                                           wire::Empty*) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  return toGrpcStatus((*session)->reusableExecutions.erase(request->reusable_execution_id()));
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  return toGrpcStatus(session->reusableExecutions.erase(request->reusable_execution_id()));
 }
 
 namespace {
@@ -569,23 +603,23 @@ grpc::Status AcceleratorService::Burst(
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
                         << "a burst must begin with an open message");
   }
-  auto session = sessions_.find(message.open().session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto entry = (*session)->preparedModels.find(message.open().prepared_model_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, message.open().session_id(), &session); !refused.ok()) return refused;
+  auto entry = session->preparedModels.find(message.open().prepared_model_id());
   if (!entry.ok()) return toGrpcStatus(entry.error());
-  auto open = QuotaSlot::take((*session)->openBursts, (*session)->limits().bursts,
+  auto open = QuotaSlot::take(session->openBursts, session->limits().bursts,
                               ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "open bursts", "session_quotas.bursts");
   if (!open.ok()) return toGrpcStatus(open.error());
   auto burst = entry->preparedModel->configureExecutionBurst();
   if (!burst.ok()) return toGrpcStatus(burst.error());
-  BurstHandler handler(*session, *entry, *burst);
+  BurstHandler handler(session, *entry, *burst);
 
   // A client on this host can have a shared queue; one on another host asking for it (its
   // peer address is not a unix socket) gets none.
   std::unique_ptr<SharedQueueServer> queueServer;
   if (message.open().want_shared_queue()) {
     wire::BurstResponse answer;
-    if (context->peer().rfind("unix", 0) == 0) {
+    if (authenticator_->isUnixPeer(*context)) {
       if (auto queue = wire::SharedQueue::create(); queue.ok()) {
         answer.mutable_shared_queue()->set_shm_name((*queue)->name());
         answer.mutable_shared_queue()->set_size((*queue)->size());
@@ -606,12 +640,12 @@ grpc::Status AcceleratorService::Burst(
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext*,
+grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext* context,
                                                 const wire::RegisterMemoryRequest* request,
                                                 wire::RegisterMemoryResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  Session& s = **session;
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  Session& s = *session;
   if (auto quota = reserveBytes(s.registeredBytes, request->size(), s.limits().registeredMemoryBytes,
                                 "session_quotas.registered_memory_mib");
       !quota.ok()) {
@@ -626,26 +660,26 @@ grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContext*,
+grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContext* context,
                                                   const wire::UnregisterMemoryRequest* request,
                                                   wire::Empty*) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto memory = (*session)->registeredMemories.take(request->memory_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto memory = session->registeredMemories.take(request->memory_id());
   if (!memory.ok()) return toGrpcStatus(memory.error());
-  (*session)->registeredBytes -= (*memory)->size();
+  session->registeredBytes -= (*memory)->size();
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext*,
+grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext* context,
                                             grpc::ServerReader<wire::BulkChunk>* reader,
                                             wire::BulkTransferHandle* response) {
   wire::BulkChunk chunk;
   if (!reader->Read(&chunk)) {
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT) << "UploadBulk received no chunk");
   }
-  auto session = sessions_.find(chunk.session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, chunk.session_id(), &session); !refused.ok()) return refused;
   const uint64_t total = chunk.total_size();
   if (total > kMaxBulkUploadBytes) {
     return toGrpcStatus(makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
@@ -653,8 +687,8 @@ grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext*,
                         << "-byte limit of one bulk transfer");
   }
   // An upload is used by one call; it must fit beside what the session has registered.
-  const SessionLimits& limits = (*session)->limits();
-  if (const uint64_t held = (*session)->registeredBytes.load();
+  const SessionLimits& limits = session->limits();
+  if (const uint64_t held = session->registeredBytes.load();
       total > limits.registeredMemoryBytes || held > limits.registeredMemoryBytes - total) {
     return toGrpcStatus(makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
                         << "an upload of " << total << " bytes does not fit beside the " << held
@@ -679,16 +713,16 @@ grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext*,
                         << "the upload ended after " << received << " of " << total << " bytes");
   }
   response->set_session_id(chunk.session_id());
-  response->set_bulk_transfer_id((*session)->uploads.add(std::move(memory).value()));
+  response->set_bulk_transfer_id(session->uploads.add(std::move(memory).value()));
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::DownloadBulk(grpc::ServerContext*,
+grpc::Status AcceleratorService::DownloadBulk(grpc::ServerContext* context,
                                               const wire::BulkTransferHandle* request,
                                               grpc::ServerWriter<wire::BulkChunk>* writer) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto download = (*session)->downloads.take(request->bulk_transfer_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto download = session->downloads.take(request->bulk_transfer_id());
   if (!download.ok()) return toGrpcStatus(download.error());
   wire::BulkChunk chunk;
   chunk.set_session_id(request->session_id());
@@ -705,34 +739,34 @@ grpc::Status AcceleratorService::DownloadBulk(grpc::ServerContext*,
 }
 
 
-grpc::Status AcceleratorService::CreateFence(grpc::ServerContext*, const wire::CreateFenceRequest* request,
+grpc::Status AcceleratorService::CreateFence(grpc::ServerContext* context, const wire::CreateFenceRequest* request,
                                              wire::CreateFenceResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  if (auto quota = checkHolding((*session)->fences.size(), (*session)->limits().fences, "fences",
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  if (auto quota = checkHolding(session->fences.size(), session->limits().fences, "fences",
                                 "session_quotas.fences");
       !quota.ok()) {
     return toGrpcStatus(quota.error());
   }
-  response->set_fence_id((*session)->fences.add(hal::SyncFence::create()));
+  response->set_fence_id(session->fences.add(hal::SyncFence::create()));
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::SignalFence(grpc::ServerContext*, const wire::SignalFenceRequest* request,
+grpc::Status AcceleratorService::SignalFence(grpc::ServerContext* context, const wire::SignalFenceRequest* request,
                                              wire::Empty*) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto fence = (*session)->fences.find(request->fence_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto fence = session->fences.find(request->fence_id());
   if (!fence.ok()) return toGrpcStatus(fence.error());
   fence->signal(request->error());
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::WaitFence(grpc::ServerContext*, const wire::WaitFenceRequest* request,
+grpc::Status AcceleratorService::WaitFence(grpc::ServerContext* context, const wire::WaitFenceRequest* request,
                                            wire::WaitFenceResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto fence = (*session)->fences.find(request->fence_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto fence = session->fences.find(request->fence_id());
   if (!fence.ok()) return toGrpcStatus(fence.error());
   constexpr hal::Duration kMaxWait = std::chrono::seconds(10);
   const hal::Duration timeout =
@@ -745,11 +779,12 @@ grpc::Status AcceleratorService::WaitFence(grpc::ServerContext*, const wire::Wai
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire::ExecuteFencedRequest* request,
+grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext* context, const wire::ExecuteFencedRequest* request,
                                                wire::ExecuteFencedResponse* response) {
-  auto v = validateTimedExecution(sessions_, *request);
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto v = validateTimedExecution(session, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
-  const auto& session = v->session;
   std::vector<std::pair<uint64_t, hal::SyncFence>> waitFor;
   for (int i = 0; i < request->wait_for_fence_ids_size(); ++i) {
     auto fence = session->fences.find(request->wait_for_fence_ids(i));
@@ -826,9 +861,9 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext*, const wire:
 grpc::Status AcceleratorService::GetExecuteFencedInfo(grpc::ServerContext* context,
                                                       const wire::GetExecuteFencedInfoRequest* request,
                                                       wire::GetExecuteFencedInfoResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto execution = (*session)->fencedExecutions.find(request->execution_id());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto execution = session->fencedExecutions.find(request->execution_id());
   if (!execution.ok()) return toGrpcStatus(execution.error());
   // Wait for the execution, in slices so a cancelled call does not hold a server thread.
   while ((*execution)->done.wait(std::chrono::milliseconds(200)) == hal::SyncFence::State::ACTIVE) {
@@ -845,15 +880,15 @@ grpc::Status AcceleratorService::GetExecuteFencedInfo(grpc::ServerContext* conte
   if (done.profile) *response->mutable_profile() = wire_conv::toWire(*done.profile);
   *response->mutable_output_data() = done.outputs.output_data();
   *response->mutable_output_bulk_transfer_ids() = done.outputs.output_bulk_transfer_ids();
-  (void)(*session)->fencedExecutions.erase(request->execution_id());
+  (void)session->fencedExecutions.erase(request->execution_id());
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*, const wire::AllocateBufferRequest* request,
+grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext* context, const wire::AllocateBufferRequest* request,
                                                 wire::AllocateBufferResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto device = findDevice(request->device_name());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto device = findDevice(request->device_name(), session->identity());
   if (!device.ok()) return toGrpcStatus(device.error());
   // Roles name prepared models by id; the device sees them as an indexed list.
   std::vector<hal::SharedPreparedModel> preparedModels;
@@ -864,7 +899,7 @@ grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*, const wire
     std::vector<hal::BufferRole> roles;
     for (int i = 0; i < wireRoles.size(); ++i) {
       const wire::BufferRole& role = wireRoles.Get(i);
-      auto entry = (*session)->preparedModels.find(role.prepared_model_id());
+      auto entry = session->preparedModels.find(role.prepared_model_id());
       if (!entry.ok()) return hal::withContext(entry.error(), std::string(field) + "[" + std::to_string(i) + "]");
       if (entry->deviceName != request->device_name()) {
         return makeError(ErrorStatus::INVALID_ARGUMENT)
@@ -890,52 +925,52 @@ grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext*, const wire
   if (auto valid = hal::validateBufferRoles(desc, models, *inputRoles, *outputRoles); !valid.ok()) {
     return toGrpcStatus(valid.error());
   }
-  if (auto quota = checkHolding((*session)->buffers.size(), (*session)->limits().deviceBuffers, "device buffers",
+  if (auto quota = checkHolding(session->buffers.size(), session->limits().deviceBuffers, "device buffers",
                                 "session_quotas.device_buffers");
       !quota.ok()) {
     return toGrpcStatus(quota.error());
   }
   auto buffer = (*device)->allocate(desc, preparedModels, *inputRoles, *outputRoles);
   if (!buffer.ok()) return toGrpcStatus(buffer.error());
-  response->set_token((*session)->buffers.add(std::move(buffer).value()));
+  response->set_token(session->buffers.add(std::move(buffer).value()));
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContext*, const wire::CopyToBufferRequest* request,
+grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContext* context, const wire::CopyToBufferRequest* request,
                                               wire::Empty*) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto buffer = (*session)->buffers.find(request->token());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto buffer = session->buffers.find(request->token());
   if (!buffer.ok()) return toGrpcStatus(buffer.error());
-  auto source = resolverFor(**session)(request->source());
+  auto source = resolverFor(*session)(request->source());
   if (!source.ok()) return toGrpcStatus(hal::withContext(source.error(), "source"));
   return toGrpcStatus((*buffer)->copyFrom(*source, {request->dimensions().begin(), request->dimensions().end()}));
 }
 
-grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContext*, const wire::CopyFromBufferRequest* request,
+grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContext* context, const wire::CopyFromBufferRequest* request,
                                                 wire::CopyFromBufferResponse* response) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  auto buffer = (*session)->buffers.find(request->token());
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto buffer = session->buffers.find(request->token());
   if (!buffer.ok()) return toGrpcStatus(buffer.error());
-  auto destination = resolverFor(**session)(request->destination());
+  auto destination = resolverFor(*session)(request->destination());
   if (!destination.ok()) return toGrpcStatus(hal::withContext(destination.error(), "destination"));
   if (auto copied = (*buffer)->copyTo(*destination); !copied.ok()) return toGrpcStatus(copied);
   if (request->destination().kind_case() == wire::Memory::kRegisteredMemoryId) return grpc::Status::OK;
   const uint64_t size = (*destination)->size();
   if (size > kMaxInlineOutputBytes) {
-    response->set_bulk_transfer_id((*session)->downloads.add({*destination, 0, size}));
+    response->set_bulk_transfer_id(session->downloads.add({*destination, 0, size}));
   } else {
     response->set_data((*destination)->data(), size);
   }
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContext*, const wire::ReleaseBufferRequest* request,
+grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContext* context, const wire::ReleaseBufferRequest* request,
                                                wire::Empty*) {
-  auto session = sessions_.find(request->session_id());
-  if (!session.ok()) return toGrpcStatus(session.error());
-  return toGrpcStatus((*session)->buffers.erase(request->token()));
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  return toGrpcStatus(session->buffers.erase(request->token()));
 }
 
 }  // namespace nnremote::emulator

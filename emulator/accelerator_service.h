@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "emulator/caller_identity.h"
+#include "emulator/server_config.h"
 #include "emulator/session_registry.h"
 #include "emulator/session_watch_service.h"
 #include "hal/i_device.h"
@@ -25,7 +27,11 @@ constexpr uint32_t kWireVersion = 1;
 // liveness, which must not hold a thread per session, is a callback service of its own.
 class AcceleratorService final : public wire::Accelerator::Service {
  public:
-  explicit AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits = {});
+  // Every call is identified by `authenticator` (UNAUTHENTICATED when it proves nothing the
+  // server accepts); a session and its handles are usable only by the identity that opened it,
+  // and an identity sees only the devices `deviceAccess` gives it.
+  AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits,
+                     DeviceAccess deviceAccess, std::unique_ptr<Authenticator> authenticator);
 
   const SessionRegistry& sessions() const { return sessions_; }
 
@@ -102,7 +108,16 @@ class AcceleratorService final : public wire::Accelerator::Service {
                            wire::Empty*) override;
 
  private:
-  hal::Result<hal::SharedDevice> findDevice(const std::string& name) const;
+  // The caller's identity, or UNAUTHENTICATED.
+  grpc::Status identify(const grpc::ServerContextBase& context, std::string* identity) const {
+    return authenticator_->identify(context, identity);
+  }
+  // The session `id` of the calling identity: UNAUTHENTICATED when the caller proves no
+  // identity, INVALID_ARGUMENT when the session is not open or not the caller's.
+  grpc::Status callerSession(const grpc::ServerContextBase& context, uint64_t id,
+                             std::shared_ptr<Session>* session) const;
+  // A device `identity` may see, by name; one it may not is reported as not served.
+  hal::Result<hal::SharedDevice> findDevice(const std::string& name, const std::string& identity) const;
   // What GetSupportedOperations and PrepareModel both start from: the session, the device and
   // the model, decoded and validated.
   struct ResolvedModel {
@@ -110,12 +125,14 @@ class AcceleratorService final : public wire::Accelerator::Service {
     hal::SharedDevice device;
     hal::Model model;
   };
-  hal::Result<ResolvedModel> resolveModel(uint64_t sessionId, const std::string& deviceName,
+  hal::Result<ResolvedModel> resolveModel(std::shared_ptr<Session> session, const std::string& deviceName,
                                           const wire::Model& wireModel) const;
 
   std::vector<hal::SharedDevice> devices_;
   SessionRegistry sessions_;
-  SessionWatchService watch_{sessions_};
+  const DeviceAccess deviceAccess_;
+  const std::unique_ptr<Authenticator> authenticator_;
+  SessionWatchService watch_{sessions_, *authenticator_};
 };
 
 }  // namespace nnremote::emulator

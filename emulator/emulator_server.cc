@@ -1,23 +1,75 @@
 #include "emulator/emulator_server.h"
 
-#include <unistd.h>
-
 #include <chrono>
 
 namespace nnremote::emulator {
+namespace {
 
-hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(
-    std::vector<hal::SharedDevice> devices, const std::string& address, SessionLimits sessionLimits) {
+// The credentials of a TCP listener: TLS (mutual when a client CA is given), or plaintext when
+// the operator said --insecure.
+hal::Result<std::shared_ptr<grpc::ServerCredentials>> tcpCredentials(const ServerSecurity& security,
+                                                                      const std::string& address) {
+  if (security.tlsCertPem.empty() != security.tlsKeyPem.empty()) {
+    return hal::invalidArgument() << "TLS needs both a certificate and its key";
+  }
+  if (security.tlsCertPem.empty()) {
+    if (!security.clientCaPem.empty()) return hal::invalidArgument() << "a client CA needs TLS (--tls-cert, --tls-key)";
+    if (!security.insecureTcp) {
+      return hal::invalidArgument() << "refusing to serve " << address
+                                    << " over plain TCP: anyone who reaches the port could use the devices. "
+                                       "Give --tls-cert and --tls-key, listen on a unix socket, or accept the "
+                                       "risk with --insecure";
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  grpc::SslServerCredentialsOptions tls(security.clientCaPem.empty()
+                                            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  tls.pem_root_certs = security.clientCaPem;
+  tls.pem_key_cert_pairs.push_back({security.tlsKeyPem, security.tlsCertPem});
+  return grpc::SslServerCredentials(tls);
+}
+
+hal::Status checkDeviceAccess(const std::vector<hal::SharedDevice>& devices, const DeviceAccess& access) {
+  for (const auto& [identity, names] : access.devicesOf) {
+    for (const auto& name : names) {
+      bool served = false;
+      for (const auto& device : devices) served = served || device->getName() == name;
+      if (!served) {
+        return hal::invalidArgument() << "identities: '" << identity << "' is given device '" << name
+                                      << "', which this server does not serve";
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<hal::SharedDevice> devices,
+                                                                   const std::string& address,
+                                                                   ServerOptions options) {
   if (devices.empty()) {
     return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT) << "no devices to serve";
   }
-  // A stale socket file from an earlier run would make binding fail.
-  if (address.rfind("unix:", 0) == 0) ::unlink(address.substr(5).c_str());
+  NN_RETURN_IF_ERROR(checkDeviceAccess(devices, options.deviceAccess));
   std::unique_ptr<EmulatorServer> server(new EmulatorServer());
-  server->service_ = std::make_unique<AcceleratorService>(std::move(devices), sessionLimits);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  const bool unix = isUnixAddress(address);
+  if (unix) {
+    if (!options.security.tlsCertPem.empty()) {
+      return hal::invalidArgument() << "TLS is for TCP listeners; " << address
+                                    << " is protected by its file mode and identifies clients by uid";
+    }
+    NN_ASSIGN_OR_RETURN(server->unixListener_, UnixListener::bind(address, options.security.socketGroup));
+  } else {
+    NN_ASSIGN_OR_RETURN(auto credentials, tcpCredentials(options.security, address));
+    builder.AddListeningPort(address, credentials, &port);
+  }
+  server->service_ = std::make_unique<AcceleratorService>(
+      std::move(devices), options.session, options.deviceAccess,
+      std::make_unique<Authenticator>(std::move(options.security.tokens), &server->unixPeers_));
   // Models and tensors are bounded by the schema's own limits, not gRPC's 4 MiB default.
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
@@ -26,12 +78,14 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr) {
     return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
-           << "cannot listen on " << address << " (address in use, or malformed?)";
+           << "cannot listen on " << address << " (address in use, malformed, or a bad certificate?)";
+  }
+  if (server->unixListener_) {
+    NN_RETURN_IF_ERROR(server->unixListener_->accept(server->server_.get(), &server->unixPeers_));
   }
   server->address_ = address;
   const auto colon = address.rfind(':');
-  if (address.rfind("unix", 0) != 0 && colon != std::string::npos &&
-      address.substr(colon + 1) == "0") {
+  if (!unix && colon != std::string::npos && address.substr(colon + 1) == "0") {
     server->address_ = address.substr(0, colon + 1) + std::to_string(port);
   }
   return server;
@@ -44,6 +98,7 @@ void EmulatorServer::wait() {
 }
 
 void EmulatorServer::shutdown() {
+  if (unixListener_) unixListener_->stop();
   if (service_) service_->stopWatching();
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }

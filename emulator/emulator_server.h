@@ -4,12 +4,16 @@
 #define NNREMOTE_EMULATOR_EMULATOR_SERVER_H_
 
 #include <grpcpp/grpcpp.h>
+#include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "emulator/accelerator_service.h"
+#include "emulator/caller_identity.h"
+#include "emulator/unix_listener.h"
 #include "hal/i_device.h"
 
 namespace nnremote::emulator {
@@ -18,14 +22,31 @@ namespace nnremote::emulator {
 // host and free of port clashes.
 constexpr const char* kDefaultListenAddress = "unix:/tmp/nnremote.sock";
 
+// How clients prove who they are (docs/security.md). PEM contents, not paths.
+struct ServerSecurity {
+  std::string tlsCertPem, tlsKeyPem;  // TLS on a TCP listener
+  std::string clientCaPem;            // mutual TLS: client certificates required, verified by this CA
+  TokenTable tokens;                  // when not empty, every call needs one of these bearer tokens
+  // A TCP listener without TLS refuses to start unless this is set: anyone who reaches the port
+  // could use it.
+  bool insecureTcp = false;
+  // A unix socket file is 0600; with a group it is 0660 and owned by that group.
+  std::optional<gid_t> socketGroup;
+};
+
+struct ServerOptions {
+  SessionLimits session;      // every client session's quotas (server_config.proto)
+  DeviceAccess deviceAccess;  // identities limited to some devices
+  ServerSecurity security;
+};
+
 class EmulatorServer {
  public:
   // Starts serving `devices` at `address`: "unix:PATH", "unix-abstract:NAME" or "HOST:PORT"
   // (port 0 picks a free port; address() then tells which).
-  // `sessionLimits` are the quotas of every client session (server_config.proto).
   static hal::Result<std::unique_ptr<EmulatorServer>> start(std::vector<hal::SharedDevice> devices,
                                                             const std::string& address,
-                                                            SessionLimits sessionLimits = {});
+                                                            ServerOptions options = {});
   ~EmulatorServer();
 
   // The address clients should use, with the real port for "HOST:0".
@@ -39,10 +60,15 @@ class EmulatorServer {
 
  private:
   EmulatorServer() = default;
+  UnixPeers unixPeers_;
+  std::unique_ptr<UnixListener> unixListener_;
   std::unique_ptr<AcceleratorService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
 };
+
+// An address is a unix socket ("unix:PATH" or "unix-abstract:NAME").
+inline bool isUnixAddress(const std::string& address) { return address.rfind("unix", 0) == 0; }
 
 }  // namespace nnremote::emulator
 

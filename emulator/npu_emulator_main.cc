@@ -2,7 +2,9 @@
 #include <signal.h>
 
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -14,7 +16,8 @@
 namespace {
 
 constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--pace=realtime]
-                    [--server-config=FILE]
+                    [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
+                    [--tokens=FILE] [--insecure] [--socket-group=GROUP]
 
 Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM).
 Each device is one busy NPU shared by every client: executions and preparations from all
@@ -27,8 +30,7 @@ timeline (docs/scheduler.md).
                       unix-abstract:NAME   a Linux abstract unix socket
                       HOST:PORT            TCP, e.g. 127.0.0.1:50051 or 0.0.0.0:50051;
                                            port 0 picks a free port and prints it
-                    The server has no authentication: listen on a public address only on a
-                    network you trust.
+                    A TCP listener needs TLS (--tls-cert, --tls-key) or --insecure.
   --config=DEVICES  the simulated NPUs to serve, comma-separated; each is a preset name or a
                     path to an NpuConfig textproto (docs/npu_config.md). Default: edge16,large128.
                     Presets:
@@ -44,7 +46,22 @@ timeline (docs/scheduler.md).
                     a ServerConfig textproto (emulator/server_config.proto, docs/scheduler.md):
                     per-session quotas (prepared models, registered memory, device buffers,
                     executions in flight, fences, bursts) and scheduling (queue depth per device,
-                    priority aging). Unset fields keep generous defaults.
+                    priority aging) and which devices an identity may see. Unset fields keep
+                    generous defaults.
+
+Security (docs/security.md). Every session belongs to the identity that opened it, and only
+that identity can use it and its handles:
+  --tls-cert=PEM --tls-key=PEM
+                    serve TCP over TLS with this certificate chain and key
+  --client-ca=PEM   mutual TLS: clients must present a certificate signed by this CA; the
+                    certificate's subject (e.g. CN=alice) is the client's identity
+  --tokens=FILE     lines of "IDENTITY TOKEN": every call must carry
+                    "authorization: Bearer TOKEN" for one of them (UNAUTHENTICATED otherwise),
+                    on any transport; the token's IDENTITY is the client's
+  --insecure        allow TCP without TLS; anyone who reaches the port can use the devices
+  --socket-group=GROUP
+                    a unix socket is created mode 0600 (its owner only); with a group it is 0660
+                    and owned by GROUP. Clients on a unix socket are "uid:N".
   --help            show this text
 )";
 
@@ -55,20 +72,44 @@ bool takeFlag(const char* arg, const char* name, std::string* value) {
   return true;
 }
 
+// Reads each PEM flag that was given into its place in `security`.
+nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::string& key, const std::string& clientCa,
+                                        nnremote::emulator::ServerSecurity* security) {
+  const std::pair<const std::string*, std::string*> files[] = {
+      {&cert, &security->tlsCertPem}, {&key, &security->tlsKeyPem}, {&clientCa, &security->clientCaPem}};
+  for (const auto& [path, into] : files) {
+    if (path->empty()) continue;
+    std::ifstream file(*path);
+    if (!file) return nnremote::hal::invalidArgument() << "cannot read " << *path;
+    std::stringstream text;
+    text << file.rdbuf();
+    *into = text.str();
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string listen = nnremote::emulator::kDefaultListenAddress;
   std::string config = "default";
   std::string pace = "none";
-  std::string serverConfig;
+  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup;
+  nnremote::emulator::ServerOptions serverOptions;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::cout << kUsage;
       return 0;
     }
+    if (std::strcmp(argv[i], "--insecure") == 0) {
+      serverOptions.security.insecureTcp = true;
+      continue;
+    }
     if (!takeFlag(argv[i], "--listen", &listen) && !takeFlag(argv[i], "--config", &config) &&
-        !takeFlag(argv[i], "--pace", &pace) && !takeFlag(argv[i], "--server-config", &serverConfig)) {
+        !takeFlag(argv[i], "--pace", &pace) && !takeFlag(argv[i], "--server-config", &serverConfig) &&
+        !takeFlag(argv[i], "--tls-cert", &tlsCert) && !takeFlag(argv[i], "--tls-key", &tlsKey) &&
+        !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
+        !takeFlag(argv[i], "--socket-group", &socketGroup)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -91,6 +132,28 @@ int main(int argc, char** argv) {
     }
     limits = *loaded;
   }
+  serverOptions.session = limits.session;
+  serverOptions.deviceAccess = limits.deviceAccess;
+  if (auto read = readSecurityFiles(tlsCert, tlsKey, clientCa, &serverOptions.security); !read.ok()) {
+    std::cerr << "npu_emulator: " << read.error().message << "\n";
+    return 2;
+  }
+  if (!tokens.empty()) {
+    auto table = nnremote::emulator::loadTokenFile(tokens);
+    if (!table.ok()) {
+      std::cerr << "npu_emulator: --tokens: " << table.error().message << "\n";
+      return 2;
+    }
+    serverOptions.security.tokens = std::move(table).value();
+  }
+  if (!socketGroup.empty()) {
+    auto gid = nnremote::emulator::groupId(socketGroup);
+    if (!gid.ok()) {
+      std::cerr << "npu_emulator: " << gid.error().message << "\n";
+      return 2;
+    }
+    serverOptions.security.socketGroup = *gid;
+  }
   nnremote::emulator::SimulatedNpuOptions options;
   options.paceRealtime = pace == "realtime";
   options.scheduling = limits.scheduling;
@@ -103,7 +166,7 @@ int main(int argc, char** argv) {
   sigaddset(&stopSignals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-  auto server = nnremote::emulator::EmulatorServer::start(devices, listen, limits.session);
+  auto server = nnremote::emulator::EmulatorServer::start(devices, listen, serverOptions);
   if (!server.ok()) {
     std::cerr << "npu_emulator: " << server.error().message << "\n";
     return 1;
@@ -111,6 +174,12 @@ int main(int argc, char** argv) {
   std::cout << "npu_emulator listening on " << (*server)->address() << " with";
   for (const auto& device : devices) std::cout << " " << device->getName();
   std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
+  if (serverOptions.security.insecureTcp && !nnremote::emulator::isUnixAddress(listen) &&
+      serverOptions.security.tlsCertPem.empty()) {
+    std::cerr << "npu_emulator: WARNING: serving plain TCP (--insecure): anyone who can reach "
+              << (*server)->address() << " can use these devices"
+              << (serverOptions.security.tokens.empty() ? "" : ", and bearer tokens travel unencrypted") << std::endl;
+  }
 
   std::thread stopper([&] {
     int signal = 0;

@@ -56,6 +56,17 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                             "scheduling.priority_aging_ms", origin, &ms));
     limits.scheduling.priorityAgingStep = std::chrono::milliseconds(ms);
   }
+  for (int i = 0; i < config.identities_size(); ++i) {
+    const IdentityAccess& access = config.identities(i);
+    const std::string field = "identities[" + std::to_string(i) + "]";
+    if (access.identity().empty()) return hal::invalidArgument() << origin << ": " << field << ".identity is empty";
+    auto [entry, added] = limits.deviceAccess.devicesOf.emplace(access.identity(), std::set<std::string>{});
+    if (!added) {
+      return hal::invalidArgument() << origin << ": " << field << ".identity '" << access.identity()
+                                    << "' is listed twice";
+    }
+    entry->second.insert(access.devices().begin(), access.devices().end());
+  }
   return limits;
 }
 

@@ -4,6 +4,8 @@
 #define NNREMOTE_EMULATOR_SERVER_CONFIG_H_
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 
 #include "hal/result.h"
@@ -25,12 +27,24 @@ struct SchedulingLimits {
   hal::Duration priorityAgingStep = std::chrono::milliseconds(100);
 };
 
+// Which devices each listed identity may see; identities not listed see them all.
+struct DeviceAccess {
+  std::map<std::string, std::set<std::string>> devicesOf;
+
+  bool allows(const std::string& identity, const std::string& deviceName) const {
+    const auto it = devicesOf.find(identity);
+    return it == devicesOf.end() || it->second.count(deviceName) != 0;
+  }
+};
+
 struct ServerLimits {
   SessionLimits session;
   SchedulingLimits scheduling;
+  DeviceAccess deviceAccess;
 };
 
 // Parses a ServerConfig textproto; `origin` names it in errors, which name the bad field.
+// Device names in `identities` are checked against the served devices at server start.
 hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const std::string& origin);
 hal::Result<ServerLimits> loadServerConfig(const std::string& path);
 

@@ -119,10 +119,12 @@ struct PendingDownload {
 
 class Session {
  public:
-  Session(uint64_t id, std::string clientName, SessionLimits limits)
-      : id_(id), clientName_(std::move(clientName)), limits_(limits) {}
+  Session(uint64_t id, std::string identity, std::string clientName, SessionLimits limits)
+      : id_(id), identity_(std::move(identity)), clientName_(std::move(clientName)), limits_(limits) {}
 
   uint64_t id() const { return id_; }
+  // Who opened the session; only calls from this identity may name it (caller_identity.h).
+  const std::string& identity() const { return identity_; }
   const std::string& clientName() const { return clientName_; }
   const SessionLimits& limits() const { return limits_; }
 
@@ -146,6 +148,7 @@ class Session {
 
  private:
   const uint64_t id_;
+  const std::string identity_;
   const std::string clientName_;
   const SessionLimits limits_;
 };
@@ -153,11 +156,16 @@ class Session {
 class SessionRegistry {
  public:
   explicit SessionRegistry(SessionLimits limits = {}) : limits_(limits) {}
-  // Opens a session with this registry's limits.
-  std::shared_ptr<Session> open(const std::string& clientName);
-  hal::Result<std::shared_ptr<Session>> find(uint64_t id) const;
-  // Ends the session; a later find() fails. Closing an unknown session is an error.
-  hal::Status close(uint64_t id);
+  // Opens a session for `identity` with this registry's limits.
+  std::shared_ptr<Session> open(const std::string& identity, const std::string& clientName);
+  // The session `id` if `identity` opened it. Another identity's session is reported exactly
+  // like one that does not exist, so ids cannot be probed.
+  hal::Result<std::shared_ptr<Session>> find(uint64_t id, const std::string& identity) const;
+  // Ends the session; a later find() fails. Closing an unknown session, or another identity's,
+  // is an error.
+  hal::Status close(uint64_t id, const std::string& identity);
+  // Ends the session whoever owns it: its client is gone.
+  void drop(uint64_t id);
   size_t size() const;
 
  private:

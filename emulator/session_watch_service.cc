@@ -19,7 +19,7 @@ class SessionWatchService::Watch final : public grpc::ServerWriteReactor<wire::S
     if (!finished_.exchange(true)) Finish(status);
   }
   void OnCancel() override {
-    (void)owner_.sessions_.close(sessionId_);  // a session closed already is fine
+    owner_.sessions_.drop(sessionId_);  // a session closed already is fine
     end();
   }
   void OnDone() override {
@@ -35,14 +35,15 @@ class SessionWatchService::Watch final : public grpc::ServerWriteReactor<wire::S
 };
 
 grpc::ServerWriteReactor<wire::SessionEvent>* SessionWatchService::WatchSession(
-    grpc::CallbackServerContext*, const wire::CloseSessionRequest* request) {
+    grpc::CallbackServerContext* context, const wire::CloseSessionRequest* request) {
   const uint64_t id = request->session_id();
   auto watch = std::make_shared<Watch>(*this, id);
   watch->keepAliveUntilDone(watch);
-  grpc::Status refusal;
-  {
+  std::string identity;
+  grpc::Status refusal = authenticator_.identify(*context, &identity);
+  if (refusal.ok()) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (auto session = sessions_.find(id); !session.ok()) {
+    if (auto session = sessions_.find(id, identity); !session.ok()) {
       refusal = wire_conv::toGrpcStatus(session.error());
     } else if (!stopped_) {
       watches_.emplace(id, watch);

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "emulator/caller_identity.h"
 #include "emulator/session_registry.h"
 #include "proto/nnremote.grpc.pb.h"
 
@@ -16,7 +17,9 @@ namespace nnremote::emulator {
 
 class SessionWatchService final : public wire::SessionWatch::CallbackService {
  public:
-  explicit SessionWatchService(SessionRegistry& sessions) : sessions_(sessions) {}
+  // Only the identity that opened a session may watch it: a watch that breaks ends the session.
+  SessionWatchService(SessionRegistry& sessions, const Authenticator& authenticator)
+      : sessions_(sessions), authenticator_(authenticator) {}
 
   grpc::ServerWriteReactor<wire::SessionEvent>* WatchSession(grpc::CallbackServerContext* context,
                                                              const wire::CloseSessionRequest* request) override;
@@ -33,6 +36,7 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
   void forget(uint64_t sessionId, Watch* watch);
 
   SessionRegistry& sessions_;
+  const Authenticator& authenticator_;
   mutable std::mutex mutex_;
   std::unordered_multimap<uint64_t, std::shared_ptr<Watch>> watches_;
   bool stopped_ = false;

@@ -18,8 +18,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, static_cast<int>(options.keepaliveTime.count()));
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, static_cast<int>(options.keepaliveTimeout.count()));
   arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  connection->channel_ =
-      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  NN_ASSIGN_OR_RETURN(connection->channel_, createSecureChannel(address, options.security, arguments));
   if (!connection->channel_->WaitForConnected(std::chrono::system_clock::now() +
                                               options.connectTimeout)) {
     return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
@@ -39,6 +38,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
     return hal::withContext(wire_conv::fromGrpcStatus(status), "OpenSession at " + address);
   }
   connection->sessionId_ = response.session_id();
+  connection->identity_ = response.identity();
   connection->pools_ = std::make_unique<PoolTransport>(*connection, options.useSharedMemory,
                                                        options.bulkThresholdBytes);
   connection->watchThread_ = std::thread([raw = connection.get()] { raw->watchSession(); });

@@ -14,6 +14,7 @@
 
 #include "hal/result.h"
 #include "proto/nnremote.grpc.pb.h"
+#include "proxy_driver/channel_security.h"
 #include "proxy_driver/pool_transport.h"
 
 namespace nnremote::proxy {
@@ -34,6 +35,8 @@ struct ConnectionOptions {
   bool useSharedMemoryBursts = true;
   // Pools with contents larger than this travel as bulk uploads instead of inline.
   uint64_t bulkThresholdBytes = uint64_t{1} << 20;
+  // TLS, mutual TLS and a bearer token (docs/security.md).
+  ChannelSecurity security;
 };
 
 class Connection {
@@ -49,6 +52,8 @@ class Connection {
 
   wire::Accelerator::Stub& stub() const { return *stub_; }
   uint64_t sessionId() const { return sessionId_; }
+  // Who the server takes this client to be ("uid:N", a certificate subject, a token's identity).
+  const std::string& identity() const { return identity_; }
   const std::string& address() const { return address_; }
   const ConnectionOptions& options() const { return options_; }
   // Whether the server runs on this host: the address is a unix socket.
@@ -71,6 +76,7 @@ class Connection {
   std::unique_ptr<wire::Accelerator::Stub> stub_;
   std::unique_ptr<wire::SessionWatch::Stub> watchStub_;
   uint64_t sessionId_ = 0;
+  std::string identity_;
   grpc::ClientContext watchContext_;
   std::thread watchThread_;
   std::unique_ptr<PoolTransport> pools_;

@@ -12,6 +12,7 @@
 #include "hal/operand_types.h"
 #include "tools/text_escape.h"
 #include "tests/conformance/cts_runner.h"
+#include "tools/connection_flags.h"
 #include "tools/flags.h"
 #include "tools/models/built_in.h"
 #include "tools/qos_flags.h"
@@ -55,22 +56,22 @@ void printDevices(const Target& target) {
 }  // namespace
 
 int runDevices(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"target"});
+  auto flags = Flags::parse(args, withConnectionFlags({}));
   if (!flags.ok()) return fail("devices", flags.error());
-  auto target = openTarget(flags->get("target"));
+  auto target = openTarget(*flags);
   if (!target.ok()) return fail("devices", target.error());
   printDevices(*target);
   return 0;
 }
 
 int runSample(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"target", "device", "priority", "deadline-us"});
+  auto flags = Flags::parse(args, withConnectionFlags({"device", "priority", "deadline-us"}));
   if (!flags.ok()) return fail("run-sample", flags.error());
   auto priority = priorityFlag(*flags);
   if (!priority.ok()) return fail("run-sample", priority.error());
   auto deadline = deadlineFlag(*flags);
   if (!deadline.ok()) return fail("run-sample", deadline.error());
-  auto target = openTarget(flags->get("target"));
+  auto target = openTarget(*flags);
   if (!target.ok()) return fail("run-sample", target.error());
   printDevices(*target);
 
@@ -114,8 +115,8 @@ int runSample(const std::vector<std::string>& args) {
 }
 
 int runConform(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"target", "cases", "device", "junit", "in-process", "verbose",
-                                   "executor", "memory"});
+  auto flags = Flags::parse(args, withConnectionFlags({"cases", "device", "junit", "in-process", "verbose",
+                                   "executor", "memory"}));
   if (!flags.ok()) return fail("conform", flags.error());
   cts::RunOptions options;
   auto executor = cts::executorFromName(flags->get("executor", "sync"));
@@ -143,7 +144,7 @@ int runConform(const std::vector<std::string>& args) {
       return fail("conform", hal::invalidArgument() << "no simulated device named '" << wanted << "'");
     }
   } else {
-    auto opened = openTarget(flags->get("target"));
+    auto opened = openTarget(*flags);
     if (!opened.ok()) return fail("conform", opened.error());
     target = std::move(opened).value();
     auto chosen = target->device(flags->get("device"));
@@ -237,13 +238,13 @@ int runCost(const std::vector<std::string>& args) {
 }
 
 int runTrace(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"target", "device", "model", "json", "html"});
+  auto flags = Flags::parse(args, withConnectionFlags({"device", "model", "json", "html"}));
   if (!flags.ok()) return fail("trace", flags.error());
   const std::string modelName = flags->get("model", "mobilenet");
   auto builtModel = builtInModel(modelName);
   if (!builtModel.ok()) return fail("trace", builtModel.error());
   const BuiltModel& built = *builtModel;
-  auto target = openTarget(flags->get("target"));
+  auto target = openTarget(*flags);
   if (!target.ok()) return fail("trace", target.error());
   auto device = target->device(flags->get("device"));
   if (!device.ok()) return fail("trace", device.error());

@@ -12,6 +12,7 @@
 
 #include "hal/model_builder.h"
 #include "tools/commands.h"
+#include "tools/connection_flags.h"
 #include "tools/flags.h"
 #include "tools/models/built_in.h"
 #include "tools/qos_flags.h"
@@ -22,6 +23,7 @@ namespace {
 
 struct LoadOptions {
   std::string address;  // where clients connect
+  proxy::ConnectionOptions connection;  // and how
   std::string deviceName;
   BuiltModel model;
   hal::Priority priority = hal::Priority::MEDIUM;
@@ -42,7 +44,7 @@ void countError(ClientTally* tally, const hal::Error& error) { ++tally->errors[h
 // One client: its own session, preparation and loop. Setup failures count as errors too.
 ClientTally runClient(const LoadOptions& options) {
   ClientTally tally;
-  auto connection = proxy::Connection::connect(options.address);
+  auto connection = proxy::Connection::connect(options.address, options.connection);
   if (!connection.ok()) return countError(&tally, connection.error()), tally;
   auto devices = proxy::ProxyDevice::discover(*connection);
   if (!devices.ok()) return countError(&tally, devices.error()), tally;
@@ -95,8 +97,8 @@ int fail(const hal::Error& error) {
 }  // namespace
 
 int runLoad(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"target", "device", "model", "clients", "priority", "seconds", "executor",
-                                   "idle-sessions", "deadline-us"});
+  auto flags = Flags::parse(args, withConnectionFlags({"device", "model", "clients", "priority", "seconds", "executor",
+                                   "idle-sessions", "deadline-us"}));
   if (!flags.ok()) return fail(flags.error());
   LoadOptions options;
   auto model = builtInModel(flags->get("model", "sample"));
@@ -121,17 +123,18 @@ int runLoad(const std::vector<std::string>& args) {
   auto idle = boundedFlag(*flags, "idle-sessions", 0, 0, 100000);
   if (!idle.ok()) return fail(idle.error());
 
-  auto target = openTarget(flags->get("target"));
+  auto target = openTarget(*flags);
   if (!target.ok()) return fail(target.error());
   auto device = target->device(flags->get("device"));
   if (!device.ok()) return fail(device.error());
   options.deviceName = (*device)->getName();
-  options.address = target->localServer ? target->localServer->address() : flags->get("target");
+  options.address = target->address;
+  options.connection = target->options;
 
   // Idle sessions first: connected, holding a session each, doing nothing.
   std::vector<std::shared_ptr<proxy::Connection>> idleSessions;
   for (int64_t i = 0; i < *idle; ++i) {
-    auto connection = proxy::Connection::connect(options.address);
+    auto connection = proxy::Connection::connect(options.address, options.connection);
     if (!connection.ok()) return fail(hal::withContext(connection.error(), "idle session " + std::to_string(i)));
     idleSessions.push_back(*connection);
   }

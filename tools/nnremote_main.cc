@@ -29,6 +29,13 @@ Flags (every command):
                   NPUs (nnremote-edge16, nnremote-large128) and still goes through the proxy
                   driver and gRPC.
   --device=NAME   the device to use (default: the first one; run-sample: all of them)
+  --tls-ca=PEM    connect over TLS, trusting this CA for the server's certificate
+  --tls-cert=PEM --tls-key=PEM
+                  this client's certificate and key, for a server that wants mutual TLS
+  --tls-server-name=NAME
+                  the name the server's certificate must carry, when the address's host is not it
+  --token-file=FILE
+                  send the token in FILE as "authorization: Bearer TOKEN" on every call
 
 Flags (run-sample):
   --priority=P    low, medium (default) or high: the priority the model is prepared with

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "emulator/simulated_npus.h"
+#include "tools/connection_flags.h"
 
 namespace nnremote::tools {
 
@@ -18,8 +19,10 @@ hal::Result<std::shared_ptr<proxy::ProxyDevice>> Target::device(const std::strin
   return error << ")";
 }
 
-hal::Result<Target> openTarget(const std::string& address) {
+hal::Result<Target> openTarget(const Flags& flags) {
   Target target;
+  NN_ASSIGN_OR_RETURN(target.options, connectionOptionsFrom(flags));
+  const std::string address = flags.get("target");
   std::string connectTo = address;
   if (address.empty()) {
     const auto devices = emulator::createSimulatedNpus(sim::defaultNpuConfigs());
@@ -30,7 +33,8 @@ hal::Result<Target> openTarget(const std::string& address) {
   } else {
     target.description = address;
   }
-  NN_ASSIGN_OR_RETURN(target.connection, proxy::Connection::connect(connectTo));
+  target.address = connectTo;
+  NN_ASSIGN_OR_RETURN(target.connection, proxy::Connection::connect(connectTo, target.options));
   NN_ASSIGN_OR_RETURN(target.devices, proxy::ProxyDevice::discover(target.connection));
   return target;
 }

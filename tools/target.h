@@ -11,6 +11,7 @@
 #include "emulator/emulator_server.h"
 #include "proxy_driver/connection.h"
 #include "proxy_driver/proxy_device.h"
+#include "tools/flags.h"
 
 namespace nnremote::tools {
 
@@ -19,12 +20,17 @@ struct Target {
   std::shared_ptr<proxy::Connection> connection;
   std::vector<std::shared_ptr<proxy::ProxyDevice>> devices;
   std::string description;
+  // How to open more connections to the same server, e.g. for `nnremote load`'s clients.
+  std::string address;
+  proxy::ConnectionOptions options;
 
   // The device named `name`, or the first device if `name` is empty.
   hal::Result<std::shared_ptr<proxy::ProxyDevice>> device(const std::string& name) const;
 };
 
-hal::Result<Target> openTarget(const std::string& address);
+// The server --target names (or one in this process without it), connected with the security
+// flags (tools/connection_flags.h).
+hal::Result<Target> openTarget(const Flags& flags);
 
 }  // namespace nnremote::tools
 

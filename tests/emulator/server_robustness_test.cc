@@ -14,6 +14,7 @@
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"
+#include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -29,7 +30,7 @@ class ServerTest : public ::testing::Test {
   void SetUp() override {
     auto server = EmulatorServer::start(
         {sim::SimDevice::create(sim::edgeNpuConfig()), sim::SimDevice::create(sim::largeNpuConfig())},
-        "127.0.0.1:0");
+        "127.0.0.1:0", testing::plainLoopbackOptions());
     ASSERT_TRUE(server.ok()) << server.error().message;
     server_ = std::move(server).value();
     channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
@@ -419,7 +420,7 @@ TEST(ConnectionTest, NoServerMeansDeadObject) {
 }
 
 TEST(ConnectionTest, WrongWireVersionIsRefused) {
-  auto server = EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0");
+  auto server = EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0", testing::plainLoopbackOptions());
   ASSERT_TRUE(server.ok());
   auto stub = wire::Accelerator::NewStub(
       grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));

@@ -17,6 +17,7 @@
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"
 #include "tests/scheduler/qos_stack.h"
+#include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -40,7 +41,8 @@ class SessionQuotasTest : public ::testing::Test {
         session_quotas { prepared_models: 2 registered_memory_mib: 1 device_buffers: 1 fences: 2 bursts: 1 })",
                                     "test config");
     ASSERT_TRUE(limits.ok()) << limits.error().message;
-    auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0", limits->session);
+    auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                        testing::plainLoopbackOptions(limits->session));
     ASSERT_TRUE(server.ok()) << server.error().message;
     server_ = std::move(server).value();
     stub_ = wire::Accelerator::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));

@@ -5,6 +5,7 @@
 #include "emulator/emulator_server.h"
 #include "emulator/simulated_npus.h"
 #include "proxy_driver/proxy_device.h"
+#include "tests/common/server_options.h"
 
 namespace nnremote::testing {
 namespace {
@@ -24,7 +25,8 @@ DeviceUnderTest throughProxy() { return serveThroughProxy(emulator::createSimula
 
 DeviceUnderTest serveThroughProxy(hal::SharedDevice device, emulator::SessionLimits sessionLimits) {
   auto stack = std::make_shared<ProxyStack>();
-  auto server = emulator::EmulatorServer::start({std::move(device)}, "127.0.0.1:0", sessionLimits);
+  auto server = emulator::EmulatorServer::start({std::move(device)}, "127.0.0.1:0",
+                                                testing::plainLoopbackOptions(sessionLimits));
   if (!server.ok()) std::abort();
   stack->server = std::move(server).value();
   auto connection = proxy::Connection::connect(stack->server->address());

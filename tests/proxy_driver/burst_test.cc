@@ -10,6 +10,7 @@
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_burst.h"
 #include "proxy_driver/proxy_device.h"
+#include "tests/common/server_options.h"
 
 namespace nnremote::proxy {
 namespace {
@@ -30,7 +31,7 @@ class BurstTest : public ::testing::TestWithParam<Transport> {
  protected:
   void SetUp() override {
     auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())},
-                                                  addressFor(GetParam()));
+                                                  addressFor(GetParam()), testing::plainLoopbackOptions());
     ASSERT_TRUE(server.ok());
     server_ = std::move(server).value();
     connection_ = *Connection::connect(server_->address());

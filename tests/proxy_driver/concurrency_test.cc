@@ -9,6 +9,7 @@
 #include "hal/execution_adapters.h"
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
+#include "tests/common/server_options.h"
 
 namespace nnremote::proxy {
 namespace {
@@ -26,7 +27,8 @@ hal::Model scaleModel(float factor) {
 }
 
 TEST(ConcurrencyTest, SixtyFourThreadsAcrossTwoPreparedModelsGetTheirOwnResults) {
-  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0");
+  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                                testing::plainLoopbackOptions());
   ASSERT_TRUE(server.ok());
   auto connection = Connection::connect((*server)->address());
   ASSERT_TRUE(connection.ok());
@@ -72,7 +74,8 @@ TEST(ConcurrencyTest, SixtyFourThreadsAcrossTwoPreparedModelsGetTheirOwnResults)
 }
 
 TEST(ConcurrencyTest, AsynchronousExecutionsCompleteWithTheirOwnResults) {
-  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0");
+  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                                testing::plainLoopbackOptions());
   ASSERT_TRUE(server.ok());
   auto connection = Connection::connect((*server)->address());
   auto device = ProxyDevice::discover(*connection)->front();

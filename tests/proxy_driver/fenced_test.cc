@@ -8,6 +8,7 @@
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
+#include "tests/common/server_options.h"
 
 namespace nnremote::proxy {
 namespace {
@@ -20,7 +21,8 @@ using ::testing::HasSubstr;
 class FencedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0");
+    auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                                  testing::plainLoopbackOptions());
     ASSERT_TRUE(server.ok());
     server_ = std::move(server).value();
     connection_ = *Connection::connect(server_->address());
@@ -42,7 +44,7 @@ class FencedTest : public ::testing::Test {
   }
 
   size_t serverFences() {
-    return (*server_->service().sessions().find(connection_->sessionId()))->fences.size();
+    return (*server_->service().sessions().find(connection_->sessionId(), connection_->identity()))->fences.size();
   }
 
   std::unique_ptr<emulator::EmulatorServer> server_;

@@ -11,6 +11,7 @@
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"
+#include "tests/common/server_options.h"
 
 namespace nnremote::proxy {
 namespace {
@@ -49,7 +50,7 @@ class PoolTransportTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())},
-                                                  "127.0.0.1:0");
+                                                  "127.0.0.1:0", testing::plainLoopbackOptions());
     ASSERT_TRUE(server.ok());
     server_ = std::move(server).value();
   }
@@ -69,7 +70,7 @@ class PoolTransportTest : public ::testing::Test {
   }
 
   size_t serverRegistrations() {
-    auto session = server_->service().sessions().find(connection_->sessionId());
+    auto session = server_->service().sessions().find(connection_->sessionId(), connection_->identity());
     return session.ok() ? (*session)->registeredMemories.size() : 0;
   }
 
@@ -157,7 +158,7 @@ TEST_F(PoolTransportTest, TensorsOf68MiBCrossTcpInBulkBothWays) {
   EXPECT_EQ(sum[0], 1000.5f);
   EXPECT_EQ(sum[kElements - 1], 1000.5f + float((kElements - 1) % 1000));
   EXPECT_EQ(sum[kElements / 2], 1000.5f + float((kElements / 2) % 1000));
-  auto session = server_->service().sessions().find(connection_->sessionId());
+  auto session = server_->service().sessions().find(connection_->sessionId(), connection_->identity());
   ASSERT_TRUE(session.ok());
   EXPECT_EQ((*session)->uploads.size(), 0u) << "uploads are used up by the request";
   EXPECT_EQ((*session)->downloads.size(), 0u) << "downloads are fetched once";

@@ -1,0 +1,124 @@
+#include "emulator/unix_listener.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <grpcpp/server_posix.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace nnremote::emulator {
+namespace {
+
+hal::Error systemError(const std::string& what) {
+  return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE) << what << ": " << std::strerror(errno);
+}
+
+}  // namespace
+
+hal::Result<gid_t> groupId(const std::string& group) {
+  if (group.empty()) return hal::invalidArgument() << "--socket-group is empty";
+  if (group.find_first_not_of("0123456789") == std::string::npos) return static_cast<gid_t>(std::stoul(group));
+  const struct group* entry = ::getgrnam(group.c_str());
+  if (entry == nullptr) return hal::invalidArgument() << "--socket-group: no group named '" << group << "'";
+  return entry->gr_gid;
+}
+
+hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string& address,
+                                                              std::optional<gid_t> group) {
+  std::unique_ptr<UnixListener> listener(new UnixListener());
+  sockaddr_un name{};
+  name.sun_family = AF_UNIX;
+  socklen_t length = 0;
+  if (address.rfind("unix-abstract:", 0) == 0) {
+    const std::string abstract = address.substr(std::strlen("unix-abstract:"));
+    if (abstract.empty() || abstract.size() + 1 > sizeof(name.sun_path)) {
+      return hal::invalidArgument() << "'" << address << "' is not a usable abstract socket name";
+    }
+    std::memcpy(name.sun_path + 1, abstract.data(), abstract.size());  // sun_path[0] = 0: abstract
+    length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + abstract.size());
+  } else if (address.rfind("unix:", 0) == 0) {
+    listener->path_ = address.substr(std::strlen("unix:"));
+    if (listener->path_.empty() || listener->path_.size() + 1 > sizeof(name.sun_path)) {
+      return hal::invalidArgument() << "'" << address << "' is not a usable socket path (at most "
+                                    << sizeof(name.sun_path) - 1 << " characters)";
+    }
+    std::memcpy(name.sun_path, listener->path_.data(), listener->path_.size());
+    length = static_cast<socklen_t>(sizeof(name));
+    ::unlink(listener->path_.c_str());  // a stale socket from an earlier run would make bind fail
+  } else {
+    return hal::invalidArgument() << "'" << address << "' is not a unix socket address";
+  }
+  listener->socket_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listener->socket_ < 0) return systemError("socket");
+  if (::bind(listener->socket_, reinterpret_cast<const sockaddr*>(&name), length) != 0) {
+    return systemError("cannot listen on " + address);
+  }
+  // Until listen() nobody can connect, so the mode is right before the first client arrives.
+  if (!listener->path_.empty()) {
+    if (group.has_value() && ::chown(listener->path_.c_str(), static_cast<uid_t>(-1), *group) != 0) {
+      return systemError("cannot give " + listener->path_ + " to group " + std::to_string(*group));
+    }
+    if (::chmod(listener->path_.c_str(), group.has_value() ? 0660 : 0600) != 0) {
+      return systemError("cannot set the mode of " + listener->path_);
+    }
+    struct stat status {};
+    if (::stat(listener->path_.c_str(), &status) == 0) listener->inode_ = status.st_ino;
+  }
+  if (::pipe2(listener->wakeup_, O_CLOEXEC) != 0) return systemError("pipe");
+  return listener;
+}
+
+hal::Status UnixListener::accept(grpc::Server* server, UnixPeers* peers) {
+  if (::listen(socket_, SOMAXCONN) != 0) return systemError("listen");
+  thread_ = std::thread([this, server, peers] { acceptLoop(server, peers); });
+  return {};
+}
+
+void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers) {
+  pollfd waits[2] = {{socket_, POLLIN, 0}, {wakeup_[0], POLLIN, 0}};
+  while (true) {
+    if (::poll(waits, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (waits[1].revents != 0) return;
+    const int connection = ::accept4(socket_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (connection < 0) continue;  // the client gave up already, or out of descriptors for now
+    ucred credentials{};
+    socklen_t size = sizeof(credentials);
+    if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
+      ::close(connection);
+      continue;
+    }
+    // Recorded before gRPC sees the connection, so its first call already has an identity.
+    peers->connected("fd:" + std::to_string(connection), credentials.uid);
+    grpc::AddInsecureChannelFromFd(server, connection);
+  }
+}
+
+void UnixListener::stop() {
+  if (thread_.joinable()) {
+    const char wake = 1;
+    (void)!::write(wakeup_[1], &wake, 1);
+    thread_.join();
+  }
+}
+
+UnixListener::~UnixListener() {
+  stop();
+  if (socket_ >= 0) ::close(socket_);
+  for (int fd : wakeup_) {
+    if (fd >= 0) ::close(fd);
+  }
+  // A server started since on the same path owns the file now; leave its socket alone.
+  struct stat status {};
+  if (!path_.empty() && ::stat(path_.c_str(), &status) == 0 && status.st_ino == inode_) ::unlink(path_.c_str());
+}
+
+}  // namespace nnremote::emulator
