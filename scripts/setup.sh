@@ -7,6 +7,8 @@ packages=(
   # Build: Debian's Bazel (WORKSPACE mode, offline) and the repositories it wants locally.
   bazel-bootstrap bazel-platforms bazel-rules-java bazel-rules-proto bazel-skylib
   g++ pkg-config
+  # Test certificates for TLS and mutual TLS (the tests make their own).
+  openssl
   # Libraries, linked from the system.
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -38,7 +38,9 @@ TEST(ConformanceTest, EveryVersionPassesEverywhereAndIdentically) {
     GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
   }
   std::map<std::string, Outcomes> byFactory;
-  for (const auto& factory : testing::allDeviceFactories()) {
+  auto factories = testing::allDeviceFactories();
+  factories.push_back(testing::throughSecureProxyFactory());  // mutual TLS and a token on TCP
+  for (const auto& factory : factories) {
     Totals totals;
     std::string log;
     byFactory[factory.name] = runFolder("", factory, &totals, &log);
@@ -50,6 +52,7 @@ TEST(ConformanceTest, EveryVersionPassesEverywhereAndIdentically) {
     EXPECT_GE(totals.passed, 9374u) << factory.name;
   }
   EXPECT_EQ(byFactory["InProcess"], byFactory["ThroughProxy"]);
+  EXPECT_EQ(byFactory["InProcess"], byFactory["ThroughSecureProxy"]);
 }
 
 TEST(ConformanceTest, EveryExecutorAndPoolMemoryAgreesWithSync) {

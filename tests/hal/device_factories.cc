@@ -6,6 +6,7 @@
 #include "emulator/simulated_npus.h"
 #include "proxy_driver/proxy_device.h"
 #include "tests/common/server_options.h"
+#include "tests/common/test_pki.h"
 
 namespace nnremote::testing {
 namespace {
@@ -21,20 +22,48 @@ struct ProxyStack {
 
 DeviceUnderTest throughProxy() { return serveThroughProxy(emulator::createSimulatedNpu(sim::edgeNpuConfig())); }
 
+
 }  // namespace
 
-DeviceUnderTest serveThroughProxy(hal::SharedDevice device, emulator::SessionLimits sessionLimits) {
+DeviceUnderTest serveWith(hal::SharedDevice device, const emulator::ServerOptions& serverOptions,
+                          const proxy::ConnectionOptions& connectionOptions) {
   auto stack = std::make_shared<ProxyStack>();
-  auto server = emulator::EmulatorServer::start({std::move(device)}, "127.0.0.1:0",
-                                                testing::plainLoopbackOptions(sessionLimits));
+  auto server = emulator::EmulatorServer::start({std::move(device)}, "127.0.0.1:0", serverOptions);
   if (!server.ok()) std::abort();
   stack->server = std::move(server).value();
-  auto connection = proxy::Connection::connect(stack->server->address());
+  auto connection = proxy::Connection::connect(stack->server->address(), connectionOptions);
   if (!connection.ok()) std::abort();
   stack->connection = *connection;
   auto devices = proxy::ProxyDevice::discover(stack->connection);
   if (!devices.ok() || devices->size() != 1) std::abort();
   return {stack, devices->front()};
+}
+
+DeviceUnderTest serveThroughProxy(hal::SharedDevice device, emulator::SessionLimits sessionLimits) {
+  return serveWith(std::move(device), plainLoopbackOptions(sessionLimits), {});
+}
+
+DeviceFactory throughSecureProxyFactory() {
+  return {"ThroughSecureProxy", [] {
+            static const TestPki* pki = [] {
+              const char* tmp = std::getenv("TEST_TMPDIR");
+              auto made = makeTestPki(std::string(tmp != nullptr ? tmp : "/tmp") + "/device-factory-pki");
+              if (!made.ok()) std::abort();  // openssl missing: scripts/setup.sh installs it
+              return new TestPki(std::move(made).value());
+            }();
+            constexpr const char* kToken = "conformance-token-0123456789";
+            emulator::ServerOptions server;
+            server.security.tlsCertPem = pki->server.certPem;
+            server.security.tlsKeyPem = pki->server.keyPem;
+            server.security.clientCaPem = pki->caPem;
+            server.security.tokens.identityOf[kToken] = "conformance";
+            proxy::ConnectionOptions client;
+            client.security.tlsCaPem = pki->caPem;
+            client.security.tlsCertPem = pki->alice.certPem;
+            client.security.tlsKeyPem = pki->alice.keyPem;
+            client.security.token = kToken;
+            return serveWith(emulator::createSimulatedNpu(sim::edgeNpuConfig()), server, client);
+          }};
 }
 
 std::vector<DeviceFactory> allDeviceFactories() {

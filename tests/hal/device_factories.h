@@ -29,6 +29,10 @@ struct DeviceFactory {
 // "InProcess" and "ThroughProxy", both on the edge16 NPU preset.
 std::vector<DeviceFactory> allDeviceFactories();
 
+// "ThroughSecureProxy": like ThroughProxy, with mutual TLS and a bearer token on the way
+// (certificates made by openssl at first use).
+DeviceFactory throughSecureProxyFactory();
+
 // `device` served by a real emulator on loopback TCP (with `sessionLimits`), as the proxy
 // driver's device for it.
 DeviceUnderTest serveThroughProxy(hal::SharedDevice device, emulator::SessionLimits sessionLimits = {});

@@ -106,6 +106,36 @@ printf 'Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Chan
 check "cost reproduces SCALE-Sim's AlexNet conv1 golden" bash -c \
   "$nnremote cost --scalesim-config=$TEST_TMPDIR/scale.cfg --topology=$TEST_TMPDIR/alexnet.csv | grep -q '^0, 112283, 0, '"
 
+# A farm emulator on TCP: mutual TLS and tokens (certificates made here, nothing committed).
+pki=$socket_dir/pki
+mkdir -p "$pki"
+newkey="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+openssl req -x509 $newkey -days 2 -subj /CN=cli-ca -keyout "$pki/ca.key" -out "$pki/ca.pem" 2>/dev/null
+for name in localhost ci-runner; do
+  openssl req $newkey -subj /CN=$name -keyout "$pki/$name.key" -out "$pki/$name.csr" 2>/dev/null
+  echo "subjectAltName=DNS:localhost,IP:127.0.0.1" > "$pki/$name.ext"
+  openssl x509 -req -days 2 -in "$pki/$name.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" -CAcreateserial \
+    -extfile "$pki/$name.ext" -out "$pki/$name.pem" 2>/dev/null
+done
+printf '# identity token\nci-runner cli-token-0123456789abcdef\n' > "$pki/tokens"
+printf 'cli-token-0123456789abcdef\n' > "$pki/token"
+check "plain TCP without --insecure is refused at startup" bash -c \
+  "$emulator --listen=127.0.0.1:0 2>&1 | grep -q -- 'accept the risk with --insecure'"
+$emulator --listen=127.0.0.1:0 --tls-cert="$pki/localhost.pem" --tls-key="$pki/localhost.key" \
+  --client-ca="$pki/ca.pem" --tokens="$pki/tokens" > "$TEST_TMPDIR/secure.log" 2>&1 &
+secure=$!
+for _ in $(seq 50); do grep -q "listening on" "$TEST_TMPDIR/secure.log" && break; sleep 0.1; done
+address=$(sed -n 's/^npu_emulator listening on \([^ ]*\) with.*/\1/p' "$TEST_TMPDIR/secure.log")
+tls="--tls-ca=$pki/ca.pem --tls-cert=$pki/ci-runner.pem --tls-key=$pki/ci-runner.key"
+check "run-sample works over mutual TLS with a token" bash -c \
+  "$nnremote run-sample --target=$address $tls --token-file=$pki/token --device=nnremote-edge16 | grep -q 'output shape 0: \[1, 4\]'"
+check "without the token every call is UNAUTHENTICATED" bash -c \
+  "$nnremote devices --target=$address $tls 2>&1 | grep -q 'requires a bearer token'"
+check "a missing certificate file is named" bash -c \
+  "$nnremote devices --target=$address --tls-ca=$pki/nope.pem 2>&1 | grep -q -- '--tls-ca: cannot read $pki/nope.pem'"
+kill -TERM $secure
+wait $secure
+
 kill -TERM $server
 wait $server
 check "npu_emulator exits cleanly on SIGTERM" grep -q "shutting down" "$TEST_TMPDIR/emulator.log"

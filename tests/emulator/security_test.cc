@@ -1,0 +1,414 @@
+// Who may use the server: TLS and mutual TLS on TCP, bearer tokens on every RPC and stream,
+// unix sockets by mode and uid, and isolation between identities (docs/security.md).
+#include <gmock/gmock.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "accelerator_sim/sim_device.h"
+#include "emulator/emulator_server.h"
+#include "emulator/server_config.h"
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+#include "proxy_driver/proxy_device.h"
+#include "tests/common/add_model.h"
+#include "tests/common/test_pki.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kAliceToken = "alice-0123456789abcdef";
+constexpr const char* kBobToken = "bob-fedcba9876543210";
+
+std::string testDirectory() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+const testing::TestPki& pki() {
+  static const testing::TestPki* made = [] {
+    auto result = testing::makeTestPki(testDirectory() + "/pki");
+    if (!result.ok()) {
+      std::fprintf(stderr, "cannot make test certificates (is openssl installed?): %s\n", result.error().message.c_str());
+      std::abort();
+    }
+    return new testing::TestPki(std::move(result).value());
+  }();
+  return *made;
+}
+
+std::vector<hal::SharedDevice> twoDevices() {
+  return {sim::SimDevice::create(sim::edgeNpuConfig()), sim::SimDevice::create(sim::largeNpuConfig())};
+}
+
+// In /tmp: bazel's TEST_TMPDIR can be longer than a socket path may be.
+std::string uniqueSocket(const std::string& name) {
+  static int counter = 0;
+  return "unix:/tmp/nnremote-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".sock";
+}
+
+ServerOptions withTokens() {
+  ServerOptions options;
+  options.security.tokens.identityOf = {{kAliceToken, "alice"}, {kBobToken, "bob"}};
+  return options;
+}
+
+proxy::ConnectionOptions quickConnect() {
+  proxy::ConnectionOptions options;
+  options.connectTimeout = std::chrono::milliseconds(1500);
+  return options;
+}
+
+// A raw client of the wire protocol that presents `token` (none if empty) on every call.
+class RawClient {
+ public:
+  RawClient(const std::string& address, std::string token)
+      : stub_(wire::Accelerator::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))),
+        watch_(wire::SessionWatch::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))),
+        token_(std::move(token)) {}
+
+  std::unique_ptr<grpc::ClientContext> context() const {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    if (!token_.empty()) context->AddMetadata("authorization", "Bearer " + token_);
+    return context;
+  }
+  wire::Accelerator::Stub& stub() { return *stub_; }
+  wire::SessionWatch::Stub& watch() { return *watch_; }
+
+  grpc::Status openSession(wire::OpenSessionResponse* response) {
+    wire::OpenSessionRequest request;
+    request.set_client_version(kWireVersion);
+    return stub_->OpenSession(context().get(), request, response);
+  }
+  grpc::Status prepare(uint64_t session, const std::string& device, uint64_t* id) {
+    wire::PrepareModelRequest request;
+    request.set_session_id(session);
+    request.set_device_name(device);
+    *request.mutable_model() = *wire_conv::toWire(testing::twoInputAddModel());
+    wire::PrepareModelResponse response;
+    grpc::Status status = stub_->PrepareModel(context().get(), request, &response);
+    *id = response.prepared_model_id();
+    return status;
+  }
+  grpc::Status execute(uint64_t session, uint64_t preparedModel, std::vector<float>* sum = nullptr) {
+    auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+    wire::ExecuteRequest request;
+    request.set_session_id(session);
+    request.set_prepared_model_id(preparedModel);
+    *request.mutable_request() = *wire_conv::toWire(io->request);
+    wire::ExecuteResponse response;
+    grpc::Status status = stub_->Execute(context().get(), request, &response);
+    if (status.ok() && sum != nullptr) {
+      const std::string& bytes = response.output_data(0);
+      sum->assign(reinterpret_cast<const float*>(bytes.data()),
+                  reinterpret_cast<const float*>(bytes.data() + bytes.size()));
+    }
+    return status;
+  }
+  std::vector<std::string> deviceNames() {
+    wire::ListDevicesResponse response;
+    EXPECT_TRUE(stub_->ListDevices(context().get(), wire::ListDevicesRequest(), &response).ok());
+    std::vector<std::string> names;
+    for (const auto& device : response.devices()) names.push_back(device.name());
+    return names;
+  }
+
+ private:
+  std::unique_ptr<wire::Accelerator::Stub> stub_;
+  std::unique_ptr<wire::SessionWatch::Stub> watch_;
+  std::string token_;
+};
+
+void expectUnauthenticated(const grpc::Status& status, const std::string& what) {
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << what << ": " << status.error_message();
+}
+
+void expectNotYours(const grpc::Status& status, const std::string& what) {
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << what << ": " << status.error_message();
+}
+
+TEST(TransportSecurityTest, PlainTcpNeedsInsecureAndTlsNeedsBothHalves) {
+  auto refused = EmulatorServer::start(twoDevices(), "127.0.0.1:0");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("--insecure"));
+
+  ServerOptions certOnly;
+  certOnly.security.tlsCertPem = pki().server.certPem;
+  auto halfTls = EmulatorServer::start(twoDevices(), "127.0.0.1:0", certOnly);
+  ASSERT_FALSE(halfTls.ok());
+  EXPECT_THAT(halfTls.error().message, HasSubstr("certificate and its key"));
+
+  ServerOptions tlsOnUnix;
+  tlsOnUnix.security.tlsCertPem = pki().server.certPem;
+  tlsOnUnix.security.tlsKeyPem = pki().server.keyPem;
+  auto unixTls = EmulatorServer::start(twoDevices(), uniqueSocket("tls"), tlsOnUnix);
+  ASSERT_FALSE(unixTls.ok());
+  EXPECT_THAT(unixTls.error().message, HasSubstr("TLS is for TCP listeners"));
+}
+
+TEST(TransportSecurityTest, TlsServesClientsThatVerifyTheServerAndNoOthers) {
+  ServerOptions options;
+  options.security.tlsCertPem = pki().server.certPem;
+  options.security.tlsKeyPem = pki().server.keyPem;
+  auto server = EmulatorServer::start(twoDevices(), "127.0.0.1:0", options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const std::string address = (*server)->address();
+
+  proxy::ConnectionOptions tls = quickConnect();
+  tls.security.tlsCaPem = pki().caPem;
+  auto connection = proxy::Connection::connect(address, tls);
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  EXPECT_EQ((*connection)->identity(), kAnonymousIdentity);  // no client certificate asked for
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  ASSERT_TRUE(devices.ok());
+  EXPECT_EQ(devices->size(), 2u);
+
+  EXPECT_FALSE(proxy::Connection::connect(address, quickConnect()).ok()) << "a plaintext client got in";
+  proxy::ConnectionOptions wrongCa = quickConnect();
+  wrongCa.security.tlsCaPem = pki().stranger.certPem;  // not the CA that signed the server
+  EXPECT_FALSE(proxy::Connection::connect(address, wrongCa).ok()) << "an unverified server was trusted";
+  EXPECT_EQ((*server)->service().sessions().size(), 1u);
+}
+
+TEST(TransportSecurityTest, MutualTlsNeedsAClientCertificateFromTheClientCaAndNamesItsSubject) {
+  ServerOptions options;
+  options.security.tlsCertPem = pki().server.certPem;
+  options.security.tlsKeyPem = pki().server.keyPem;
+  options.security.clientCaPem = pki().caPem;
+  auto server = EmulatorServer::start(twoDevices(), "127.0.0.1:0", options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  const std::string address = (*server)->address();
+
+  proxy::ConnectionOptions alice = quickConnect();
+  alice.security.tlsCaPem = pki().caPem;
+  alice.security.tlsCertPem = pki().alice.certPem;
+  alice.security.tlsKeyPem = pki().alice.keyPem;
+  alice.security.tlsServerName = "localhost";
+  auto connection = proxy::Connection::connect(address, alice);
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  EXPECT_EQ((*connection)->identity(), "CN=alice");
+
+  proxy::ConnectionOptions noCertificate = quickConnect();
+  noCertificate.security.tlsCaPem = pki().caPem;
+  EXPECT_FALSE(proxy::Connection::connect(address, noCertificate).ok()) << "a client without a certificate got in";
+
+  proxy::ConnectionOptions stranger = noCertificate;
+  stranger.security.tlsCertPem = pki().stranger.certPem;
+  stranger.security.tlsKeyPem = pki().stranger.keyPem;
+  EXPECT_FALSE(proxy::Connection::connect(address, stranger).ok()) << "a certificate from another CA got in";
+  EXPECT_EQ((*server)->service().sessions().size(), 1u);
+}
+
+TEST(TokenTest, EveryRpcAndStreamWithoutAValidTokenIsUnauthenticatedBeforeAnyWork) {
+  auto server = EmulatorServer::start(twoDevices(), uniqueSocket("tokens"), withTokens());
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  for (const std::string token : {"", "alice-0123456789abcdeX", "not a token"}) {
+    SCOPED_TRACE("token '" + token + "'");
+    RawClient client((*server)->address(), token);
+    wire::OpenSessionResponse opened;
+    expectUnauthenticated(client.openSession(&opened), "OpenSession");
+    wire::ListDevicesResponse devices;
+    expectUnauthenticated(client.stub().ListDevices(client.context().get(), {}, &devices), "ListDevices");
+    wire::GetDeviceInfoRequest info;
+    info.set_device_name("nnremote-edge16");
+    wire::DeviceInfo deviceInfo;
+    expectUnauthenticated(client.stub().GetDeviceInfo(client.context().get(), info, &deviceInfo), "GetDeviceInfo");
+    uint64_t id = 0;
+    expectUnauthenticated(client.prepare(1, "nnremote-edge16", &id), "PrepareModel");
+    expectUnauthenticated(client.execute(1, 1), "Execute");
+    wire::CreateFenceRequest fence;
+    wire::CreateFenceResponse fenceResponse;
+    expectUnauthenticated(client.stub().CreateFence(client.context().get(), fence, &fenceResponse), "CreateFence");
+
+    // Streams: a burst, a bulk upload, a bulk download and a session watch.
+    auto burstContext = client.context();
+    auto burst = client.stub().Burst(burstContext.get());
+    wire::BurstRequest open;
+    open.mutable_open()->set_session_id(1);
+    burst->Write(open);
+    burst->WritesDone();
+    expectUnauthenticated(burst->Finish(), "Burst");
+    auto uploadContext = client.context();
+    wire::BulkTransferHandle handle;
+    auto upload = client.stub().UploadBulk(uploadContext.get(), &handle);
+    wire::BulkChunk chunk;
+    chunk.set_session_id(1);
+    chunk.set_total_size(4);
+    chunk.set_data("abcd");
+    upload->Write(chunk);
+    upload->WritesDone();
+    expectUnauthenticated(upload->Finish(), "UploadBulk");
+    auto downloadContext = client.context();
+    auto download = client.stub().DownloadBulk(downloadContext.get(), handle);
+    wire::BulkChunk received;
+    EXPECT_FALSE(download->Read(&received));
+    expectUnauthenticated(download->Finish(), "DownloadBulk");
+    auto watchContext = client.context();
+    wire::CloseSessionRequest watched;
+    watched.set_session_id(1);
+    auto watch = client.watch().WatchSession(watchContext.get(), watched);
+    wire::SessionEvent event;
+    EXPECT_FALSE(watch->Read(&event));
+    expectUnauthenticated(watch->Finish(), "WatchSession");
+  }
+  EXPECT_EQ((*server)->service().sessions().size(), 0u) << "a session was made without a valid token";
+
+  // Through the proxy driver the refusal is a clear error, and the right token gets in.
+  auto refused = proxy::Connection::connect((*server)->address(), quickConnect());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("bearer token"));
+  proxy::ConnectionOptions withToken = quickConnect();
+  withToken.security.token = kBobToken;
+  auto bob = proxy::Connection::connect((*server)->address(), withToken);
+  ASSERT_TRUE(bob.ok()) << bob.error().message;
+  EXPECT_EQ((*bob)->identity(), "bob");
+}
+
+TEST(IsolationTest, AnotherIdentityCannotUseStolenOrGuessedSessionsAndHandles) {
+  auto server = EmulatorServer::start(twoDevices(), uniqueSocket("isolation"), withTokens());
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  RawClient alice((*server)->address(), kAliceToken);
+  RawClient bob((*server)->address(), kBobToken);
+  wire::OpenSessionResponse aliceSession, bobSession;
+  ASSERT_TRUE(alice.openSession(&aliceSession).ok());
+  ASSERT_TRUE(bob.openSession(&bobSession).ok());
+  EXPECT_EQ(aliceSession.identity(), "alice");
+  const uint64_t aliceId = aliceSession.session_id();
+  uint64_t alicesModel = 0;
+  ASSERT_TRUE(alice.prepare(aliceId, "nnremote-edge16", &alicesModel).ok());
+  wire::CreateFenceRequest fenceRequest;
+  fenceRequest.set_session_id(aliceId);
+  wire::CreateFenceResponse alicesFence;
+  ASSERT_TRUE(alice.stub().CreateFence(alice.context().get(), fenceRequest, &alicesFence).ok());
+
+  // Bob with Alice's (stolen) session id: every call is refused as if the session did not exist.
+  uint64_t ignored = 0;
+  expectNotYours(bob.prepare(aliceId, "nnremote-edge16", &ignored), "PrepareModel in a stolen session");
+  expectNotYours(bob.execute(aliceId, alicesModel), "Execute in a stolen session");
+  wire::SignalFenceRequest signal;
+  signal.set_session_id(aliceId);
+  signal.set_fence_id(alicesFence.fence_id());
+  wire::Empty empty;
+  expectNotYours(bob.stub().SignalFence(bob.context().get(), signal, &empty), "SignalFence in a stolen session");
+  wire::ReleasePreparedModelRequest release;
+  release.set_session_id(aliceId);
+  release.set_prepared_model_id(alicesModel);
+  expectNotYours(bob.stub().ReleasePreparedModel(bob.context().get(), release, &empty), "ReleasePreparedModel");
+  wire::CloseSessionRequest close;
+  close.set_session_id(aliceId);
+  expectNotYours(bob.stub().CloseSession(bob.context().get(), close, &empty), "CloseSession of a stolen session");
+  // A watch that breaks ends its session, so watching another's session must be refused too.
+  auto watchContext = bob.context();
+  auto watch = bob.watch().WatchSession(watchContext.get(), close);
+  wire::SessionEvent event;
+  EXPECT_FALSE(watch->Read(&event));
+  expectNotYours(watch->Finish(), "WatchSession of a stolen session");
+  auto burstContext = bob.context();
+  auto burst = bob.stub().Burst(burstContext.get());
+  wire::BurstRequest open;
+  open.mutable_open()->set_session_id(aliceId);
+  open.mutable_open()->set_prepared_model_id(alicesModel);
+  burst->Write(open);
+  burst->WritesDone();
+  expectNotYours(burst->Finish(), "Burst in a stolen session");
+
+  // Bob in his own session naming Alice's handles, or guessing.
+  const uint64_t bobId = bobSession.session_id();
+  expectNotYours(bob.execute(bobId, alicesModel), "Execute of Alice's prepared model");
+  expectNotYours(bob.execute(bobId, alicesModel + 1), "Execute of a guessed prepared model");
+  signal.set_session_id(bobId);
+  expectNotYours(bob.stub().SignalFence(bob.context().get(), signal, &empty), "SignalFence of Alice's fence");
+  release.set_session_id(bobId);
+  expectNotYours(bob.stub().ReleasePreparedModel(bob.context().get(), release, &empty), "Release of Alice's model");
+
+  // Alice lost nothing.
+  std::vector<float> sum;
+  ASSERT_TRUE(alice.execute(aliceId, alicesModel, &sum).ok());
+  EXPECT_EQ(sum, (std::vector<float>{11, 22}));
+  EXPECT_EQ((*server)->service().sessions().size(), 2u);
+}
+
+TEST(IsolationTest, AnIdentityLimitedToSomeDevicesCannotSeeOrUseTheOthers) {
+  ServerOptions options = withTokens();
+  options.deviceAccess.devicesOf["bob"] = {"nnremote-edge16"};
+  auto server = EmulatorServer::start(twoDevices(), uniqueSocket("devices"), options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  RawClient alice((*server)->address(), kAliceToken);
+  RawClient bob((*server)->address(), kBobToken);
+  EXPECT_EQ(alice.deviceNames(), (std::vector<std::string>{"nnremote-edge16", "nnremote-large128"}));
+  EXPECT_EQ(bob.deviceNames(), (std::vector<std::string>{"nnremote-edge16"}));
+
+  wire::GetDeviceInfoRequest info;
+  info.set_device_name("nnremote-large128");
+  wire::DeviceInfo deviceInfo;
+  const grpc::Status hidden = bob.stub().GetDeviceInfo(bob.context().get(), info, &deviceInfo);
+  expectNotYours(hidden, "GetDeviceInfo of a hidden device");
+  EXPECT_THAT(hidden.error_message(), HasSubstr("is not served here (devices: nnremote-edge16)"));
+  wire::OpenSessionResponse session;
+  ASSERT_TRUE(bob.openSession(&session).ok());
+  uint64_t id = 0;
+  expectNotYours(bob.prepare(session.session_id(), "nnremote-large128", &id), "PrepareModel on a hidden device");
+  EXPECT_TRUE(bob.prepare(session.session_id(), "nnremote-edge16", &id).ok());
+
+  // A device the server does not serve cannot be given to anyone.
+  ServerOptions typo = withTokens();
+  typo.deviceAccess.devicesOf["bob"] = {"nnremote-edge61"};
+  auto refused = EmulatorServer::start(twoDevices(), uniqueSocket("typo"), typo);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("'nnremote-edge61', which this server does not serve"));
+}
+
+TEST(UnixSocketTest, TheSocketIsPrivateOrGroupSharedAndClientsAreTheirUid) {
+  const std::string address = uniqueSocket("mode");
+  const std::string path = address.substr(5);
+  {
+    auto server = EmulatorServer::start(twoDevices(), address);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    struct stat status {};
+    ASSERT_EQ(::stat(path.c_str(), &status), 0);
+    EXPECT_TRUE(S_ISSOCK(status.st_mode));
+    EXPECT_EQ(status.st_mode & 0777, 0600u);
+    auto connection = proxy::Connection::connect(address, quickConnect());
+    ASSERT_TRUE(connection.ok()) << connection.error().message;
+    EXPECT_EQ((*connection)->identity(), "uid:" + std::to_string(::getuid()));
+  }
+  EXPECT_NE(::access(path.c_str(), F_OK), 0) << "the socket file outlived its server";
+
+  ServerOptions shared;
+  shared.security.socketGroup = ::getgid();
+  auto server = EmulatorServer::start(twoDevices(), address, shared);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  struct stat status {};
+  ASSERT_EQ(::stat(path.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0660u);
+  EXPECT_EQ(status.st_gid, ::getgid());
+  EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
+}
+
+TEST(UnixSocketTest, TokensFileIsValidated) {
+  const std::string path = testDirectory() + "/tokens";
+  auto write = [&](const std::string& text) {
+    FILE* file = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), file);
+    std::fclose(file);
+  };
+  write("# farm tokens\nalice 0123456789abcdef0123\n\nbob fedcba9876543210fedc\n");
+  auto tokens = loadTokenFile(path);
+  ASSERT_TRUE(tokens.ok()) << tokens.error().message;
+  EXPECT_EQ(tokens->identityOf.at("fedcba9876543210fedc"), "bob");
+  write("alice short\n");
+  EXPECT_THAT(loadTokenFile(path).error().message, HasSubstr(":1: the token of 'alice' is shorter than 16"));
+  write("alice 0123456789abcdef0123\nbob 0123456789abcdef0123\n");
+  EXPECT_THAT(loadTokenFile(path).error().message, HasSubstr(":2: this token is already given to 'alice'"));
+  write("alice 0123456789abcdef0123 extra\n");
+  EXPECT_THAT(loadTokenFile(path).error().message, HasSubstr(":1: expected 'IDENTITY TOKEN'"));
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
