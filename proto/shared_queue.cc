@@ -1,5 +1,7 @@
 #include "proto/shared_queue.h"
 
+#include <sys/mman.h>
+
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -77,6 +79,8 @@ hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::open(const std::string& n
     return makeError(ErrorStatus::INVALID_ARGUMENT) << "shared queue " << name << " is too small (" << size << " bytes)";
   }
   NN_ASSIGN_OR_RETURN(hal::SharedMemory memory, hal::mapSharedMemory(name, size));
+  // Both sides have it mapped now: the name goes, so no other process can open the queue.
+  ::shm_unlink(name.c_str());
   const uint32_t capacity = reinterpret_cast<const Header*>(memory->data())->capacity;
   if (sizeof(Header) + 2 * uint64_t(capacity) != size) {
     return makeError(ErrorStatus::INVALID_ARGUMENT)

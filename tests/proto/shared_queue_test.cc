@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,15 +92,28 @@ TEST(SharedQueueTest, AClientStopsWaitingWhenItsPeerIsGone) {
 
 TEST(SharedQueueTest, OversizedMessagesAndBadRegionsAreRefused) {
   auto server = SharedQueue::create(64);
+  auto wrongSize = SharedQueue::open((*server)->name(), (*server)->size() - 8);
+  ASSERT_FALSE(wrongSize.ok());
   auto client = SharedQueue::open((*server)->name(), (*server)->size());
   ASSERT_TRUE(client.ok());
   auto tooBig = (*client)->call(65, [] { return true; });
   ASSERT_FALSE(tooBig.ok());
   EXPECT_THAT(tooBig.error().message, HasSubstr("exceeds the shared queue's 64 bytes"));
-  auto wrongSize = SharedQueue::open((*server)->name(), (*server)->size() - 8);
-  ASSERT_FALSE(wrongSize.ok());
   auto missing = SharedQueue::open("/nnremote-no-such-queue", 4096);
   EXPECT_FALSE(missing.ok());
+}
+
+TEST(SharedQueueTest, TheQueueIsPrivateAndItsNameGoesOnceBothSidesHaveIt) {
+  auto server = SharedQueue::create(64);
+  ASSERT_TRUE(server.ok());
+  const std::string file = "/dev/shm" + (*server)->name();
+  struct stat status {};
+  ASSERT_EQ(::stat(file.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0600u);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  EXPECT_NE(::stat(file.c_str(), &status), 0) << "the queue can still be opened by name";
+  EXPECT_FALSE(SharedQueue::open((*server)->name(), (*server)->size()).ok());
 }
 
 TEST(SharedQueueTest, ClosingWakesAWaitingServer) {
