@@ -10,6 +10,7 @@
 
 #include "accelerator_sim/npu_config.h"
 #include "emulator/emulator_server.h"
+#include "emulator/fault_injection.h"
 #include "emulator/server_config.h"
 #include "emulator/simulated_npus.h"
 
@@ -18,6 +19,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--pace=realtime]
                     [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
+                    [--fault=KIND:AFTER_N[:DEVICE]]
 
 Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM).
 Each device is one busy NPU shared by every client: executions and preparations from all
@@ -62,6 +64,16 @@ that identity can use it and its handles:
   --socket-group=GROUP
                     a unix socket is created mode 0600 (its owner only); with a group it is 0660
                     and owned by GROUP. Clients on a unix socket are "uid:N".
+
+Testing:
+  --fault=KIND:AFTER_N[:DEVICE]
+                    inject a fault into execution number AFTER_N + 1 (counted over every
+                    executor; preparations do not count), on DEVICE only if given:
+                      crash   the process kills itself (SIGKILL): clients see DEAD_OBJECT
+                      hang    the execution never returns (until shutdown)
+                      slow    the execution first sleeps 5 s
+                      error   the execution fails with GENERAL_FAILURE
+                    e.g. --fault=crash:100 or --fault=hang:0:nnremote-edge16 (docs/security.md)
   --help            show this text
 )";
 
@@ -94,7 +106,7 @@ int main(int argc, char** argv) {
   std::string listen = nnremote::emulator::kDefaultListenAddress;
   std::string config = "default";
   std::string pace = "none";
-  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup;
+  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault;
   nnremote::emulator::ServerOptions serverOptions;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -109,7 +121,7 @@ int main(int argc, char** argv) {
         !takeFlag(argv[i], "--pace", &pace) && !takeFlag(argv[i], "--server-config", &serverConfig) &&
         !takeFlag(argv[i], "--tls-cert", &tlsCert) && !takeFlag(argv[i], "--tls-key", &tlsKey) &&
         !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
-        !takeFlag(argv[i], "--socket-group", &socketGroup)) {
+        !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -157,7 +169,23 @@ int main(int argc, char** argv) {
   nnremote::emulator::SimulatedNpuOptions options;
   options.paceRealtime = pace == "realtime";
   options.scheduling = limits.scheduling;
-  const auto devices = nnremote::emulator::createSimulatedNpus(*configs, options);
+  auto devices = nnremote::emulator::createSimulatedNpus(*configs, options);
+  std::unique_ptr<nnremote::emulator::FaultInjector> faults;
+  if (!fault.empty()) {
+    auto plan = nnremote::emulator::parseFaultPlan(fault);
+    if (!plan.ok()) {
+      std::cerr << "npu_emulator: " << plan.error().message << "\n";
+      return 2;
+    }
+    bool served = plan->device.empty();
+    for (const auto& device : devices) served = served || device->getName() == plan->device;
+    if (!served) {
+      std::cerr << "npu_emulator: --fault: no device named '" << plan->device << "' is served\n";
+      return 2;
+    }
+    faults = std::make_unique<nnremote::emulator::FaultInjector>(*plan);
+    devices = faults->wrap(std::move(devices));
+  }
 
   // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
   sigset_t stopSignals;
@@ -174,6 +202,7 @@ int main(int argc, char** argv) {
   std::cout << "npu_emulator listening on " << (*server)->address() << " with";
   for (const auto& device : devices) std::cout << " " << device->getName();
   std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
+  if (faults) std::cerr << "npu_emulator: injecting a fault: --fault=" << fault << std::endl;
   if (serverOptions.security.insecureTcp && !nnremote::emulator::isUnixAddress(listen) &&
       serverOptions.security.tlsCertPem.empty()) {
     std::cerr << "npu_emulator: WARNING: serving plain TCP (--insecure): anyone who can reach "
@@ -185,6 +214,7 @@ int main(int argc, char** argv) {
     int signal = 0;
     sigwait(&stopSignals, &signal);
     std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
+    if (faults) faults->releaseAll();  // a hung execution would hold the shutdown forever
     (*server)->shutdown();
   });
   (*server)->wait();

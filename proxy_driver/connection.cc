@@ -80,4 +80,36 @@ std::unique_ptr<grpc::ClientContext> Connection::controlContext() const {
   return context;
 }
 
+// A server answers a missed deadline itself; this grace lets its answer arrive first.
+constexpr std::chrono::seconds kDeadlineGrace{1};
+
+std::optional<std::chrono::system_clock::time_point> Connection::executionCallLimit(
+    const hal::OptionalTimePoint& deadline) const {
+  if (deadline.has_value()) {
+    return std::chrono::system_clock::now() +
+           std::chrono::duration_cast<std::chrono::system_clock::duration>(*deadline - hal::Clock::now()) +
+           kDeadlineGrace;
+  }
+  if (options_.executionTimeout.count() > 0) return std::chrono::system_clock::now() + options_.executionTimeout;
+  return std::nullopt;
+}
+
+hal::Error Connection::executionCutOff(const hal::OptionalTimePoint& deadline) const {
+  if (deadline.has_value()) {
+    return hal::makeError(hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT)
+           << "the server did not answer by the execution's deadline (plus " << kDeadlineGrace.count() << " s)";
+  }
+  return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+         << "the server did not answer within ConnectionOptions.executionTimeout ("
+         << options_.executionTimeout.count() << " ms)";
+}
+
+hal::Error Connection::executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline) const {
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && status.error_details().empty() &&
+      (deadline.has_value() || options_.executionTimeout.count() > 0)) {
+    return executionCutOff(deadline);
+  }
+  return wire_conv::fromGrpcStatus(status);
+}
+
 }  // namespace nnremote::proxy

@@ -9,10 +9,12 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "hal/result.h"
+#include "hal/types.h"
 #include "proto/nnremote.grpc.pb.h"
 #include "proxy_driver/channel_security.h"
 #include "proxy_driver/pool_transport.h"
@@ -25,6 +27,11 @@ struct ConnectionOptions {
   std::chrono::milliseconds connectTimeout{5000};
   // Deadline for calls that only query or release (executions use the HAL deadline).
   std::chrono::milliseconds controlCallTimeout{30000};
+  // How long an execution without a HAL deadline may wait for its answer; 0 waits as long as
+  // the server is reachable (the HAL's own behaviour). A server that hangs then fails the call
+  // with GENERAL_FAILURE instead of blocking the caller forever. Executions with a deadline
+  // give up one second after it (MISSED_DEADLINE_TRANSIENT) if the server has not answered.
+  std::chrono::milliseconds executionTimeout{0};
   // A peer that stops answering keepalive pings for this long is treated as dead.
   std::chrono::milliseconds keepaliveTime{10000};
   std::chrono::milliseconds keepaliveTimeout{5000};
@@ -63,6 +70,13 @@ class Connection {
 
   // A context for a query/release call, with the control-call deadline.
   std::unique_ptr<grpc::ClientContext> controlContext() const;
+
+  // When an execution call gives up waiting (see executionTimeout), if ever.
+  std::optional<std::chrono::system_clock::time_point> executionCallLimit(const hal::OptionalTimePoint& deadline) const;
+  // The HAL error of an execution call that failed with `status`: one cut off at its limit is
+  // MISSED_DEADLINE_TRANSIENT or, without a deadline, GENERAL_FAILURE naming the timeout.
+  hal::Error executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline) const;
+  hal::Error executionCutOff(const hal::OptionalTimePoint& deadline) const;
 
   PoolTransport& pools() const { return *pools_; }
 

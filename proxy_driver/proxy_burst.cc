@@ -51,15 +51,29 @@ hal::Error ProxyBurst::streamBroken() const {
   return error;
 }
 
-hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire::BurstRequest& message) const {
+hal::Error ProxyBurst::cutOff(const hal::OptionalTimePoint& deadline) const {
+  broken_ = true;
+  context_.TryCancel();  // the server's side of the burst ends too
+  (void)stream_->Finish();
+  return connection_->executionCutOff(deadline);
+}
+
+hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire::BurstRequest& message,
+                                                                     const hal::OptionalTimePoint& deadline) const {
   const bool execution = message.kind_case() == wire::BurstRequest::kExecute;
+  const auto limit = execution ? connection_->executionCallLimit(deadline) : std::nullopt;
   const size_t size = message.ByteSizeLong();
   if (queue_ != nullptr && size <= queue_->capacity()) {
     message.SerializeWithCachedSizesToArray(queue_->requestBuffer());
-    NN_ASSIGN_OR_RETURN(const size_t length,
-                        queue_->call(size, [this] { return connection_->reachable(); }));
+    bool pastLimit = false;
+    auto length = queue_->call(size, [&] {
+      pastLimit = limit.has_value() && std::chrono::system_clock::now() >= *limit;
+      return !pastLimit && connection_->reachable();
+    });
+    if (!length.ok() && pastLimit) return cutOff(deadline);
+    if (!length.ok()) return length.error();
     wire::BurstResponse response;
-    if (!response.ParseFromArray(queue_->responseBuffer(), static_cast<int>(length))) {
+    if (!response.ParseFromArray(queue_->responseBuffer(), static_cast<int>(*length))) {
       return makeError(ErrorStatus::GENERAL_FAILURE) << "a shared-queue response does not parse";
     }
     // A response too large for the queue follows on the stream.
@@ -70,7 +84,10 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
   if (!stream_->Write(message)) return streamBroken();
   if (!execution) return std::optional<wire::BurstResponse>();
   wire::BurstResponse response;
-  if (!stream_->Read(&response)) return streamBroken();
+  if (limit) watchdog_.arm(*limit, [this] { context_.TryCancel(); });
+  const bool read = stream_->Read(&response);
+  if (limit && watchdog_.disarm()) return cutOff(deadline);
+  if (!read) return streamBroken();
   return std::optional<wire::BurstResponse>(std::move(response));
 }
 
@@ -140,7 +157,7 @@ hal::Result<hal::ExecutionOutcome> ProxyBurst::execute(const hal::Request& reque
     }
   }
   setExecutionArguments(execute, measure, deadline, loopTimeoutDuration);
-  NN_ASSIGN_OR_RETURN(std::optional<wire::BurstResponse> answer, exchange(message));
+  NN_ASSIGN_OR_RETURN(std::optional<wire::BurstResponse> answer, exchange(message, deadline));
   const wire::BurstResponse& response = *answer;
   if (response.serial() != serial) {
     return makeError(ErrorStatus::GENERAL_FAILURE)

@@ -15,6 +15,7 @@
 
 #include "hal/i_burst.h"
 #include "proto/shared_queue.h"
+#include "proxy_driver/call_watchdog.h"
 #include "proxy_driver/connection.h"
 
 namespace nnremote::proxy {
@@ -48,18 +49,23 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   void releaseSlot(const hal::Memory* memory) const;
   hal::Error streamBroken() const;
   // Sends `message` through the queue if there is one and it fits, else on the stream, and
-  // returns its response: every queue message has one; on the stream, executions only.
-  hal::Result<std::optional<wire::BurstResponse>> exchange(const wire::BurstRequest& message) const;
+  // returns its response: every queue message has one; on the stream, executions only. An
+  // execution's wait is cut off at Connection::executionCallLimit(deadline), which breaks the
+  // burst (a late answer would be out of step).
+  hal::Result<std::optional<wire::BurstResponse>> exchange(const wire::BurstRequest& message,
+                                                           const hal::OptionalTimePoint& deadline = std::nullopt) const;
+  hal::Error cutOff(const hal::OptionalTimePoint& deadline) const;
 
   std::shared_ptr<Connection> connection_;
   mutable std::mutex mutex_;  // one message exchange at a time
-  grpc::ClientContext context_;
+  mutable grpc::ClientContext context_;
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<wire::SharedQueue> queue_;
   mutable bool broken_ = false;
   mutable uint64_t nextSerial_ = 1;
   mutable uint64_t nextSlot_ = 1;
   mutable std::unordered_map<const hal::Memory*, Slot> slots_;
+  mutable CallWatchdog watchdog_;  // for stream reads with a time limit
 };
 
 }  // namespace nnremote::proxy

@@ -43,16 +43,10 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
   setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
 
   grpc::ClientContext context;
-  if (deadline.has_value()) {
-    // Leave the server time to report MISSED_DEADLINE itself before the RPC is cut off.
-    const auto remaining = *deadline - hal::Clock::now();
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::duration_cast<std::chrono::system_clock::duration>(remaining) +
-                         std::chrono::seconds(1));
-  }
+  if (const auto limit = connection_->executionCallLimit(deadline)) context.set_deadline(*limit);
   wire::ExecuteResponse response;
   const grpc::Status status = connection_->stub().Execute(&context, call, &response);
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  if (!status.ok()) return connection_->executionCallError(status, deadline);
 
   NN_RETURN_IF_ERROR(copyOutputsBack(request, response.output_data(),
                                      response.output_bulk_transfer_ids(), pools));
@@ -183,16 +177,18 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
   auto result = std::make_shared<FencedResult>();
   // Collects the results when the execution finishes, copies the outputs that travel by value
   // into the caller's memory, and only then signals the fence the caller waits on.
-  std::thread([connection = connection_, request, done, result, executionId = response.execution_id()] {
+  std::thread([connection = connection_, request, done, result, executionId = response.execution_id(),
+               deadline, limit = connection_->executionCallLimit(deadline)] {
     wire::GetExecuteFencedInfoRequest infoRequest;
     infoRequest.set_session_id(connection->sessionId());
     infoRequest.set_execution_id(executionId);
     wire::GetExecuteFencedInfoResponse info;
     grpc::ClientContext context;
+    if (limit) context.set_deadline(*limit);
     const grpc::Status status = connection->stub().GetExecuteFencedInfo(&context, infoRequest, &info);
     hal::Status outcome;
     if (!status.ok()) {
-      outcome = wire_conv::fromGrpcStatus(status);
+      outcome = connection->executionCallError(status, deadline);
     } else if (info.status() != wire::NONE) {
       outcome = wire_conv::fromWire(info.error());
     } else {

@@ -123,7 +123,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     // Always timed: the timeline needs the cost of every operation. LOW work is simulated on
     // background threads, so it never takes a core from a higher-priority client's host work.
     const hal::Request& toRun = staged ? staged->request() : request;
-    auto compute = [&] { return inner_->execute(toRun, hal::MeasureTiming::YES, std::nullopt, loopTimeoutDuration); };
+    auto compute = [&] { return inner()->execute(toRun, hal::MeasureTiming::YES, std::nullopt, loopTimeoutDuration); };
     hal::Result<hal::ExecutionOutcome> computed = hal::makeError(ErrorStatus::GENERAL_FAILURE) << "not computed";
     if (priority_ == hal::Priority::LOW) {
       runInBackground([&] { computed = compute(); });
@@ -169,7 +169,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
  protected:
   // A reusable execution is checked once, when it is created, by the wrapped device.
   hal::Status validateReusableRequest(const hal::Request& request) const override {
-    return inner_->createReusableExecution(request, hal::MeasureTiming::NO, std::nullopt).status();
+    return inner()->createReusableExecution(request, hal::MeasureTiming::NO, std::nullopt).status();
   }
 
  private:
@@ -225,7 +225,7 @@ hal::SharedPreparedModel unwrapScheduled(const hal::SharedPreparedModel& prepare
 }
 
 ScheduledDevice::ScheduledDevice(hal::SharedDevice inner, std::shared_ptr<DeviceScheduler> scheduler)
-    : inner_(std::move(inner)), scheduler_(std::move(scheduler)) {}
+    : ForwardingDevice(std::move(inner)), scheduler_(std::move(scheduler)) {}
 
 hal::SharedDevice ScheduledDevice::create(hal::SharedDevice inner, SchedulerOptions options) {
   return std::make_shared<ScheduledDevice>(std::move(inner), std::make_shared<DeviceScheduler>(std::move(options)));
@@ -264,7 +264,7 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::prepareModel(
     outputTypes.push_back(index < model.main.operands.size() ? model.main.operands[index].type : hal::OperandType{});
   }
   return schedulePreparation(priority, deadline, &model, std::move(outputTypes), [&] {
-    return inner_->prepareModel(model, preference, priority, std::nullopt, modelCache, dataCache, token);
+    return inner()->prepareModel(model, preference, priority, std::nullopt, modelCache, dataCache, token);
   });
 }
 
@@ -272,7 +272,7 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::prepareModelFromCache(
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
   return schedulePreparation(hal::Priority::MEDIUM, deadline, nullptr, {}, [&] {
-    return inner_->prepareModelFromCache(std::nullopt, modelCache, dataCache, token);
+    return inner()->prepareModelFromCache(std::nullopt, modelCache, dataCache, token);
   });
 }
 
@@ -280,9 +280,9 @@ hal::Result<hal::SharedBuffer> ScheduledDevice::allocate(const hal::BufferDesc& 
                                                          const std::vector<hal::SharedPreparedModel>& preparedModels,
                                                          const std::vector<hal::BufferRole>& inputRoles,
                                                          const std::vector<hal::BufferRole>& outputRoles) const {
-  std::vector<hal::SharedPreparedModel> inner;
-  for (const auto& preparedModel : preparedModels) inner.push_back(unwrapScheduled(preparedModel));
-  return inner_->allocate(desc, inner, inputRoles, outputRoles);
+  std::vector<hal::SharedPreparedModel> unwrapped;
+  for (const auto& preparedModel : preparedModels) unwrapped.push_back(unwrapScheduled(preparedModel));
+  return inner()->allocate(desc, unwrapped, inputRoles, outputRoles);
 }
 
 }  // namespace nnremote::scheduler

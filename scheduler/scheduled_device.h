@@ -20,33 +20,17 @@
 #include <utility>
 #include <vector>
 
-#include "hal/i_device.h"
+#include "hal/forwarding_device.h"
 #include "scheduler/device_scheduler.h"
 
 namespace nnremote::scheduler {
 
-class ScheduledDevice final : public hal::IDevice {
+class ScheduledDevice final : public hal::ForwardingDevice {
  public:
   ScheduledDevice(hal::SharedDevice inner, std::shared_ptr<DeviceScheduler> scheduler);
   static hal::SharedDevice create(hal::SharedDevice inner, SchedulerOptions options);
 
   const DeviceScheduler& scheduler() const { return *scheduler_; }
-  const hal::SharedDevice& inner() const { return inner_; }
-
-  const std::string& getName() const override { return inner_->getName(); }
-  const std::string& getVersionString() const override { return inner_->getVersionString(); }
-  hal::Version getFeatureLevel() const override { return inner_->getFeatureLevel(); }
-  hal::DeviceType getType() const override { return inner_->getType(); }
-  const std::vector<hal::Extension>& getSupportedExtensions() const override {
-    return inner_->getSupportedExtensions();
-  }
-  const hal::Capabilities& getCapabilities() const override { return inner_->getCapabilities(); }
-  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override {
-    return inner_->getNumberOfCacheFilesNeeded();
-  }
-  hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
-    return inner_->getSupportedOperations(model);
-  }
 
   hal::Result<hal::SharedPreparedModel> prepareModel(
       const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
@@ -69,7 +53,6 @@ class ScheduledDevice final : public hal::IDevice {
                                                             std::vector<hal::OperandType> outputTypes,
                                                             Prepare prepare) const;
 
-  hal::SharedDevice inner_;
   std::shared_ptr<DeviceScheduler> scheduler_;
 };
 

@@ -1,0 +1,266 @@
+// npu_emulator --fault, seen from a client through the proxy driver, for every executor: a crash
+// gives DEAD_OBJECT within 500 ms and a restarted server serves again; a hang ends at the
+// execution's deadline or the proxy's execution timeout, so no call blocks forever; an injected
+// error arrives as its HAL status and the server goes on serving.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "hal/execution_adapters.h"
+#include "proxy_driver/proxy_burst.h"
+#include "proxy_driver/proxy_device.h"
+#include "tests/common/add_model.h"
+
+namespace nnremote::proxy {
+namespace {
+
+using ::testing::HasSubstr;
+using Clock = std::chrono::steady_clock;
+
+enum class Executor { SYNC, ASYNC, BURST_STREAM, BURST_SHARED_QUEUE, FENCED };
+
+std::string executorName(const ::testing::TestParamInfo<Executor>& info) {
+  switch (info.param) {
+    case Executor::SYNC: return "Sync";
+    case Executor::ASYNC: return "Async";
+    case Executor::BURST_STREAM: return "BurstStream";
+    case Executor::BURST_SHARED_QUEUE: return "BurstSharedQueue";
+    case Executor::FENCED: return "Fenced";
+  }
+  return "?";
+}
+
+// The real npu_emulator binary (from this test's runfiles) in a child process.
+class EmulatorProcess {
+ public:
+  EmulatorProcess(const std::string& address, const std::string& fault) {
+    const std::string listen = "--listen=" + address;
+    const std::string faultFlag = "--fault=" + fault;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      if (fault.empty()) {
+        ::execl("emulator/npu_emulator", "npu_emulator", listen.c_str(), "--config=edge16", nullptr);
+      } else {
+        ::execl("emulator/npu_emulator", "npu_emulator", listen.c_str(), "--config=edge16", faultFlag.c_str(), nullptr);
+      }
+      std::perror("emulator/npu_emulator");
+      ::_exit(127);
+    }
+    waitUntilListening(address.substr(std::strlen("unix:")));
+  }
+  ~EmulatorProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  // Waits (bounded) for the process to end; its wait status, or -1 if it did not end in time.
+  int waitForExit(std::chrono::milliseconds within) {
+    const auto until = Clock::now() + within;
+    int status = 0;
+    while (Clock::now() < until) {
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return status;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+ private:
+  // Connecting before the server listens would cost the client gRPC's 1 s reconnect backoff.
+  static void waitUntilListening(const std::string& path) {
+    sockaddr_un name{};
+    name.sun_family = AF_UNIX;
+    std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
+    for (int attempt = 0; attempt < 500; ++attempt) {
+      const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      const bool listening = ::connect(probe, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) == 0;
+      ::close(probe);
+      if (listening) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+class FaultInjectionTest : public ::testing::TestWithParam<Executor> {
+ protected:
+  // A socket path of this test's own (TEST_TMPDIR is too long for one).
+  std::string address() {
+    static int counter = 0;
+    return "unix:/tmp/nnremote-fault-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".sock";
+  }
+
+  // Connects (waiting for the server to come up), prepares the ADD model, and opens a burst for
+  // the burst executors.
+  void connect(const std::string& at, std::chrono::milliseconds executionTimeout = std::chrono::milliseconds(0)) {
+    ConnectionOptions options;
+    options.useSharedMemoryBursts = GetParam() == Executor::BURST_SHARED_QUEUE;
+    options.executionTimeout = executionTimeout;
+    auto connection = Connection::connect(at, options);
+    ASSERT_TRUE(connection.ok()) << connection.error().message;
+    connection_ = *connection;
+    auto devices = ProxyDevice::discover(connection_);
+    ASSERT_TRUE(devices.ok()) << devices.error().message;
+    auto prepared = devices->front()->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::SUSTAINED_SPEED,
+                                                   hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    prepared_ = *prepared;
+    burst_ = nullptr;
+    if (GetParam() == Executor::BURST_STREAM || GetParam() == Executor::BURST_SHARED_QUEUE) {
+      auto burst = prepared_->configureExecutionBurst();
+      ASSERT_TRUE(burst.ok()) << burst.error().message;
+      burst_ = *burst;
+      EXPECT_EQ(std::dynamic_pointer_cast<const ProxyBurst>(burst_)->usesSharedQueue(),
+                GetParam() == Executor::BURST_SHARED_QUEUE);
+    }
+  }
+
+  // One execution of 1+10, 2+20 with the executor under test; checks the sums when it succeeds.
+  hal::Status executeOnce(const hal::OptionalTimePoint& deadline = std::nullopt) {
+    auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+    if (!io.ok()) return io.error();
+    hal::Status status;
+    switch (GetParam()) {
+      case Executor::SYNC:
+        status = prepared_->execute(io->request, hal::MeasureTiming::NO, deadline, std::nullopt).status();
+        break;
+      case Executor::ASYNC:
+        status = hal::executeAsync(prepared_, io->request, hal::MeasureTiming::NO, deadline, std::nullopt).get().status();
+        break;
+      case Executor::BURST_STREAM:
+      case Executor::BURST_SHARED_QUEUE:
+        status = burst_->execute(io->request, hal::MeasureTiming::NO, deadline, std::nullopt).status();
+        break;
+      case Executor::FENCED: {
+        auto fenced = prepared_->executeFenced(io->request, {}, hal::MeasureTiming::NO, deadline, std::nullopt,
+                                               std::nullopt);
+        if (!fenced.ok()) return fenced.error();
+        fenced->first.wait(std::nullopt);
+        status = fenced->second().status();
+        break;
+      }
+    }
+    if (status.ok()) EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+    return status;
+  }
+
+  std::shared_ptr<Connection> connection_;
+  hal::SharedPreparedModel prepared_;
+  hal::SharedBurst burst_;
+};
+
+TEST_P(FaultInjectionTest, ACrashIsDeadObjectWithin500MsAndARestartedServerServesAgain) {
+  const std::string at = address();
+  auto server = std::make_unique<EmulatorProcess>(at, "crash:2");
+  connect(at);
+  ASSERT_TRUE(executeOnce().ok());
+  ASSERT_TRUE(executeOnce().ok());
+  const auto start = Clock::now();
+  const hal::Status crashed = executeOnce();
+  const auto took = Clock::now() - start;
+  ASSERT_FALSE(crashed.ok());
+  EXPECT_EQ(crashed.code(), hal::ErrorStatus::DEAD_OBJECT) << crashed.error().message;
+  EXPECT_LT(took, std::chrono::milliseconds(500));
+  std::cout << "crash seen as DEAD_OBJECT after "
+            << std::chrono::duration_cast<std::chrono::microseconds>(took).count() / 1000.0 << " ms\n";
+  const int status = server->waitForExit(std::chrono::seconds(5));
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "wait status " << status;
+  EXPECT_EQ(executeOnce().code(), hal::ErrorStatus::DEAD_OBJECT) << "the next call must fail too, not hang";
+
+  server = std::make_unique<EmulatorProcess>(at, "");
+  connect(at);
+  EXPECT_TRUE(executeOnce().ok());
+}
+
+TEST_P(FaultInjectionTest, AHangEndsAtTheDeadline) {
+  const std::string at = address();
+  EmulatorProcess server(at, "hang:0");
+  connect(at);
+  const auto start = Clock::now();
+  const hal::Status hung = executeOnce(hal::Clock::now() + std::chrono::milliseconds(200));
+  const auto took = Clock::now() - start;
+  ASSERT_FALSE(hung.ok());
+  EXPECT_EQ(hung.code(), hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT) << hung.error().message;
+  EXPECT_LT(took, std::chrono::seconds(3));
+  // The hang was one execution; a fresh burst (the old one was cut off) or call runs.
+  if (burst_) burst_ = *prepared_->configureExecutionBurst();
+  EXPECT_TRUE(executeOnce().ok());
+}
+
+TEST_P(FaultInjectionTest, AHangWithoutADeadlineEndsAtTheExecutionTimeout) {
+  const std::string at = address();
+  EmulatorProcess server(at, "hang:0");
+  connect(at, std::chrono::milliseconds(300));
+  const auto start = Clock::now();
+  const hal::Status hung = executeOnce();
+  const auto took = Clock::now() - start;
+  ASSERT_FALSE(hung.ok());
+  EXPECT_EQ(hung.code(), hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(hung.error().message, HasSubstr("executionTimeout (300 ms)"));
+  EXPECT_LT(took, std::chrono::seconds(3));
+}
+
+TEST_P(FaultInjectionTest, AnInjectedErrorArrivesAsItsStatusAndServingGoesOn) {
+  const std::string at = address();
+  EmulatorProcess server(at, "error:1");
+  connect(at);
+  EXPECT_TRUE(executeOnce().ok());
+  const hal::Status failed = executeOnce();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.code(), hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(failed.error().message, HasSubstr("injected error (--fault=error) at execution 2"));
+  EXPECT_TRUE(executeOnce().ok());
+}
+
+TEST_P(FaultInjectionTest, ASlowExecutionMissesAShortDeadline) {
+  const std::string at = address();
+  EmulatorProcess server(at, "slow:0");
+  connect(at);
+  const auto start = Clock::now();
+  const hal::Status slow = executeOnce(hal::Clock::now() + std::chrono::milliseconds(200));
+  ASSERT_FALSE(slow.ok());
+  EXPECT_TRUE(slow.code() == hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT ||
+              slow.code() == hal::ErrorStatus::MISSED_DEADLINE_PERSISTENT)
+      << slow.error().message;
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryExecutor, FaultInjectionTest,
+                         ::testing::Values(Executor::SYNC, Executor::ASYNC, Executor::BURST_STREAM,
+                                           Executor::BURST_SHARED_QUEUE, Executor::FENCED),
+                         executorName);
+
+TEST(SlowFaultTest, ASlowExecutionWithoutADeadlineCompletesCorrectly) {
+  const std::string at = "unix:/tmp/nnremote-fault-slow-" + std::to_string(::getpid()) + ".sock";
+  EmulatorProcess server(at, "slow:0");
+  auto connection = Connection::connect(at);
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  auto devices = ProxyDevice::discover(*connection);
+  ASSERT_TRUE(devices.ok());
+  auto prepared = devices->front()->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::LOW_POWER,
+                                                 hal::Priority::LOW, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok());
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+  const auto start = Clock::now();
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_GE(Clock::now() - start, std::chrono::seconds(4));
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+}
+
+}  // namespace
+}  // namespace nnremote::proxy
