@@ -1,42 +1,62 @@
 #!/usr/bin/env bash
-# Every test: installs what is missing, runs `bazel test //...`, and ends with the line
+# Every test: installs what is missing, runs `bazel test //...`, then the fast tests again under
+# AddressSanitizer + UBSan (--config=asan), and ends with the line
 # "N passed, N failed[, N skipped]" counted over individual test cases (gtest cases, and one per
-# shell test), read from each test target's test.xml.
+# shell test) of both runs, read from each test target's test.xml.
+# NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-browser || exit 1
 
-log=$(mktemp)
-bazel test //... --test_summary=short "$@" 2>&1 | tee "$log"
-bazel_status=${PIPESTATUS[0]}
+# The tests that run under the sanitizers in CI: everything but the long conformance and
+# benchmark-shaped suites (docs/build.md).
+asan_targets=(//tests/hal/... //tests/proto/... //tests/emulator/... //tests/proxy_driver/... //tests/scheduler/...)
 
 passed=0 failed=0 skipped=0
-while read -r target status; do
-  xml="bazel-testlogs/${target#//}"; xml="${xml/://}/test.xml"
-  if [ "$status" != PASSED ] && [ "$status" != FAILED ] || [ ! -f "$xml" ]; then
-    echo "counted as failed: $target ($status)"
-    failed=$((failed + 1))
-    continue
-  fi
-  # Count test cases, not assertions: a case with several <failure> elements failed once.
-  read -r cases bad skip < <(awk '
-    /<testcase /  { cases++; open = ($0 !~ /\/>[[:space:]]*$/); failed = 0 }
-    /<(failure|error)[ >]/ { if (open && !failed) { bad++; failed = 1 } }
-    /<skipped/    { if (open) skip++ }
-    /<\/testcase>/ { open = 0 }
-    END { print cases + 0, bad + 0, skip + 0 }' "$xml")
-  [ "$status" = FAILED ] && [ "$bad" -eq 0 ] && bad=1
-  passed=$((passed + cases - bad - skip))
-  failed=$((failed + bad))
-  skipped=$((skipped + skip))
-done < <(grep -E '^//[^ ]+ +(\(cached\) )?[A-Z]' "$log" |
-         sed -E 's/\(cached\) //' | awk '{print $1, $2}' | grep -E ' (PASSED|FAILED|NO|TIMEOUT|FLAKY|INCOMPLETE)')
-rm -f "$log"
 
-if [ "$bazel_status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-  echo "bazel test exited with $bazel_status"
-  failed=1
+# Runs `bazel test ARGS...` and adds its test cases to the totals. The counting reads
+# bazel-testlogs right away: the next run with another configuration moves that link.
+run_and_count() {
+  local log bazel_status
+  log=$(mktemp)
+  bazel test --test_summary=short "$@" 2>&1 | tee "$log"
+  bazel_status=${PIPESTATUS[0]}
+  local run_failed=0
+  while read -r target status; do
+    xml="bazel-testlogs/${target#//}"; xml="${xml/://}/test.xml"
+    if [ "$status" != PASSED ] && [ "$status" != FAILED ] || [ ! -f "$xml" ]; then
+      echo "counted as failed: $target ($status)"
+      run_failed=$((run_failed + 1))
+      continue
+    fi
+    # Count test cases, not assertions: a case with several <failure> elements failed once.
+    read -r cases bad skip < <(awk '
+      /<testcase /  { cases++; open = ($0 !~ /\/>[[:space:]]*$/); failed = 0 }
+      /<(failure|error)[ >]/ { if (open && !failed) { bad++; failed = 1 } }
+      /<skipped/    { if (open) skip++ }
+      /<\/testcase>/ { open = 0 }
+      END { print cases + 0, bad + 0, skip + 0 }' "$xml")
+    [ "$status" = FAILED ] && [ "$bad" -eq 0 ] && bad=1
+    passed=$((passed + cases - bad - skip))
+    run_failed=$((run_failed + bad))
+    skipped=$((skipped + skip))
+  done < <(grep -E '^//[^ ]+ +(\(cached\) )?[A-Z]' "$log" |
+           sed -E 's/\(cached\) //' | awk '{print $1, $2}' | grep -E ' (PASSED|FAILED|NO|TIMEOUT|FLAKY|INCOMPLETE)')
+  rm -f "$log"
+  if [ "$bazel_status" -ne 0 ] && [ "$run_failed" -eq 0 ]; then
+    echo "bazel test $* exited with $bazel_status"
+    run_failed=1
+  fi
+  failed=$((failed + run_failed))
+}
+
+if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
+  echo "== the fast tests under AddressSanitizer + UBSan =="
+  run_and_count --config=asan "${asan_targets[@]}"
 fi
+echo "== every test =="
+run_and_count //... "$@"
+
 line="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
 echo "$line"
