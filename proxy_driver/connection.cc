@@ -18,6 +18,9 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, static_cast<int>(options.keepaliveTime.count()));
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, static_cast<int>(options.keepaliveTimeout.count()));
   arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // A restarted server is found again quickly: gRPC's default backoff grows to two minutes.
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   NN_ASSIGN_OR_RETURN(connection->channel_, createSecureChannel(address, options.security, arguments));
   if (!connection->channel_->WaitForConnected(std::chrono::system_clock::now() +
                                               options.connectTimeout)) {
@@ -27,45 +30,141 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   }
   connection->stub_ = wire::Accelerator::NewStub(connection->channel_);
   connection->watchStub_ = wire::SessionWatch::NewStub(connection->channel_);
-
-  wire::OpenSessionRequest request;
-  request.set_client_version(kClientWireVersion);
-  request.set_client_name(options.clientName);
-  wire::OpenSessionResponse response;
-  auto context = connection->controlContext();
-  const grpc::Status status = connection->stub_->OpenSession(context.get(), request, &response);
-  if (!status.ok()) {
-    return hal::withContext(wire_conv::fromGrpcStatus(status), "OpenSession at " + address);
-  }
-  connection->sessionId_ = response.session_id();
-  connection->identity_ = response.identity();
+  NN_ASSIGN_OR_RETURN(auto opened, connection->openSession());
+  connection->session_ = {opened.first, 0};
+  connection->identity_ = std::move(opened.second);
+  connection->fenceOwners_.push_back(std::make_unique<char>());
   connection->pools_ = std::make_unique<PoolTransport>(*connection, options.useSharedMemory,
                                                        options.bulkThresholdBytes);
-  connection->watchThread_ = std::thread([raw = connection.get()] { raw->watchSession(); });
+  connection->watchThread_ = std::thread([raw = connection.get()] { raw->watchSessions(); });
   return connection;
 }
 
-void Connection::watchSession() {
-  wire::CloseSessionRequest request;
-  request.set_session_id(sessionId_);
-  auto reader = watchStub_->WatchSession(&watchContext_, request);
-  wire::SessionEvent event;
-  while (reader->Read(&event)) {
+hal::Result<std::pair<uint64_t, std::string>> Connection::openSession() {
+  wire::OpenSessionRequest request;
+  request.set_client_version(kClientWireVersion);
+  request.set_client_name(options_.clientName);
+  wire::OpenSessionResponse response;
+  auto context = controlContext();
+  const grpc::Status status = stub_->OpenSession(context.get(), request, &response);
+  if (!status.ok()) {
+    return hal::withContext(wire_conv::fromGrpcStatus(status), "OpenSession at " + address_);
   }
-  (void)reader->Finish();
+  return std::make_pair(response.session_id(), response.identity());
+}
+
+void Connection::watchSessions() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!closing_) {
+    const SessionRef watched = session_;
+    grpc::ClientContext context;
+    watchContext_ = &context;
+    lock.unlock();
+    wire::CloseSessionRequest request;
+    request.set_session_id(watched.id);
+    auto reader = watchStub_->WatchSession(&context, request);
+    wire::SessionEvent event;
+    while (reader->Read(&event)) {
+    }
+    (void)reader->Finish();
+    lock.lock();
+    watchContext_ = nullptr;
+    if (closing_) break;
+    // The stream ended without us: the server or the connection is gone.
+    if (session_.generation == watched.generation) lost_ = true;
+    changed_.wait(lock, [&] { return closing_ || session_.generation != watched.generation; });
+  }
 }
 
 Connection::~Connection() {
-  if (sessionId_ != 0) {
+  SessionRef current;
+  bool lost = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    current = session_;
+    lost = lost_;
+    closing_ = true;
+    if (watchContext_ != nullptr) watchContext_->TryCancel();
+  }
+  changed_.notify_all();
+  if (stub_ != nullptr && current.id != 0 && !lost) {
     wire::CloseSessionRequest request;
-    request.set_session_id(sessionId_);
+    request.set_session_id(current.id);
     wire::Empty empty;
     auto context = controlContext();
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
     (void)stub_->CloseSession(context.get(), request, &empty);
   }
-  watchContext_.TryCancel();
   if (watchThread_.joinable()) watchThread_.join();
+}
+
+SessionRef Connection::currentSession() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return session_;
+}
+
+uint64_t Connection::reconnects() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return reconnects_;
+}
+
+const void* Connection::fenceOwner(uint64_t generation) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return generation < fenceOwners_.size() ? fenceOwners_[generation].get() : nullptr;
+}
+
+void Connection::markLost(uint64_t generation) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (session_.generation == generation) lost_ = true;
+}
+
+hal::Error Connection::callFailed(const grpc::Status& status, uint64_t generation) {
+  hal::Error error = wire_conv::fromGrpcStatus(status);
+  const bool transport = status.error_details().empty() &&
+                         (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                          status.error_code() == grpc::StatusCode::UNKNOWN);
+  if (transport) markLost(generation);
+  return error;
+}
+
+hal::Result<SessionRef> Connection::session() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!lost_) return session_;
+    if (!options_.reconnect) {
+      return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+             << "the session at " << address_ << " was lost and reconnecting is off";
+    }
+  }
+  std::lock_guard<std::mutex> recovering(recoveryMutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!lost_) return session_;  // another caller recovered it meanwhile
+  }
+  // Backoff between attempts; the channel reconnects by itself, we only wait for it.
+  const auto giveUp = std::chrono::steady_clock::now() + options_.reconnectTimeout;
+  std::chrono::milliseconds pause(50);
+  hal::Error last = hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "no attempt made";
+  while (std::chrono::steady_clock::now() < giveUp) {
+    if (channel_->WaitForConnected(std::chrono::system_clock::now() + pause)) {
+      auto opened = openSession();
+      if (opened.ok()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        session_ = {opened->first, session_.generation + 1};
+        fenceOwners_.push_back(std::make_unique<char>());
+        lost_ = false;
+        ++reconnects_;
+        changed_.notify_all();
+        return session_;
+      }
+      last = opened.error();
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+  }
+  return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+         << "the session at " << address_ << " was lost and the server did not come back within "
+         << options_.reconnectTimeout.count() << " ms (last: " << last.message << ")";
 }
 
 bool Connection::reachable() const {
@@ -104,12 +203,13 @@ hal::Error Connection::executionCutOff(const hal::OptionalTimePoint& deadline) c
          << options_.executionTimeout.count() << " ms)";
 }
 
-hal::Error Connection::executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline) const {
+hal::Error Connection::executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline,
+                                          uint64_t generation) {
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && status.error_details().empty() &&
       (deadline.has_value() || options_.executionTimeout.count() > 0)) {
     return executionCutOff(deadline);
   }
-  return wire_conv::fromGrpcStatus(status);
+  return callFailed(status, generation);
 }
 
 }  // namespace nnremote::proxy

@@ -2,16 +2,27 @@
 // open while the Connection lives; destroying it closes the session, which releases everything
 // the client prepared there. If this process dies, the server notices the broken WatchSession
 // stream and releases them too.
+//
+// Recovery (docs/security.md#recovery): when the server goes away (the session watch breaks, or
+// a call fails in transport), the session is lost. Calls in flight fail with DEAD_OBJECT. The
+// next call reconnects to the same address with backoff and opens a new session, a new
+// *generation*; the proxy's objects notice the new generation and set themselves up again in it
+// (prepared models are prepared again from the models they keep, shared memory is registered
+// again, bursts reopen). Device buffers cannot be: their contents were on the server.
 #ifndef NNREMOTE_PROXY_DRIVER_CONNECTION_H_
 #define NNREMOTE_PROXY_DRIVER_CONNECTION_H_
 
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "hal/result.h"
 #include "hal/types.h"
@@ -44,6 +55,17 @@ struct ConnectionOptions {
   uint64_t bulkThresholdBytes = uint64_t{1} << 20;
   // TLS, mutual TLS and a bearer token (docs/security.md).
   ChannelSecurity security;
+  // Reconnect and open a new session when the server is lost (see above). Off: every call after
+  // a loss fails with DEAD_OBJECT, as AOSP drivers do without a Resilient wrapper.
+  bool reconnect = true;
+  // How long one recovery keeps trying before the call fails with DEAD_OBJECT.
+  std::chrono::milliseconds reconnectTimeout{10000};
+};
+
+// The session a call runs in: its id and generation (how many sessions came before it).
+struct SessionRef {
+  uint64_t id = 0;
+  uint64_t generation = 0;
 };
 
 class Connection {
@@ -58,7 +80,22 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   wire::Accelerator::Stub& stub() const { return *stub_; }
-  uint64_t sessionId() const { return sessionId_; }
+  // The current session's id; session() also recovers a lost one first.
+  uint64_t sessionId() const { return currentSession().id; }
+  uint64_t generation() const { return currentSession().generation; }
+  // The session as it is now, lost or not; makes no call.
+  SessionRef currentSession() const;
+  // The current session, after recovering a lost one (when options.reconnect is on): a server
+  // that does not come back within reconnectTimeout, or a lost session without reconnect, gives
+  // DEAD_OBJECT.
+  hal::Result<SessionRef> session();
+  // How many times a lost session was replaced by a new one.
+  uint64_t reconnects() const;
+  // A key for remote fences that is unique to one generation's session (hal::SyncFence::setRemote).
+  const void* fenceOwner(uint64_t generation) const;
+  // The HAL error of a failed call made in `generation`. A transport failure (no HAL details:
+  // the server is gone) marks that session lost.
+  hal::Error callFailed(const grpc::Status& status, uint64_t generation);
   // Who the server takes this client to be ("uid:N", a certificate subject, a token's identity).
   const std::string& identity() const { return identity_; }
   const std::string& address() const { return address_; }
@@ -75,25 +112,38 @@ class Connection {
   std::optional<std::chrono::system_clock::time_point> executionCallLimit(const hal::OptionalTimePoint& deadline) const;
   // The HAL error of an execution call that failed with `status`: one cut off at its limit is
   // MISSED_DEADLINE_TRANSIENT or, without a deadline, GENERAL_FAILURE naming the timeout.
-  hal::Error executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline) const;
+  hal::Error executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline,
+                                uint64_t generation);
   hal::Error executionCutOff(const hal::OptionalTimePoint& deadline) const;
 
   PoolTransport& pools() const { return *pools_; }
 
  private:
   Connection() = default;
-  void watchSession();
+  // Opens a session on the channel: its id and the identity the server gives us.
+  hal::Result<std::pair<uint64_t, std::string>> openSession();
+  // Watches each generation's session; a watch that breaks (not by us) marks it lost.
+  void watchSessions();
+  void markLost(uint64_t generation);
 
   std::string address_;
   ConnectionOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;
   std::unique_ptr<wire::SessionWatch::Stub> watchStub_;
-  uint64_t sessionId_ = 0;
   std::string identity_;
-  grpc::ClientContext watchContext_;
-  std::thread watchThread_;
   std::unique_ptr<PoolTransport> pools_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  SessionRef session_;   // guarded by mutex_
+  bool lost_ = false;    // the current session is gone
+  bool closing_ = false;
+  uint64_t reconnects_ = 0;
+  std::vector<std::unique_ptr<char>> fenceOwners_;  // one per generation; never reused
+  std::mutex recoveryMutex_;                        // one recovery at a time
+  grpc::ClientContext* watchContext_ = nullptr;     // the watch in progress, guarded by mutex_
+  std::thread watchThread_;
 };
 
 }  // namespace nnremote::proxy

@@ -37,27 +37,36 @@ hal::Result<wire::Memory> PoolTransport::encode(const hal::SharedMemory& memory,
 }
 
 hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& memory) {
+  const SessionRef session = connection_.currentSession();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     releaseExpiredLocked();
     const auto it = registrations_.find(memory.get());
-    if (it != registrations_.end() && it->second.memory.lock() == memory) return it->second.id;
+    if (it != registrations_.end() && it->second.memory.lock() == memory &&
+        it->second.generation == session.generation) {
+      return it->second.id;
+    }
   }
   wire::RegisterMemoryRequest request;
-  request.set_session_id(connection_.sessionId());
+  request.set_session_id(session.id);
   request.set_shm_name(memory->sharedName());
   request.set_size(memory->size());
   wire::RegisterMemoryResponse response;
   auto context = connection_.controlContext();
   const grpc::Status status = connection_.stub().RegisterMemory(context.get(), request, &response);
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  if (!status.ok()) return connection_.callFailed(status, session.generation);
   std::lock_guard<std::mutex> lock(mutex_);
-  registrations_[memory.get()] = {memory, response.memory_id()};
+  registrations_[memory.get()] = {memory, response.memory_id(), session.generation};
   return response.memory_id();
 }
 
 void PoolTransport::releaseExpiredLocked() {
+  const uint64_t generation = connection_.generation();
   for (auto it = registrations_.begin(); it != registrations_.end();) {
+    if (it->second.generation != generation) {  // its session is gone, and the registration with it
+      it = registrations_.erase(it);
+      continue;
+    }
     if (!it->second.memory.expired()) {
       ++it;
       continue;
@@ -73,16 +82,20 @@ void PoolTransport::releaseExpiredLocked() {
 }
 
 size_t PoolTransport::registeredCount() const {
+  const uint64_t generation = connection_.generation();
   std::lock_guard<std::mutex> lock(mutex_);
-  return registrations_.size();
+  size_t count = 0;
+  for (const auto& [memory, registration] : registrations_) count += registration.generation == generation;
+  return count;
 }
 
 hal::Result<uint64_t> PoolTransport::upload(const hal::Memory& memory) {
   grpc::ClientContext context;
   wire::BulkTransferHandle handle;
   auto writer = connection_.stub().UploadBulk(&context, &handle);
+  const SessionRef session = connection_.currentSession();
   wire::BulkChunk chunk;
-  chunk.set_session_id(connection_.sessionId());
+  chunk.set_session_id(session.id);
   chunk.set_total_size(memory.size());
   uint64_t sent = 0;
   do {
@@ -94,7 +107,7 @@ hal::Result<uint64_t> PoolTransport::upload(const hal::Memory& memory) {
   } while (sent < memory.size());
   writer->WritesDone();
   const grpc::Status status = writer->Finish();
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  if (!status.ok()) return connection_.callFailed(status, session.generation);
   return handle.bulk_transfer_id();
 }
 

@@ -32,13 +32,14 @@ class PoolTransport {
   // Fetches a pending download into `destination`, which has room for `capacity` bytes.
   hal::Status download(uint64_t bulkTransferId, uint8_t* destination, uint64_t capacity);
 
-  // How many shared memories are registered with the server right now.
+  // How many shared memories are registered with the server's current session.
   size_t registeredCount() const;
 
  private:
   struct Registration {
     std::weak_ptr<const hal::Memory> memory;
     uint64_t id = 0;
+    uint64_t generation = 0;  // the session it was made in; a later session registers again
   };
 
   hal::Result<uint64_t> registerShared(const hal::SharedMemory& memory);

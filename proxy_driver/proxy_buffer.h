@@ -1,5 +1,6 @@
 // A device buffer on the server (a memory domain), as a hal::IBuffer. Released on the server
-// when the last reference goes.
+// when the last reference goes. Its contents live in one server session: once the connection
+// has replaced that session (docs/security.md#recovery), every use fails with DEAD_OBJECT.
 #ifndef NNREMOTE_PROXY_DRIVER_PROXY_BUFFER_H_
 #define NNREMOTE_PROXY_DRIVER_PROXY_BUFFER_H_
 
@@ -12,7 +13,7 @@ namespace nnremote::proxy {
 
 class ProxyBuffer final : public hal::IBuffer {
  public:
-  ProxyBuffer(std::shared_ptr<Connection> connection, uint32_t token);
+  ProxyBuffer(std::shared_ptr<Connection> connection, SessionRef session, uint32_t token);
   ~ProxyBuffer() override;
 
   hal::Request::MemoryDomainToken getToken() const override {
@@ -22,7 +23,11 @@ class ProxyBuffer final : public hal::IBuffer {
   hal::Status copyFrom(const hal::SharedMemory& src, const std::vector<uint32_t>& dimensions) const override;
 
  private:
+  // The session the buffer lives in, if it is still the connection's.
+  hal::Result<SessionRef> session() const;
+
   std::shared_ptr<Connection> connection_;
+  const SessionRef session_;
   uint32_t token_;
 };
 

@@ -9,51 +9,70 @@ namespace nnremote::proxy {
 using hal::ErrorStatus;
 using hal::makeError;
 
-ProxyBurst::ProxyBurst(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
+ProxyBurst::ProxyBurst(std::shared_ptr<Connection> connection, std::shared_ptr<const ProxyPreparedModel> preparedModel)
+    : connection_(std::move(connection)), preparedModel_(std::move(preparedModel)) {}
 
 hal::Result<hal::SharedBurst> ProxyBurst::open(std::shared_ptr<Connection> connection,
-                                               uint64_t preparedModelId) {
-  std::shared_ptr<ProxyBurst> burst(new ProxyBurst(connection));
-  burst->stream_ = connection->stub().Burst(&burst->context_);
+                                               std::shared_ptr<const ProxyPreparedModel> preparedModel) {
+  NN_ASSIGN_OR_RETURN(const auto where, preparedModel->current());
+  std::shared_ptr<ProxyBurst> burst(new ProxyBurst(std::move(connection), std::move(preparedModel)));
+  std::lock_guard<std::mutex> lock(burst->mutex_);
+  NN_RETURN_IF_ERROR(burst->openLocked(where.first, where.second));
+  return hal::SharedBurst(burst);
+}
+
+hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId) const {
+  context_ = std::make_unique<grpc::ClientContext>();
+  queue_.reset();
+  slots_.clear();
+  generation_ = session.generation;
+  broken_ = false;
+  stream_ = connection_->stub().Burst(context_.get());
   wire::BurstRequest request;
-  request.mutable_open()->set_session_id(connection->sessionId());
+  request.mutable_open()->set_session_id(session.id);
   request.mutable_open()->set_prepared_model_id(preparedModelId);
-  const bool wantQueue = connection->sameHost() && connection->options().useSharedMemoryBursts;
+  const bool wantQueue = connection_->sameHost() && connection_->options().useSharedMemoryBursts;
   request.mutable_open()->set_want_shared_queue(wantQueue);
-  if (!burst->stream_->Write(request)) return burst->streamBroken();
+  if (!stream_->Write(request)) return streamBroken();
   if (wantQueue) {
     wire::BurstResponse answer;
-    if (!burst->stream_->Read(&answer)) return burst->streamBroken();
+    if (!stream_->Read(&answer)) return streamBroken();
     // Without a queue (the server could not make one, or cannot see us as local), the stream
     // serves alone.
     if (answer.has_shared_queue()) {
       auto queue = wire::SharedQueue::open(answer.shared_queue().shm_name(), answer.shared_queue().size());
-      if (queue.ok()) burst->queue_ = std::move(queue).value();
+      if (queue.ok()) queue_ = std::move(queue).value();
     }
   }
-  return hal::SharedBurst(burst);
+  return {};
 }
 
-ProxyBurst::~ProxyBurst() {
+void ProxyBurst::closeLocked() const {
   // A broken stream was already finished by streamBroken(); gRPC allows one Finish per call.
   if (stream_ == nullptr || broken_) return;
   if (queue_ != nullptr) queue_->close();
   stream_->WritesDone();
   (void)stream_->Finish();
+  broken_ = true;
+}
+
+ProxyBurst::~ProxyBurst() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  closeLocked();
 }
 
 hal::Error ProxyBurst::streamBroken() const {
   broken_ = true;
   // Finish reports why the server ended the stream (a bad open, or the server is gone).
   const grpc::Status status = stream_->Finish();
-  hal::Error error = wire_conv::fromGrpcStatus(status);
+  hal::Error error = connection_->callFailed(status, generation_);
   if (status.ok()) error = makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream ended";
   return error;
 }
 
 hal::Error ProxyBurst::cutOff(const hal::OptionalTimePoint& deadline) const {
   broken_ = true;
-  context_.TryCancel();  // the server's side of the burst ends too
+  context_->TryCancel();  // the server's side of the burst ends too
   (void)stream_->Finish();
   return connection_->executionCutOff(deadline);
 }
@@ -71,7 +90,13 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
       return !pastLimit && connection_->reachable();
     });
     if (!length.ok() && pastLimit) return cutOff(deadline);
-    if (!length.ok()) return length.error();
+    if (!length.ok()) {  // the server is gone
+      (void)connection_->callFailed(grpc::Status(grpc::StatusCode::UNAVAILABLE, "burst queue peer gone"), generation_);
+      broken_ = true;
+      context_->TryCancel();
+      (void)stream_->Finish();
+      return length.error();
+    }
     wire::BurstResponse response;
     if (!response.ParseFromArray(queue_->responseBuffer(), static_cast<int>(*length))) {
       return makeError(ErrorStatus::GENERAL_FAILURE) << "a shared-queue response does not parse";
@@ -84,7 +109,7 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
   if (!stream_->Write(message)) return streamBroken();
   if (!execution) return std::optional<wire::BurstResponse>();
   wire::BurstResponse response;
-  if (limit) watchdog_.arm(*limit, [this] { context_.TryCancel(); });
+  if (limit) watchdog_.arm(*limit, [context = context_.get()] { context->TryCancel(); });
   const bool read = stream_->Read(&response);
   if (limit && watchdog_.disarm()) return cutOff(deadline);
   if (!read) return streamBroken();
@@ -133,6 +158,11 @@ hal::Result<hal::ExecutionOutcome> ProxyBurst::execute(const hal::Request& reque
                                                        const hal::OptionalTimePoint& deadline,
                                                        const hal::OptionalDuration& loopTimeoutDuration) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  NN_ASSIGN_OR_RETURN(const auto where, preparedModel_->current());
+  if (where.first.generation != generation_) {  // the session was replaced: reopen in the new one
+    closeLocked();
+    NN_RETURN_IF_ERROR(openLocked(where.first, where.second));
+  }
   if (broken_) return makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream is closed";
   wire::BurstRequest message;
   auto* execute = message.mutable_execute();

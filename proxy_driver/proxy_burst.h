@@ -17,13 +17,16 @@
 #include "proto/shared_queue.h"
 #include "proxy_driver/call_watchdog.h"
 #include "proxy_driver/connection.h"
+#include "proxy_driver/proxy_prepared_model.h"
 
 namespace nnremote::proxy {
 
 class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this<ProxyBurst> {
  public:
+  // After the connection replaces a lost session, the next execution reopens the burst in the
+  // new one (the model prepared again there); memory cached before must be cached again.
   static hal::Result<hal::SharedBurst> open(std::shared_ptr<Connection> connection,
-                                            uint64_t preparedModelId);
+                                            std::shared_ptr<const ProxyPreparedModel> preparedModel);
   ~ProxyBurst() override;
 
   // Caches registered shared memory under a slot until the hold is released. Other memory
@@ -45,7 +48,11 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
     uint64_t slot = 0;
   };
 
-  explicit ProxyBurst(std::shared_ptr<Connection> connection);
+  ProxyBurst(std::shared_ptr<Connection> connection, std::shared_ptr<const ProxyPreparedModel> preparedModel);
+  // Opens the stream (and queue) in `session` for the model's id there.
+  hal::Status openLocked(SessionRef session, uint64_t preparedModelId) const;
+  // Ends the current stream, if it is still open.
+  void closeLocked() const;
   void releaseSlot(const hal::Memory* memory) const;
   hal::Error streamBroken() const;
   // Sends `message` through the queue if there is one and it fits, else on the stream, and
@@ -57,10 +64,12 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   hal::Error cutOff(const hal::OptionalTimePoint& deadline) const;
 
   std::shared_ptr<Connection> connection_;
+  std::shared_ptr<const ProxyPreparedModel> preparedModel_;
   mutable std::mutex mutex_;  // one message exchange at a time
-  mutable grpc::ClientContext context_;
-  std::unique_ptr<Stream> stream_;
-  std::unique_ptr<wire::SharedQueue> queue_;
+  mutable std::unique_ptr<grpc::ClientContext> context_;
+  mutable std::unique_ptr<Stream> stream_;
+  mutable std::unique_ptr<wire::SharedQueue> queue_;
+  mutable uint64_t generation_ = 0;  // the session the stream belongs to
   mutable bool broken_ = false;
   mutable uint64_t nextSerial_ = 1;
   mutable uint64_t nextSlot_ = 1;

@@ -42,15 +42,16 @@ wire_conv::MemoryEncoder ProxyDevice::poolEncoder() const {
 }
 
 hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Model& model) const {
+  NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
   wire::GetSupportedOperationsRequest request;
-  request.set_session_id(connection_->sessionId());
+  request.set_session_id(session.id);
   request.set_device_name(name_);
   NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model, poolEncoder()));
   wire::GetSupportedOperationsResponse response;
   auto context = connection_->controlContext();
   const grpc::Status status =
       connection_->stub().GetSupportedOperations(context.get(), request, &response);
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  if (!status.ok()) return connection_->callFailed(status, session.generation);
   return std::vector<bool>(response.supported().begin(), response.supported().end());
 }
 
@@ -58,31 +59,17 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(
     const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
-  wire::PrepareModelRequest request;
-  request.set_session_id(connection_->sessionId());
-  request.set_device_name(name_);
-  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model, poolEncoder()));
-  request.set_preference(static_cast<wire::ExecutionPreference>(preference));
-  request.set_priority(wire_conv::toWire(priority));
-  bool hasDeadline = false;
-  wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
-  if (!hasDeadline) request.clear_deadline();
-  for (const auto& file : modelCache) request.add_model_cache()->set_path(file.path);
-  for (const auto& file : dataCache) request.add_data_cache()->set_path(file.path);
-  if (!modelCache.empty() || !dataCache.empty()) request.set_cache_token(token.data(), token.size());
-  wire::PrepareModelResponse response;
-  grpc::ClientContext context;  // preparation can take long; a dead peer fails by keepalive
-  const grpc::Status status = connection_->stub().PrepareModel(&context, request, &response);
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
-  return hal::SharedPreparedModel(
-      std::make_shared<ProxyPreparedModel>(connection_, response.prepared_model_id()));
+  NN_ASSIGN_OR_RETURN(auto prepared, ProxyPreparedModel::prepare(connection_, {name_, model, preference, priority},
+                                                                 deadline, modelCache, dataCache, token));
+  return hal::SharedPreparedModel(std::move(prepared));
 }
 
 hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModelFromCache(
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
   wire::PrepareModelFromCacheRequest request;
-  request.set_session_id(connection_->sessionId());
+  request.set_session_id(session.id);
   request.set_device_name(name_);
   bool hasDeadline = false;
   wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
@@ -93,17 +80,19 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModelFromCache(
   wire::PrepareModelResponse response;
   grpc::ClientContext context;
   const grpc::Status status = connection_->stub().PrepareModelFromCache(&context, request, &response);
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+  if (!status.ok()) return connection_->callFailed(status, session.generation);
+  // The model itself never came here, so this one cannot be prepared again after a reconnect.
   return hal::SharedPreparedModel(
-      std::make_shared<ProxyPreparedModel>(connection_, response.prepared_model_id()));
+      std::make_shared<ProxyPreparedModel>(connection_, session, response.prepared_model_id(), std::nullopt));
 }
 
 hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc,
                                                      const std::vector<hal::SharedPreparedModel>& preparedModels,
                                                      const std::vector<hal::BufferRole>& inputRoles,
                                                      const std::vector<hal::BufferRole>& outputRoles) const {
+  NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
   wire::AllocateBufferRequest request;
-  request.set_session_id(connection_->sessionId());
+  request.set_session_id(session.id);
   request.set_device_name(name_);
   for (uint32_t d : desc.dimensions) request.add_dimensions(d);
   auto addRoles = [&](const std::vector<hal::BufferRole>& roles, const char* field,
@@ -118,8 +107,12 @@ hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc
                << field << "[" << i << "].modelIndex = " << role.modelIndex
                << " does not name a model prepared through this connection";
       }
+      NN_ASSIGN_OR_RETURN(const auto where, prepared->current());
+      if (where.first.generation != session.generation) {
+        return makeError(ErrorStatus::DEAD_OBJECT) << "the session was replaced while allocating; try again";
+      }
       auto* wireRole = out->Add();
-      wireRole->set_prepared_model_id(prepared->id());
+      wireRole->set_prepared_model_id(where.second);
       wireRole->set_io_index(role.ioIndex);
       wireRole->set_probability(role.probability);
     }
@@ -130,8 +123,8 @@ hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc
   wire::AllocateBufferResponse response;
   auto context = connection_->controlContext();
   const grpc::Status status = connection_->stub().AllocateBuffer(context.get(), request, &response);
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
-  return hal::SharedBuffer(std::make_shared<ProxyBuffer>(connection_, response.token()));
+  if (!status.ok()) return connection_->callFailed(status, session.generation);
+  return hal::SharedBuffer(std::make_shared<ProxyBuffer>(connection_, session, response.token()));
 }
 
 }  // namespace nnremote::proxy

@@ -15,13 +15,60 @@ namespace nnremote::proxy {
 using hal::ErrorStatus;
 using hal::makeError;
 
-ProxyPreparedModel::ProxyPreparedModel(std::shared_ptr<Connection> connection,
-                                       uint64_t preparedModelId)
-    : connection_(std::move(connection)), preparedModelId_(preparedModelId) {}
+namespace {
+
+// A PrepareModel call in `session`; the prepared model's id.
+hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session,
+                                      const ProxyPreparedModel::Preparation& preparation,
+                                      const hal::OptionalTimePoint& deadline,
+                                      const std::vector<hal::CacheFile>& modelCache,
+                                      const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) {
+  wire::PrepareModelRequest request;
+  request.set_session_id(session.id);
+  request.set_device_name(preparation.deviceName);
+  auto encode = [&connection](const hal::SharedMemory& memory, bool withContents) {
+    return connection.pools().encode(memory, withContents);
+  };
+  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(preparation.model, encode));
+  request.set_preference(static_cast<wire::ExecutionPreference>(preparation.preference));
+  request.set_priority(wire_conv::toWire(preparation.priority));
+  bool hasDeadline = false;
+  wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
+  if (!hasDeadline) request.clear_deadline();
+  for (const auto& file : modelCache) request.add_model_cache()->set_path(file.path);
+  for (const auto& file : dataCache) request.add_data_cache()->set_path(file.path);
+  if (!modelCache.empty() || !dataCache.empty()) request.set_cache_token(token.data(), token.size());
+  wire::PrepareModelResponse response;
+  grpc::ClientContext context;  // preparation can take long; a dead peer fails by keepalive
+  const grpc::Status status = connection.stub().PrepareModel(&context, request, &response);
+  if (!status.ok()) return connection.callFailed(status, session.generation);
+  return response.prepared_model_id();
+}
+
+}  // namespace
+
+hal::Result<std::shared_ptr<ProxyPreparedModel>> ProxyPreparedModel::prepare(
+    std::shared_ptr<Connection> connection, Preparation preparation, const hal::OptionalTimePoint& deadline,
+    const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
+    const hal::CacheToken& token) {
+  NN_ASSIGN_OR_RETURN(const SessionRef session, connection->session());
+  NN_ASSIGN_OR_RETURN(const uint64_t id,
+                      prepareOnServer(*connection, session, preparation, deadline, modelCache, dataCache, token));
+  return std::make_shared<ProxyPreparedModel>(std::move(connection), session, id, std::move(preparation));
+}
+
+ProxyPreparedModel::ProxyPreparedModel(std::shared_ptr<Connection> connection, SessionRef session,
+                                       uint64_t preparedModelId, std::optional<Preparation> preparation)
+    : connection_(std::move(connection)),
+      preparation_(std::move(preparation)),
+      session_(session),
+      preparedModelId_(preparedModelId) {}
 
 ProxyPreparedModel::~ProxyPreparedModel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (session_.generation != connection_->generation()) return;  // its session is gone already
   wire::ReleasePreparedModelRequest request;
-  request.set_session_id(connection_->sessionId());
+  request.set_session_id(session_.id);
   request.set_prepared_model_id(preparedModelId_);
   wire::Empty empty;
   auto context = connection_->controlContext();
@@ -29,12 +76,28 @@ ProxyPreparedModel::~ProxyPreparedModel() {
   (void)connection_->stub().ReleasePreparedModel(context.get(), request, &empty);
 }
 
+hal::Result<std::pair<SessionRef, uint64_t>> ProxyPreparedModel::current() const {
+  NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (session.generation != session_.generation) {
+    if (!preparation_) {
+      return makeError(ErrorStatus::DEAD_OBJECT)
+             << "this prepared model was lost with its server session and cannot be prepared again";
+    }
+    NN_ASSIGN_OR_RETURN(preparedModelId_, prepareOnServer(*connection_, session, *preparation_, std::nullopt, {}, {},
+                                                          hal::CacheToken{}));
+    session_ = session;
+  }
+  return std::make_pair(session_, preparedModelId_);
+}
+
 hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
     const hal::Request& request, hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
     const hal::OptionalDuration& loopTimeoutDuration) const {
+  NN_ASSIGN_OR_RETURN(const auto where, current());
   wire::ExecuteRequest call;
-  call.set_session_id(connection_->sessionId());
-  call.set_prepared_model_id(preparedModelId_);
+  call.set_session_id(where.first.id);
+  call.set_prepared_model_id(where.second);
   PoolTransport& pools = connection_->pools();
   auto encode = [&pools](const hal::SharedMemory& memory, bool withContents) {
     return pools.encode(memory, withContents);
@@ -46,7 +109,7 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
   if (const auto limit = connection_->executionCallLimit(deadline)) context.set_deadline(*limit);
   wire::ExecuteResponse response;
   const grpc::Status status = connection_->stub().Execute(&context, call, &response);
-  if (!status.ok()) return connection_->executionCallError(status, deadline);
+  if (!status.ok()) return connection_->executionCallError(status, deadline, where.first.generation);
 
   NN_RETURN_IF_ERROR(copyOutputsBack(request, response.output_data(),
                                      response.output_bulk_transfer_ids(), pools));
@@ -55,7 +118,8 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
 }
 
 hal::Result<hal::SharedBurst> ProxyPreparedModel::configureExecutionBurst() const {
-  return ProxyBurst::open(connection_, preparedModelId_);
+  return ProxyBurst::open(connection_,
+                          std::static_pointer_cast<const ProxyPreparedModel>(shared_from_this()));
 }
 
 namespace {
@@ -68,18 +132,18 @@ struct FencedResult {
 };
 
 // A server fence for `local`, signaled from this process when `local` fires.
-hal::Result<uint64_t> mirrorLocalFence(const std::shared_ptr<Connection>& connection,
+hal::Result<uint64_t> mirrorLocalFence(const std::shared_ptr<Connection>& connection, SessionRef session,
                                        const hal::SyncFence& local) {
   wire::CreateFenceRequest create;
-  create.set_session_id(connection->sessionId());
+  create.set_session_id(session.id);
   wire::CreateFenceResponse created;
   auto context = connection->controlContext();
   const grpc::Status status = connection->stub().CreateFence(context.get(), create, &created);
-  if (!status.ok()) return wire_conv::fromGrpcStatus(status);
-  std::thread([connection, local, id = created.fence_id()] {
+  if (!status.ok()) return connection->callFailed(status, session.generation);
+  std::thread([connection, session, local, id = created.fence_id()] {
     const bool error = local.wait(std::nullopt) == hal::SyncFence::State::ERROR;
     wire::SignalFenceRequest signal;
-    signal.set_session_id(connection->sessionId());
+    signal.set_session_id(session.id);
     signal.set_fence_id(id);
     signal.set_error(error);
     wire::Empty empty;
@@ -110,18 +174,19 @@ hal::Status ProxyPreparedModel::validateReusableRequest(const hal::Request& requ
   auto encode = [&pools](const hal::SharedMemory& memory, bool withContents) {
     return pools.encode(memory, withContents);
   };
+  NN_ASSIGN_OR_RETURN(const auto where, current());
   wire::CreateReusableExecutionRequest create;
-  create.set_session_id(connection_->sessionId());
-  create.set_prepared_model_id(preparedModelId_);
+  create.set_session_id(where.first.id);
+  create.set_prepared_model_id(where.second);
   NN_ASSIGN_OR_RETURN(*create.mutable_request(), wire_conv::toWire(request, encode));
   wire::CreateReusableExecutionResponse created;
   {
     auto context = connection_->controlContext();
     const grpc::Status status = connection_->stub().CreateReusableExecution(context.get(), create, &created);
-    if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+    if (!status.ok()) return connection_->callFailed(status, where.first.generation);
   }
   wire::ReleaseReusableExecutionRequest release;
-  release.set_session_id(connection_->sessionId());
+  release.set_session_id(where.first.id);
   release.set_reusable_execution_id(created.reusable_execution_id());
   wire::Empty empty;
   auto context = connection_->controlContext();
@@ -142,9 +207,11 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
       return makeError(ErrorStatus::GENERAL_FAILURE) << "waitFor[" << i << "] signaled an error";
     }
   }
+  NN_ASSIGN_OR_RETURN(const auto where, current());
+  const SessionRef session = where.first;
   wire::ExecuteFencedRequest call;
-  call.set_session_id(connection_->sessionId());
-  call.set_prepared_model_id(preparedModelId_);
+  call.set_session_id(session.id);
+  call.set_prepared_model_id(where.second);
   NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
   const bool waits = std::any_of(waitFor.begin(), waitFor.end(), [](const hal::SyncFence& fence) {
     return fence.state() != hal::SyncFence::State::SIGNALED;
@@ -154,10 +221,10 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
                                              loopTimeoutDuration, timeoutDurationAfterFence);
   }
   for (const hal::SyncFence& fence : waitFor) {
-    if (auto id = fence.remoteId(connection_.get())) {
+    if (auto id = fence.remoteId(connection_->fenceOwner(session.generation))) {
       call.add_wait_for_fence_ids(*id);  // already on the server: no round trip
     } else if (fence.state() != hal::SyncFence::State::SIGNALED) {
-      NN_ASSIGN_OR_RETURN(const uint64_t id, mirrorLocalFence(connection_, fence));
+      NN_ASSIGN_OR_RETURN(const uint64_t id, mirrorLocalFence(connection_, session, fence));
       call.add_wait_for_fence_ids(id);
     }
   }
@@ -169,18 +236,18 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
   {
     auto context = connection_->controlContext();
     const grpc::Status status = connection_->stub().ExecuteFenced(context.get(), call, &response);
-    if (!status.ok()) return wire_conv::fromGrpcStatus(status);
+    if (!status.ok()) return connection_->callFailed(status, session.generation);
   }
 
   const hal::SyncFence done = hal::SyncFence::create();
-  done.setRemote(connection_.get(), response.sync_fence_id());
+  done.setRemote(connection_->fenceOwner(session.generation), response.sync_fence_id());
   auto result = std::make_shared<FencedResult>();
   // Collects the results when the execution finishes, copies the outputs that travel by value
   // into the caller's memory, and only then signals the fence the caller waits on.
-  std::thread([connection = connection_, request, done, result, executionId = response.execution_id(),
+  std::thread([connection = connection_, session, request, done, result, executionId = response.execution_id(),
                deadline, limit = connection_->executionCallLimit(deadline)] {
     wire::GetExecuteFencedInfoRequest infoRequest;
-    infoRequest.set_session_id(connection->sessionId());
+    infoRequest.set_session_id(session.id);
     infoRequest.set_execution_id(executionId);
     wire::GetExecuteFencedInfoResponse info;
     grpc::ClientContext context;
@@ -188,7 +255,7 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
     const grpc::Status status = connection->stub().GetExecuteFencedInfo(&context, infoRequest, &info);
     hal::Status outcome;
     if (!status.ok()) {
-      outcome = connection->executionCallError(status, deadline);
+      outcome = connection->executionCallError(status, deadline, session.generation);
     } else if (info.status() != wire::NONE) {
       outcome = wire_conv::fromWire(info.error());
     } else {

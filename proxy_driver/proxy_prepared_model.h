@@ -3,6 +3,10 @@
 #define NNREMOTE_PROXY_DRIVER_PROXY_PREPARED_MODEL_H_
 
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "hal/execution_adapters.h"
 #include "proxy_driver/connection.h"
@@ -17,9 +21,28 @@ namespace nnremote::proxy {
 // becomes a server fence that this process signals when the local one fires. Chaining needs the
 // data to stay on the server too, so a request with input pools sent by value (not registered
 // shared memory) that waits on unsignaled fences is executed after waiting here instead.
+//
+// After the connection recovers a lost session, the model is prepared again in the new one, from
+// the copy of the hal::Model it keeps, the first time it is used (docs/security.md#recovery).
 class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
-  ProxyPreparedModel(std::shared_ptr<Connection> connection, uint64_t preparedModelId);
+  // What a model was prepared from: enough to prepare it again.
+  struct Preparation {
+    std::string deviceName;
+    hal::Model model;
+    hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+    hal::Priority priority = hal::Priority::MEDIUM;
+  };
+
+  // Prepares `preparation` on the server, in the connection's current session.
+  static hal::Result<std::shared_ptr<ProxyPreparedModel>> prepare(
+      std::shared_ptr<Connection> connection, Preparation preparation, const hal::OptionalTimePoint& deadline,
+      const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
+      const hal::CacheToken& token);
+  // A model the server prepared with `preparedModelId` in session generation `generation`;
+  // without a preparation it cannot outlive that session.
+  ProxyPreparedModel(std::shared_ptr<Connection> connection, SessionRef session, uint64_t preparedModelId,
+                     std::optional<Preparation> preparation);
   ~ProxyPreparedModel() override;
 
   hal::Result<hal::ExecutionOutcome> execute(
@@ -35,7 +58,9 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
       const hal::OptionalDuration& loopTimeoutDuration,
       const hal::OptionalDuration& timeoutDurationAfterFence) const override;
 
-  uint64_t id() const { return preparedModelId_; }
+  // The session to call in and this model's id there, preparing it again first if the session
+  // was replaced since.
+  hal::Result<std::pair<SessionRef, uint64_t>> current() const;
   const Connection* connection() const { return connection_.get(); }
 
  protected:
@@ -45,7 +70,10 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
 
  private:
   std::shared_ptr<Connection> connection_;
-  uint64_t preparedModelId_;
+  const std::optional<Preparation> preparation_;
+  mutable std::mutex mutex_;
+  mutable SessionRef session_;        // where preparedModelId_ is valid; guarded by mutex_
+  mutable uint64_t preparedModelId_;  // guarded by mutex_
 };
 
 }  // namespace nnremote::proxy

@@ -5,8 +5,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +17,7 @@
 #include "proxy_driver/proxy_burst.h"
 #include "proxy_driver/proxy_device.h"
 #include "tests/common/add_model.h"
+#include "tests/common/emulator_process.h"
 
 namespace nnremote::proxy {
 namespace {
@@ -39,70 +38,10 @@ std::string executorName(const ::testing::TestParamInfo<Executor>& info) {
   return "?";
 }
 
-// The real npu_emulator binary (from this test's runfiles) in a child process.
-class EmulatorProcess {
- public:
-  EmulatorProcess(const std::string& address, const std::string& fault) {
-    const std::string listen = "--listen=" + address;
-    const std::string faultFlag = "--fault=" + fault;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      if (fault.empty()) {
-        ::execl("emulator/npu_emulator", "npu_emulator", listen.c_str(), "--config=edge16", nullptr);
-      } else {
-        ::execl("emulator/npu_emulator", "npu_emulator", listen.c_str(), "--config=edge16", faultFlag.c_str(), nullptr);
-      }
-      std::perror("emulator/npu_emulator");
-      ::_exit(127);
-    }
-    waitUntilListening(address.substr(std::strlen("unix:")));
-  }
-  ~EmulatorProcess() {
-    if (pid_ > 0 && !exited_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  // Waits (bounded) for the process to end; its wait status, or -1 if it did not end in time.
-  int waitForExit(std::chrono::milliseconds within) {
-    const auto until = Clock::now() + within;
-    int status = 0;
-    while (Clock::now() < until) {
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        exited_ = true;
-        return status;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return -1;
-  }
-
- private:
-  // Connecting before the server listens would cost the client gRPC's 1 s reconnect backoff.
-  static void waitUntilListening(const std::string& path) {
-    sockaddr_un name{};
-    name.sun_family = AF_UNIX;
-    std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
-    for (int attempt = 0; attempt < 500; ++attempt) {
-      const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      const bool listening = ::connect(probe, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) == 0;
-      ::close(probe);
-      if (listening) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-
-  pid_t pid_ = -1;
-  bool exited_ = false;
-};
-
 class FaultInjectionTest : public ::testing::TestWithParam<Executor> {
  protected:
   // A socket path of this test's own (TEST_TMPDIR is too long for one).
-  std::string address() {
-    static int counter = 0;
-    return "unix:/tmp/nnremote-fault-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".sock";
-  }
+  std::string address() { return testing::EmulatorProcess::uniqueAddress("fault"); }
 
   // Connects (waiting for the server to come up), prepares the ADD model, and opens a burst for
   // the burst executors.
@@ -110,6 +49,8 @@ class FaultInjectionTest : public ::testing::TestWithParam<Executor> {
     ConnectionOptions options;
     options.useSharedMemoryBursts = GetParam() == Executor::BURST_SHARED_QUEUE;
     options.executionTimeout = executionTimeout;
+    // Each fault's own outcome, not recovery from it (tests/proxy_driver:reconnect_test).
+    options.reconnect = false;
     auto connection = Connection::connect(at, options);
     ASSERT_TRUE(connection.ok()) << connection.error().message;
     connection_ = *connection;
@@ -165,7 +106,7 @@ class FaultInjectionTest : public ::testing::TestWithParam<Executor> {
 
 TEST_P(FaultInjectionTest, ACrashIsDeadObjectWithin500MsAndARestartedServerServesAgain) {
   const std::string at = address();
-  auto server = std::make_unique<EmulatorProcess>(at, "crash:2");
+  auto server = std::make_unique<testing::EmulatorProcess>(at, std::vector<std::string>{"--fault=crash:2"});
   connect(at);
   ASSERT_TRUE(executeOnce().ok());
   ASSERT_TRUE(executeOnce().ok());
@@ -181,14 +122,14 @@ TEST_P(FaultInjectionTest, ACrashIsDeadObjectWithin500MsAndARestartedServerServe
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "wait status " << status;
   EXPECT_EQ(executeOnce().code(), hal::ErrorStatus::DEAD_OBJECT) << "the next call must fail too, not hang";
 
-  server = std::make_unique<EmulatorProcess>(at, "");
+  server = std::make_unique<testing::EmulatorProcess>(at);
   connect(at);
   EXPECT_TRUE(executeOnce().ok());
 }
 
 TEST_P(FaultInjectionTest, AHangEndsAtTheDeadline) {
   const std::string at = address();
-  EmulatorProcess server(at, "hang:0");
+  testing::EmulatorProcess server(at, {"--fault=hang:0"});
   connect(at);
   const auto start = Clock::now();
   const hal::Status hung = executeOnce(hal::Clock::now() + std::chrono::milliseconds(200));
@@ -203,7 +144,7 @@ TEST_P(FaultInjectionTest, AHangEndsAtTheDeadline) {
 
 TEST_P(FaultInjectionTest, AHangWithoutADeadlineEndsAtTheExecutionTimeout) {
   const std::string at = address();
-  EmulatorProcess server(at, "hang:0");
+  testing::EmulatorProcess server(at, {"--fault=hang:0"});
   connect(at, std::chrono::milliseconds(300));
   const auto start = Clock::now();
   const hal::Status hung = executeOnce();
@@ -216,7 +157,7 @@ TEST_P(FaultInjectionTest, AHangWithoutADeadlineEndsAtTheExecutionTimeout) {
 
 TEST_P(FaultInjectionTest, AnInjectedErrorArrivesAsItsStatusAndServingGoesOn) {
   const std::string at = address();
-  EmulatorProcess server(at, "error:1");
+  testing::EmulatorProcess server(at, {"--fault=error:1"});
   connect(at);
   EXPECT_TRUE(executeOnce().ok());
   const hal::Status failed = executeOnce();
@@ -228,7 +169,7 @@ TEST_P(FaultInjectionTest, AnInjectedErrorArrivesAsItsStatusAndServingGoesOn) {
 
 TEST_P(FaultInjectionTest, ASlowExecutionMissesAShortDeadline) {
   const std::string at = address();
-  EmulatorProcess server(at, "slow:0");
+  testing::EmulatorProcess server(at, {"--fault=slow:0"});
   connect(at);
   const auto start = Clock::now();
   const hal::Status slow = executeOnce(hal::Clock::now() + std::chrono::milliseconds(200));
@@ -245,8 +186,8 @@ INSTANTIATE_TEST_SUITE_P(EveryExecutor, FaultInjectionTest,
                          executorName);
 
 TEST(SlowFaultTest, ASlowExecutionWithoutADeadlineCompletesCorrectly) {
-  const std::string at = "unix:/tmp/nnremote-fault-slow-" + std::to_string(::getpid()) + ".sock";
-  EmulatorProcess server(at, "slow:0");
+  const std::string at = testing::EmulatorProcess::uniqueAddress("slow");
+  testing::EmulatorProcess server(at, {"--fault=slow:0"});
   auto connection = Connection::connect(at);
   ASSERT_TRUE(connection.ok()) << connection.error().message;
   auto devices = ProxyDevice::discover(*connection);

@@ -394,21 +394,32 @@ TEST_F(ServerTest, IdleSessionsHoldNoServerThread) {
 }
 
 TEST_F(ServerTest, ClientsOfAGoneServerGetDeadObjectPromptly) {
-  auto connection = proxy::Connection::connect(server_->address());
-  ASSERT_TRUE(connection.ok());
-  auto devices = proxy::ProxyDevice::discover(*connection);
-  auto prepared = devices->front()->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER,
-                                                 hal::Priority::LOW, std::nullopt, {}, {}, {});
-  ASSERT_TRUE(prepared.ok());
-  server_.reset();  // the server goes away
+  // Without reconnecting, at once; with it, once the server has not come back in time.
+  for (const bool reconnect : {false, true}) {
+    SCOPED_TRACE(reconnect ? "reconnect on" : "reconnect off");
+    if (server_ == nullptr) SetUp();
+    proxy::ConnectionOptions options;
+    options.reconnect = reconnect;
+    options.reconnectTimeout = std::chrono::milliseconds(300);
+    auto connection = proxy::Connection::connect(server_->address(), options);
+    ASSERT_TRUE(connection.ok());
+    auto devices = proxy::ProxyDevice::discover(*connection);
+    auto prepared = devices->front()->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER,
+                                                   hal::Priority::LOW, std::nullopt, {}, {}, {});
+    ASSERT_TRUE(prepared.ok());
+    server_.reset();  // the server goes away
 
-  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
-  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
-  ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.error().code, hal::ErrorStatus::DEAD_OBJECT);
-  auto supported = devices->front()->getSupportedOperations(addModel());
-  ASSERT_FALSE(supported.ok());
-  EXPECT_EQ(supported.error().code, hal::ErrorStatus::DEAD_OBJECT);
+    const auto start = std::chrono::steady_clock::now();
+    auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_EQ(outcome.error().code, hal::ErrorStatus::DEAD_OBJECT);
+    auto supported = devices->front()->getSupportedOperations(addModel());
+    ASSERT_FALSE(supported.ok());
+    EXPECT_EQ(supported.error().code, hal::ErrorStatus::DEAD_OBJECT);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+    if (reconnect) EXPECT_THAT(supported.error().message, HasSubstr("did not come back within 300 ms"));
+  }
 }
 
 TEST(ConnectionTest, NoServerMeansDeadObject) {

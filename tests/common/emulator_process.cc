@@ -1,0 +1,75 @@
+#include "tests/common/emulator_process.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+namespace nnremote::testing {
+namespace {
+
+// Connecting before the server listens would cost the client gRPC's reconnect backoff.
+void waitUntilListening(const std::string& path) {
+  sockaddr_un name{};
+  name.sun_family = AF_UNIX;
+  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const bool listening = ::connect(probe, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) == 0;
+    ::close(probe);
+    if (listening) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
+EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags) {
+  std::vector<std::string> arguments = {"npu_emulator", "--listen=" + address, "--config=edge16"};
+  arguments.insert(arguments.end(), extraFlags.begin(), extraFlags.end());
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    std::vector<char*> argv;
+    for (auto& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    ::execv("emulator/npu_emulator", argv.data());
+    std::perror("emulator/npu_emulator");
+    ::_exit(127);
+  }
+  waitUntilListening(address.substr(std::strlen("unix:")));
+}
+
+EmulatorProcess::~EmulatorProcess() { kill(); }
+
+void EmulatorProcess::kill() {
+  if (pid_ > 0 && !exited_) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    exited_ = true;
+  }
+}
+
+int EmulatorProcess::waitForExit(std::chrono::milliseconds within) {
+  const auto until = std::chrono::steady_clock::now() + within;
+  int status = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited_ = true;
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+std::string EmulatorProcess::uniqueAddress(const std::string& name) {
+  static int counter = 0;
+  return "unix:/tmp/nnremote-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".sock";
+}
+
+}  // namespace nnremote::testing

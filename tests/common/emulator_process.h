@@ -1,0 +1,37 @@
+// The real npu_emulator binary in a child process, for tests that crash, kill and restart
+// servers. The test target lists "//emulator:npu_emulator" in its data, so the binary is at
+// emulator/npu_emulator in its runfiles (the working directory of a bazel test).
+#ifndef NNREMOTE_TESTS_COMMON_EMULATOR_PROCESS_H_
+#define NNREMOTE_TESTS_COMMON_EMULATOR_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace nnremote::testing {
+
+class EmulatorProcess {
+ public:
+  // Starts `npu_emulator --listen=ADDRESS --config=edge16 EXTRA...` on a unix socket and waits
+  // (bounded) until it accepts connections.
+  explicit EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags = {});
+  // Kills it (SIGKILL) if it still runs.
+  ~EmulatorProcess();
+
+  void kill();
+  // Waits (bounded) for the process to end: its wait status, or -1 if it did not end in time.
+  int waitForExit(std::chrono::milliseconds within);
+
+  // A unix socket address of this test process's own under /tmp (TEST_TMPDIR is too long).
+  static std::string uniqueAddress(const std::string& name);
+
+ private:
+  pid_t pid_ = -1;
+  bool exited_ = false;
+};
+
+}  // namespace nnremote::testing
+
+#endif  // NNREMOTE_TESTS_COMMON_EMULATOR_PROCESS_H_
