@@ -3,12 +3,13 @@
 namespace nnremote::tools {
 
 std::set<std::string> withConnectionFlags(std::set<std::string> commandFlags) {
-  commandFlags.insert({"target", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "token-file"});
+  commandFlags.insert({"target", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "token-file", "no-reconnect"});
   return commandFlags;
 }
 
 hal::Result<proxy::ConnectionOptions> connectionOptionsFrom(const Flags& flags) {
   proxy::ConnectionOptions options;
+  options.reconnect = !flags.has("no-reconnect");
   proxy::ChannelSecurity& security = options.security;
   const std::pair<const char*, std::string*> files[] = {
       {"tls-ca", &security.tlsCaPem}, {"tls-cert", &security.tlsCertPem}, {"tls-key", &security.tlsKeyPem}};

@@ -1,7 +1,8 @@
 // nnremote load: many clients at one emulator, in the spirit of Triton's perf_analyzer. Each
 // client is a session of its own that prepares the model at the given priority and executes it
 // in a loop for --seconds; idle sessions are opened first and held. The summary is one line
-// for the priority class that ran, with client wall-clock latencies.
+// for the priority class that ran, with client wall-clock latencies. Every result is compared
+// with the client's first (the simulator is deterministic); a difference counts as WRONG_RESULT.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -37,6 +38,7 @@ struct ClientTally {
   std::vector<int64_t> latenciesUs;  // successful executions
   std::map<std::string, uint64_t> errors;  // by status name
   uint64_t executions = 0;
+  uint64_t reconnects = 0;  // sessions the client's connection replaced after losing the server
 };
 
 void countError(ClientTally* tally, const hal::Error& error) { ++tally->errors[hal::toString(error.code)]; }
@@ -63,6 +65,10 @@ ClientTally runClient(const LoadOptions& options) {
     if (!opened.ok()) return countError(&tally, opened.error()), tally;
     burst = *opened;
   }
+  // The simulator is deterministic: every result must equal the first one, so a run that
+  // survives a server restart is checked to compute the same thing after it.
+  std::vector<uint8_t> firstResult;
+  const hal::SharedMemory& output = io->outputs[0];
   const auto stopAt = std::chrono::steady_clock::now() + options.runFor;
   while (std::chrono::steady_clock::now() < stopAt) {
     const auto start = std::chrono::steady_clock::now();
@@ -73,13 +79,22 @@ ClientTally runClient(const LoadOptions& options) {
     ++tally.executions;
     if (!outcome.ok()) {
       countError(&tally, outcome.error());
-      // A server that is gone, or a client over its quota, would otherwise spin.
-      if (outcome.error().code == hal::ErrorStatus::DEAD_OBJECT) break;
+      // A server that is gone would otherwise spin; with reconnecting on, the next call waits
+      // for it to come back (ConnectionOptions.reconnectTimeout).
+      if (outcome.error().code == hal::ErrorStatus::DEAD_OBJECT && !options.connection.reconnect) break;
       continue;
     }
-    tally.latenciesUs.push_back(
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+    const auto latency = std::chrono::steady_clock::now() - start;
+    if (firstResult.empty()) {
+      firstResult.assign(output->data(), output->data() + output->size());
+    } else if (!std::equal(firstResult.begin(), firstResult.end(), output->data())) {
+      ++tally.errors["WRONG_RESULT"];
+      continue;
+    }
+    std::fill(output->data(), output->data() + output->size(), uint8_t{0});
+    tally.latenciesUs.push_back(std::chrono::duration_cast<std::chrono::microseconds>(latency).count());
   }
+  tally.reconnects = (*connection)->reconnects();
   return tally;
 }
 
@@ -152,6 +167,7 @@ int runLoad(const std::vector<std::string>& args) {
   ClientTally total;
   for (const auto& tally : tallies) {
     total.executions += tally.executions;
+    total.reconnects += tally.reconnects;
     total.latenciesUs.insert(total.latenciesUs.end(), tally.latenciesUs.begin(), tally.latenciesUs.end());
     for (const auto& [status, count] : tally.errors) total.errors[status] += count;
   }
@@ -167,7 +183,7 @@ int runLoad(const std::vector<std::string>& args) {
             << " executions=" << total.executions << " errors=" << errors
             << " p50_us=" << percentile(total.latenciesUs, 0.50) << " p99_us=" << percentile(total.latenciesUs, 0.99)
             << " throughput_per_s=" << static_cast<int64_t>(static_cast<double>(total.latenciesUs.size()) / elapsed)
-            << std::endl;
+            << " reconnects=" << total.reconnects << std::endl;
   return 0;
 }
 

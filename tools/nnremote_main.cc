@@ -36,6 +36,8 @@ Flags (every command):
                   the name the server's certificate must carry, when the address's host is not it
   --token-file=FILE
                   send the token in FILE as "authorization: Bearer TOKEN" on every call
+  --no-reconnect  when the server goes away, fail every later call with DEAD_OBJECT instead of
+                  waiting (up to 10 s) for it to come back and carrying on in a new session
 
 Flags (run-sample):
   --priority=P    low, medium (default) or high: the priority the model is prepared with
@@ -74,8 +76,9 @@ Flags (load):
   --idle-sessions=K  sessions opened first and held, doing nothing (default 0)
   --deadline-us=D    a deadline for each execution, D microseconds after it starts
   load prints a line "errors: STATUS=N ..." when anything failed, then exactly one line
-  "priority=P clients=N executions=N errors=N p50_us=X p99_us=Y throughput_per_s=Z"
-  (latencies are the clients' wall clock, over successful executions). Several loads may run
+  "priority=P clients=N executions=N errors=N p50_us=X p99_us=Y throughput_per_s=Z reconnects=R"
+  (latencies are the clients' wall clock, over successful executions; R counts the sessions
+  clients replaced after losing the server). Several loads may run
   at once against one emulator; each reports its own line.
 
 Flags (cost):

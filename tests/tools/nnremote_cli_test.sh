@@ -69,7 +69,7 @@ check "trace writes a Chrome trace and an HTML timeline" bash -c \
 load_out=$($nnremote load --target=unix:$socket --device=nnremote-large128 --model=sample --clients=2 \
   --priority=high --seconds=1 2>&1)
 check "load ends with one summary line for its priority class" bash -c \
-  "tail -1 <<<'$load_out' | grep -Eq '^priority=high clients=2 executions=[1-9][0-9]* errors=0 p50_us=[0-9]+ p99_us=[0-9]+ throughput_per_s=[1-9][0-9]*$'"
+  "tail -1 <<<'$load_out' | grep -Eq '^priority=high clients=2 executions=[1-9][0-9]* errors=0 p50_us=[0-9]+ p99_us=[0-9]+ throughput_per_s=[1-9][0-9]* reconnects=0$'"
 load_out=$($nnremote load --target=unix:$socket --model=sample --clients=1 --seconds=1 --deadline-us=1 2>&1)
 check "load counts every failure by status name above the summary" bash -c \
   "grep -Eq '^errors: MISSED_DEADLINE_PERSISTENT=[1-9]' <<<'$load_out' && tail -1 <<<'$load_out' | grep -q '^priority=medium clients=1'"
@@ -135,6 +135,30 @@ check "a missing certificate file is named" bash -c \
   "$nnremote devices --target=$address --tls-ca=$pki/nope.pem 2>&1 | grep -q -- '--tls-ca: cannot read $pki/nope.pem'"
 kill -TERM $secure
 wait $secure
+
+# Recovery: a server killed with SIGKILL during a load and restarted a second later. The
+# client's one execution in flight may fail; the run completes in a new session.
+rsock=$socket_dir/recover.sock
+$emulator --listen=unix:$rsock --config=edge16 > "$TEST_TMPDIR/first.log" 2>&1 &
+first=$!
+for _ in $(seq 50); do [ -S "$rsock" ] && break; sleep 0.1; done
+$nnremote load --target=unix:$rsock --model=sample --clients=1 --seconds=4 > "$TEST_TMPDIR/recover.log" 2>&1 &
+loader=$!
+sleep 1
+kill -KILL $first
+wait $first 2>/dev/null
+sleep 1
+$emulator --listen=unix:$rsock --config=edge16 > "$TEST_TMPDIR/second.log" 2>&1 &
+second=$!
+wait $loader
+check "a load survives its server's SIGKILL and restart: reconnects=1, at most 1 error, results unchanged" bash -c \
+  "tail -1 '$TEST_TMPDIR/recover.log' | grep -Eq '^priority=medium clients=1 executions=[1-9][0-9]* errors=[01] .* reconnects=1$' &&
+   ! grep -q WRONG_RESULT '$TEST_TMPDIR/recover.log'"
+check "with --no-reconnect the same loss ends the client at once" bash -c \
+  "($nnremote load --target=unix:$rsock --model=sample --seconds=3 --no-reconnect > '$TEST_TMPDIR/noreconnect.log' 2>&1 &
+    sleep 1; kill -KILL $second); sleep 2.5;
+   tail -1 '$TEST_TMPDIR/noreconnect.log' | grep -Eq 'errors=1 .* reconnects=0$' && grep -q 'DEAD_OBJECT=1' '$TEST_TMPDIR/noreconnect.log'"
+wait $second 2>/dev/null
 
 kill -TERM $server
 wait $server
