@@ -343,14 +343,15 @@ Status checkNoReferenceCycles(const Model& model, int subgraphIndex, std::vector
   return {};
 }
 
-Status validateSubgraph(const Model& model, const Model::Subgraph& subgraph, int subgraphIndex,
-                        bool allowPointers) {
+// A subgraph's operands and its input and output indexes. Every subgraph's are checked before
+// any operation is: an IF or WHILE looks into the subgraphs it names.
+Status validateSubgraphOperands(const Model& model, const Model::Subgraph& subgraph, int subgraphIndex,
+                                bool allowPointers) {
   for (size_t i = 0; i < subgraph.operands.size(); ++i) {
     NN_RETURN_IF_ERROR(validateOperand(model, subgraph.operands[i], subgraphIndex, i, allowPointers));
   }
   NN_RETURN_IF_ERROR(validateIoIndexes(subgraph, subgraphIndex, /*inputs=*/true));
-  NN_RETURN_IF_ERROR(validateIoIndexes(subgraph, subgraphIndex, /*inputs=*/false));
-  return validateOperations(model, subgraph, subgraphIndex);
+  return validateIoIndexes(subgraph, subgraphIndex, /*inputs=*/false);
 }
 
 }  // namespace
@@ -376,9 +377,13 @@ Status validateModel(const Model& model, bool allowPointers) {
                                << entry.prefix << ") repeats a name or prefix, or uses prefix 0";
     }
   }
-  NN_RETURN_IF_ERROR(validateSubgraph(model, model.main, -1, allowPointers));
+  NN_RETURN_IF_ERROR(validateSubgraphOperands(model, model.main, -1, allowPointers));
   for (size_t i = 0; i < model.referenced.size(); ++i) {
-    NN_RETURN_IF_ERROR(validateSubgraph(model, model.referenced[i], static_cast<int>(i), allowPointers));
+    NN_RETURN_IF_ERROR(validateSubgraphOperands(model, model.referenced[i], static_cast<int>(i), allowPointers));
+  }
+  NN_RETURN_IF_ERROR(validateOperations(model, model.main, -1));
+  for (size_t i = 0; i < model.referenced.size(); ++i) {
+    NN_RETURN_IF_ERROR(validateOperations(model, model.referenced[i], static_cast<int>(i)));
   }
   std::vector<int> path;
   std::vector<bool> visited(model.referenced.size(), false);

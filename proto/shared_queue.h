@@ -61,8 +61,9 @@ class SharedQueue {
   // Tells a client waiting in call(), or calling later, that no answer will come.
   void shutDown();
 
- private:
-  // At the start of the region; the futex words must be 32-bit and naturally aligned.
+  // The region's layout, which both processes read and write: at the start of the region; the
+  // futex words must be 32-bit and naturally aligned. Public so tests can play a misbehaving
+  // peer; everything else goes through the methods above.
   struct Header {
     std::atomic<uint32_t> requestSequence;   // bumped by the client per request
     std::atomic<uint32_t> responseSequence;  // set by the server to the answered request
@@ -75,9 +76,10 @@ class SharedQueue {
     uint32_t responseSize;
   };
   static_assert(std::atomic<uint32_t>::is_always_lock_free);
-
-  SharedQueue(hal::SharedMemory memory, size_t capacity);
   Header& header() { return *reinterpret_cast<Header*>(data_); }
+
+ private:
+  SharedQueue(hal::SharedMemory memory, size_t capacity);
 
   hal::SharedMemory memory_;
   uint8_t* data_;

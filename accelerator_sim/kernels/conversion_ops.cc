@@ -109,7 +109,7 @@ Status executeCast(OperationContext& context) {
     const double v = rawValue(in, i);
     switch (out.type) {
       case OperandType::TENSOR_FLOAT32: out.asMutable<float>()[i] = float(v); break;
-      case OperandType::TENSOR_INT32: out.asMutable<int32_t>()[i] = int32_t(v); break;
+      case OperandType::TENSOR_INT32: out.asMutable<int32_t>()[i] = saturatingInt32(v); break;
       case OperandType::TENSOR_QUANT8_ASYMM:
         out.asMutable<uint8_t>()[i] = uint8_t(std::min(255.0, std::max(0.0, v)));
         break;

@@ -11,8 +11,13 @@
 #include "accelerator_sim/operation_context.h"
 
 // For innermost loops: compiled twice (baseline and AVX2) and picked at load time, since most
-// hosts have AVX2 but the build targets x86-64-v2.
+// hosts have AVX2 but the build targets x86-64-v2. Clang 14 cannot clone templates, so its
+// builds (the fuzz configuration) get the baseline only.
+#if defined(__clang__)
+#define NNREMOTE_VECTOR_CLONES
+#else
 #define NNREMOTE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
 
 namespace nnremote::sim {
 
@@ -188,12 +193,21 @@ inline double readValue(const Tensor& t, size_t i) {
   }
 }
 
-// Writes a real value into element i: quantized (rounded, saturated), truncated to int32, or as
-// a boolean.
+// A real value truncated to int32, saturating at its limits (NaN is 0): converting an
+// out-of-range value would be undefined behaviour.
+inline int32_t saturatingInt32(double value) {
+  if (!(value == value)) return 0;
+  if (value >= 2147483647.0) return std::numeric_limits<int32_t>::max();
+  if (value <= -2147483648.0) return std::numeric_limits<int32_t>::min();
+  return int32_t(value);
+}
+
+// Writes a real value into element i: quantized (rounded, saturated), truncated to int32
+// (saturated), or as a boolean.
 inline void writeValue(const Tensor& t, size_t i, double value) {
   switch (t.type) {
     case OperandType::TENSOR_FLOAT32: t.asMutable<float>()[i] = float(value); break;
-    case OperandType::TENSOR_INT32: t.asMutable<int32_t>()[i] = int32_t(value); break;
+    case OperandType::TENSOR_INT32: t.asMutable<int32_t>()[i] = saturatingInt32(value); break;
     case OperandType::TENSOR_QUANT8_ASYMM: t.asMutable<uint8_t>()[i] = quantizeToUint8(float(value), t); break;
     case OperandType::TENSOR_QUANT16_ASYMM: {
       const float q = std::round(float(value) / t.scale + float(t.zeroPoint));

@@ -73,7 +73,8 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
   const uint32_t flags = c.depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0;
   const Window& w = c.window;
   if (input.type == OperandType::TENSOR_FLOAT32) {
-    const auto [low, high] = floatClamp(c.activation);
+    const auto clamp = floatClamp(c.activation);
+    const float low = clamp.first, high = clamp.second;
     return runCached(
         context,
         [&](xnn_operator_t* op) {
@@ -114,7 +115,8 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
   Tensor& output = context.output(0);
   const size_t units = weights.dim(0), inputSize = weights.dim(1);
   if (input.type == OperandType::TENSOR_FLOAT32) {
-    const auto [low, high] = floatClamp(activation);
+    const auto clamp = floatClamp(activation);
+    const float low = clamp.first, high = clamp.second;
     return runCached(
         context,
         [&](xnn_operator_t* op) {
@@ -146,7 +148,8 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
   const size_t batches = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
   const Window& w = p.window;
   if (input.type == OperandType::TENSOR_FLOAT32) {
-    const auto [low, high] = floatClamp(p.activation);
+    const auto clamp = floatClamp(p.activation);
+    const float low = clamp.first, high = clamp.second;
     return runCached(
         context,
         [&](xnn_operator_t* op) {

@@ -182,6 +182,19 @@ TEST(DepthwiseTest, DepthMultiplierMapsEachInputChannelToConsecutiveOutputs) {
               ElementsAre(5, 10, 21, 128));
 }
 
+// Found by wire_fuzzer: a float beyond int32's range cast to TENSOR_INT32 was undefined
+// behaviour; it saturates (NaN becomes 0).
+TEST(CastTest, FloatToInt32Saturates) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {4});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_INT32, {4});
+  b.addOperation(OperationType::CAST, {in}, {out});
+  const auto bytes = run(b.build(), {hal::toBytes<float>({2.55172e10f, -3e12f, NAN, -7.9f})}, 16);
+  std::vector<int32_t> values(4);
+  std::memcpy(values.data(), bytes.data(), 16);
+  EXPECT_THAT(values, ElementsAre(2147483647, -2147483647 - 1, 0, -7));
+}
+
 TEST(ReshapeTest, InfersOneDimension) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(kFloat, {2, 3});

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hal/model_builder.h"
+#include "tests/common/control_flow_models.h"
 
 namespace nnremote::hal {
 namespace {
@@ -183,6 +184,20 @@ TEST(ModelValidationTest, ControlFlowSignatures) {
                  "then-branch has 1 inputs and 1 outputs; the IF passes 2");
   expectRejected(validateModel(ifModel(OperandType::TENSOR_BOOL8, OperandType::TENSOR_INT32, 0)),
                  "main.operations[0].inputs[3] (TENSOR_INT32, scale 0, zero point 0) does not match");
+}
+
+// Found by wire_fuzzer: a referenced subgraph's own input index out of range was read by the
+// WHILE check before the subgraph itself was validated.
+TEST(ModelValidationTest, ReferencedSubgraphsAreCheckedBeforeControlFlowLooksIntoThem) {
+  Model model = testing::whileModel();
+  ASSERT_TRUE(validateModel(model).ok());
+  for (auto& subgraph : model.referenced) {
+    for (uint32_t& index : subgraph.inputIndexes) index += 1000;
+  }
+  expectRejected(validateModel(model), "referenced[0].inputIndexes[0] = 1000");
+  Model ifModel = testing::ifModel();
+  for (uint32_t& index : ifModel.referenced[1].outputIndexes) index = 77;
+  expectRejected(validateModel(ifModel), "referenced[1].outputIndexes[0] = 77");
 }
 
 TEST(RequestValidationTest, ArgumentsAgainstTheModel) {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang-14, ASan+UBSan; --config=fuzz) and runs each for a while
+# on a corpus seeded from ../shared/conformance (docs/fuzzing.md).
+#   scripts/fuzz.sh [--seconds=S] [--jobs=J] [TARGET...]
+# Defaults: 30 s per target, 1 job, every target. Corpora grow in $NNREMOTE_FUZZ_DIR
+# (default /tmp/nnremote-fuzz); a crash is written there as crash-* and fails the run.
+# The last line is "fuzz: N passed, N failed" with each target's execution count above it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=30 jobs=1 targets=()
+for arg in "$@"; do
+  case $arg in
+    --seconds=*) seconds=${arg#*=} ;;
+    --jobs=*) jobs=${arg#*=} ;;
+    --help) sed -n 2,8p "$0"; exit 0 ;;
+    *) targets+=("$arg") ;;
+  esac
+done
+[ ${#targets[@]} -eq 0 ] && targets=(wire_fuzzer hal_model_fuzzer shared_queue_fuzzer)
+work=${NNREMOTE_FUZZ_DIR:-/tmp/nnremote-fuzz}
+mkdir -p "$work"
+
+bazel build --config=fuzz "${targets[@]/#///tests/fuzz:}" || exit 1
+bin=bazel-out/k8-fastbuildfuzz/bin/tests/fuzz
+if [ -d ../shared/conformance ] && [ ! -d "$work/seeds" ]; then
+  bazel build //tests/fuzz:make_fuzz_corpus && bazel-bin/tests/fuzz/make_fuzz_corpus "$work/seeds" ../shared/conformance
+fi
+
+passed=0 failed=0
+for target in "${targets[@]}"; do
+  corpus=$work/corpus/$target
+  mkdir -p "$corpus"
+  seeds=()
+  case $target in
+    wire_fuzzer) [ -d "$work/seeds/wire" ] && seeds=("$work/seeds/wire") ;;
+    shared_queue_fuzzer) [ -d "$work/seeds/shared_queue" ] && seeds=("$work/seeds/shared_queue") ;;
+  esac
+  log=$work/$target.log
+  (cd "$work" && "$OLDPWD/$bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+     -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$corpus" "${seeds[@]}") > "$log" 2>&1
+  status=$?
+  runs=$(grep -h "stat::number_of_executed_units" "$log" "$work"/fuzz-*.log 2>/dev/null | awk '{s += $2} END {print s + 0}')
+  if [ $status -eq 0 ]; then
+    echo "fuzz: $target ok, $runs executions in ${seconds} s"
+    passed=$((passed + 1))
+  else
+    echo "fuzz: $target FAILED (status $status); see $log"
+    grep -E "ERROR|SUMMARY|Test unit written" "$log" | head -5
+    failed=$((failed + 1))
+  fi
+done
+echo "fuzz: $passed passed, $failed failed"
+[ $failed -eq 0 ]
