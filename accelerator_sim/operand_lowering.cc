@@ -173,7 +173,17 @@ void LoweredOperation::lowerOutput(size_t i) {
   if (toNhwc_ && i == 0) to.dimensions = permute(from.dimensions, kNchwToNhwc);
 }
 
-Status LoweredOperation::validate() { return kernel_.validate(context()); }
+Status LoweredOperation::validate() {
+  const OperationContext& c = context();
+  for (size_t i = 0; i < c.inputCount(); ++i) {
+    const Tensor& input = c.input(i);
+    if (input.isOmitted && hal::isTensor(input.type) && (i == 0 || !kernel_.takesOmittedTensors)) {
+      return hal::invalidArgument() << hal::toString(c.type()) << " input " << i
+                                    << " is a tensor with no value (omitted), which this operation needs";
+    }
+  }
+  return kernel_.validate(c);
+}
 
 Status LoweredOperation::prepare() {
   NN_RETURN_IF_ERROR(kernel_.prepare(context()));

@@ -28,6 +28,10 @@ struct OperationKernel {
   // For operations that also take a 4-D shape in the same layout (TRANSPOSE_CONV_2D's output
   // shape): its input index (or -1), permuted along with the feature map.
   int (*layoutShapeOperand)(const OperationContext& context) = nullptr;
+  // Whether some tensor inputs after the first may be omitted (NO_VALUE): the optional weights
+  // of the recurrent operations, TRANSPOSE's permutation, SQUEEZE's axes. Elsewhere an omitted
+  // tensor input is refused before the kernel sees it.
+  bool takesOmittedTensors = false;
 };
 
 // The kernel for `type`, or nullptr if the simulator does not implement it.

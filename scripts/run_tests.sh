@@ -3,7 +3,8 @@
 # AddressSanitizer + UBSan (--config=asan), and ends with the line
 # "N passed, N failed[, N skipped]" counted over individual test cases (gtest cases, and one per
 # shell test) of both runs, read from each test target's test.xml.
-# NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run.
+# Then each fuzz target runs for 20 s (scripts/fuzz.sh), one case each in the count.
+# NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run, NNREMOTE_SKIP_FUZZ=1 the fuzz smoke.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-browser || exit 1
@@ -56,6 +57,17 @@ if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
 fi
 echo "== every test =="
 run_and_count //... "$@"
+
+if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz smoke: each target for 20 s =="
+  fuzz_log=$(mktemp)
+  scripts/fuzz.sh --seconds=20 2>&1 | tee "$fuzz_log"
+  read -r fuzz_passed fuzz_failed < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$fuzz_log")
+  if [ -z "${fuzz_passed:-}" ]; then fuzz_passed=0 fuzz_failed=1; fi
+  passed=$((passed + fuzz_passed))
+  failed=$((failed + fuzz_failed))
+  rm -f "$fuzz_log"
+fi
 
 line="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && line="$line, $skipped skipped"

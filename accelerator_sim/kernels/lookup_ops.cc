@@ -270,6 +270,7 @@ const OperationKernel kHashtableLookupKernel = {&validateHashtable, &prepareHash
 const OperationKernel kBatchMatmulKernel = {&validateBatchMatmul, &prepareBatchMatmul, &executeBatchMatmul,
                                             &batchMatmulWork};
 const OperationKernel kLshProjectionKernel = {&validateLshProjection, &prepareLshProjection,
-                                             &executeLshProjection, &lshProjectionWork};
+                                             &executeLshProjection, &lshProjectionWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 
 }  // namespace nnremote::sim

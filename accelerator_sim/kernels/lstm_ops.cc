@@ -485,10 +485,13 @@ Status executeBidirectionalLstm(OperationContext& context) {
 
 }  // namespace
 
-const OperationKernel kLstmKernel = {&validateLstm, &prepareLstm, &executeLstm, &lstmWork};
+const OperationKernel kLstmKernel = {&validateLstm, &prepareLstm, &executeLstm, &lstmWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 const OperationKernel kUnidirectionalSequenceLstmKernel = {&validateUnidirectionalLstm, &prepareUnidirectionalLstm,
-                                                           &executeUnidirectionalLstm, &lstmWork};
+                                                           &executeUnidirectionalLstm, &lstmWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 const OperationKernel kBidirectionalSequenceLstmKernel = {&validateBidirectionalLstm, &prepareBidirectionalLstm,
-                                                          &executeBidirectionalLstm, &lstmWork};
+                                                          &executeBidirectionalLstm, &lstmWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 
 }  // namespace nnremote::sim

@@ -712,8 +712,10 @@ const OperationKernel kBatchToSpaceNdKernel = {&validateSpaceBatch<false>, &prep
                                                &executeSpaceBatch<false>, &movedElements, &layoutAt2};
 const OperationKernel kChannelShuffleKernel = {&validateChannelShuffle, &prepareSame, &executeChannelShuffle,
                                                &movedElements};
-const OperationKernel kTransposeKernel = {&validateTranspose, &prepareTranspose, &executeTranspose, &movedElements};
-const OperationKernel kSqueezeKernel = {&validateSqueeze, &prepareSqueeze, &copyAll, &movedElements};
+const OperationKernel kTransposeKernel = {&validateTranspose, &prepareTranspose, &executeTranspose, &movedElements,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+const OperationKernel kSqueezeKernel = {&validateSqueeze, &prepareSqueeze, &copyAll, &movedElements,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 const OperationKernel kExpandDimsKernel = {&validateExpandDims, &prepareExpandDims, &copyAll, &movedElements};
 const OperationKernel kGatherKernel = {&validateGather, &prepareGather, &executeGather, &movedElements};
 const OperationKernel kSliceKernel = {&validateSlice, &prepareSlice, &executeSlice, &movedElements};

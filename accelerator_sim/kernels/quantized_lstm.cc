@@ -401,6 +401,7 @@ OperationWork quantizedLstmWork(const OperationContext& context) {
 }  // namespace
 
 const OperationKernel kQuantizedLstmKernel = {&validateQuantizedLstm, &prepareQuantizedLstm, &executeQuantizedLstm,
-                                              &quantizedLstmWork};
+                                              &quantizedLstmWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 
 }  // namespace nnremote::sim

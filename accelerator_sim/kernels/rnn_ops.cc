@@ -285,11 +285,15 @@ OperationWork svdfWork(const OperationContext& context) {
 }
 }  // namespace
 
-const OperationKernel kRnnKernel = {&validateRnn, &prepareRnn, &executeRnn, &recurrentWork};
-const OperationKernel kSvdfKernel = {&validateSvdf, &prepareSvdf, &executeSvdf, &svdfWork};
+const OperationKernel kRnnKernel = {&validateRnn, &prepareRnn, &executeRnn, &recurrentWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+const OperationKernel kSvdfKernel = {&validateSvdf, &prepareSvdf, &executeSvdf, &svdfWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 const OperationKernel kUnidirectionalSequenceRnnKernel = {&validateUnidirectional, &prepareUnidirectional,
-                                                          &executeUnidirectional, &recurrentWork};
+                                                          &executeUnidirectional, &recurrentWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 const OperationKernel kBidirectionalSequenceRnnKernel = {&validateBidirectional, &prepareBidirectional,
-                                                         &executeBidirectional, &recurrentWork};
+                                                         &executeBidirectional, &recurrentWork,
+    /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
 
 }  // namespace nnremote::sim

@@ -195,6 +195,22 @@ TEST(CastTest, FloatToInt32Saturates) {
   EXPECT_THAT(values, ElementsAre(2147483647, -2147483647 - 1, 0, -7));
 }
 
+// Found by hal_model_fuzzer and wire_fuzzer: an omitted (NO_VALUE) tensor as an operation's
+// data input reached the kernel as a null pointer. It is refused at preparation, naming it.
+TEST(OmittedInputTest, AnOmittedDataTensorIsRefusedBeforeAnyKernelRuns) {
+  for (OperationType type : {OperationType::RELU, OperationType::CAST}) {
+    hal::ModelBuilder b;
+    const uint32_t in = b.addNoValue(kFloat);
+    const uint32_t out = b.addOutput(kFloat, {4});
+    b.addOperation(type, {in}, {out});
+    auto prepared = SimDevice::create(edgeNpuConfig())->prepareModel(
+        b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+    ASSERT_FALSE(prepared.ok()) << hal::toString(type);
+    EXPECT_EQ(prepared.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+    EXPECT_THAT(prepared.error().message, ::testing::HasSubstr("input 0 is a tensor with no value (omitted)"));
+  }
+}
+
 TEST(ReshapeTest, InfersOneDimension) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(kFloat, {2, 3});
