@@ -260,9 +260,12 @@ hal::ExecutionProfile fromWire(const wire::ExecutionProfile& profile) {
 wire::Priority toWire(hal::Priority priority) {
   switch (priority) {
     case hal::Priority::LOW: return wire::PRIORITY_LOW;
+    case hal::Priority::MEDIUM: return wire::PRIORITY_MEDIUM;
     case hal::Priority::HIGH: return wire::PRIORITY_HIGH;
-    default: return wire::PRIORITY_MEDIUM;
   }
+  // Not a priority: sent as it is (never one of the wire's values, which only valid
+  // priorities map to), so the server refuses it with INVALID_ARGUMENT naming the value.
+  return static_cast<wire::Priority>(priority);
 }
 
 hal::Priority fromWire(wire::Priority priority) {
