@@ -15,21 +15,45 @@ namespace {
 using hal::ErrorStatus;
 using hal::makeError;
 
-// POINTER operands point into the caller's memory, which may change or vanish after
-// prepareModel returns, so their data is copied into the model's own operand values.
-hal::Model copyPointerData(hal::Model model) {
-  auto copySubgraph = [&model](hal::Model::Subgraph& subgraph) {
+// Appends `length` bytes to the model's operand values at an 8-byte aligned offset.
+uint32_t appendAligned(hal::Model& model, const uint8_t* bytes, uint32_t length) {
+  model.operandValues.resize((model.operandValues.size() + 7) / 8 * 8);
+  const uint32_t offset = static_cast<uint32_t>(model.operandValues.size());
+  model.operandValues.insert(model.operandValues.end(), bytes, bytes + length);
+  return offset;
+}
+
+// Where a constant's bytes are now, before the model owns them.
+const uint8_t* constantData(const hal::Model& model, const hal::Operand& operand) {
+  switch (operand.lifetime) {
+    case hal::Operand::LifeTime::POINTER: return static_cast<const uint8_t*>(operand.location.pointer);
+    case hal::Operand::LifeTime::CONSTANT_COPY: return model.operandValues.data() + operand.location.offset;
+    case hal::Operand::LifeTime::CONSTANT_REFERENCE:
+      return model.pools[operand.location.poolIndex]->data() + operand.location.offset;
+    default: return nullptr;
+  }
+}
+
+// The model as the prepared model keeps it. POINTER operands point into the caller's memory,
+// which may change or vanish after prepareModel returns, so their data is copied into the
+// model's own operand values. So is a constant whose data is not aligned for its element type
+// (a client may place them anywhere): kernels read elements through typed pointers.
+hal::Model ownConstants(hal::Model model) {
+  auto ownSubgraph = [&model](hal::Model::Subgraph& subgraph) {
     for (hal::Operand& operand : subgraph.operands) {
-      if (operand.lifetime != hal::Operand::LifeTime::POINTER) continue;
-      const auto* bytes = static_cast<const uint8_t*>(operand.location.pointer);
-      const uint32_t offset = static_cast<uint32_t>(model.operandValues.size());
-      model.operandValues.insert(model.operandValues.end(), bytes, bytes + operand.location.length);
+      const uint8_t* bytes = constantData(model, operand);
+      if (bytes == nullptr) continue;
+      const size_t alignment = std::min<size_t>(hal::isExtension(operand.type) ? 1 : hal::elementSize(operand.type), 8);
+      const bool aligned = alignment <= 1 || reinterpret_cast<uintptr_t>(bytes) % alignment == 0;
+      if (operand.lifetime != hal::Operand::LifeTime::POINTER && aligned) continue;
+      const std::vector<uint8_t> copy(bytes, bytes + operand.location.length);  // operandValues may move
+      const uint32_t offset = appendAligned(model, copy.data(), operand.location.length);
       operand.lifetime = hal::Operand::LifeTime::CONSTANT_COPY;
       operand.location = {nullptr, 0, offset, operand.location.length, 0};
     }
   };
-  copySubgraph(model.main);
-  for (auto& subgraph : model.referenced) copySubgraph(subgraph);
+  ownSubgraph(model.main);
+  for (auto& subgraph : model.referenced) ownSubgraph(subgraph);
   return model;
 }
 
@@ -95,7 +119,7 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
     }
   }
   return hal::SharedPreparedModel(
-      std::make_shared<SimPreparedModel>(copyPointerData(model), npu_));
+      std::make_shared<SimPreparedModel>(ownConstants(model), npu_));
 }
 
 hal::Result<hal::SharedPreparedModel> SimDevice::prepareModelFromCache(

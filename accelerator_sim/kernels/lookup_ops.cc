@@ -28,6 +28,10 @@ Status validateEmbedding(const OperationContext& context) {
 Status prepareEmbedding(OperationContext& context) {
   std::vector<uint32_t> dims = context.input(1).dimensions;
   if (dims.empty()) return unsupported(context) << "values must be a tensor";
+  // One output row per lookup: more lookup dimensions would write past the output.
+  if (context.input(0).rank() != 1) {
+    return unsupported(context) << "lookups must be 1-D, has rank " << context.input(0).rank();
+  }
   dims[0] = context.input(0).dim(0);
   context.output(0).dimensions = dims;
   return {};

@@ -211,6 +211,41 @@ TEST(OmittedInputTest, AnOmittedDataTensorIsRefusedBeforeAnyKernelRuns) {
   }
 }
 
+// Found by hal_model_fuzzer: 2-D lookups wrote one row per element into an output with one row
+// per lookup-dimension entry.
+TEST(EmbeddingLookupTest, LookupsMustBeOneDimensional) {
+  hal::ModelBuilder b;
+  const uint32_t lookups = b.addInput(OperandType::TENSOR_INT32, {2, 2});
+  const uint32_t values = b.addInput(kFloat, {3, 2});
+  const uint32_t out = b.addOutput(kFloat, {2, 2});
+  b.addOperation(OperationType::EMBEDDING_LOOKUP, {lookups, values}, {out});
+  auto prepared = SimDevice::create(edgeNpuConfig())->prepareModel(
+      b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<int32_t>({0, 1, 2, 0}), hal::toBytes<float>({1, 2, 3, 4, 5, 6})}, {16});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("lookups must be 1-D, has rank 2"));
+}
+
+// Found by wire_fuzzer: a constant at an offset not aligned for its type was read through a
+// misaligned pointer. The prepared model keeps an aligned copy.
+TEST(ConstantAlignmentTest, MisalignedConstantsAreReadCorrectly) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {2});
+  const uint32_t addend = b.addConstant(kFloat, {2}, std::vector<float>{10, 20});
+  const uint32_t out = b.addOutput(kFloat, {2});
+  b.addOperation(OperationType::ADD, {in, addend, b.addInt32(0)}, {out});
+  hal::Model model = b.build();
+  // Every constant one byte further into operandValues.
+  model.operandValues.insert(model.operandValues.begin(), uint8_t{0});
+  for (hal::Operand& operand : model.main.operands) {
+    if (operand.lifetime == hal::Operand::LifeTime::CONSTANT_COPY) operand.location.offset += 1;
+  }
+  ASSERT_EQ(model.main.operands[addend].location.offset % 4, 1u);
+  EXPECT_EQ(asFloats(run(model, {hal::toBytes<float>({1, 2})}, 8)), (std::vector<float>{11, 22}));
+}
+
 TEST(ReshapeTest, InfersOneDimension) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(kFloat, {2, 3});
