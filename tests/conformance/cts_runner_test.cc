@@ -1,0 +1,57 @@
+// The runner hands a model marked expect_failure to the device even when the runner itself finds
+// it odd (a constant listed among the inputs), so the device's refusal is what counts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "emulator/simulated_npus.h"
+#include "tests/conformance/cts_runner.h"
+
+namespace nnremote::cts {
+namespace {
+
+// ADD whose input_indexes name operand 2, a CONSTANT_COPY: invalid.
+std::string constantAmongInputs(bool expectFailure) {
+  const std::string operand = R"({"type": "TENSOR_FLOAT32", "dimensions": [2], "number_of_consumers": 1,
+      "scale": 0, "zero_point": 0, "is_ignored": false, )";
+  return std::string(R"({"spec": "test", "version": "V1_0", "models": [{"name": "constant_among_inputs", "main": {
+    "operands": [)") +
+         operand + R"("lifetime": "SUBGRAPH_INPUT", "data": "AACAPwAAAEA="},)" + operand +
+         R"("lifetime": "SUBGRAPH_INPUT", "data": "AABAQAAAgEA="},
+      {"type": "INT32", "dimensions": [], "number_of_consumers": 1, "scale": 0, "zero_point": 0,
+       "lifetime": "CONSTANT_COPY", "is_ignored": false, "data": "AAAAAA=="},)" +
+         operand + R"("lifetime": "SUBGRAPH_OUTPUT", "data": "AACAQAAAwEA="}],
+    "operations": [{"type": "ADD", "inputs": [0, 1, 2], "outputs": [3]}],
+    "input_indexes": [0, 1, 2], "output_indexes": [3]},
+    "referenced": [], "is_relaxed": false, "expect_failure": )" +
+         (expectFailure ? "true" : "false") +
+         R"(, "min_supported_version": "V1_0", "expected_multinomial_distribution_tolerance": 0}]})";
+}
+
+Totals runOne(const std::string& json, const std::string& name, std::string* log) {
+  const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  std::system(("mkdir -p " + directory).c_str());
+  std::ofstream(directory + "/model.json") << json;
+  const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  std::ostringstream out;
+  auto totals = runDirectory(*device, directory, out);
+  *log = out.str();
+  EXPECT_TRUE(totals.ok());
+  return totals.ok() ? *totals : Totals{};
+}
+
+TEST(CtsRunnerTest, AnOddExpectFailureModelIsSentToTheDeviceAndItsRefusalPasses) {
+  std::string log;
+  const Totals refused = runOne(constantAmongInputs(/*expectFailure=*/true), "expect_failure", &log);
+  EXPECT_EQ(refused.passed, 1u) << log;
+  EXPECT_EQ(refused.failed, 0u) << log;
+  // The same model not marked expect_failure is a broken test file, and says so.
+  const Totals broken = runOne(constantAmongInputs(/*expectFailure=*/false), "not_expect_failure", &log);
+  EXPECT_EQ(broken.failed, 1u);
+  EXPECT_NE(log.find("which is not a SUBGRAPH_INPUT"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace nnremote::cts
