@@ -132,6 +132,12 @@ QuantizedMultiplier quantizeMultiplier(double realMultiplier) {
     shift = 0;
     q = 0;
   }
+  // A multiplier of 2^30 or more (scales 30 binary orders apart) saturates every result anyway;
+  // a larger shift would overflow the fixed-point arithmetic.
+  if (shift > 30) {
+    shift = 30;
+    q = std::numeric_limits<int32_t>::max();
+  }
   result.multiplier = static_cast<int32_t>(q);
   result.shift = shift;
   return result;

@@ -90,8 +90,12 @@ inline int32_t roundingDivideByPowerOfTwo(int32_t x, int exponent) {
 inline int32_t multiplyByQuantizedMultiplier(int32_t x, QuantizedMultiplier m) {
   const int leftShift = m.shift > 0 ? m.shift : 0;
   const int rightShift = m.shift > 0 ? 0 : -m.shift;
-  return roundingDivideByPowerOfTwo(
-      saturatingRoundingDoublingHighMul(x * (1 << leftShift), m.multiplier), rightShift);
+  // Saturated rather than wrapped (signed overflow is undefined); only absurd scale ratios get
+  // here.
+  const int64_t shifted = static_cast<int64_t>(x) * (int64_t{1} << leftShift);
+  const int32_t saturated = static_cast<int32_t>(std::clamp<int64_t>(
+      shifted, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+  return roundingDivideByPowerOfTwo(saturatingRoundingDoublingHighMul(saturated, m.multiplier), rightShift);
 }
 
 // Quantizes a real value into `tensor`'s uint8 domain, rounding half away from zero.

@@ -56,6 +56,11 @@ TEST(RequantizationTest, MatchesGemmlowpRounding) {
   const QuantizedMultiplier big = quantizeMultiplier(3.0);  // > 1 shifts left
   EXPECT_EQ(big.shift, 2);
   EXPECT_EQ(multiplyByQuantizedMultiplier(7, big), 21);
+  // Found by wire_fuzzer: scales 108 binary orders apart shifted past 32 bits. They saturate.
+  const QuantizedMultiplier huge = quantizeMultiplier(std::ldexp(1.0, 108));
+  EXPECT_EQ(huge.shift, 30);
+  EXPECT_GE(multiplyByQuantizedMultiplier(7, huge), std::numeric_limits<int32_t>::max() - 1);
+  EXPECT_LE(multiplyByQuantizedMultiplier(-7, huge), -(std::numeric_limits<int32_t>::max() - 1));
 }
 
 TEST(PaddingTest, SamePutsTheOddPixelAtTheEnd) {
