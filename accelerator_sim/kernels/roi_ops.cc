@@ -123,6 +123,10 @@ BilinearSample bilinearSample(float x, float y, uint32_t width, uint32_t height,
           {(1 - dx) * (1 - dy), dx * (1 - dy), (1 - dx) * dy, dx * dy}};
 }
 
+// The most bilinear samples one box may take: far beyond any real model (a 1000x1000 box into
+// 7x7 bins of 256 channels is about 2.6e8).
+constexpr double kMostSamplesPerBox = 4e9;
+
 Status executeRoiAlign(OperationContext& context) {
   const Tensor& in = context.input(kInput);
   Tensor& out = context.output(0);
@@ -139,8 +143,16 @@ Status executeRoiAlign(OperationContext& context) {
     const float roiWidth = std::max(box.x2 - box.x1, 1.0f), roiHeight = std::max(box.y2 - box.y1, 1.0f);
     const float wStep = roiWidth / float(outWidth), hStep = roiHeight / float(outHeight);
     const int32_t wSamples = context.scalar<int32_t>(kWidthSamples), hSamples = context.scalar<int32_t>(kHeightSamples);
-    const uint32_t wRatio = wSamples > 0 ? uint32_t(wSamples) : uint32_t(std::ceil(wStep));
-    const uint32_t hRatio = hSamples > 0 ? uint32_t(hSamples) : uint32_t(std::ceil(hStep));
+    const double wRatioReal = wSamples > 0 ? double(wSamples) : std::ceil(double(wStep));
+    const double hRatioReal = hSamples > 0 ? double(hSamples) : std::ceil(double(hStep));
+    // Boxes of absurd size (or sampling ratios) would take practically forever; the server must
+    // answer, so such work is refused.
+    const double work = wRatioReal * hRatioReal * outHeight * outWidth * std::max<uint32_t>(depth, 1);
+    if (!(work <= kMostSamplesPerBox)) {
+      return unsupported(context) << "box " << r << " would take " << work << " samples (at most "
+                                  << kMostSamplesPerBox << ")";
+    }
+    const uint32_t wRatio = uint32_t(wRatioReal), hRatio = uint32_t(hRatioReal);
     const uint32_t samplePoints = wRatio * hRatio;
     const float wBin = wStep / float(wRatio), hBin = hStep / float(hRatio);
     const size_t batchBase = size_t(box.batch) * height * width * depth;
@@ -152,9 +164,12 @@ Status executeRoiAlign(OperationContext& context) {
         const float hStart = hStep * i + box.y1, hEnd = hStep * (i + 1) + box.y1;
         std::fill(sum.begin(), sum.end(), 0.0f);
         std::fill(quantSum.begin(), quantSum.end(), 0);
-        // Accumulating the position (rather than multiplying) picks the reference's samples.
-        for (float y = hStart + hBin / 2; y < hEnd; y += hBin) {
-          for (float x = wStart + wBin / 2; x < wEnd; x += wBin) {
+        // Accumulating the position (rather than multiplying) picks the reference's samples. The
+        // counts stop a position that no longer advances (a step below the float's precision).
+        uint32_t rows = 0;
+        for (float y = hStart + hBin / 2; y < hEnd && rows++ <= hRatio; y += hBin) {
+          uint32_t columns = 0;
+          for (float x = wStart + wBin / 2; x < wEnd && columns++ <= wRatio; x += wBin) {
             const BilinearSample s = bilinearSample(x, y, width, height, depth);
             for (uint32_t k = 0; k < depth; ++k) {
               for (int c = 0; c < 4; ++c) {

@@ -251,6 +251,34 @@ TEST(ConstantAlignmentTest, MisalignedConstantsAreReadCorrectly) {
   EXPECT_EQ(asFloats(run(model, {hal::toBytes<float>({1, 2})}, 8)), (std::vector<float>{11, 22}));
 }
 
+// Found by wire_fuzzer: a huge sampling ratio made ROI_ALIGN take practically forever, which a
+// server must not. Such work is refused; the sample loops also stop if a position no longer
+// advances.
+TEST(RoiAlignTest, AbsurdSamplingIsRefused) {
+  for (const int32_t samples : {2, 1 << 30}) {
+    hal::ModelBuilder b;
+    const uint32_t image = b.addInput(kFloat, {1, 2, 2, 1});
+    const uint32_t rois = b.addInput(kFloat, {1, 4});
+    const uint32_t batches = b.addConstant(OperandType::TENSOR_INT32, {1}, std::vector<int32_t>{0});
+    const uint32_t out = b.addOutput(kFloat, {1, 2, 2, 1});
+    b.addOperation(OperationType::ROI_ALIGN,
+                   {image, rois, batches, b.addInt32(2), b.addInt32(2), b.addFloat32(1.0f), b.addFloat32(1.0f),
+                    b.addInt32(samples), b.addInt32(samples), b.addBool(false)},
+                   {out});
+    auto prepared = SimDevice::create(edgeNpuConfig())->prepareModel(
+        b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3, 4}), hal::toBytes<float>({0, 0, 1, 1})}, {16});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    if (samples == 2) {
+      EXPECT_TRUE(outcome.ok()) << outcome.error().message;
+    } else {
+      ASSERT_FALSE(outcome.ok());
+      EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("samples (at most"));
+    }
+  }
+}
+
 TEST(ReshapeTest, InfersOneDimension) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(kFloat, {2, 3});
