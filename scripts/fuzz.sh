@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-14, ASan+UBSan; --config=fuzz) and runs each for a while
 # on a corpus seeded from ../shared/conformance (docs/fuzzing.md).
-#   scripts/fuzz.sh [--seconds=S] [--jobs=J] [TARGET...]
-# Defaults: 30 s per target, 1 job, every target. Corpora grow in $NNREMOTE_FUZZ_DIR
+#   scripts/fuzz.sh [--seconds=S] [--jobs=J] [--seed=N] [TARGET...]
+# Defaults: 30 s per target, 1 job, a random seed, every target. Corpora grow in $NNREMOTE_FUZZ_DIR
 # (default /tmp/nnremote-fuzz); a crash is written there as crash-* and fails the run.
 # The last line is "fuzz: N passed, N failed" with each target's execution count above it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-seconds=30 jobs=1 targets=()
+seconds=30 jobs=1 seed=0 targets=()
 for arg in "$@"; do
   case $arg in
     --seconds=*) seconds=${arg#*=} ;;
     --jobs=*) jobs=${arg#*=} ;;
-    --help) sed -n 2,8p "$0"; exit 0 ;;
+    --seed=*) seed=${arg#*=} ;;
+    --help) sed -n 2,9p "$0"; exit 0 ;;
     *) targets+=("$arg") ;;
   esac
 done
@@ -36,7 +37,7 @@ for target in "${targets[@]}"; do
     shared_queue_fuzzer) [ -d "$work/seeds/shared_queue" ] && seeds=("$work/seeds/shared_queue") ;;
   esac
   log=$work/$target.log
-  (cd "$work" && "$OLDPWD/$bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+  (cd "$work" && "$OLDPWD/$bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -seed="$seed" \
      -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$corpus" "${seeds[@]}") > "$log" 2>&1
   status=$?
   runs=$(grep -h "stat::number_of_executed_units" "$log" "$work"/fuzz-*.log 2>/dev/null | awk '{s += $2} END {print s + 0}')

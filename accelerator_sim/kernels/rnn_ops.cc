@@ -32,6 +32,32 @@ void rnnStep(const float* in, uint32_t inputSize, const float* aux, uint32_t aux
   }
 }
 
+// The shapes of one cell's operands, which the kernels index without further checks:
+// weights [units, inputSize], recurrent weights [units, units], bias [units], hidden state
+// [batches, units], and auxiliary weights [units, auxSize] when given.
+Status checkCell(const OperationContext& context, size_t weights, size_t recurrent, size_t bias, size_t hidden,
+                 uint32_t batches, uint32_t inputSize, const Tensor* auxWeights = nullptr, uint32_t auxSize = 0) {
+  const Tensor& w = context.input(weights);
+  if (w.rank() != 2 || w.dim(1) != inputSize || w.dim(0) == 0) {
+    return unsupported(context) << "input " << weights << " must be [units, " << inputSize << "], is "
+                                << hal::toString(w.dimensions);
+  }
+  const uint32_t units = w.dim(0);
+  const std::pair<size_t, std::vector<uint32_t>> expected[] = {
+      {recurrent, {units, units}}, {bias, {units}}, {hidden, {batches, units}}};
+  for (const auto& [index, dims] : expected) {
+    if (context.input(index).dimensions != dims) {
+      return unsupported(context) << "input " << index << " must be " << hal::toString(dims) << ", is "
+                                  << hal::toString(context.input(index).dimensions);
+    }
+  }
+  if (auxWeights != nullptr && auxWeights->dimensions != std::vector<uint32_t>{units, auxSize}) {
+    return unsupported(context) << "the auxiliary weights must be " << hal::toString(std::vector<uint32_t>{units, auxSize})
+                                << ", are " << hal::toString(auxWeights->dimensions);
+  }
+  return {};
+}
+
 OperationWork recurrentWork(const OperationContext& context) {
   OperationWork work;
   const Tensor& weights = context.input(1);
@@ -53,6 +79,8 @@ Status validateRnn(const OperationContext& context) {
 }
 
 Status prepareRnn(OperationContext& context) {
+  if (context.input(0).rank() != 2) return unsupported(context) << "input must have rank 2";
+  NN_RETURN_IF_ERROR(checkCell(context, 1, 2, 3, 4, context.input(0).dim(0), context.input(0).dim(1)));
   const uint32_t batches = context.input(0).dim(0), units = context.input(1).dim(0);
   context.output(0).dimensions = {batches, units};
   context.output(1).dimensions = {batches, units};
@@ -107,6 +135,9 @@ Status validateUnidirectional(const OperationContext& context) {
 }
 
 Status prepareUnidirectional(OperationContext& context) {
+  const Tensor& in = context.input(0);
+  const bool timeMajor = context.scalar<int32_t>(6) != 0;
+  NN_RETURN_IF_ERROR(checkCell(context, 1, 2, 3, 4, timeMajor ? in.dim(1) : in.dim(0), in.dim(2)));
   std::vector<uint32_t> dims = context.input(0).dimensions;
   dims[2] = context.input(1).dim(0);
   context.output(0).dimensions = dims;
@@ -145,6 +176,25 @@ Status validateBidirectional(const OperationContext& context) {
 bool mergeOutputs(const OperationContext& context) { return context.scalar<uint8_t>(14) != 0; }
 
 Status prepareBidirectional(OperationContext& context) {
+  const Tensor& in = context.input(0);
+  const Tensor& aux = context.input(9);
+  const bool timeMajor = context.scalar<uint8_t>(13) != 0;
+  const uint32_t batches = timeMajor ? in.dim(1) : in.dim(0);
+  const bool hasAux = present(aux), hasAuxWeights = present(context.input(10)) && present(context.input(11));
+  if (hasAux && (aux.rank() != 3 || aux.dim(0) != in.dim(0) || aux.dim(1) != in.dim(1))) {
+    return unsupported(context) << "the auxiliary input must be a sequence like the input, is "
+                                << hal::toString(aux.dimensions);
+  }
+  if (!hasAux && (present(context.input(10)) || present(context.input(11)))) {
+    return unsupported(context) << "auxiliary weights need an auxiliary input";
+  }
+  const uint32_t auxSize = hasAux ? aux.dim(2) : 0;
+  // With an auxiliary input but no auxiliary weights, the backward cell reads the auxiliary input.
+  const uint32_t bwInputSize = hasAux && !hasAuxWeights ? auxSize : in.dim(2);
+  NN_RETURN_IF_ERROR(checkCell(context, 1, 2, 3, 4, batches, in.dim(2), hasAuxWeights ? &context.input(10) : nullptr,
+                               auxSize));
+  NN_RETURN_IF_ERROR(checkCell(context, 5, 6, 7, 8, batches, bwInputSize, hasAuxWeights ? &context.input(11) : nullptr,
+                               auxSize));
   const uint32_t units = context.input(1).dim(0);
   std::vector<uint32_t> dims = context.input(0).dimensions;
   const bool merge = mergeOutputs(context);
@@ -167,7 +217,7 @@ Status executeBidirectional(OperationContext& context) {
   const uint32_t fwUnits = context.input(1).dim(0), bwUnits = context.input(5).dim(0);
   const int32_t activation = context.scalar<int32_t>(12);
   const Tensor& aux = context.input(9);
-  const bool hasAux = present(aux), hasAuxWeights = present(context.input(10));
+  const bool hasAux = present(aux), hasAuxWeights = present(context.input(10)) && present(context.input(11));
   // With an auxiliary input but no auxiliary weights, the backward cell reads the auxiliary
   // input instead of the main one (NNAPI's parallel linking).
   const float* bwInput = hasAux && !hasAuxWeights ? aux.as<float>() : in.as<float>();

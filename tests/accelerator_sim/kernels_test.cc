@@ -279,6 +279,32 @@ TEST(RoiAlignTest, AbsurdSamplingIsRefused) {
   }
 }
 
+// Found by wire_fuzzer: RNN cells indexed weights whose shapes disagreed with the input and
+// state (heap overflows). The shapes are checked first.
+TEST(RnnTest, CellShapesMustAgree) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {2, 5});
+  const uint32_t weights = b.addInput(kFloat, {4, 3});  // should be [units, 5]
+  const uint32_t recurrent = b.addInput(kFloat, {4, 4});
+  const uint32_t bias = b.addInput(kFloat, {4});
+  const uint32_t hidden = b.addInput(kFloat, {2, 4});
+  const uint32_t state = b.addOutput(kFloat, {2, 4});
+  const uint32_t out = b.addOutput(kFloat, {2, 4});
+  b.addOperation(OperationType::RNN, {in, weights, recurrent, bias, hidden, b.addInt32(1)}, {state, out});
+  auto prepared = SimDevice::create(edgeNpuConfig())->prepareModel(
+      b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+  if (prepared.ok()) {
+    auto io = hal::makeRequest({std::vector<uint8_t>(40), std::vector<uint8_t>(48), std::vector<uint8_t>(64),
+                                std::vector<uint8_t>(16), std::vector<uint8_t>(32)},
+                               {32, 32});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("input 1 must be [units, 5], is [4, 3]"));
+  } else {
+    EXPECT_THAT(prepared.error().message, ::testing::HasSubstr("input 1 must be [units, 5], is [4, 3]"));
+  }
+}
+
 TEST(ReshapeTest, InfersOneDimension) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(kFloat, {2, 3});
