@@ -136,15 +136,18 @@ void executeQuantMul(const OperationContext& context, QuantRange range) {
   });
 }
 
-// Integer division rounds toward negative infinity, as in AOSP.
+// Integer division rounds toward negative infinity, as in AOSP. Overflow wraps around (two's
+// complement, as the hardware and the reference do in practice) instead of being undefined.
 template <OperationType kType>
 int32_t applyInt32(int32_t a, int32_t b) {
+  const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
   switch (kType) {
-    case OperationType::ADD: return a + b;
-    case OperationType::SUB: return a - b;
-    case OperationType::MUL: return a * b;
+    case OperationType::ADD: return static_cast<int32_t>(ua + ub);
+    case OperationType::SUB: return static_cast<int32_t>(ua - ub);
+    case OperationType::MUL: return static_cast<int32_t>(ua * ub);
     default: {
       if (b == 0) return 0;
+      if (b == -1) return static_cast<int32_t>(0u - ua);  // INT32_MIN / -1 wraps
       const int32_t q = a / b;
       return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
     }

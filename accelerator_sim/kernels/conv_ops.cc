@@ -332,7 +332,7 @@ Status executeConv(OperationContext& context) {
   const QuantRange range = activationRange(g.activation, output);
   const QuantizedFilter filter = quantizedFilter(context, g.outDepth, kDepthwise ? 3 : 0);
   auto store = [&](size_t index, uint32_t oc, int32_t acc) {
-    const int32_t q = multiplyByQuantizedMultiplier(acc + bias[oc], filter.multipliers[oc]) + output.zeroPoint;
+    const int32_t q = requantizeSaturating(int64_t{acc} + bias[oc], filter.multipliers[oc], output.zeroPoint);
     out[index] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
   };
   const int32_t* w = filter.values.data();

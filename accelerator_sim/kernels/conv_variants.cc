@@ -35,8 +35,8 @@ class OutputWriter {
           std::min(frange_.max, std::max(frange_.min, float(acc) + fbias_[channel]));
       return;
     }
-    const int32_t q = multiplyByQuantizedMultiplier(int32_t(acc) + qbias_[channel], filter_.multipliers[channel]) +
-                      output_.zeroPoint;
+    const int32_t q = requantizeSaturating(int64_t(acc) + qbias_[channel], filter_.multipliers[channel],
+                                           output_.zeroPoint);
     output_.asMutable<uint8_t>()[index] = static_cast<uint8_t>(std::min(qrange_.max, std::max(qrange_.min, q)));
   }
 

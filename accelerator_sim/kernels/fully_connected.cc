@@ -90,11 +90,11 @@ Status executeFullyConnected(OperationContext& context) {
     const uint8_t* row = in + size_t(b) * s.inputSize;
     for (uint32_t u = 0; u < s.units; ++u) {
       const uint8_t* wr = w + size_t(u) * s.inputSize;
-      int32_t sum = bias[u];
+      int64_t sum = bias[u];
       for (uint32_t i = 0; i < s.inputSize; ++i) {
         sum += (int32_t(row[i]) - input.zeroPoint) * (int32_t(wr[i]) - weights.zeroPoint);
       }
-      const int32_t q = multiplyByQuantizedMultiplier(sum, multiplier) + output.zeroPoint;
+      const int32_t q = requantizeSaturating(sum, multiplier, output.zeroPoint);
       out[size_t(b) * s.units + u] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
     }
   }

@@ -120,7 +120,12 @@ QuantRange activationRange(FusedActivation activation, const Tensor& output, int
 
 QuantizedMultiplier quantizeMultiplier(double realMultiplier) {
   QuantizedMultiplier result;
-  if (realMultiplier == 0.0) return result;
+  if (realMultiplier == 0.0 || std::isnan(realMultiplier)) return result;
+  if (std::isinf(realMultiplier)) {  // scales so far apart that their ratio overflows: saturate
+    result.multiplier = realMultiplier > 0 ? std::numeric_limits<int32_t>::max() : -std::numeric_limits<int32_t>::max();
+    result.shift = 30;
+    return result;
+  }
   int shift = 0;
   const double fraction = std::frexp(realMultiplier, &shift);
   int64_t q = static_cast<int64_t>(std::round(fraction * (int64_t{1} << 31)));

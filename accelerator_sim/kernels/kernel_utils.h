@@ -99,6 +99,14 @@ inline int32_t multiplyByQuantizedMultiplier(int32_t x, QuantizedMultiplier m) {
   return roundingDivideByPowerOfTwo(saturatingRoundingDoublingHighMul(saturated, m.multiplier), rightShift);
 }
 
+// An int32 accumulator plus bias, rescaled and offset by the output zero point, saturating at
+// int32's limits instead of overflowing (only absurd operands get there).
+inline int32_t requantizeSaturating(int64_t accumulator, QuantizedMultiplier m, int32_t zeroPoint) {
+  constexpr int64_t kLow = std::numeric_limits<int32_t>::min(), kHigh = std::numeric_limits<int32_t>::max();
+  const int32_t scaled = multiplyByQuantizedMultiplier(static_cast<int32_t>(std::clamp(accumulator, kLow, kHigh)), m);
+  return static_cast<int32_t>(std::clamp(int64_t{scaled} + zeroPoint, kLow, kHigh));
+}
+
 // Quantizes a real value into `tensor`'s uint8 domain, rounding half away from zero.
 inline uint8_t quantizeToUint8(float value, const Tensor& tensor) {
   const float q = std::round(value / tensor.scale) + static_cast<float>(tensor.zeroPoint);

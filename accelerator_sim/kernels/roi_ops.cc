@@ -123,9 +123,10 @@ BilinearSample bilinearSample(float x, float y, uint32_t width, uint32_t height,
           {(1 - dx) * (1 - dy), dx * (1 - dy), (1 - dx) * dy, dx * dy}};
 }
 
-// The most bilinear samples one box may take: far beyond any real model (a 1000x1000 box into
-// 7x7 bins of 256 channels is about 2.6e8).
-constexpr double kMostSamplesPerBox = 4e9;
+// The most bilinear samples (times channels) one ROI_ALIGN may take: several times a Mask R-CNN
+// head's (1000 boxes x 7x7 bins x 2x2 samples x 256 channels = 5e7), and a fraction of a
+// second on the host. Anything beyond is refused rather than left to run for minutes.
+constexpr double kMostSamples = 2e8;
 
 Status executeRoiAlign(OperationContext& context) {
   const Tensor& in = context.input(kInput);
@@ -136,8 +137,9 @@ Status executeRoiAlign(OperationContext& context) {
   // Quantized sums use weights quantized to 1/255, as the reference does.
   constexpr float kWeightScale = 1.0f / 255.0f;
   std::vector<float> sum(depth);
-  std::vector<int32_t> quantSum(depth);
+  std::vector<int64_t> quantSum(depth);  // wide: many samples of extreme values add up
   size_t outIndex = 0;
+  double samplesSoFar = 0;
   for (uint32_t r = 0; r < out.dim(0); ++r) {
     NN_ASSIGN_OR_RETURN(const Box box, readBox(context, r));
     const float roiWidth = std::max(box.x2 - box.x1, 1.0f), roiHeight = std::max(box.y2 - box.y1, 1.0f);
@@ -147,10 +149,10 @@ Status executeRoiAlign(OperationContext& context) {
     const double hRatioReal = hSamples > 0 ? double(hSamples) : std::ceil(double(hStep));
     // Boxes of absurd size (or sampling ratios) would take practically forever; the server must
     // answer, so such work is refused.
-    const double work = wRatioReal * hRatioReal * outHeight * outWidth * std::max<uint32_t>(depth, 1);
-    if (!(work <= kMostSamplesPerBox)) {
-      return unsupported(context) << "box " << r << " would take " << work << " samples (at most "
-                                  << kMostSamplesPerBox << ")";
+    samplesSoFar += wRatioReal * hRatioReal * outHeight * outWidth * std::max<uint32_t>(depth, 1);
+    if (!(samplesSoFar <= kMostSamples)) {
+      return unsupported(context) << "boxes 0.." << r << " would take " << samplesSoFar << " samples (at most "
+                                  << kMostSamples << ")";
     }
     const uint32_t wRatio = uint32_t(wRatioReal), hRatio = uint32_t(hRatioReal);
     const uint32_t samplePoints = wRatio * hRatio;
@@ -186,7 +188,7 @@ Status executeRoiAlign(OperationContext& context) {
         }
         for (uint32_t k = 0; k < depth; ++k) {
           if (quantized) {
-            const int32_t value = multiplyByQuantizedMultiplier(quantSum[k], multiplier) + out.zeroPoint;
+            const int32_t value = requantizeSaturating(quantSum[k], multiplier, out.zeroPoint);
             out.asMutable<uint8_t>()[outIndex + k] = uint8_t(std::clamp(value, 0, 255));
           } else {
             out.asMutable<float>()[outIndex + k] = sum[k] / float(samplePoints);

@@ -60,6 +60,12 @@ TEST(RequantizationTest, MatchesGemmlowpRounding) {
   const QuantizedMultiplier huge = quantizeMultiplier(std::ldexp(1.0, 108));
   EXPECT_EQ(huge.shift, 30);
   EXPECT_GE(multiplyByQuantizedMultiplier(7, huge), std::numeric_limits<int32_t>::max() - 1);
+  // Found by wire_fuzzer: a ratio of scales that overflows to infinity, and accumulators past
+  // int32 (conv, fully connected, ROI_ALIGN), saturate.
+  EXPECT_EQ(quantizeMultiplier(INFINITY).shift, 30);
+  EXPECT_EQ(quantizeMultiplier(NAN).multiplier, 0);
+  EXPECT_EQ(requantizeSaturating(int64_t{1} << 40, half, 10), (1 << 30) + 10);  // int32 max, halved
+  EXPECT_EQ(requantizeSaturating(-(int64_t{1} << 40), half, 0), -(1 << 30));
   EXPECT_LE(multiplyByQuantizedMultiplier(-7, huge), -(std::numeric_limits<int32_t>::max() - 1));
 }
 
@@ -302,6 +308,35 @@ TEST(RnnTest, CellShapesMustAgree) {
     EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("input 1 must be [units, 5], is [4, 3]"));
   } else {
     EXPECT_THAT(prepared.error().message, ::testing::HasSubstr("input 1 must be [units, 5], is [4, 3]"));
+  }
+}
+
+// Found by wire_fuzzer: int32 ADD, SUB, MUL and DIV overflowed (undefined behaviour). They wrap
+// around in two's complement.
+TEST(Int32ArithmeticTest, OverflowWraps) {
+  const int32_t max = std::numeric_limits<int32_t>::max(), min = std::numeric_limits<int32_t>::min();
+  const std::pair<OperationType, std::vector<int32_t>> cases[] = {
+      {OperationType::ADD, {min, min + 1}}, {OperationType::SUB, {max, max - 1}},
+      {OperationType::MUL, {-2, min}}, {OperationType::DIV, {min, -max}}};
+  for (const auto& [type, expected] : cases) {
+    hal::ModelBuilder b;
+    const uint32_t x = b.addInput(OperandType::TENSOR_INT32, {2});
+    const uint32_t y = b.addInput(OperandType::TENSOR_INT32, {2});
+    const uint32_t out = b.addOutput(OperandType::TENSOR_INT32, {2});
+    b.addOperation(type, {x, y, b.addInt32(0)}, {out});
+    const std::vector<int32_t> left = type == OperationType::ADD   ? std::vector<int32_t>{max, max}
+                                      : type == OperationType::SUB ? std::vector<int32_t>{min, min}
+                                      : type == OperationType::MUL ? std::vector<int32_t>{max, 1 << 30}
+                                                                   : std::vector<int32_t>{min, max};
+    const std::vector<int32_t> right = type == OperationType::ADD   ? std::vector<int32_t>{1, 2}
+                                       : type == OperationType::SUB ? std::vector<int32_t>{1, 2}
+                                       : type == OperationType::MUL ? std::vector<int32_t>{2, 2}
+                                                                    : std::vector<int32_t>{-1, -1};
+    const auto bytes = run(b.build(), {hal::toBytes<int32_t>(left), hal::toBytes<int32_t>(right)}, 8);
+    ASSERT_EQ(bytes.size(), 8u) << hal::toString(type);
+    std::vector<int32_t> values(2);
+    std::memcpy(values.data(), bytes.data(), 8);
+    EXPECT_EQ(values, expected) << hal::toString(type);
   }
 }
 
