@@ -37,10 +37,15 @@ for target in "${targets[@]}"; do
     shared_queue_fuzzer) [ -d "$work/seeds/shared_queue" ] && seeds=("$work/seeds/shared_queue") ;;
   esac
   log=$work/$target.log
+  rm -f "$work"/fuzz-*.log
+  # With more than one job, libFuzzer's workers log to fuzz-N.log; with one, it runs in place.
+  parallel=()
+  [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
   (cd "$work" && "$OLDPWD/$bin/$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -seed="$seed" \
-     -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$corpus" "${seeds[@]}") > "$log" 2>&1
+     "${parallel[@]}" -print_final_stats=1 "$corpus" "${seeds[@]}") > "$log" 2>&1
   status=$?
-  runs=$(grep -h "stat::number_of_executed_units" "$log" "$work"/fuzz-*.log 2>/dev/null | awk '{s += $2} END {print s + 0}')
+  if [ "$jobs" -gt 1 ]; then counted=("$work"/fuzz-*.log); else counted=("$log"); fi
+  runs=$(grep -h "stat::number_of_executed_units" "${counted[@]}" 2>/dev/null | awk '{s += $2} END {print s + 0}')
   if [ $status -eq 0 ]; then
     echo "fuzz: $target ok, $runs executions in ${seconds} s"
     passed=$((passed + 1))
