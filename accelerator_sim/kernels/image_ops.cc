@@ -41,7 +41,12 @@ Status prepareResize(OperationContext& context) {
   } else {
     const float sw = context.scalar<float>(1), sh = context.scalar<float>(2);
     if (!(sw > 0) || !(sh > 0)) return unsupported(context) << "scales must be positive";
-    width = uint32_t(std::floor(in.dim(2) * sw)), height = uint32_t(std::floor(in.dim(1) * sh));
+    const double scaledWidth = std::floor(double(in.dim(2)) * sw), scaledHeight = std::floor(double(in.dim(1)) * sh);
+    // Beyond 2^32 pixels a side the size is not even representable, let alone allocatable.
+    if (!(scaledWidth < 4294967296.0) || !(scaledHeight < 4294967296.0)) {
+      return unsupported(context) << "the scales make an output of " << scaledHeight << "x" << scaledWidth << " pixels";
+    }
+    width = uint32_t(scaledWidth), height = uint32_t(scaledHeight);
     if (width == 0 || height == 0) return unsupported(context) << "the scales leave no output";
   }
   context.output(0).dimensions = {in.dim(0), height, width, in.dim(3)};

@@ -149,6 +149,24 @@ std::vector<float> resizeRow(bool alignCorners, bool halfPixelCenters) {
   return asFloats(run(b.build(), {hal::toBytes<float>({0, 10})}, 16));
 }
 
+// Found by wire_fuzzer: scales making a side beyond 2^32 pixels converted out of range.
+TEST(ResizeBilinearTest, AbsurdScalesAreRefused) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 1, 2, 1});
+  const uint32_t out = b.addOutput(kFloat, {0, 0, 0, 0});
+  b.addOperation(OperationType::RESIZE_BILINEAR, {in, b.addFloat32(1e13f), b.addFloat32(1.0f)}, {out});
+  auto prepared = SimDevice::create(edgeNpuConfig())->prepareModel(
+      b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+  if (prepared.ok()) {
+    auto io = hal::makeRequest({hal::toBytes<float>({0, 10})}, {16});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("the scales make an output of"));
+  } else {
+    EXPECT_THAT(prepared.error().message, ::testing::HasSubstr("the scales make an output of"));
+  }
+}
+
 TEST(ResizeBilinearTest, SamplingConventions) {
   // Default: source x = 0.5 x, clamped at the last pixel.
   EXPECT_THAT(resizeRow(false, false), Pointwise(FloatNear(1e-5), std::vector<float>{0, 5, 10, 10}));
