@@ -16,21 +16,6 @@ using hal::makeError;
 using LifeTime = hal::Operand::LifeTime;
 using Subgraph = hal::Model::Subgraph;
 
-uint8_t* constantData(const hal::Model& model, const hal::Operand& operand) {
-  const hal::DataLocation& location = operand.location;
-  switch (operand.lifetime) {
-    case LifeTime::CONSTANT_COPY:
-      // operandValues is owned by the prepared model and never written; kernels only read.
-      return const_cast<uint8_t*>(model.operandValues.data()) + location.offset;
-    case LifeTime::CONSTANT_REFERENCE:
-      return model.pools[location.poolIndex]->data() + location.offset;
-    case LifeTime::POINTER:
-      return static_cast<uint8_t*>(const_cast<void*>(location.pointer));
-    default:
-      return nullptr;
-  }
-}
-
 OperationContext makeContext(const hal::Operation& operation, std::vector<Tensor>& tensors) {
   std::vector<Tensor*> inputs, outputs;
   inputs.reserve(operation.inputs.size());
@@ -420,6 +405,22 @@ class GraphRunner {
 };
 
 }  // namespace
+
+uint8_t* constantData(const hal::Model& model, const hal::Operand& operand) {
+  const hal::DataLocation& location = operand.location;
+  switch (operand.lifetime) {
+    case LifeTime::CONSTANT_COPY:
+      // operandValues is owned by the prepared model and never written; kernels only read.
+      return const_cast<uint8_t*>(model.operandValues.data()) + location.offset;
+    case LifeTime::CONSTANT_REFERENCE:
+      return model.pools[location.poolIndex]->data() + location.offset;
+    case LifeTime::POINTER:
+      return static_cast<uint8_t*>(const_cast<void*>(location.pointer));
+    default:
+      return nullptr;
+  }
+}
+
 
 std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Subgraph& subgraph) {
   std::vector<Tensor> tensors(subgraph.operands.size());

@@ -52,6 +52,10 @@ struct ExecutionOptions {
   uint64_t residentBytes = 0;
 };
 
+// Where a constant operand's bytes are (CONSTANT_COPY, CONSTANT_REFERENCE or POINTER); null for
+// any other lifetime. Kernels only read through it.
+uint8_t* constantData(const hal::Model& model, const hal::Operand& operand);
+
 // The bytes of every constant operand of every subgraph: what stays in device memory while
 // the model is prepared.
 uint64_t constantBytes(const hal::Model& model);

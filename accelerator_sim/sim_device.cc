@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "accelerator_sim/compiled_artifact.h"
 #include "accelerator_sim/graph_executor.h"
 #include "accelerator_sim/sim_buffer.h"
 #include "accelerator_sim/sim_prepared_model.h"
@@ -21,17 +22,6 @@ uint32_t appendAligned(hal::Model& model, const uint8_t* bytes, uint32_t length)
   const uint32_t offset = static_cast<uint32_t>(model.operandValues.size());
   model.operandValues.insert(model.operandValues.end(), bytes, bytes + length);
   return offset;
-}
-
-// Where a constant's bytes are now, before the model owns them.
-const uint8_t* constantData(const hal::Model& model, const hal::Operand& operand) {
-  switch (operand.lifetime) {
-    case hal::Operand::LifeTime::POINTER: return static_cast<const uint8_t*>(operand.location.pointer);
-    case hal::Operand::LifeTime::CONSTANT_COPY: return model.operandValues.data() + operand.location.offset;
-    case hal::Operand::LifeTime::CONSTANT_REFERENCE:
-      return model.pools[operand.location.poolIndex]->data() + operand.location.offset;
-    default: return nullptr;
-  }
 }
 
 // The model as the prepared model keeps it. POINTER operands point into the caller's memory,
@@ -66,12 +56,21 @@ hal::Duration preparationTime(const hal::Model& model, const NpuConfig& npu) {
   return hal::Duration(static_cast<int64_t>(cycles * 1e9 / clockHz(npu)));
 }
 
-std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu) {
-  return std::make_shared<SimDevice>(std::move(npu));
+std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, hal::CacheSecret cacheSecret) {
+  return std::make_shared<SimDevice>(std::move(npu), cacheSecret);
 }
 
-SimDevice::SimDevice(NpuConfig npu)
+namespace {
+uint64_t constantStoreBytes(const NpuConfig& npu) {
+  const uint64_t mib = npu.compilation_cache().store_mib() == 0 ? 256 : npu.compilation_cache().store_mib();
+  return mib << 20;
+}
+}  // namespace
+
+SimDevice::SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret)
     : npu_(std::move(npu)),
+      cacheSecret_(cacheSecret),
+      constantStore_(constantStoreBytes(npu_)),
       name_(deviceName(npu_)),
       versionString_("nnremote-sim 0.2 (" + std::to_string(npu_.systolic_array().rows()) + "x" +
                      std::to_string(npu_.systolic_array().columns()) + " " +
@@ -88,8 +87,8 @@ hal::Result<std::vector<bool>> SimDevice::getSupportedOperations(const hal::Mode
 
 hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
     const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
-    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& /*modelCache*/,
-    const std::vector<hal::CacheFile>& /*dataCache*/, const hal::CacheToken& /*token*/) const {
+    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+    const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
   if (static_cast<int32_t>(preference) < 0 || static_cast<int32_t>(preference) > 2) {
     return makeError(ErrorStatus::INVALID_ARGUMENT)
            << "preference = " << static_cast<int32_t>(preference) << " is not valid";
@@ -103,6 +102,18 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
            << "the deadline passed before preparation started";
   }
   NN_RETURN_IF_ERROR(hal::validateModel(model));
+  NN_RETURN_IF_ERROR(checkPreparable(model));
+  auto prepared = std::make_shared<SimPreparedModel>(ownConstants(model), npu_);
+  if (!modelCache.empty() || !dataCache.empty()) {
+    // Saving is best effort (the HAL lets a driver skip it): a cache that could not be written
+    // only means the next prepareModelFromCache fails and the framework prepares again.
+    (void)saveToCache(prepared->model(), modelCache, dataCache, token);
+  }
+  return hal::SharedPreparedModel(std::move(prepared));
+}
+
+// What prepareModel and prepareModelFromCache both require of a valid model.
+hal::Status SimDevice::checkPreparable(const hal::Model& model) const {
   // Refused before anything is copied: the constants live in device memory while prepared.
   if (const uint64_t constants = constantBytes(model); constants > deviceMemoryBytes(npu_)) {
     return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
@@ -118,15 +129,98 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
              << checks[i].error().message;
     }
   }
-  return hal::SharedPreparedModel(
-      std::make_shared<SimPreparedModel>(ownConstants(model), npu_));
+  return {};
+}
+
+std::pair<uint32_t, uint32_t> SimDevice::getNumberOfCacheFilesNeeded() const {
+  if (!npu_.compilation_cache().enabled()) return {0, 0};
+  return {1, 1};
+}
+
+hal::Status SimDevice::saveToCache(const hal::Model& model, const std::vector<hal::CacheFile>& modelCache,
+                                   const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  const auto [modelFiles, dataFiles] = getNumberOfCacheFilesNeeded();
+  if (modelFiles == 0) return makeError(ErrorStatus::GENERAL_FAILURE) << name_ << " does not cache";
+  // Every handle is checked before anything is written, so a refused save leaves no half cache.
+  NN_RETURN_IF_ERROR(hal::checkCacheFiles(modelCache, modelFiles, "model_cache", hal::CacheAccess::WRITE));
+  NN_RETURN_IF_ERROR(hal::checkCacheFiles(dataCache, dataFiles, "data_cache", hal::CacheAccess::WRITE));
+  NN_ASSIGN_OR_RETURN(const Artifact artifact,
+                      buildArtifact(model, {cacheSecret_, token, name_, versionString_}));
+  const size_t dataLength = artifact.data->size();
+  std::vector<uint8_t> dataFile;
+  dataFile.reserve(kDataCacheHeaderBytes + dataLength);
+  dataFile.insert(dataFile.end(), artifact.dataCacheHeader.begin(), artifact.dataCacheHeader.end());
+  NN_ASSIGN_OR_RETURN(const DataCacheHeader header, parseDataCacheHeader(artifact.dataCacheHeader));
+  dataFile.insert(dataFile.end(), artifact.data->data(), artifact.data->data() + header.length);
+  // Data first: a save cut short leaves a model cache that does not match its data, which fails.
+  NN_RETURN_IF_ERROR(hal::writeCacheFile(dataCache[0], "data_cache[0]", dataFile.data(), dataFile.size()));
+  NN_RETURN_IF_ERROR(
+      hal::writeCacheFile(modelCache[0], "model_cache[0]", artifact.modelCache.data(), artifact.modelCache.size()));
+  constantStore_.insert(artifact.dataDigest, header.length, artifact.data);
+  return {};
+}
+
+hal::Result<hal::Model> SimDevice::loadFromCache(const std::vector<hal::CacheFile>& modelCache,
+                                                 const std::vector<hal::CacheFile>& dataCache,
+                                                 const hal::CacheToken& token) const {
+  const auto [modelFiles, dataFiles] = getNumberOfCacheFilesNeeded();
+  NN_RETURN_IF_ERROR(hal::checkCacheFiles(modelCache, modelFiles, "model_cache", hal::CacheAccess::READ));
+  NN_RETURN_IF_ERROR(hal::checkCacheFiles(dataCache, dataFiles, "data_cache", hal::CacheAccess::READ));
+  NN_ASSIGN_OR_RETURN(const std::vector<uint8_t> modelBytes,
+                      hal::readCacheFile(modelCache[0], "model_cache[0]", uint64_t{256} << 20));
+  NN_ASSIGN_OR_RETURN(SealedGraph sealed, openModelCache(modelBytes, {cacheSecret_, token, name_, versionString_}));
+
+  uint64_t dataFileSize = 0;
+  NN_ASSIGN_OR_RETURN(const std::vector<uint8_t> head,
+                      hal::readCacheFileHead(dataCache[0], "data_cache[0]", kDataCacheHeaderBytes, &dataFileSize));
+  NN_ASSIGN_OR_RETURN(const DataCacheHeader header, parseDataCacheHeader(head));
+  if (!hal::digestsEqual(header.digest, sealed.data.digest) || header.length != sealed.data.length ||
+      dataFileSize != kDataCacheHeaderBytes + sealed.data.length) {
+    return makeError(ErrorStatus::GENERAL_FAILURE)
+           << "data_cache[0] does not hold the data model_cache[0] was saved with (" << dataFileSize
+           << " bytes; expected " << kDataCacheHeaderBytes + sealed.data.length << ")";
+  }
+  hal::SharedMemory data = constantStore_.find(sealed.data.digest, sealed.data.length);
+  if (data == nullptr) {
+    // Not held any more: read the data and check it against the sealed digest.
+    NN_ASSIGN_OR_RETURN(const std::vector<uint8_t> dataBytes,
+                        hal::readCacheFile(dataCache[0], "data_cache[0]", uint64_t{1} << 32));
+    if (dataBytes.size() != kDataCacheHeaderBytes + sealed.data.length) {
+      return makeError(ErrorStatus::GENERAL_FAILURE) << "data_cache[0] changed while it was read";
+    }
+    NN_ASSIGN_OR_RETURN(hal::SharedMemory loaded, hal::createHeapMemory(std::max<uint64_t>(sealed.data.length, 1)));
+    std::memcpy(loaded->data(), dataBytes.data() + kDataCacheHeaderBytes, sealed.data.length);
+    if (!hal::digestsEqual(hal::sha256(loaded->data(), sealed.data.length), sealed.data.digest)) {
+      return makeError(ErrorStatus::GENERAL_FAILURE)
+             << "data_cache[0] fails its integrity check: it is not the data model_cache[0] was saved with";
+    }
+    constantStore_.insert(sealed.data.digest, sealed.data.length, loaded);
+    data = std::move(loaded);
+  }
+  hal::Model model = std::move(sealed.graph);
+  model.pools = {std::move(data)};
+  return model;
 }
 
 hal::Result<hal::SharedPreparedModel> SimDevice::prepareModelFromCache(
-    const hal::OptionalTimePoint&, const std::vector<hal::CacheFile>&,
-    const std::vector<hal::CacheFile>&, const hal::CacheToken&) const {
-  return makeError(ErrorStatus::GENERAL_FAILURE)
-         << name_ << " does not support compilation caching (it needs 0 cache files)";
+    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+    const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  if (!npu_.compilation_cache().enabled()) {
+    return makeError(ErrorStatus::GENERAL_FAILURE)
+           << name_ << " does not support compilation caching (it needs 0 cache files)";
+  }
+  if (deadline.has_value() && hal::Clock::now() >= *deadline) {
+    return makeError(ErrorStatus::MISSED_DEADLINE_PERSISTENT)
+           << "the deadline passed before preparation from cache started";
+  }
+  NN_ASSIGN_OR_RETURN(hal::Model model, loadFromCache(modelCache, dataCache, token));
+  // The seal says this device wrote it; validating again costs little and keeps a leaked secret
+  // from becoming a way around validation.
+  if (hal::Status valid = hal::validateModel(model); !valid.ok()) {
+    return makeError(ErrorStatus::GENERAL_FAILURE) << "the cached model is not valid: " << valid.error().message;
+  }
+  NN_RETURN_IF_ERROR(checkPreparable(model));
+  return hal::SharedPreparedModel(std::make_shared<SimPreparedModel>(std::move(model), npu_));
 }
 
 hal::Result<hal::SharedBuffer> SimDevice::allocate(const hal::BufferDesc& desc,

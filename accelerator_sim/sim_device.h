@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "accelerator_sim/constant_store.h"
 #include "accelerator_sim/npu_config.h"
+#include "hal/compilation_cache.h"
 #include "hal/i_device.h"
 
 namespace nnremote::sim {
@@ -20,9 +22,11 @@ hal::Duration preparationTime(const hal::Model& model, const NpuConfig& npu);
 
 class SimDevice final : public hal::IDevice {
  public:
-  static std::shared_ptr<SimDevice> create(NpuConfig npu);
+  // `cacheSecret` seals the compilation caches this device writes; a server passes the one from
+  // its state directory so caches outlive it.
+  static std::shared_ptr<SimDevice> create(NpuConfig npu, hal::CacheSecret cacheSecret = hal::randomCacheSecret());
 
-  explicit SimDevice(NpuConfig npu);
+  SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret);
 
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return versionString_; }
@@ -30,7 +34,7 @@ class SimDevice final : public hal::IDevice {
   hal::DeviceType getType() const override { return halDeviceType(npu_); }
   const std::vector<hal::Extension>& getSupportedExtensions() const override { return extensions_; }
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
-  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {0, 0}; }
+  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override;
 
   hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override;
 
@@ -51,7 +55,17 @@ class SimDevice final : public hal::IDevice {
   const NpuConfig& npu() const { return npu_; }
 
  private:
+  // Writes the artifact of `model` (prepared) to the cache; best effort, as the HAL allows.
+  hal::Status saveToCache(const hal::Model& model, const std::vector<hal::CacheFile>& modelCache,
+                          const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const;
+  hal::Result<hal::Model> loadFromCache(const std::vector<hal::CacheFile>& modelCache,
+                                        const std::vector<hal::CacheFile>& dataCache,
+                                        const hal::CacheToken& token) const;
+  hal::Status checkPreparable(const hal::Model& model) const;
+
   NpuConfig npu_;
+  hal::CacheSecret cacheSecret_;
+  ConstantStore constantStore_;
   mutable std::mutex bufferMutex_;
   mutable uint32_t nextToken_ = 1;
   std::string name_;

@@ -29,6 +29,7 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
       const hal::OptionalDuration& loopTimeoutDuration) const override;
 
   const hal::Model& model() const { return model_; }
+  const hal::Model* getModel() const override { return &model_; }
 
  protected:
   hal::Status validateReusableRequest(const hal::Request& request) const override;

@@ -13,6 +13,7 @@
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proto/shared_queue.h"
+#include "emulator/cache_mirror.h"
 #include "emulator/session_quotas.h"
 
 namespace nnremote::emulator {
@@ -21,14 +22,6 @@ namespace {
 using hal::ErrorStatus;
 using hal::makeError;
 using wire_conv::toGrpcStatus;
-
-grpc::Status notSupportedYet(const char* method) {
-  hal::Error error = makeError(ErrorStatus::GENERAL_FAILURE)
-                     << method << " is not supported by this server yet";
-  grpc::Status status = toGrpcStatus(error);
-  return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, status.error_message(),
-                      status.error_details());
-}
 
 hal::Result<hal::CacheToken> cacheTokenFromWire(const std::string& bytes) {
   hal::CacheToken token{};
@@ -40,13 +33,6 @@ hal::Result<hal::CacheToken> cacheTokenFromWire(const std::string& bytes) {
   }
   std::copy(bytes.begin(), bytes.end(), token.begin());
   return token;
-}
-
-std::vector<hal::CacheFile> cacheFilesFromWire(
-    const google::protobuf::RepeatedPtrField<wire::CacheFile>& files) {
-  std::vector<hal::CacheFile> out;
-  for (const auto& file : files) out.push_back({file.path()});
-  return out;
 }
 
 // Outputs up to this size travel inside the ExecuteResponse; larger ones as bulk downloads.
@@ -298,12 +284,14 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
       !quota.ok()) {
     return toGrpcStatus(quota.error());
   }
+  auto mirror = CacheMirror::create(request->model_cache(), request->data_cache());
+  if (!mirror.ok()) return toGrpcStatus(mirror.error());
   auto prepared = resolved->device->prepareModel(
       resolved->model, static_cast<hal::ExecutionPreference>(preference), priority,
-      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
-      cacheFilesFromWire(request->model_cache()), cacheFilesFromWire(request->data_cache()),
-      *token);
+      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), mirror->modelCache(),
+      mirror->dataCache(), *token);
   if (!prepared.ok()) return toGrpcStatus(prepared.error());
+  if (auto written = mirror->collectWritten(response); !written.ok()) return toGrpcStatus(written.error());
   PreparedModelEntry entry{std::move(prepared).value(),
                            std::make_shared<const hal::Model>(std::move(resolved->model)),
                            request->device_name()};
@@ -313,14 +301,39 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
 
 grpc::Status AcceleratorService::PrepareModelFromCache(
     grpc::ServerContext* context, const wire::PrepareModelFromCacheRequest* request,
-    wire::PrepareModelResponse*) {
+    wire::PrepareModelResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
   auto device = findDevice(request->device_name(), session->identity());
   if (!device.ok()) return toGrpcStatus(device.error());
-  // Preparing from cache needs the server to keep the model it validated, which the cache
-  // format does not hold yet.
-  return notSupportedYet("PrepareModelFromCache");
+  auto token = cacheTokenFromWire(request->cache_token());
+  if (!token.ok()) return toGrpcStatus(token.error());
+  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
+      !deadline.ok()) {
+    return toGrpcStatus(deadline.error());
+  }
+  if (auto quota = checkHolding(session->preparedModels.size(), session->limits().preparedModels, "prepared models",
+                                "session_quotas.prepared_models");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
+  auto mirror = CacheMirror::create(request->model_cache(), request->data_cache());
+  if (!mirror.ok()) return toGrpcStatus(mirror.error());
+  auto prepared = (*device)->prepareModelFromCache(
+      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), mirror->modelCache(),
+      mirror->dataCache(), *token);
+  if (!prepared.ok()) return toGrpcStatus(prepared.error());
+  // No client sent this model: the device that loaded it describes it, so requests can be
+  // checked here as for any other. The entry keeps the prepared model, which owns the model.
+  const hal::Model* model = (*prepared)->getModel();
+  if (model == nullptr) {
+    return toGrpcStatus(makeError(ErrorStatus::GENERAL_FAILURE)
+                        << request->device_name() << " prepared from cache but does not describe the model");
+  }
+  std::shared_ptr<const hal::Model> described(*prepared, model);
+  PreparedModelEntry entry{std::move(prepared).value(), std::move(described), request->device_name()};
+  response->set_prepared_model_id(session->preparedModels.add(std::move(entry)));
+  return grpc::Status::OK;
 }
 
 grpc::Status AcceleratorService::ReleasePreparedModel(

@@ -16,6 +16,7 @@ class FaultyPreparedModel final : public hal::SyncExecutionPreparedModel {
       : inner_(std::move(inner)), device_(std::move(device)), injector_(injector) {}
 
   const hal::SharedPreparedModel& inner() const { return inner_; }
+  const hal::Model* getModel() const override { return inner_->getModel(); }
 
   hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
                                              const hal::OptionalTimePoint& deadline,

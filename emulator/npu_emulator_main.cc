@@ -11,6 +11,7 @@
 #include "accelerator_sim/npu_config.h"
 #include "emulator/emulator_server.h"
 #include "emulator/fault_injection.h"
+#include "hal/compilation_cache.h"
 #include "emulator/server_config.h"
 #include "emulator/simulated_npus.h"
 
@@ -19,7 +20,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--pace=realtime]
                     [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
-                    [--fault=KIND:AFTER_N[:DEVICE]]
+                    [--state-dir=DIR] [--fault=KIND:AFTER_N[:DEVICE]]
 
 Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM).
 Each device is one busy NPU shared by every client: executions and preparations from all
@@ -50,6 +51,11 @@ timeline (docs/scheduler.md).
                     executions in flight, fences, bursts) and scheduling (queue depth per device,
                     priority aging) and which devices an identity may see. Unset fields keep
                     generous defaults.
+  --state-dir=DIR   where the server keeps what outlives it: the key that seals compilation
+                    caches (DIR/compilation-cache.key, made on first start, 0600). Without it
+                    the key is random per run, and caches saved before a restart are refused
+                    (GENERAL_FAILURE; the client prepares again). Cache files themselves stay
+                    with the clients (docs/caching.md).
 
 Security (docs/security.md). Every session belongs to the identity that opened it, and only
 that identity can use it and its handles:
@@ -106,7 +112,7 @@ int main(int argc, char** argv) {
   std::string listen = nnremote::emulator::kDefaultListenAddress;
   std::string config = "default";
   std::string pace = "none";
-  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault;
+  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir;
   nnremote::emulator::ServerOptions serverOptions;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -121,7 +127,8 @@ int main(int argc, char** argv) {
         !takeFlag(argv[i], "--pace", &pace) && !takeFlag(argv[i], "--server-config", &serverConfig) &&
         !takeFlag(argv[i], "--tls-cert", &tlsCert) && !takeFlag(argv[i], "--tls-key", &tlsKey) &&
         !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
-        !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault)) {
+        !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault) &&
+        !takeFlag(argv[i], "--state-dir", &stateDir)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -169,6 +176,14 @@ int main(int argc, char** argv) {
   nnremote::emulator::SimulatedNpuOptions options;
   options.paceRealtime = pace == "realtime";
   options.scheduling = limits.scheduling;
+  if (!stateDir.empty()) {
+    auto secret = nnremote::hal::loadOrCreateCacheSecret(stateDir);
+    if (!secret.ok()) {
+      std::cerr << "npu_emulator: --state-dir: " << secret.error().message << "\n";
+      return 2;
+    }
+    options.cacheSecret = *secret;
+  }
   auto devices = nnremote::emulator::createSimulatedNpus(*configs, options);
   std::unique_ptr<nnremote::emulator::FaultInjector> faults;
   if (!fault.empty()) {

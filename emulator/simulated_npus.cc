@@ -13,7 +13,7 @@ hal::SharedDevice createSimulatedNpu(const sim::NpuConfig& npu, const SimulatedN
   scheduling.paceRealtime = options.paceRealtime;
   scheduling.time = options.time;
   scheduling.preparationTime = [npu](const hal::Model& model) { return sim::preparationTime(model, npu); };
-  return scheduler::ScheduledDevice::create(sim::SimDevice::create(npu), std::move(scheduling));
+  return scheduler::ScheduledDevice::create(sim::SimDevice::create(npu, options.cacheSecret), std::move(scheduling));
 }
 
 std::vector<hal::SharedDevice> createSimulatedNpus(const std::vector<sim::NpuConfig>& npus,

@@ -9,6 +9,7 @@
 
 #include "accelerator_sim/npu_config.h"
 #include "emulator/server_config.h"
+#include "hal/compilation_cache.h"
 #include "hal/i_device.h"
 #include "scheduler/time_source.h"
 
@@ -18,6 +19,8 @@ struct SimulatedNpuOptions {
   bool paceRealtime = false;
   SchedulingLimits scheduling;
   std::shared_ptr<const scheduler::TimeSource> time = scheduler::hostClock();
+  // Seals the devices' compilation caches (npu_emulator --state-dir keeps it across restarts).
+  hal::CacheSecret cacheSecret = hal::randomCacheSecret();
 };
 
 hal::SharedDevice createSimulatedNpu(const sim::NpuConfig& npu, const SimulatedNpuOptions& options = {});

@@ -33,6 +33,11 @@ class IPreparedModel {
       const OptionalDuration& loopTimeoutDuration) const = 0;
 
   virtual Result<SharedBurst> configureExecutionBurst() const = 0;
+
+  // The model this was prepared from, if the device keeps it; valid while this object lives.
+  // A server needs it for a model prepared from cache, which no client sent, to check requests
+  // and buffer roles before they reach the device. Decorators forward it.
+  virtual const Model* getModel() const { return nullptr; }
 };
 
 }  // namespace nnremote::hal

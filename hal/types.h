@@ -191,11 +191,28 @@ struct Timing {
 constexpr size_t kByteSizeOfCacheToken = 32;
 using CacheToken = std::array<uint8_t, kByteSizeOfCacheToken>;
 
-// A cache file handle: a path the device opens itself. (AOSP passes fds; a remote device
-// cannot use the client's fds, so nnremote names files on the device's host.)
+// An open file descriptor, closed when its last holder lets go.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor();
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+using SharedFd = std::shared_ptr<const FileDescriptor>;
+
+// A cache file handle, as the HAL passes it: file descriptors the caller opened and owns. A valid
+// handle holds exactly one, readable to prepare from cache and writable to save. Devices read and
+// write the whole file from offset 0, whatever the descriptor's current offset, and never open a
+// path. Through the proxy the handles stay in the client process: the proxy reads and writes
+// them and only their bytes travel (docs/caching.md).
 struct CacheFile {
-  std::string path;
-  bool operator==(const CacheFile& o) const { return path == o.path; }
+  std::vector<SharedFd> fds;
+  bool operator==(const CacheFile& o) const { return fds == o.fds; }
 };
 
 // ---------------------------------------------------------------------------------------------

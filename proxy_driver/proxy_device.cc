@@ -67,23 +67,9 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(
 hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModelFromCache(
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
-  NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
-  wire::PrepareModelFromCacheRequest request;
-  request.set_session_id(session.id);
-  request.set_device_name(name_);
-  bool hasDeadline = false;
-  wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
-  if (!hasDeadline) request.clear_deadline();
-  for (const auto& file : modelCache) request.add_model_cache()->set_path(file.path);
-  for (const auto& file : dataCache) request.add_data_cache()->set_path(file.path);
-  request.set_cache_token(token.data(), token.size());
-  wire::PrepareModelResponse response;
-  grpc::ClientContext context;
-  const grpc::Status status = connection_->stub().PrepareModelFromCache(&context, request, &response);
-  if (!status.ok()) return connection_->callFailed(status, session.generation);
-  // The model itself never came here, so this one cannot be prepared again after a reconnect.
-  return hal::SharedPreparedModel(
-      std::make_shared<ProxyPreparedModel>(connection_, session, response.prepared_model_id(), std::nullopt));
+  NN_ASSIGN_OR_RETURN(auto prepared, ProxyPreparedModel::prepareFromCache(connection_, name_, deadline, modelCache,
+                                                                          dataCache, token));
+  return hal::SharedPreparedModel(std::move(prepared));
 }
 
 hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc,

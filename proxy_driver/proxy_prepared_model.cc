@@ -7,6 +7,7 @@
 
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
+#include "proxy_driver/cache_transfer.h"
 #include "proxy_driver/execution_results.h"
 #include "proxy_driver/proxy_burst.h"
 
@@ -17,7 +18,8 @@ using hal::makeError;
 
 namespace {
 
-// A PrepareModel call in `session`; the prepared model's id.
+// A PrepareModel call in `session`; the prepared model's id. With cache handles, what the device
+// saved is written into them.
 hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session,
                                       const ProxyPreparedModel::Preparation& preparation,
                                       const hal::OptionalTimePoint& deadline,
@@ -35,14 +37,40 @@ hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session
   bool hasDeadline = false;
   wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
   if (!hasDeadline) request.clear_deadline();
-  for (const auto& file : modelCache) request.add_model_cache()->set_path(file.path);
-  for (const auto& file : dataCache) request.add_data_cache()->set_path(file.path);
+  NN_RETURN_IF_ERROR(describeCacheFiles(modelCache, /*withContents=*/false, request.mutable_model_cache()));
+  NN_RETURN_IF_ERROR(describeCacheFiles(dataCache, /*withContents=*/false, request.mutable_data_cache()));
   if (!modelCache.empty() || !dataCache.empty()) request.set_cache_token(token.data(), token.size());
   wire::PrepareModelResponse response;
   grpc::ClientContext context;  // preparation can take long; a dead peer fails by keepalive
   const grpc::Status status = connection.stub().PrepareModel(&context, request, &response);
   if (!status.ok()) return connection.callFailed(status, session.generation);
+  if (response.cache_written()) {
+    // Saving is best effort in the HAL; a client file that cannot be written only costs the
+    // next prepareModelFromCache.
+    (void)writeBackCacheFiles(modelCache, response.model_cache_contents());
+    (void)writeBackCacheFiles(dataCache, response.data_cache_contents());
+  }
   return response.prepared_model_id();
+}
+
+hal::Result<uint64_t> prepareFromCacheOnServer(Connection& connection, SessionRef session,
+                                               const wire::PrepareModelFromCacheRequest& whole) {
+  wire::PrepareModelFromCacheRequest request = whole;
+  request.set_session_id(session.id);
+  // First without the large data bodies, which the device may still hold; then, if it does not
+  // (or anything else failed), once more with everything.
+  const bool withheld = withholdLargeContents(request.mutable_data_cache());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    wire::PrepareModelResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status = connection.stub().PrepareModelFromCache(&context, request, &response);
+    if (status.ok()) return response.prepared_model_id();
+    hal::Error error = connection.callFailed(status, session.generation);
+    if (attempt == 1 || !withheld || error.code != ErrorStatus::GENERAL_FAILURE) return error;
+    request = whole;
+    request.set_session_id(session.id);
+  }
+  return makeError(ErrorStatus::GENERAL_FAILURE) << "unreachable";
 }
 
 }  // namespace
@@ -54,13 +82,39 @@ hal::Result<std::shared_ptr<ProxyPreparedModel>> ProxyPreparedModel::prepare(
   NN_ASSIGN_OR_RETURN(const SessionRef session, connection->session());
   NN_ASSIGN_OR_RETURN(const uint64_t id,
                       prepareOnServer(*connection, session, preparation, deadline, modelCache, dataCache, token));
-  return std::make_shared<ProxyPreparedModel>(std::move(connection), session, id, std::move(preparation));
+  auto kept = std::make_shared<const Preparation>(std::move(preparation));
+  Reprepare reprepare = [kept](Connection& connection, SessionRef session) {
+    return prepareOnServer(connection, session, *kept, std::nullopt, {}, {}, hal::CacheToken{});
+  };
+  return std::make_shared<ProxyPreparedModel>(std::move(connection), session, id, std::move(reprepare));
+}
+
+hal::Result<std::shared_ptr<ProxyPreparedModel>> ProxyPreparedModel::prepareFromCache(
+    std::shared_ptr<Connection> connection, const std::string& deviceName, const hal::OptionalTimePoint& deadline,
+    const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
+    const hal::CacheToken& token) {
+  NN_ASSIGN_OR_RETURN(const SessionRef session, connection->session());
+  auto request = std::make_shared<wire::PrepareModelFromCacheRequest>();
+  request->set_device_name(deviceName);
+  // Read once, here: the bytes checked on the server are the bytes kept for a later reconnect.
+  NN_RETURN_IF_ERROR(describeCacheFiles(modelCache, /*withContents=*/true, request->mutable_model_cache()));
+  NN_RETURN_IF_ERROR(describeCacheFiles(dataCache, /*withContents=*/true, request->mutable_data_cache()));
+  request->set_cache_token(token.data(), token.size());
+  wire::PrepareModelFromCacheRequest first = *request;
+  bool hasDeadline = false;
+  wire_conv::toWire(deadline, first.mutable_deadline(), &hasDeadline);
+  if (!hasDeadline) first.clear_deadline();
+  NN_ASSIGN_OR_RETURN(const uint64_t id, prepareFromCacheOnServer(*connection, session, first));
+  Reprepare reprepare = [request](Connection& connection, SessionRef session) {
+    return prepareFromCacheOnServer(connection, session, *request);
+  };
+  return std::make_shared<ProxyPreparedModel>(std::move(connection), session, id, std::move(reprepare));
 }
 
 ProxyPreparedModel::ProxyPreparedModel(std::shared_ptr<Connection> connection, SessionRef session,
-                                       uint64_t preparedModelId, std::optional<Preparation> preparation)
+                                       uint64_t preparedModelId, Reprepare reprepare)
     : connection_(std::move(connection)),
-      preparation_(std::move(preparation)),
+      reprepare_(std::move(reprepare)),
       session_(session),
       preparedModelId_(preparedModelId) {}
 
@@ -80,12 +134,11 @@ hal::Result<std::pair<SessionRef, uint64_t>> ProxyPreparedModel::current() const
   NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
   std::lock_guard<std::mutex> lock(mutex_);
   if (session.generation != session_.generation) {
-    if (!preparation_) {
+    if (!reprepare_) {
       return makeError(ErrorStatus::DEAD_OBJECT)
              << "this prepared model was lost with its server session and cannot be prepared again";
     }
-    NN_ASSIGN_OR_RETURN(preparedModelId_, prepareOnServer(*connection_, session, *preparation_, std::nullopt, {}, {},
-                                                          hal::CacheToken{}));
+    NN_ASSIGN_OR_RETURN(preparedModelId_, reprepare_(*connection_, session));
     session_ = session;
   }
   return std::make_pair(session_, preparedModelId_);

@@ -2,6 +2,7 @@
 #ifndef NNREMOTE_PROXY_DRIVER_PROXY_PREPARED_MODEL_H_
 #define NNREMOTE_PROXY_DRIVER_PROXY_PREPARED_MODEL_H_
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,8 +23,9 @@ namespace nnremote::proxy {
 // data to stay on the server too, so a request with input pools sent by value (not registered
 // shared memory) that waits on unsignaled fences is executed after waiting here instead.
 //
-// After the connection recovers a lost session, the model is prepared again in the new one, from
-// the copy of the hal::Model it keeps, the first time it is used (docs/security.md#recovery).
+// After the connection recovers a lost session, the model is prepared again in the new one the
+// first time it is used: from the copy of the hal::Model it keeps, or from the cache bytes it was
+// prepared from (docs/security.md#recovery).
 class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
  public:
   // What a model was prepared from: enough to prepare it again.
@@ -34,15 +36,24 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
     hal::Priority priority = hal::Priority::MEDIUM;
   };
 
-  // Prepares `preparation` on the server, in the connection's current session.
+  // Prepares the model again in a new session; its id there.
+  using Reprepare = std::function<hal::Result<uint64_t>(Connection& connection, SessionRef session)>;
+
+  // Prepares `preparation` on the server, in the connection's current session. With cache
+  // handles, writes what the device saved into them.
   static hal::Result<std::shared_ptr<ProxyPreparedModel>> prepare(
       std::shared_ptr<Connection> connection, Preparation preparation, const hal::OptionalTimePoint& deadline,
       const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
       const hal::CacheToken& token);
-  // A model the server prepared with `preparedModelId` in session generation `generation`;
-  // without a preparation it cannot outlive that session.
+  // Prepares from the client's cache files on device `deviceName` (cache_transfer.h).
+  static hal::Result<std::shared_ptr<ProxyPreparedModel>> prepareFromCache(
+      std::shared_ptr<Connection> connection, const std::string& deviceName, const hal::OptionalTimePoint& deadline,
+      const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
+      const hal::CacheToken& token);
+  // A model the server prepared with `preparedModelId` in `session`; without `reprepare` it
+  // cannot outlive that session.
   ProxyPreparedModel(std::shared_ptr<Connection> connection, SessionRef session, uint64_t preparedModelId,
-                     std::optional<Preparation> preparation);
+                     Reprepare reprepare);
   ~ProxyPreparedModel() override;
 
   hal::Result<hal::ExecutionOutcome> execute(
@@ -70,7 +81,7 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
 
  private:
   std::shared_ptr<Connection> connection_;
-  const std::optional<Preparation> preparation_;
+  const Reprepare reprepare_;
   mutable std::mutex mutex_;
   mutable SessionRef session_;        // where preparedModelId_ is valid; guarded by mutex_
   mutable uint64_t preparedModelId_;  // guarded by mutex_

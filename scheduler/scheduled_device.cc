@@ -83,6 +83,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
         outputTypes_(std::move(outputTypes)) {}
 
   const hal::SharedPreparedModel& inner() const { return inner_; }
+  const hal::Model* getModel() const override { return inner_->getModel(); }
 
   hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
                                              const hal::OptionalTimePoint& deadline,
@@ -233,12 +234,20 @@ hal::SharedDevice ScheduledDevice::create(hal::SharedDevice inner, SchedulerOpti
 
 template <typename Prepare>
 hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(
-    hal::Priority priority, const hal::OptionalTimePoint& deadline, const hal::Model* model,
-    std::vector<hal::OperandType> outputTypes, Prepare prepare) const {
+    hal::Priority priority, const hal::OptionalTimePoint& deadline, const hal::Model* model, Prepare prepare) const {
   NN_ASSIGN_OR_RETURN(const hal::OptionalDuration left, timeLeft(deadline, "preparation"));
   const TimePoint arrival = scheduler_->now();
   const TimePoint hostStart = hal::Clock::now();
   NN_ASSIGN_OR_RETURN(hal::SharedPreparedModel prepared, prepare());
+  // A model prepared from cache is known only to the device that loaded it.
+  if (model == nullptr) model = prepared->getModel();
+  std::vector<hal::OperandType> outputTypes;
+  if (model != nullptr) {
+    for (uint32_t index : model->main.outputIndexes) {
+      outputTypes.push_back(index < model->main.operands.size() ? model->main.operands[index].type
+                                                                 : hal::OperandType{});
+    }
+  }
   const Duration own = model != nullptr && scheduler_->options().preparationTime
                            ? scheduler_->options().preparationTime(*model)
                            : std::chrono::duration_cast<Duration>(hal::Clock::now() - hostStart);
@@ -259,11 +268,7 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::prepareModel(
     const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
-  std::vector<hal::OperandType> outputTypes;
-  for (uint32_t index : model.main.outputIndexes) {
-    outputTypes.push_back(index < model.main.operands.size() ? model.main.operands[index].type : hal::OperandType{});
-  }
-  return schedulePreparation(priority, deadline, &model, std::move(outputTypes), [&] {
+  return schedulePreparation(priority, deadline, &model, [&] {
     return inner()->prepareModel(model, preference, priority, std::nullopt, modelCache, dataCache, token);
   });
 }
@@ -271,7 +276,7 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::prepareModel(
 hal::Result<hal::SharedPreparedModel> ScheduledDevice::prepareModelFromCache(
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
-  return schedulePreparation(hal::Priority::MEDIUM, deadline, nullptr, {}, [&] {
+  return schedulePreparation(hal::Priority::MEDIUM, deadline, nullptr, [&] {
     return inner()->prepareModelFromCache(std::nullopt, modelCache, dataCache, token);
   });
 }

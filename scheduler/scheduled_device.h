@@ -50,7 +50,6 @@ class ScheduledDevice final : public hal::ForwardingDevice {
   hal::Result<hal::SharedPreparedModel> schedulePreparation(hal::Priority priority,
                                                             const hal::OptionalTimePoint& deadline,
                                                             const hal::Model* model,
-                                                            std::vector<hal::OperandType> outputTypes,
                                                             Prepare prepare) const;
 
   std::shared_ptr<DeviceScheduler> scheduler_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -315,17 +316,56 @@ TEST_F(ServerTest, ReusableExecutionsComputeAgainWithUpdatedInlineInputs) {
   expectHalInvalidArgument(compute(request, &ignored), "does not name one of this session's reusable executions");
 }
 
-TEST_F(ServerTest, PreparingFromCacheIsRefusedWithAReason) {
-  grpc::ClientContext context;
-  wire::PrepareModelFromCacheRequest request;
-  request.set_session_id(openSession());
-  request.set_device_name("nnremote-edge16");
-  wire::PrepareModelResponse response;
-  const grpc::Status status = stub_->PrepareModelFromCache(&context, request, &response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-  const hal::Error error = wire_conv::fromGrpcStatus(status);
-  EXPECT_EQ(error.code, hal::ErrorStatus::GENERAL_FAILURE);
-  EXPECT_THAT(error.message, HasSubstr("PrepareModelFromCache is not supported by this server yet"));
+TEST_F(ServerTest, MalformedCacheRequestsAreRefusedNamingTheField) {
+  const uint64_t session = openSession();
+  auto prepareFromCache = [&](const std::function<void(wire::PrepareModelFromCacheRequest&)>& change) {
+    grpc::ClientContext context;
+    wire::PrepareModelFromCacheRequest request;
+    request.set_session_id(session);
+    request.set_device_name("nnremote-edge16");
+    for (auto* files : {request.mutable_model_cache(), request.mutable_data_cache()}) {
+      wire::CacheFile* file = files->Add();
+      file->set_fd_count(1);
+      file->set_access(wire::CACHE_FILE_READ_WRITE);
+      file->set_contents("not a cache");
+    }
+    request.set_cache_token(std::string(32, 'x'));
+    change(request);
+    wire::PrepareModelResponse response;
+    return wire_conv::fromGrpcStatus(stub_->PrepareModelFromCache(&context, request, &response));
+  };
+  struct Case {
+    std::function<void(wire::PrepareModelFromCacheRequest&)> change;
+    hal::ErrorStatus code;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](auto& r) { r.set_cache_token("short"); }, hal::ErrorStatus::INVALID_ARGUMENT, "cache_token has 5 bytes"},
+      {[](auto& r) { r.mutable_model_cache(0)->set_fd_count(99); }, hal::ErrorStatus::INVALID_ARGUMENT,
+       "model_cache[0].fd_count = 99"},
+      {[](auto& r) { r.mutable_data_cache(0)->set_access(static_cast<wire::CacheFileAccess>(77)); },
+       hal::ErrorStatus::INVALID_ARGUMENT, "data_cache[0].access = 77"},
+      {[](auto& r) { r.mutable_data_cache(0)->set_withheld_size(3); }, hal::ErrorStatus::INVALID_ARGUMENT,
+       "data_cache[0].withheld_size = 3"},
+      {[](auto& r) { r.mutable_data_cache(0)->set_withheld_size(uint64_t{1} << 40); },
+       hal::ErrorStatus::INVALID_ARGUMENT, "data_cache[0].withheld_size"},
+      {[](auto& r) {
+         for (int i = 0; i < 40; ++i) *r.add_model_cache() = r.model_cache(0);
+       },
+       hal::ErrorStatus::INVALID_ARGUMENT, "model_cache has 41 handles"},
+      {[](auto&) {}, hal::ErrorStatus::GENERAL_FAILURE, "model_cache[0] is not a model cache"},
+      {[](auto& r) { r.mutable_model_cache(0)->set_fd_count(0); }, hal::ErrorStatus::GENERAL_FAILURE,
+       "model_cache[0] holds 0 file descriptors"},
+      {[](auto& r) { r.mutable_model_cache(0)->set_access(wire::CACHE_FILE_WRITE_ONLY); },
+       hal::ErrorStatus::GENERAL_FAILURE, "model_cache[0] is not open for reading"},
+      {[](auto& r) { r.clear_data_cache(); }, hal::ErrorStatus::GENERAL_FAILURE, "data_cache has 0 handles"},
+  };
+  for (const Case& c : cases) {
+    const hal::Error error = prepareFromCache(c.change);
+    EXPECT_EQ(error.code, c.code) << error.message;
+    EXPECT_THAT(error.message, HasSubstr(c.field));
+  }
+  expectServesANewClient();
 }
 
 TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {

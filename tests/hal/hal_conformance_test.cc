@@ -72,7 +72,7 @@ TEST_P(HalConformanceTest, DescribesItself) {
   for (size_t i = 1; i < performance.size(); ++i) {
     EXPECT_LT(performance[i - 1].type, performance[i].type) << "operandPerformance must be sorted";
   }
-  EXPECT_EQ(device().getNumberOfCacheFilesNeeded(), std::make_pair(0u, 0u));
+  EXPECT_EQ(device().getNumberOfCacheFilesNeeded(), std::make_pair(1u, 1u));
 }
 
 TEST_P(HalConformanceTest, ReportsSupportedOperationsTruthfully) {
@@ -322,10 +322,11 @@ TEST_P(HalConformanceTest, AWhileThatRunsTooLongMissesItsLoopTimeout) {
   EXPECT_LT(hal::Clock::now() - start, std::chrono::seconds(2)) << "the request's timeout, not the default, applies";
 }
 
-TEST_P(HalConformanceTest, CachingIsRefusedClearly) {
+TEST_P(HalConformanceTest, PreparingFromNoCacheFilesIsRefusedClearly) {
   auto fromCache = device().prepareModelFromCache(std::nullopt, {}, {}, {});
   ASSERT_FALSE(fromCache.ok());
   EXPECT_EQ(fromCache.error().code, ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(fromCache.error().message, HasSubstr("model_cache has 0 handles; this device needs 1"));
 }
 
 // ---- Memory domains -------------------------------------------------------------------------
