@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
+
 #include "hal/compilation_cache.h"
 
 namespace nnremote::proxy {
@@ -34,27 +36,28 @@ bool writable(wire::CacheFileAccess access) {
 
 }  // namespace
 
-hal::Status describeCacheFiles(const std::vector<hal::CacheFile>& files, bool withContents, WireCacheFiles* wire) {
+hal::Status describeCacheFiles(const std::vector<hal::CacheFile>& files, CacheContents contents,
+                               WireCacheFiles* wire, bool* withheld) {
   for (size_t i = 0; i < files.size(); ++i) {
     wire::CacheFile* out = wire->Add();
     out->set_fd_count(static_cast<uint32_t>(files[i].fds.size()));
     out->set_access(accessOf(files[i]));
-    if (!withContents || files[i].fds.size() != 1 || !readable(out->access())) continue;
+    if (contents == CacheContents::NONE || files[i].fds.size() != 1 || !readable(out->access())) continue;
+    if (contents == CacheContents::HEAD_OF_LARGE) {
+      uint64_t size = 0;
+      NN_ASSIGN_OR_RETURN(const std::vector<uint8_t> head,
+                          hal::readCacheFileHead(files[i], "cache file", kWithheldHead, &size));
+      if (size > kWithholdAbove) {
+        out->set_contents(head.data(), head.size());
+        out->set_withheld_size(std::max<uint64_t>(size, head.size()));
+        if (withheld != nullptr) *withheld = true;
+        continue;
+      }
+    }
     NN_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, hal::readCacheFile(files[i], "cache file"));
     out->set_contents(bytes.data(), bytes.size());
   }
   return {};
-}
-
-bool withholdLargeContents(WireCacheFiles* wire) {
-  bool withheld = false;
-  for (wire::CacheFile& file : *wire) {
-    if (file.contents().size() <= kWithholdAbove) continue;
-    file.set_withheld_size(file.contents().size());
-    file.mutable_contents()->resize(kWithheldHead);
-    withheld = true;
-  }
-  return withheld;
 }
 
 hal::Status writeBackCacheFiles(const std::vector<hal::CacheFile>& files,

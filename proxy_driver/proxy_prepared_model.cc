@@ -37,8 +37,8 @@ hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session
   bool hasDeadline = false;
   wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
   if (!hasDeadline) request.clear_deadline();
-  NN_RETURN_IF_ERROR(describeCacheFiles(modelCache, /*withContents=*/false, request.mutable_model_cache()));
-  NN_RETURN_IF_ERROR(describeCacheFiles(dataCache, /*withContents=*/false, request.mutable_data_cache()));
+  NN_RETURN_IF_ERROR(describeCacheFiles(modelCache, CacheContents::NONE, request.mutable_model_cache()));
+  NN_RETURN_IF_ERROR(describeCacheFiles(dataCache, CacheContents::NONE, request.mutable_data_cache()));
   if (!modelCache.empty() || !dataCache.empty()) request.set_cache_token(token.data(), token.size());
   wire::PrepareModelResponse response;
   grpc::ClientContext context;  // preparation can take long; a dead peer fails by keepalive
@@ -53,22 +53,41 @@ hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session
   return response.prepared_model_id();
 }
 
-hal::Result<uint64_t> prepareFromCacheOnServer(Connection& connection, SessionRef session,
-                                               const wire::PrepareModelFromCacheRequest& whole) {
-  wire::PrepareModelFromCacheRequest request = whole;
+// What a model was prepared from cache from: the client's handles (kept open, shared with the
+// caller), so it can be prepared again after a reconnect.
+struct CachedPreparation {
+  std::string deviceName;
+  std::vector<hal::CacheFile> modelCache, dataCache;
+  hal::CacheToken token;
+};
+
+hal::Result<wire::PrepareModelFromCacheRequest> fromCacheRequest(const CachedPreparation& cached, SessionRef session,
+                                                                 CacheContents dataContents, bool* withheld) {
+  wire::PrepareModelFromCacheRequest request;
   request.set_session_id(session.id);
-  // First without the large data bodies, which the device may still hold; then, if it does not
-  // (or anything else failed), once more with everything.
-  const bool withheld = withholdLargeContents(request.mutable_data_cache());
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  request.set_device_name(cached.deviceName);
+  NN_RETURN_IF_ERROR(describeCacheFiles(cached.modelCache, CacheContents::WHOLE, request.mutable_model_cache()));
+  NN_RETURN_IF_ERROR(describeCacheFiles(cached.dataCache, dataContents, request.mutable_data_cache(), withheld));
+  request.set_cache_token(cached.token.data(), cached.token.size());
+  return request;
+}
+
+hal::Result<uint64_t> prepareFromCacheOnServer(Connection& connection, SessionRef session,
+                                               const CachedPreparation& cached, const hal::OptionalTimePoint& deadline) {
+  // First with only the head of a large data cache, whose data the device may still hold; if it
+  // does not (or anything else failed), once more with the whole files.
+  bool withheld = false;
+  for (CacheContents data : {CacheContents::HEAD_OF_LARGE, CacheContents::WHOLE}) {
+    NN_ASSIGN_OR_RETURN(wire::PrepareModelFromCacheRequest request, fromCacheRequest(cached, session, data, &withheld));
+    bool hasDeadline = false;
+    wire_conv::toWire(deadline, request.mutable_deadline(), &hasDeadline);
+    if (!hasDeadline) request.clear_deadline();
     wire::PrepareModelResponse response;
     grpc::ClientContext context;
     const grpc::Status status = connection.stub().PrepareModelFromCache(&context, request, &response);
     if (status.ok()) return response.prepared_model_id();
     hal::Error error = connection.callFailed(status, session.generation);
-    if (attempt == 1 || !withheld || error.code != ErrorStatus::GENERAL_FAILURE) return error;
-    request = whole;
-    request.set_session_id(session.id);
+    if (data == CacheContents::WHOLE || !withheld || error.code != ErrorStatus::GENERAL_FAILURE) return error;
   }
   return makeError(ErrorStatus::GENERAL_FAILURE) << "unreachable";
 }
@@ -94,19 +113,10 @@ hal::Result<std::shared_ptr<ProxyPreparedModel>> ProxyPreparedModel::prepareFrom
     const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
     const hal::CacheToken& token) {
   NN_ASSIGN_OR_RETURN(const SessionRef session, connection->session());
-  auto request = std::make_shared<wire::PrepareModelFromCacheRequest>();
-  request->set_device_name(deviceName);
-  // Read once, here: the bytes checked on the server are the bytes kept for a later reconnect.
-  NN_RETURN_IF_ERROR(describeCacheFiles(modelCache, /*withContents=*/true, request->mutable_model_cache()));
-  NN_RETURN_IF_ERROR(describeCacheFiles(dataCache, /*withContents=*/true, request->mutable_data_cache()));
-  request->set_cache_token(token.data(), token.size());
-  wire::PrepareModelFromCacheRequest first = *request;
-  bool hasDeadline = false;
-  wire_conv::toWire(deadline, first.mutable_deadline(), &hasDeadline);
-  if (!hasDeadline) first.clear_deadline();
-  NN_ASSIGN_OR_RETURN(const uint64_t id, prepareFromCacheOnServer(*connection, session, first));
-  Reprepare reprepare = [request](Connection& connection, SessionRef session) {
-    return prepareFromCacheOnServer(connection, session, *request);
+  auto cached = std::make_shared<const CachedPreparation>(CachedPreparation{deviceName, modelCache, dataCache, token});
+  NN_ASSIGN_OR_RETURN(const uint64_t id, prepareFromCacheOnServer(*connection, session, *cached, deadline));
+  Reprepare reprepare = [cached](Connection& connection, SessionRef session) {
+    return prepareFromCacheOnServer(connection, session, *cached, std::nullopt);
   };
   return std::make_shared<ProxyPreparedModel>(std::move(connection), session, id, std::move(reprepare));
 }
