@@ -1,6 +1,7 @@
 #include "tools/commands.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -116,7 +117,7 @@ int runSample(const std::vector<std::string>& args) {
 
 int runConform(const std::vector<std::string>& args) {
   auto flags = Flags::parse(args, withConnectionFlags({"cases", "device", "junit", "in-process", "verbose",
-                                   "executor", "memory"}));
+                                   "executor", "memory", "cache-dir"}));
   if (!flags.ok()) return fail("conform", flags.error());
   cts::RunOptions options;
   auto executor = cts::executorFromName(flags->get("executor", "sync"));
@@ -151,9 +152,24 @@ int runConform(const std::vector<std::string>& args) {
     if (!chosen.ok()) return fail("conform", chosen.error());
     device = *chosen;
   }
+  if (flags->has("cache-dir")) {
+    options.cacheDirectory = flags->get("cache-dir");
+    if (options.cacheDirectory.empty()) return fail("conform", hal::invalidArgument() << "--cache-dir needs a DIR");
+    if (device->getNumberOfCacheFilesNeeded() == std::make_pair(0u, 0u)) {
+      return fail("conform", hal::invalidArgument() << device->getName() << " does not cache compilations "
+                                                    << "(compilation_cache in its NPU config)");
+    }
+    std::error_code error;
+    std::filesystem::create_directories(options.cacheDirectory, error);
+    if (error) {
+      return fail("conform", hal::invalidArgument() << "cannot create --cache-dir " << options.cacheDirectory << ": "
+                                                    << error.message());
+    }
+  }
   std::cout << "Running conformance models under " << cases << " on " << device->getName()
             << (flags->has("in-process") ? " (in process)" : " (through the proxy driver)")
             << ", executor " << flags->get("executor", "sync") << ", memory " << flags->get("memory", "bytes")
+            << (options.cacheDirectory.empty() ? "" : ", each prepared with a cache and again from it")
             << "\n";
 
   std::ostringstream junitCases;

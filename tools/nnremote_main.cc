@@ -54,6 +54,10 @@ Flags (conform):
                   shm (POSIX shared memory, registered with the server: zero copy) or device
                   (device buffers: inputs copied in, outputs copied out)
   --in-process    run the simulator directly, without emulator, gRPC and proxy driver
+  --cache-dir=DIR compilation caching: prepare every model saving a cache in DIR (created if
+                  missing; the files are reused from model to model), then prepare it again from
+                  that cache; both preparations are executed and checked. Through the proxy the
+                  files stay on this host and only their bytes travel (docs/caching.md)
   --verbose       also print a line for every unsupported model
   conform prints a line per failing model with the first mismatching element, and ends with
   "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked

@@ -4,6 +4,8 @@
 // sets (V1_3 has control flow, dynamic and zero-sized shapes).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -80,6 +82,28 @@ TEST(ConformanceTest, EveryExecutorAndPoolMemoryAgreesWithSync) {
                   << " unsupported\n";
       }
     }
+  }
+}
+
+// `nnremote conform --cache-dir`: every model prepared saving a compilation cache and again from
+// it, both executed and checked, in process and through the proxy (where the cache files stay
+// in this process and only their bytes travel).
+TEST(ConformanceTest, EveryModelPassesPreparedFromItsCompilationCache) {
+  if (defaultConformanceDirectory().empty()) {
+    GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
+  }
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  for (const auto& factory : testing::allDeviceFactories()) {
+    RunOptions options;
+    options.cacheDirectory = std::string(tmp != nullptr ? tmp : "/tmp") + "/conformance-cache-" + factory.name;
+    std::filesystem::create_directories(options.cacheDirectory);
+    Totals totals;
+    std::string log;
+    runFolder("", factory, &totals, &log, options);
+    std::cout << "All versions with a compilation cache, " << factory.name << ": " << totals.passed << " passed, "
+              << totals.failed << " failed, " << totals.unsupported << " unsupported\n";
+    EXPECT_EQ(totals.failed, 0u) << factory.name << ":\n" << log;
+    EXPECT_GE(totals.passed, 9374u) << factory.name;
   }
 }
 

@@ -1,10 +1,13 @@
 #include "tests/conformance/cts_runner.h"
 
+#include <fcntl.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
 
+#include "hal/compilation_cache.h"
 #include "hal/execution_adapters.h"
 #include "hal/float16.h"
 #include "hal/model_builder.h"
@@ -219,28 +222,27 @@ std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
   return "";
 }
 
-CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, const RunOptions& options) {
+namespace {
+
+// `count` cache handles DIR/NAME-0, NAME-1, ..., reused by every case.
+hal::Result<std::vector<hal::CacheFile>> cacheHandles(const std::string& directory, const std::string& name,
+                                                      uint32_t count) {
+  std::vector<hal::CacheFile> handles;
+  for (uint32_t i = 0; i < count; ++i) {
+    NN_ASSIGN_OR_RETURN(hal::CacheFile file,
+                        hal::openCacheFile(directory + "/" + name + "-" + std::to_string(i), O_RDWR | O_CREAT));
+    handles.push_back(std::move(file));
+  }
+  return handles;
+}
+
+CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCase,
+                           const hal::SharedPreparedModel& prepared, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
     if (testCase.expectFailure) return CaseResult{Outcome::PASSED, ""};
     return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " +
                                            error.message};
   };
-  auto supported = device.getSupportedOperations(testCase.model);
-  if (!supported.ok()) return refusedOrFailed("getSupportedOperations", supported.error());
-  // An invalid model (expect_failure) must be refused; like the CTS, which counts a failed
-  // compilation as the right answer, go on to prepare it even if the device already reports
-  // its operations unsupported.
-  for (size_t i = 0; i < supported->size() && !testCase.expectFailure; ++i) {
-    if (!(*supported)[i]) {
-      return {Outcome::UNSUPPORTED,
-              "operations[" + std::to_string(i) + "] (" +
-                  hal::toString(testCase.model.main.operations[i].type) + ") is unsupported"};
-    }
-  }
-  auto prepared = device.prepareModel(testCase.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                      hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
-  if (!prepared.ok()) return refusedOrFailed("prepareModel", prepared.error());
-
   std::vector<size_t> outputSizes;
   for (const GoldenOutput& golden : testCase.outputs) outputSizes.push_back(golden.data.size());
   auto io = hal::makeRequest(testCase.inputs, outputSizes,
@@ -271,7 +273,7 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
       hal::BufferDesc desc;
       if (!isInput) desc.dimensions = testCase.outputs[index].dimensions;
       NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer,
-                          device.allocate(desc, {*prepared}, isInput ? role : std::vector<hal::BufferRole>{},
+                          device.allocate(desc, {prepared}, isInput ? role : std::vector<hal::BufferRole>{},
                                           isInput ? std::vector<hal::BufferRole>{} : role));
       if (isInput) NN_RETURN_IF_ERROR(buffer->copyFrom(io->inputs[index], {}));
       request.pools[argument.location.poolIndex] = buffer;
@@ -286,7 +288,7 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
       if (auto status = toBuffer(request.outputs[i], i, false); !status.ok()) return refusedOrFailed("device buffer", status.error());
     }
   }
-  auto outcome = executeWith(*prepared, request, options.executor);
+  auto outcome = executeWith(prepared, request, options.executor);
   if (!outcome.ok()) return refusedOrFailed("execute", outcome.error());
   if (testCase.expectFailure) {
     return {Outcome::FAILED, "expected preparation or execution to fail, but it succeeded"};
@@ -308,6 +310,57 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
   }
   return {Outcome::PASSED, ""};
 }
+
+
+}  // namespace
+
+CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, const RunOptions& options) {
+  auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
+    if (testCase.expectFailure) return CaseResult{Outcome::PASSED, ""};
+    return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " +
+                                           error.message};
+  };
+  auto supported = device.getSupportedOperations(testCase.model);
+  if (!supported.ok()) return refusedOrFailed("getSupportedOperations", supported.error());
+  // An invalid model (expect_failure) must be refused; like the CTS, which counts a failed
+  // compilation as the right answer, go on to prepare it even if the device already reports
+  // its operations unsupported.
+  for (size_t i = 0; i < supported->size() && !testCase.expectFailure; ++i) {
+    if (!(*supported)[i]) {
+      return {Outcome::UNSUPPORTED,
+              "operations[" + std::to_string(i) + "] (" +
+                  hal::toString(testCase.model.main.operations[i].type) + ") is unsupported"};
+    }
+  }
+  if (options.cacheDirectory.empty()) {
+    auto prepared = device.prepareModel(testCase.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                        hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+    if (!prepared.ok()) return refusedOrFailed("prepareModel", prepared.error());
+    return executeAndCheck(device, testCase, *prepared, options);
+  }
+  // With a cache: prepared while saving the cache, then again from that cache; both must pass.
+  auto modelCache = cacheHandles(options.cacheDirectory, "model", device.getNumberOfCacheFilesNeeded().first);
+  if (!modelCache.ok()) return {Outcome::FAILED, modelCache.error().message};
+  auto dataCache = cacheHandles(options.cacheDirectory, "data", device.getNumberOfCacheFilesNeeded().second);
+  if (!dataCache.ok()) return {Outcome::FAILED, dataCache.error().message};
+  const hal::Digest digest = hal::sha256(reinterpret_cast<const uint8_t*>(testCase.name.data()), testCase.name.size());
+  hal::CacheToken token;
+  std::copy(digest.begin(), digest.end(), token.begin());
+  auto prepared = device.prepareModel(testCase.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                      hal::Priority::MEDIUM, std::nullopt, *modelCache, *dataCache, token);
+  if (!prepared.ok()) return refusedOrFailed("prepareModel", prepared.error());
+  const CaseResult fresh = executeAndCheck(device, testCase, *prepared, options);
+  if (fresh.outcome != Outcome::PASSED) return fresh;
+  auto fromCache = device.prepareModelFromCache(std::nullopt, *modelCache, *dataCache, token);
+  if (!fromCache.ok()) {
+    return {Outcome::FAILED, "prepareModelFromCache failed: " + std::string(hal::toString(fromCache.error().code)) +
+                                 ": " + fromCache.error().message};
+  }
+  CaseResult cached = executeAndCheck(device, testCase, *fromCache, options);
+  if (cached.outcome != Outcome::PASSED) cached.message = "prepared from cache: " + cached.message;
+  return cached;
+}
+
 
 hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& directory,
                                  std::ostream& log, std::map<std::string, Totals>* perVersion,

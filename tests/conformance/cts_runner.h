@@ -29,6 +29,10 @@ enum class PoolMemory { BYTES, SHARED, DEVICE };
 struct RunOptions {
   Executor executor = Executor::SYNC;
   PoolMemory memory = PoolMemory::BYTES;
+  // Non-empty: every model is prepared saving a compilation cache in this directory (its
+  // token is the SHA-256 of the case's name), then prepared again from that cache; both
+  // preparations are executed and checked.
+  std::string cacheDirectory;
 };
 
 // Parses "sync", "async", "reusable", "burst", "fenced" / "bytes", "shm", "device".

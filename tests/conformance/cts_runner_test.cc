@@ -30,13 +30,14 @@ std::string constantAmongInputs(bool expectFailure) {
          R"(, "min_supported_version": "V1_0", "expected_multinomial_distribution_tolerance": 0}]})";
 }
 
-Totals runOne(const std::string& json, const std::string& name, std::string* log) {
+Totals runOne(const std::string& json, const std::string& name, std::string* log,
+              const sim::NpuConfig& npu = sim::edgeNpuConfig(), const RunOptions& options = {}) {
   const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
   std::system(("mkdir -p " + directory).c_str());
   std::ofstream(directory + "/model.json") << json;
-  const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  const auto device = emulator::createSimulatedNpu(npu);
   std::ostringstream out;
-  auto totals = runDirectory(*device, directory, out);
+  auto totals = runDirectory(*device, directory, out, nullptr, nullptr, options);
   *log = out.str();
   EXPECT_TRUE(totals.ok());
   return totals.ok() ? *totals : Totals{};
@@ -51,6 +52,27 @@ TEST(CtsRunnerTest, AnOddExpectFailureModelIsSentToTheDeviceAndItsRefusalPasses)
   const Totals broken = runOne(constantAmongInputs(/*expectFailure=*/false), "not_expect_failure", &log);
   EXPECT_EQ(broken.failed, 1u);
   EXPECT_NE(log.find("which is not a SUBGRAPH_INPUT"), std::string::npos) << log;
+}
+
+// A valid model: the constantAmongInputs one with its INT32 operand no longer an input.
+std::string validAddModel() {
+  std::string json = constantAmongInputs(false);
+  json.replace(json.find(R"("input_indexes": [0, 1, 2])"), 26, R"("input_indexes": [0, 1])");
+  return json;
+}
+
+TEST(CtsRunnerTest, WithACacheDirectoryTheModelMustAlsoPassPreparedFromItsCache) {
+  RunOptions options;
+  options.cacheDirectory = std::string(std::getenv("TEST_TMPDIR"));
+  std::string log;
+  const Totals cached = runOne(validAddModel(), "cached", &log, sim::edgeNpuConfig(), options);
+  EXPECT_EQ(cached.passed, 1u) << log;
+  // A device that writes no cache fails the second preparation, and the runner says so.
+  sim::NpuConfig noCache = sim::edgeNpuConfig();
+  noCache.clear_compilation_cache();
+  const Totals uncached = runOne(validAddModel(), "uncached", &log, noCache, options);
+  EXPECT_EQ(uncached.failed, 1u);
+  EXPECT_NE(log.find("prepareModelFromCache failed: GENERAL_FAILURE"), std::string::npos) << log;
 }
 
 }  // namespace
