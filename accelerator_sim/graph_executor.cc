@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "accelerator_sim/extensions/extension_registry.h"
 #include "accelerator_sim/operand_lowering.h"
 #include "accelerator_sim/operation_registry.h"
 #include "hal/operand_types.h"
@@ -86,10 +87,12 @@ std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, st
       results.push_back(status);
       continue;
     }
-    const OperationKernel* kernel = findKernel(operation.type);
+    const OperationKernel* kernel = findKernel(model, operation.type);
     if (kernel == nullptr) {
       results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)
-                        << hal::toString(operation.type) << " is not implemented by the simulator");
+                        << (hal::isExtension(operation.type) ? extensionOperationName(model, operation.type)
+                                                             : hal::toString(operation.type))
+                        << " is not implemented by the simulator");
       continue;
     }
     OperationContext context = makeContext(operation, tensors);
@@ -103,12 +106,12 @@ void addOperandBytes(const OperationContext& context, OperationWork* work) {
   for (size_t i = 0; i < context.inputCount(); ++i) {
     const Tensor& t = context.input(i);
     if (t.isOmitted || !hal::isTensor(t.type)) continue;
-    const uint64_t bytes = t.elementCount() * hal::elementSize(t.type);
+    const uint64_t bytes = t.elementCount() * t.elementBytes;
     (t.isConstant ? work->weightBytes : work->activationBytes) += bytes;
   }
   for (size_t i = 0; i < context.outputCount(); ++i) {
     const Tensor& t = context.output(i);
-    work->outputBytes += t.elementCount() * hal::elementSize(t.type);
+    work->outputBytes += t.elementCount() * t.elementBytes;
   }
 }
 
@@ -199,7 +202,7 @@ class GraphRunner {
                << "computes dimensions " << hal::toString(t.dimensions) << " for operand " << index
                << ", which the model declares as " << hal::toString(placement.declared[index]);
       }
-      const auto size = hal::sizeOfData(t.type, t.dimensions);
+      const auto size = t.byteSize();
       if (!size.has_value()) {
         return makeError(ErrorStatus::INVALID_ARGUMENT)
                << "output " << index << " of dimensions " << hal::toString(t.dimensions) << " is too large";
@@ -245,7 +248,7 @@ class GraphRunner {
   Status runKernel(int subgraphIndex, size_t op, const hal::Operation& operation, std::vector<Tensor>& tensors,
                    std::vector<std::unique_ptr<uint8_t[]>>& storage, const OutputPlacement& placement,
                    hal::OperationProfile* profile) {
-    const OperationKernel* kernel = findKernel(operation.type);
+    const OperationKernel* kernel = findKernel(model_, operation.type);
     OperationContext context = makeContext(operation, tensors);
     context.setState(stateFor(subgraphIndex, op));
     LoweredOperation lowered(*kernel, context);
@@ -432,6 +435,12 @@ std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Sub
     t.scale = operand.scale;
     t.zeroPoint = operand.zeroPoint;
     t.extraParams = &operand.extraParams;
+    if (hal::isExtension(operand.type)) {
+      const auto* info = findExtensionOperandType(model, operand.type);
+      t.elementBytes = info != nullptr ? info->byteSize : 0;
+    } else {
+      t.elementBytes = hal::elementSize(operand.type);
+    }
     t.isOmitted = operand.lifetime == LifeTime::NO_VALUE;
     t.data = constantData(model, operand);
     t.isConstant = t.data != nullptr;
@@ -486,6 +495,13 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
       continue;
     }
     if (!argument.dimensions.empty()) t.dimensions = argument.dimensions;
+    // The HAL's request validation cannot size an extension type; the device can.
+    if (hal::isExtension(t.type) && (!t.byteSize().has_value() || *t.byteSize() != argument.location.length)) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << "request.inputs[" << i << "].location.length = " << argument.location.length << " but "
+             << extensionOperandTypeName(model, t.type) << " of dimensions " << hal::toString(t.dimensions)
+             << " needs " << t.byteSize().value_or(0) << " bytes";
+    }
     t.data = argument.lifetime == hal::Request::Argument::LifeTime::POINTER
                  ? static_cast<uint8_t*>(const_cast<void*>(argument.location.pointer))
                  : poolData(request, argument.location.poolIndex) + argument.location.offset;
@@ -522,7 +538,7 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
   report.outputShapes.resize(request.outputs.size());
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     const Tensor& t = tensors[main.outputIndexes[i]];
-    const uint64_t needed = hal::sizeOfData(t.type, t.dimensions).value_or(UINT32_MAX);
+    const uint64_t needed = t.byteSize().value_or(UINT32_MAX);
     report.outputShapes[i].dimensions = t.dimensions;
     report.outputShapes[i].isSufficient = needed <= request.outputs[i].location.length;
     sufficient = sufficient && report.outputShapes[i].isSufficient;

@@ -1,5 +1,7 @@
 #include "accelerator_sim/npu_config.h"
 
+#include "accelerator_sim/extensions/extension_registry.h"
+
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
@@ -46,6 +48,14 @@ hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
     return bad("every sram size must be positive");
   }
   if (npu.dram().bytes_per_cycle() < 0) return bad("dram.bytes_per_cycle must not be negative");
+  for (const std::string& extension : npu.extensions()) {
+    if (findExtension(extension) == nullptr) {
+      std::string known;
+      for (const auto* definition : builtInExtensions()) known += " " + definition->description.name;
+      return bad("extensions: '" + extension + "' is not an extension the simulator implements (it has:" + known +
+                 ")");
+    }
+  }
   return {};
 }
 

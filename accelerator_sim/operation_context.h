@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,19 @@ struct Tensor {
   // Null when the value is not known yet (validation of a non-constant operand).
   uint8_t* data = nullptr;
   size_t length = 0;
+  // Bytes per element: the HAL's size for built-in types, the extension's byteSize for an
+  // extension type (0 for one the model's extensions do not declare).
+  uint32_t elementBytes = 0;
 
   uint32_t rank() const { return static_cast<uint32_t>(dimensions.size()); }
   uint32_t dim(size_t i) const { return dimensions[i]; }
   uint64_t elementCount() const { return hal::elementCount(dimensions); }
+  // The bytes of the whole tensor; std::nullopt beyond 4 GiB.
+  std::optional<uint32_t> byteSize() const {
+    const uint64_t count = elementCount();
+    if (elementBytes != 0 && count > UINT32_MAX / elementBytes) return std::nullopt;
+    return static_cast<uint32_t>(count * elementBytes);
+  }
   template <typename T>
   const T* as() const { return reinterpret_cast<const T*>(data); }
   template <typename T>

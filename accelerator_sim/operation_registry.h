@@ -34,7 +34,7 @@ struct OperationKernel {
   bool takesOmittedTensors = false;
 };
 
-// The kernel for `type`, or nullptr if the simulator does not implement it.
+// The kernel for built-in `type`, or nullptr if the simulator does not implement it.
 const OperationKernel* findKernel(OperationType type);
 
 }  // namespace nnremote::sim

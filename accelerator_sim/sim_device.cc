@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "accelerator_sim/compiled_artifact.h"
+#include "accelerator_sim/extensions/extension_registry.h"
+#include "accelerator_sim/extensions/extension_validation.h"
 #include "accelerator_sim/graph_executor.h"
 #include "accelerator_sim/sim_buffer.h"
 #include "accelerator_sim/sim_prepared_model.h"
@@ -76,12 +78,25 @@ SimDevice::SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret)
                      std::to_string(npu_.systolic_array().columns()) + " " +
                      Dataflow_Name(dataflowOf(npu_)) + " @ " +
                      std::to_string(static_cast<int>(npu_.clock_mhz())) + " MHz)"),
-      capabilities_(deriveCapabilities(npu_)) {}
+      capabilities_(deriveCapabilities(npu_)) {
+  for (const std::string& name : npu_.extensions()) {
+    // parseNpuConfig refuses unknown names; a config built in code may still carry one.
+    if (const ExtensionDefinition* extension = findExtension(name)) {
+      extensions_.push_back(extension->description);
+      extensionNames_.push_back(name);
+    }
+  }
+}
 
 hal::Result<std::vector<bool>> SimDevice::getSupportedOperations(const hal::Model& model) const {
   NN_RETURN_IF_ERROR(hal::validateModel(model));
+  NN_RETURN_IF_ERROR(validateExtensionOperands(model));
   std::vector<bool> supported;
   for (const Status& status : checkOperations(model)) supported.push_back(status.ok());
+  // An extension this device does not offer is not supported, however the simulator could run it.
+  for (size_t i = 0; i < supported.size(); ++i) {
+    if (isUnsupportedExtensionOperation(model, model.main.operations[i], extensionNames_)) supported[i] = false;
+  }
   return supported;
 }
 
@@ -114,6 +129,8 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModel(
 
 // What prepareModel and prepareModelFromCache both require of a valid model.
 hal::Status SimDevice::checkPreparable(const hal::Model& model) const {
+  NN_RETURN_IF_ERROR(checkExtensionsSupported(model, extensionNames_, name_));
+  NN_RETURN_IF_ERROR(validateExtensionOperands(model));
   // Refused before anything is copied: the constants live in device memory while prepared.
   if (const uint64_t constants = constantBytes(model); constants > deviceMemoryBytes(npu_)) {
     return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)

@@ -71,6 +71,7 @@ class SimDevice final : public hal::IDevice {
   std::string name_;
   std::string versionString_;
   std::vector<hal::Extension> extensions_;
+  std::vector<std::string> extensionNames_;
   hal::Capabilities capabilities_;
 };
 

@@ -136,8 +136,10 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
     const auto& location = request.outputs[i].location;
     const auto& memory = std::get<hal::SharedMemory>(request.pools[location.poolIndex]);
     uint64_t length = location.length;
-    if (i < outcome.outputShapes.size()) {
-      const hal::OperandType type = model.main.operands[model.main.outputIndexes[i]].type;
+    const hal::OperandType type = model.main.operands[model.main.outputIndexes[i]].type;
+    // Only the bytes the result takes travel back; an extension type's size is the device's to
+    // know, so all of its buffer does.
+    if (i < outcome.outputShapes.size() && !hal::isExtension(type)) {
       length = std::min<uint64_t>(length, hal::sizeOfData(type, outcome.outputShapes[i].dimensions)
                                               .value_or(location.length));
     }

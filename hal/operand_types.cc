@@ -140,11 +140,21 @@ bool hasUnspecifiedDimensions(OperandType type, const std::vector<uint32_t>& dim
   return false;
 }
 
+namespace {
+// Which extension a code belongs to is the model's to say; without it, its two halves.
+std::string extensionCodeString(const char* kind, int32_t code) {
+  const uint32_t bits = static_cast<uint32_t>(code);
+  return std::string(kind) + "(" + std::to_string(bits) + ": extension prefix " +
+         std::to_string(bits >> kExtensionTypeBits) + ", type " + std::to_string(bits & 0xFFFFu) + ")";
+}
+}  // namespace
+
 std::string toString(OperandType type) {
   if (isKnownOperandType(type)) return kOperandTypeNames[static_cast<int32_t>(type)];
   if (type == OperandType::OEM) return "OEM";
   if (type == OperandType::TENSOR_OEM_BYTE) return "TENSOR_OEM_BYTE";
   const int32_t code = static_cast<int32_t>(type);
+  if (isExtension(code)) return extensionCodeString("OperandType", code);
   return "OperandType(" + std::to_string(code) + ")";
 }
 
@@ -152,6 +162,7 @@ std::string toString(OperationType type) {
   const int32_t code = static_cast<int32_t>(type);
   if (code >= 0 && code <= kLastOperationType) return kOperationNames[code];
   if (type == OperationType::OEM_OPERATION) return "OEM_OPERATION";
+  if (isExtension(code)) return extensionCodeString("OperationType", code);
   return "OperationType(" + std::to_string(code) + ")";
 }
 

@@ -107,8 +107,8 @@ Status validateArgument(const Request& request, const Request::Argument& argumen
     dimensions = argument.dimensions;
   }
   // A short output is OUTPUT_INSUFFICIENT_SIZE at execution; a device buffer's size is the
-  // device's to check.
-  if (!isInput || deviceBuffer) return {};
+  // device's to check, and so is an extension type's, whose element size only the device knows.
+  if (!isInput || deviceBuffer || isExtension(operand.type)) return {};
 
   if (hasUnspecifiedDimensions(operand.type, dimensions)) {
     return invalidArgument() << where << " has unspecified dimensions " << toString(dimensions)

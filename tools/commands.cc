@@ -48,7 +48,14 @@ void printDevices(const Target& target) {
               << "    feature level: " << hal::toString(device->getFeatureLevel()) << "\n"
               << "    extensions:    ";
     if (device->getSupportedExtensions().empty()) std::cout << "none";
-    for (const auto& extension : device->getSupportedExtensions()) std::cout << extension.name << " ";
+    for (const auto& extension : device->getSupportedExtensions()) {
+      std::cout << "\n      " << extension.name;
+      if (extension.operandTypes.empty()) std::cout << " (operations only)";
+      for (const auto& type : extension.operandTypes) {
+        std::cout << "\n        operand type " << type.type << ": " << (type.isTensor ? "tensor" : "scalar") << ", "
+                  << type.byteSize << " bytes per element";
+      }
+    }
     const auto [modelFiles, dataFiles] = device->getNumberOfCacheFilesNeeded();
     std::cout << "\n    cache files:   " << modelFiles << " model, " << dataFiles << " data\n";
   }

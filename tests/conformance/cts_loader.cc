@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,25 @@ void appendAligned(std::vector<uint8_t>* buffer, const std::string& bytes, hal::
   buffer->insert(buffer->end(), bytes.begin(), bytes.end());
 }
 
+// A type written as a name, or as a JSON integer: an extension's encoded code
+// ((prefix << 16) | type within the extension), a 32-bit pattern, so prefixes from 0x8000 up
+// make codes above INT32_MAX.
+template <typename Code>
+std::optional<Code> typeFromJson(const google::protobuf::Value& type,
+                                 std::optional<Code> (*fromName)(std::string_view name)) {
+  if (type.kind_case() == google::protobuf::Value::kStringValue) return fromName(type.string_value());
+  if (type.kind_case() != google::protobuf::Value::kNumberValue) return std::nullopt;
+  const double number = type.number_value();
+  if (number != std::floor(number) || number < 0 || number > UINT32_MAX) return std::nullopt;
+  return static_cast<Code>(static_cast<int32_t>(static_cast<uint32_t>(number)));
+}
+
+std::string describe(const google::protobuf::Value& type) {
+  if (type.kind_case() == google::protobuf::Value::kStringValue) return type.string_value();
+  if (type.kind_case() == google::protobuf::Value::kNumberValue) return std::to_string(type.number_value());
+  return "(missing)";
+}
+
 hal::Result<hal::Model::Subgraph> convertSubgraph(const Subgraph& in, bool isMain,
                                                   std::vector<uint8_t>* operandValues,
                                                   std::vector<uint8_t>* referencePool,
@@ -40,11 +60,11 @@ hal::Result<hal::Model::Subgraph> convertSubgraph(const Subgraph& in, bool isMai
   for (int i = 0; i < in.operands_size(); ++i) {
     const Operand& src = in.operands(i);
     hal::Operand operand;
-    const auto type = hal::operandTypeFromName(src.type());
+    const auto type = typeFromJson<hal::OperandType>(src.type(), hal::operandTypeFromName);
     const auto lifetime = hal::lifetimeFromName(src.lifetime());
     if (!type.has_value() || !lifetime.has_value()) {
       return makeError(ErrorStatus::INVALID_ARGUMENT)
-             << "operands[" << i << "] has unknown type '" << src.type() << "' or lifetime '"
+             << "operands[" << i << "] has unknown type '" << describe(src.type()) << "' or lifetime '"
              << src.lifetime() << "'";
     }
     operand.type = *type;
@@ -57,6 +77,10 @@ hal::Result<hal::Model::Subgraph> convertSubgraph(const Subgraph& in, bool isMai
       params.scales.assign(src.channel_quant().scales().begin(), src.channel_quant().scales().end());
       params.channelDim = src.channel_quant().channel_dim();
       operand.extraParams = std::move(params);
+    }
+    if (!src.extension_params().empty()) {
+      operand.extraParams =
+          hal::Operand::ExtensionParams(src.extension_params().begin(), src.extension_params().end());
     }
     switch (operand.lifetime) {
       case LifeTime::CONSTANT_COPY:
@@ -81,10 +105,10 @@ hal::Result<hal::Model::Subgraph> convertSubgraph(const Subgraph& in, bool isMai
   }
   for (int i = 0; i < in.operations_size(); ++i) {
     const Operation& src = in.operations(i);
-    const auto type = hal::operationTypeFromName(src.type());
+    const auto type = typeFromJson<hal::OperationType>(src.type(), hal::operationTypeFromName);
     if (!type.has_value()) {
       return makeError(ErrorStatus::INVALID_ARGUMENT)
-             << "operations[" << i << "] has unknown type '" << src.type() << "'";
+             << "operations[" << i << "] has unknown type '" << describe(src.type()) << "'";
     }
     out.operations.push_back({*type, {src.inputs().begin(), src.inputs().end()},
                               {src.outputs().begin(), src.outputs().end()}});
@@ -103,6 +127,13 @@ hal::Result<CtsTestCase> convertModel(const Model& src, const std::string& file)
   testCase.multinomialTolerance = src.expected_multinomial_distribution_tolerance();
   hal::Model& model = testCase.model;
   model.relaxComputationFloat32toFloat16 = src.is_relaxed();
+  for (const auto& entry : src.extension_name_to_prefix()) {
+    if (entry.prefix() > UINT16_MAX) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << "extension_name_to_prefix: prefix " << entry.prefix() << " of " << entry.name() << " exceeds 65535";
+    }
+    model.extensionNameToPrefix.push_back({entry.name(), static_cast<uint16_t>(entry.prefix())});
+  }
   std::vector<uint8_t> referencePool;
 
   // Inputs are collected in operand order; reorder them to input_indexes order below.

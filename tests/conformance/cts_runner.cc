@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -198,6 +199,21 @@ std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
     out << "output " << outputIndex << " has dimensions " << hal::toString(actualDimensions)
         << ", want " << hal::toString(golden.dimensions);
     return out.str();
+  }
+  if (hal::isExtension(golden.type)) {
+    // Extension-typed outputs are compared byte for byte (the conformance README).
+    if (actual.size() < golden.data.size()) {
+      out << "output " << outputIndex << " has " << actual.size() << " bytes, want " << golden.data.size();
+      return out.str();
+    }
+    const auto differ = std::mismatch(golden.data.begin(), golden.data.end(), actual.begin());
+    if (differ.first != golden.data.end()) {
+      out << "output " << outputIndex << " byte " << (differ.first - golden.data.begin()) << ": got "
+          << int(*differ.second) << ", want " << int(*differ.first) << " (extension type "
+          << static_cast<int32_t>(golden.type) << ", compared byte for byte)";
+      return out.str();
+    }
+    return "";
   }
   const uint32_t elementBytes = hal::elementSize(golden.type);
   if (elementBytes == 0 || actual.size() < golden.data.size()) {
