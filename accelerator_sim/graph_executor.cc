@@ -87,6 +87,14 @@ std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, st
       results.push_back(status);
       continue;
     }
+    if (operation.type == OperationType::OEM_OPERATION) {
+      // Deprecated since NN HAL 1.2 and vendor-private: there is nothing to simulate. Vendor
+      // operations come as extensions (docs/extensions.md).
+      results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "OEM_OPERATION is not supported: it is deprecated and its meaning is private to each "
+                        << "vendor; the simulator offers vendor operations as extensions instead");
+      continue;
+    }
     const OperationKernel* kernel = findKernel(model, operation.type);
     if (kernel == nullptr) {
       results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)

@@ -21,6 +21,8 @@ bool isKnownLifetime(LifeTime lifetime) {
 }
 
 bool isKnownOperationType(OperationType type) {
+  // OEM_OPERATION is part of NN HAL 1.3 (deprecated); whether a device runs it is its own affair.
+  if (type == OperationType::OEM_OPERATION) return true;
   const int32_t code = static_cast<int32_t>(type);
   return code >= 0 && code <= kLastOperationType;
 }
@@ -98,13 +100,16 @@ Status validateOperand(const Model& model, const Operand& operand, int subgraphI
                        size_t operandIndex, bool allowPointers) {
   const std::string where = subgraphName(subgraphIndex) + ".operands[" +
                             std::to_string(operandIndex) + "]";
-  const bool extension = isExtension(operand.type);
-  if (extension) {
+  // Extension and (deprecated) OEM types are opaque here: only the device knows their layout,
+  // so it checks their sizes and quantization itself, as AOSP's validation leaves it to do.
+  const bool oem = operand.type == OperandType::OEM || operand.type == OperandType::TENSOR_OEM_BYTE;
+  const bool extension = isExtension(operand.type) || oem;
+  if (isExtension(operand.type)) {
     if (!hasExtensionPrefix(model, static_cast<int32_t>(operand.type))) {
       return invalidArgument() << where << ".type = " << static_cast<int32_t>(operand.type)
                                << " uses an extension prefix missing from extensionNameToPrefix";
     }
-  } else if (!isKnownOperandType(operand.type)) {
+  } else if (!oem && !isKnownOperandType(operand.type)) {
     return invalidArgument() << where << ".type = " << static_cast<int32_t>(operand.type)
                              << " is not a valid operand type";
   }

@@ -209,5 +209,25 @@ TEST(ExtensionsTest, TheFusedOperationIsPricedAsOnePassOfTheArray) {
   EXPECT_LT(*fused.timing.timeOnDevice, *separate.timing.timeOnDevice);
 }
 
+// OEM_OPERATION and its operand types are valid NN HAL 1.3, so the model is valid; the device
+// reports the operation unsupported and refuses to prepare it, saying why.
+TEST(ExtensionsTest, TheOemOperationIsValidButRefusedTruthfully) {
+  const auto device = SimDevice::create(edgeNpuConfig());
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(OperandType::TENSOR_OEM_BYTE, {4});
+  const uint8_t opaque[3] = {1, 2, 3};
+  const uint32_t blob = b.addConstant(OperandType::OEM, {}, opaque, sizeof(opaque));
+  const uint32_t out = b.addOutput(OperandType::TENSOR_OEM_BYTE, {4});
+  b.addOperation(hal::OperationType::OEM_OPERATION, {in, blob}, {out});
+  const hal::Model model = b.build();
+  auto supported = device->getSupportedOperations(model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(*supported, std::vector<bool>{false});
+  auto prepared = prepare(*device, model);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.error().code, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(prepared.error().message, HasSubstr("OEM_OPERATION is not supported: it is deprecated"));
+}
+
 }  // namespace
 }  // namespace nnremote::sim

@@ -322,6 +322,21 @@ TEST_P(HalConformanceTest, AWhileThatRunsTooLongMissesItsLoopTimeout) {
   EXPECT_LT(hal::Clock::now() - start, std::chrono::seconds(2)) << "the request's timeout, not the default, applies";
 }
 
+// OEM_OPERATION is valid NN HAL 1.3 but runs nowhere here: unsupported, and refused with a reason.
+TEST_P(HalConformanceTest, TheOemOperationIsReportedUnsupportedAndRefused) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(OperandType::TENSOR_OEM_BYTE, {4});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_OEM_BYTE, {4});
+  b.addOperation(OperationType::OEM_OPERATION, {in}, {out});
+  auto supported = device().getSupportedOperations(b.build());
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_EQ(*supported, std::vector<bool>{false});
+  auto prepared = prepare(b.build());
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.error().code, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(prepared.error().message, HasSubstr("OEM_OPERATION is not supported"));
+}
+
 TEST_P(HalConformanceTest, PreparingFromNoCacheFilesIsRefusedClearly) {
   auto fromCache = device().prepareModelFromCache(std::nullopt, {}, {}, {});
   ASSERT_FALSE(fromCache.ok());
