@@ -155,10 +155,10 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
 }  // namespace
 
 AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits,
-                                       DeviceAccess deviceAccess, std::unique_ptr<Authenticator> authenticator)
+                                       ClientAccess clientAccess, std::unique_ptr<Authenticator> authenticator)
     : devices_(std::move(devices)),
       sessions_(sessionLimits),
-      deviceAccess_(std::move(deviceAccess)),
+      clientAccess_(std::move(clientAccess)),
       authenticator_(std::move(authenticator)) {}
 
 grpc::Status AcceleratorService::callerSession(const grpc::ServerContextBase& context, uint64_t id,
@@ -174,12 +174,12 @@ grpc::Status AcceleratorService::callerSession(const grpc::ServerContextBase& co
 hal::Result<hal::SharedDevice> AcceleratorService::findDevice(const std::string& name,
                                                               const std::string& identity) const {
   for (const auto& device : devices_) {
-    if (device->getName() == name && deviceAccess_.allows(identity, name)) return device;
+    if (device->getName() == name && clientAccess_.allows(identity, name)) return device;
   }
   auto error = makeError(ErrorStatus::INVALID_ARGUMENT);
   error << "device_name '" << name << "' is not served here (devices:";
   for (const auto& device : devices_) {
-    if (deviceAccess_.allows(identity, device->getName())) error << " " << device->getName();
+    if (clientAccess_.allows(identity, device->getName())) error << " " << device->getName();
   }
   error << ")";
   return error;
@@ -213,12 +213,34 @@ grpc::Status AcceleratorService::CloseSession(grpc::ServerContext* context,
   return toGrpcStatus(status);
 }
 
+wire::DeviceInfo AcceleratorService::deviceInfoFor(const hal::IDevice& device, const std::string& identity) const {
+  wire::DeviceInfo info = wire_conv::deviceInfo(device);
+  // Extensions this identity may not use are not there for it at all.
+  auto* extensions = info.mutable_extensions();
+  for (int i = extensions->size() - 1; i >= 0; --i) {
+    if (!clientAccess_.allowsExtension(identity, extensions->Get(i).name())) extensions->DeleteSubrange(i, 1);
+  }
+  return info;
+}
+
+hal::Status AcceleratorService::checkExtensionsAllowed(const hal::Model& model, const std::string& identity) const {
+  for (size_t i = 0; i < model.extensionNameToPrefix.size(); ++i) {
+    const std::string& name = model.extensionNameToPrefix[i].name;
+    if (!clientAccess_.allowsExtension(identity, name)) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT)
+             << "extensionNameToPrefix[" << i << "] names extension '" << name << "', which '" << identity
+             << "' may not use (extension_allowlist in the server config)";
+    }
+  }
+  return {};
+}
+
 grpc::Status AcceleratorService::ListDevices(grpc::ServerContext* context, const wire::ListDevicesRequest*,
                                              wire::ListDevicesResponse* response) {
   std::string identity;
   if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
   for (const auto& device : devices_) {
-    if (deviceAccess_.allows(identity, device->getName())) *response->add_devices() = wire_conv::deviceInfo(*device);
+    if (clientAccess_.allows(identity, device->getName())) *response->add_devices() = deviceInfoFor(*device, identity);
   }
   return grpc::Status::OK;
 }
@@ -230,7 +252,7 @@ grpc::Status AcceleratorService::GetDeviceInfo(grpc::ServerContext* context,
   if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
   auto device = findDevice(request->device_name(), identity);
   if (!device.ok()) return toGrpcStatus(device.error());
-  *response = wire_conv::deviceInfo(**device);
+  *response = deviceInfoFor(**device, identity);
   return grpc::Status::OK;
 }
 
@@ -242,6 +264,7 @@ hal::Result<AcceleratorService::ResolvedModel> AcceleratorService::resolveModel(
   NN_ASSIGN_OR_RETURN(resolved.device, findDevice(deviceName, resolved.session->identity()));
   NN_ASSIGN_OR_RETURN(resolved.model, wire_conv::fromWire(wireModel, resolverFor(*resolved.session)));
   NN_RETURN_IF_ERROR(hal::validateModel(resolved.model, /*allowPointers=*/false));
+  NN_RETURN_IF_ERROR(checkExtensionsAllowed(resolved.model, resolved.session->identity()));
   return resolved;
 }
 
@@ -331,6 +354,10 @@ grpc::Status AcceleratorService::PrepareModelFromCache(
   if (model == nullptr) {
     return toGrpcStatus(makeError(ErrorStatus::GENERAL_FAILURE)
                         << request->device_name() << " prepared from cache but does not describe the model");
+  }
+  // A cache is no way around the allowlist: the model it held is checked like a sent one.
+  if (auto allowed = checkExtensionsAllowed(*model, session->identity()); !allowed.ok()) {
+    return toGrpcStatus(allowed.error());
   }
   std::shared_ptr<const hal::Model> described(*prepared, model);
   PreparedModelEntry entry{std::move(prepared).value(), std::move(described), request->device_name()};

@@ -29,9 +29,9 @@ class AcceleratorService final : public wire::Accelerator::Service {
  public:
   // Every call is identified by `authenticator` (UNAUTHENTICATED when it proves nothing the
   // server accepts); a session and its handles are usable only by the identity that opened it,
-  // and an identity sees only the devices `deviceAccess` gives it.
+  // and an identity sees only the devices `clientAccess` gives it.
   AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits,
-                     DeviceAccess deviceAccess, std::unique_ptr<Authenticator> authenticator);
+                     ClientAccess clientAccess, std::unique_ptr<Authenticator> authenticator);
 
   const SessionRegistry& sessions() const { return sessions_; }
 
@@ -125,12 +125,16 @@ class AcceleratorService final : public wire::Accelerator::Service {
     hal::SharedDevice device;
     hal::Model model;
   };
+  // The device as `identity` sees it: without the extensions it may not use.
+  wire::DeviceInfo deviceInfoFor(const hal::IDevice& device, const std::string& identity) const;
+  // INVALID_ARGUMENT, naming it, for an extension of `model` that `identity` may not use.
+  hal::Status checkExtensionsAllowed(const hal::Model& model, const std::string& identity) const;
   hal::Result<ResolvedModel> resolveModel(std::shared_ptr<Session> session, const std::string& deviceName,
                                           const wire::Model& wireModel) const;
 
   std::vector<hal::SharedDevice> devices_;
   SessionRegistry sessions_;
-  const DeviceAccess deviceAccess_;
+  const ClientAccess clientAccess_;
   const std::unique_ptr<Authenticator> authenticator_;
   SessionWatchService watch_{sessions_, *authenticator_};
 };

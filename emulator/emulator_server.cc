@@ -30,7 +30,7 @@ hal::Result<std::shared_ptr<grpc::ServerCredentials>> tcpCredentials(const Serve
   return grpc::SslServerCredentials(tls);
 }
 
-hal::Status checkDeviceAccess(const std::vector<hal::SharedDevice>& devices, const DeviceAccess& access) {
+hal::Status checkClientAccess(const std::vector<hal::SharedDevice>& devices, const ClientAccess& access) {
   for (const auto& [identity, names] : access.devicesOf) {
     for (const auto& name : names) {
       bool served = false;
@@ -38,6 +38,24 @@ hal::Status checkDeviceAccess(const std::vector<hal::SharedDevice>& devices, con
       if (!served) {
         return hal::invalidArgument() << "identities: '" << identity << "' is given device '" << name
                                       << "', which this server does not serve";
+      }
+    }
+  }
+  if (access.extensions.has_value()) {
+    // A misspelt name would grant nothing and go unnoticed.
+    auto offered = [&](const std::string& name) {
+      for (const auto& device : devices) {
+        for (const auto& extension : device->getSupportedExtensions()) {
+          if (extension.name == name) return true;
+        }
+      }
+      return false;
+    };
+    std::vector<std::string> granted(access.extensions->everyone.begin(), access.extensions->everyone.end());
+    for (const auto& [identity, names] : access.extensions->extensionsOf) granted.insert(granted.end(), names.begin(), names.end());
+    for (const auto& name : granted) {
+      if (!offered(name)) {
+        return hal::invalidArgument() << "extension_allowlist: '" << name << "' is not offered by any served device";
       }
     }
   }
@@ -52,7 +70,7 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   if (devices.empty()) {
     return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT) << "no devices to serve";
   }
-  NN_RETURN_IF_ERROR(checkDeviceAccess(devices, options.deviceAccess));
+  NN_RETURN_IF_ERROR(checkClientAccess(devices, options.clientAccess));
   std::unique_ptr<EmulatorServer> server(new EmulatorServer());
   grpc::ServerBuilder builder;
   int port = 0;
@@ -68,7 +86,7 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
     builder.AddListeningPort(address, credentials, &port);
   }
   server->service_ = std::make_unique<AcceleratorService>(
-      std::move(devices), options.session, options.deviceAccess,
+      std::move(devices), options.session, options.clientAccess,
       std::make_unique<Authenticator>(std::move(options.security.tokens), &server->unixPeers_));
   // Models and tensors are bounded by the schema's own limits, not gRPC's 4 MiB default.
   builder.SetMaxReceiveMessageSize(-1);

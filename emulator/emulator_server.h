@@ -36,7 +36,7 @@ struct ServerSecurity {
 
 struct ServerOptions {
   SessionLimits session;      // every client session's quotas (server_config.proto)
-  DeviceAccess deviceAccess;  // identities limited to some devices
+  ClientAccess clientAccess;  // identities limited to some devices
   ServerSecurity security;
 };
 

@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
     limits = *loaded;
   }
   serverOptions.session = limits.session;
-  serverOptions.deviceAccess = limits.deviceAccess;
+  serverOptions.clientAccess = limits.clientAccess;
   if (auto read = readSecurityFiles(tlsCert, tlsKey, clientCa, &serverOptions.security); !read.ok()) {
     std::cerr << "npu_emulator: " << read.error().message << "\n";
     return 2;

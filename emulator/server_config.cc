@@ -60,12 +60,28 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
     const IdentityAccess& access = config.identities(i);
     const std::string field = "identities[" + std::to_string(i) + "]";
     if (access.identity().empty()) return hal::invalidArgument() << origin << ": " << field << ".identity is empty";
-    auto [entry, added] = limits.deviceAccess.devicesOf.emplace(access.identity(), std::set<std::string>{});
+    auto [entry, added] = limits.clientAccess.devicesOf.emplace(access.identity(), std::set<std::string>{});
     if (!added) {
       return hal::invalidArgument() << origin << ": " << field << ".identity '" << access.identity()
                                     << "' is listed twice";
     }
     entry->second.insert(access.devices().begin(), access.devices().end());
+  }
+  if (config.has_extension_allowlist()) {
+    const ExtensionAllowlist& allowlist = config.extension_allowlist();
+    ClientAccess::ExtensionAllowlist& granted = limits.clientAccess.extensions.emplace();
+    granted.everyone.insert(allowlist.everyone().begin(), allowlist.everyone().end());
+    for (int i = 0; i < allowlist.identities_size(); ++i) {
+      const IdentityExtensions& entry = allowlist.identities(i);
+      const std::string field = "extension_allowlist.identities[" + std::to_string(i) + "]";
+      if (entry.identity().empty()) return hal::invalidArgument() << origin << ": " << field << ".identity is empty";
+      auto [slot, added] = granted.extensionsOf.emplace(entry.identity(), std::set<std::string>{});
+      if (!added) {
+        return hal::invalidArgument() << origin << ": " << field << ".identity '" << entry.identity()
+                                      << "' is listed twice";
+      }
+      slot->second.insert(entry.extensions().begin(), entry.extensions().end());
+    }
   }
   return limits;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -27,20 +28,35 @@ struct SchedulingLimits {
   hal::Duration priorityAgingStep = std::chrono::milliseconds(100);
 };
 
-// Which devices each listed identity may see; identities not listed see them all.
-struct DeviceAccess {
+// What each client identity may see and use (docs/security.md, docs/extensions.md).
+struct ClientAccess {
+  // Devices, for the identities listed; identities not listed see them all.
   std::map<std::string, std::set<std::string>> devicesOf;
+
+  // Vendor extensions. Without an allowlist every client may use every extension its devices
+  // offer; with one, only those it grants (to everyone, or to an identity).
+  struct ExtensionAllowlist {
+    std::set<std::string> everyone;
+    std::map<std::string, std::set<std::string>> extensionsOf;
+  };
+  std::optional<ExtensionAllowlist> extensions;
 
   bool allows(const std::string& identity, const std::string& deviceName) const {
     const auto it = devicesOf.find(identity);
     return it == devicesOf.end() || it->second.count(deviceName) != 0;
+  }
+
+  bool allowsExtension(const std::string& identity, const std::string& extension) const {
+    if (!extensions.has_value() || extensions->everyone.count(extension) != 0) return true;
+    const auto it = extensions->extensionsOf.find(identity);
+    return it != extensions->extensionsOf.end() && it->second.count(extension) != 0;
   }
 };
 
 struct ServerLimits {
   SessionLimits session;
   SchedulingLimits scheduling;
-  DeviceAccess deviceAccess;
+  ClientAccess clientAccess;
 };
 
 // Parses a ServerConfig textproto; `origin` names it in errors, which name the bad field.

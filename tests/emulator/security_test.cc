@@ -1,6 +1,7 @@
 // Who may use the server: TLS and mutual TLS on TCP, bearer tokens on every RPC and stream,
 // unix sockets by mode and uid, and isolation between identities (docs/security.md).
 #include <gmock/gmock.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,9 +9,12 @@
 
 #include <cstdlib>
 
+#include "accelerator_sim/extensions/fibonacci.h"
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "emulator/server_config.h"
+#include "hal/compilation_cache.h"
+#include "hal/model_builder.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"
@@ -336,7 +340,7 @@ TEST(IsolationTest, AnotherIdentityCannotUseStolenOrGuessedSessionsAndHandles) {
 
 TEST(IsolationTest, AnIdentityLimitedToSomeDevicesCannotSeeOrUseTheOthers) {
   ServerOptions options = withTokens();
-  options.deviceAccess.devicesOf["bob"] = {"nnremote-edge16"};
+  options.clientAccess.devicesOf["bob"] = {"nnremote-edge16"};
   auto server = EmulatorServer::start(twoDevices(), uniqueSocket("devices"), options);
   ASSERT_TRUE(server.ok()) << server.error().message;
   RawClient alice((*server)->address(), kAliceToken);
@@ -358,10 +362,109 @@ TEST(IsolationTest, AnIdentityLimitedToSomeDevicesCannotSeeOrUseTheOthers) {
 
   // A device the server does not serve cannot be given to anyone.
   ServerOptions typo = withTokens();
-  typo.deviceAccess.devicesOf["bob"] = {"nnremote-edge61"};
+  typo.clientAccess.devicesOf["bob"] = {"nnremote-edge61"};
   auto refused = EmulatorServer::start(twoDevices(), uniqueSocket("typo"), typo);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.error().message, HasSubstr("'nnremote-edge61', which this server does not serve"));
+}
+
+// n (EXAMPLE_INT64) -> the Fibonacci numbers as TENSOR_FLOAT32 [n], under prefix 5.
+hal::Model fibonacciModel(uint32_t n) {
+  constexpr uint32_t kPrefix = 5;
+  hal::ModelBuilder b;
+  const uint32_t input = b.addInput(static_cast<hal::OperandType>((kPrefix << 16) | sim::fibonacci::EXAMPLE_INT64), {});
+  const uint32_t output = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {n});
+  b.addOperation(static_cast<hal::OperationType>((kPrefix << 16) | sim::fibonacci::EXAMPLE_FIBONACCI), {input}, {output});
+  hal::Model model = b.build();
+  model.extensionNameToPrefix = {{sim::fibonacci::kExtensionName, kPrefix}};
+  return model;
+}
+
+std::vector<std::string> extensionNames(const hal::IDevice& device) {
+  std::vector<std::string> names;
+  for (const auto& extension : device.getSupportedExtensions()) names.push_back(extension.name);
+  return names;
+}
+
+TEST(ExtensionAllowlistTest, AnExtensionAClientMayNotUseIsInvisibleAndItsModelsAreRefused) {
+  ServerOptions options = withTokens();
+  auto& allowlist = options.clientAccess.extensions.emplace();
+  allowlist.everyone = {"com.nnremote.transformer"};
+  allowlist.extensionsOf["alice"] = {"com.example.fibonacci"};
+  auto server = EmulatorServer::start(twoDevices(), uniqueSocket("extensions"), options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto edge16As = [&](const char* token) -> hal::SharedDevice {
+    proxy::ConnectionOptions client;
+    client.security.token = token;
+    auto connection = proxy::Connection::connect((*server)->address(), client);
+    if (!connection.ok()) return nullptr;
+    auto devices = proxy::ProxyDevice::discover(*connection);
+    return devices.ok() ? hal::SharedDevice(devices->front()) : nullptr;
+  };
+  const hal::SharedDevice alice = edge16As(kAliceToken), bob = edge16As(kBobToken);
+  ASSERT_NE(alice, nullptr);
+  ASSERT_NE(bob, nullptr);
+  EXPECT_EQ(extensionNames(*alice), (std::vector<std::string>{"com.example.fibonacci", "com.nnremote.transformer"}));
+  EXPECT_EQ(extensionNames(*bob), (std::vector<std::string>{"com.nnremote.transformer"}));
+
+  const hal::Model model = fibonacciModel(6);
+  auto prepare = [&](const hal::IDevice& device, const std::vector<hal::CacheFile>& modelCache = {},
+                     const std::vector<hal::CacheFile>& dataCache = {}) {
+    hal::CacheToken token{};
+    return device.prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                               std::nullopt, modelCache, dataCache, token);
+  };
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string directory = std::string(tmp != nullptr ? tmp : "/tmp");
+  auto handle = [&](const char* name) {
+    return std::vector<hal::CacheFile>{*hal::openCacheFile(directory + "/allowlist-" + name, O_RDWR | O_CREAT)};
+  };
+  auto prepared = prepare(*alice, handle("model"), handle("data"));
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<int64_t>({6})}, {6 * 4});
+  ASSERT_TRUE((*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 6), (std::vector<float>{1, 1, 2, 3, 5, 8}));
+
+  const std::string refusal = "names extension 'com.example.fibonacci', which 'bob' may not use";
+  auto supported = bob->getSupportedOperations(model);
+  ASSERT_FALSE(supported.ok());
+  EXPECT_EQ(supported.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(supported.error().message, HasSubstr(refusal));
+  auto refused = prepare(*bob);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error().message, HasSubstr(refusal));
+  // Nor through Alice's cache.
+  auto fromCache = bob->prepareModelFromCache(std::nullopt, handle("model"), handle("data"), hal::CacheToken{});
+  ASSERT_FALSE(fromCache.ok());
+  EXPECT_THAT(fromCache.error().message, HasSubstr(refusal));
+  EXPECT_TRUE(alice->prepareModelFromCache(std::nullopt, handle("model"), handle("data"), hal::CacheToken{}).ok());
+
+  // A name no served device offers is refused at startup rather than granting nothing.
+  ServerOptions typo = withTokens();
+  typo.clientAccess.extensions.emplace().everyone = {"com.example.fibonaci"};
+  auto notStarted = EmulatorServer::start(twoDevices(), uniqueSocket("typo-extension"), typo);
+  ASSERT_FALSE(notStarted.ok());
+  EXPECT_THAT(notStarted.error().message, HasSubstr("'com.example.fibonaci' is not offered by any served device"));
+}
+
+TEST(ExtensionAllowlistTest, TheServerConfigSpellsItOut) {
+  auto limits = parseServerConfig(R"(
+      extension_allowlist {
+        everyone: "com.nnremote.transformer"
+        identities { identity: "uid:1000" extensions: "com.example.fibonacci" }
+      })",
+                                  "test");
+  ASSERT_TRUE(limits.ok()) << limits.error().message;
+  EXPECT_TRUE(limits->clientAccess.allowsExtension("uid:1000", "com.example.fibonacci"));
+  EXPECT_TRUE(limits->clientAccess.allowsExtension("uid:1001", "com.nnremote.transformer"));
+  EXPECT_FALSE(limits->clientAccess.allowsExtension("uid:1001", "com.example.fibonacci"));
+  EXPECT_TRUE(ClientAccess{}.allowsExtension("anyone", "com.example.fibonacci")) << "no allowlist: all allowed";
+  auto twice = parseServerConfig(R"(
+      extension_allowlist { identities { identity: "a" } identities { identity: "a" } })",
+                                 "test");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(twice.error().message, HasSubstr("extension_allowlist.identities[1].identity 'a' is listed twice"));
 }
 
 TEST(UnixSocketTest, TheSocketIsPrivateOrGroupSharedAndClientsAreTheirUid) {
