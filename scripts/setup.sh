@@ -14,6 +14,8 @@ packages=(
   # Libraries, linked from the system.
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # OpenSSL's libcrypto: the HMAC that seals compilation caches (hal:compilation_cache).
+  libssl-dev
   # XNNPACK, which //benchmarks:xnnpack_comparison_benchmark compares the simulator with.
   libxnnpack-dev libpthreadpool-dev
 )

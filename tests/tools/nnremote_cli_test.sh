@@ -57,9 +57,43 @@ if [ -d "$conformance/V1_0" ]; then
     "tail -1 '$TEST_TMPDIR/conform.log' | grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ unsupported$'"
   check "conform writes JUnit XML" bash -c \
     "grep -q '<testsuite name=\"nnremote-conform\"' '$TEST_TMPDIR/c.xml' && grep -c '<testcase' '$TEST_TMPDIR/c.xml' | grep -q 378"
+  $nnremote conform --target=unix:$socket --device=nnremote-large128 --cases="$conformance/V1_0" \
+    --cache-dir="$TEST_TMPDIR/cache" > "$TEST_TMPDIR/conform-cache.log" 2>&1
+  check "conform --cache-dir passes V1_0 prepared fresh and from cache" bash -c \
+    "grep -q 'each prepared with a cache and again from it' '$TEST_TMPDIR/conform-cache.log' &&
+     tail -1 '$TEST_TMPDIR/conform-cache.log' | grep -Eq '^378 passed, 0 failed, 0 unsupported$' &&
+     [ -s '$TEST_TMPDIR/cache/model-0' ] && [ -s '$TEST_TMPDIR/cache/data-0' ]"
 else
   echo "skip: $conformance is absent"
 fi
+check "conform --cache-dir refuses a device that does not cache" bash -c \
+  "$nnremote conform --target=unix:$socket --device=acme-tiny4 --cases=tests/conformance/extensions \
+     --cache-dir=$TEST_TMPDIR/nocache 2>&1 | grep -q 'acme-tiny4 does not cache compilations'"
+check "devices lists extensions with their operand types" bash -c \
+  "$nnremote devices --target=unix:$socket > $TEST_TMPDIR/devices.log &&
+   grep -q 'com.example.fibonacci' $TEST_TMPDIR/devices.log &&
+   grep -q 'operand type 1: tensor, 8 bytes per element' $TEST_TMPDIR/devices.log &&
+   grep -q 'com.nnremote.transformer (operations only)' $TEST_TMPDIR/devices.log &&
+   grep -q 'cache files:   1 model, 1 data' $TEST_TMPDIR/devices.log"
+check "conform runs the vendor-extension models through the emulator" bash -c \
+  "$nnremote conform --target=unix:$socket --device=nnremote-large128 --cases=tests/conformance/extensions 2>&1 |
+     tail -1 | grep -q '^65 passed, 0 failed, 0 unsupported$'"
+check "a device without extensions reports the extension models unsupported and refuses the invalid ones" bash -c \
+  "$nnremote conform --target=unix:$socket --device=acme-tiny4 --cases=tests/conformance/extensions 2>&1 |
+     tail -1 | grep -q '^17 passed, 0 failed, 48 unsupported$'"
+
+state=$TEST_TMPDIR/state
+$emulator --listen=unix:$socket_dir/state.sock --state-dir="$state" > "$TEST_TMPDIR/state.log" 2>&1 &
+state_server=$!
+for _ in $(seq 50); do [ -S "$socket_dir/state.sock" ] && break; sleep 0.1; done
+kill $state_server; wait $state_server 2>/dev/null
+check "npu_emulator --state-dir makes a private cache key on first start" bash -c \
+  "[ \"\$(stat -c %a $state)\" = 700 ] && [ \"\$(stat -c %a $state/compilation-cache.key)\" = 600 ] &&
+   [ \"\$(stat -c %s $state/compilation-cache.key)\" = 32 ]"
+chmod 644 "$state/compilation-cache.key"
+check "npu_emulator refuses a cache key others can read" bash -c \
+  "$emulator --listen=unix:$socket_dir/state2.sock --state-dir=$state 2>&1 | grep -q 'can be read by others';
+   [ \${PIPESTATUS[0]} -eq 2 ]"
 
 check "trace writes a Chrome trace and an HTML timeline" bash -c \
   "$nnremote trace --target=unix:$socket --model=sample --json=$TEST_TMPDIR/t.json --html=$TEST_TMPDIR/t.html | grep -q 'host simulation wall time' &&
