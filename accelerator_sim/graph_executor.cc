@@ -1,5 +1,6 @@
 #include "accelerator_sim/graph_executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -42,6 +43,12 @@ bool isCompatible(const std::vector<uint32_t>& declared, const std::vector<uint3
     if (declared[i] != 0 && declared[i] != actual[i]) return false;
   }
   return true;
+}
+
+// Whether elements of `elementBytes` can be read and written through typed pointers at `data`.
+bool isAligned(const uint8_t* data, uint32_t elementBytes) {
+  const uintptr_t alignment = std::min<uint32_t>(std::max<uint32_t>(elementBytes, 1), 8);
+  return reinterpret_cast<uintptr_t>(data) % alignment == 0;
 }
 
 uint8_t* poolData(const hal::Request& request, uint32_t poolIndex) {
@@ -217,8 +224,9 @@ class GraphRunner {
       }
       NN_RETURN_IF_ERROR(reserveDeviceMemory(index, t, *size, placement));
       // A model output whose request buffer has room is written in place, saving a copy.
+      // (Kernels write elements through typed pointers, so only an aligned buffer will do.)
       if (uint8_t* destination = placement.destination[index];
-          destination != nullptr && *size <= placement.capacity[index]) {
+          destination != nullptr && *size <= placement.capacity[index] && isAligned(destination, t.elementBytes)) {
         t.data = destination;
         t.length = *size;
         continue;
@@ -495,6 +503,7 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
     }
   }
   std::vector<Tensor> tensors = staticTensors(model, main);
+  std::vector<std::unique_ptr<uint8_t[]>> alignedInputs;
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     const hal::Request::Argument& argument = request.inputs[i];
     Tensor& t = tensors[main.inputIndexes[i]];
@@ -514,6 +523,16 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
                  ? static_cast<uint8_t*>(const_cast<void*>(argument.location.pointer))
                  : poolData(request, argument.location.poolIndex) + argument.location.offset;
     t.length = argument.location.length;
+    // A client may place an argument at any offset; kernels read elements through typed
+    // pointers, so a misaligned one is copied into alignment first.
+    if (!isAligned(t.data, t.elementBytes)) {
+      alignedInputs.emplace_back(new (std::nothrow) uint8_t[t.length == 0 ? 1 : t.length]);
+      if (alignedInputs.back() == nullptr) {
+        return makeError(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT) << "cannot allocate " << t.length << " bytes";
+      }
+      std::memcpy(alignedInputs.back().get(), t.data, t.length);
+      t.data = alignedInputs.back().get();
+    }
   }
   // Outputs given more precise dimensions by the request use them as their declaration, and
   // are written in place in the request's buffers when they fit.

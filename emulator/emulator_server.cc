@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "emulator/grpc_handoff.h"
+
 namespace nnremote::emulator {
 namespace {
 
@@ -93,6 +95,8 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   builder.SetMaxSendMessageSize(-1);
   builder.RegisterService(server->service_.get());
   builder.RegisterService(&server->service_->sessionWatch());
+  // Callback handlers run on gRPC's shared threads, which may predate this server.
+  handOffToGrpc(&server->service_->sessionWatch());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr) {
     return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
@@ -121,4 +125,5 @@ void EmulatorServer::shutdown() {
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
-}  // namespace nnremote::emulator
+}  // namespace nnremote::emulator#include "emulator/grpc_handoff.h"
+

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "emulator/grpc_handoff.h"
 #include "proto/grpc_status.h"
 
 namespace nnremote::emulator {
@@ -16,13 +17,18 @@ class SessionWatchService::Watch final : public grpc::ServerWriteReactor<wire::S
 
   void keepAliveUntilDone(std::shared_ptr<Watch> self) { self_ = std::move(self); }
   void end(const grpc::Status& status = grpc::Status::OK) {
-    if (!finished_.exchange(true)) Finish(status);
+    if (finished_.exchange(true)) return;
+    handOffToGrpc(this);  // OnDone, on a gRPC thread, follows Finish
+    Finish(status);
   }
   void OnCancel() override {
+    takeBackFromGrpc(this);
     owner_.sessions_.drop(sessionId_);  // a session closed already is fine
     end();
+    handOffToGrpc(this);  // OnDone comes after this returns
   }
   void OnDone() override {
+    takeBackFromGrpc(this);
     owner_.forget(sessionId_, this);
     self_.reset();  // may delete this
   }
@@ -36,6 +42,7 @@ class SessionWatchService::Watch final : public grpc::ServerWriteReactor<wire::S
 
 grpc::ServerWriteReactor<wire::SessionEvent>* SessionWatchService::WatchSession(
     grpc::CallbackServerContext* context, const wire::CloseSessionRequest* request) {
+  takeBackFromGrpc(this);  // see EmulatorServer::start
   const uint64_t id = request->session_id();
   auto watch = std::make_shared<Watch>(*this, id);
   watch->keepAliveUntilDone(watch);
@@ -47,6 +54,7 @@ grpc::ServerWriteReactor<wire::SessionEvent>* SessionWatchService::WatchSession(
       refusal = wire_conv::toGrpcStatus(session.error());
     } else if (!stopped_) {
       watches_.emplace(id, watch);
+      handOffToGrpc(watch.get());
       return watch.get();
     }
   }

@@ -20,6 +20,9 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
   // Only the identity that opened a session may watch it: a watch that breaks ends the session.
   SessionWatchService(SessionRegistry& sessions, const Authenticator& authenticator)
       : sessions_(sessions), authenticator_(authenticator) {}
+  // The server is shut down first, so every watch's OnDone has run (on gRPC's threads); taking
+  // the lock once more orders their changes before the destruction where TSan can see it.
+  ~SessionWatchService() override { std::lock_guard<std::mutex> lock(mutex_); }
 
   grpc::ServerWriteReactor<wire::SessionEvent>* WatchSession(grpc::CallbackServerContext* context,
                                                              const wire::CloseSessionRequest* request) override;

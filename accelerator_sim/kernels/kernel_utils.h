@@ -14,7 +14,7 @@
 // hosts have AVX2 but the build targets x86-64-v2. Clang 14 cannot clone templates, so its
 // builds (the fuzz configuration) get the baseline only; so do ThreadSanitizer builds, whose
 // runtime is not ready when the loader runs the clones' resolvers.
-#if defined(__clang__) || defined(__SANITIZE_THREAD__)
+#if defined(__clang__) || defined(NNREMOTE_TSAN)
 #define NNREMOTE_VECTOR_CLONES
 #else
 #define NNREMOTE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))

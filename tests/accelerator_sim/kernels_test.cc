@@ -438,5 +438,42 @@ TEST(BoxWithNmsLimitTest, HardNmsDropsTheWeakerOfTwoOverlappingBoxes) {
   EXPECT_THAT(asFloats(hal::fromMemory<uint8_t>(io->outputs[1], 32)), ElementsAre(0, 0, 10, 6, 20, 20, 30, 30));
 }
 
+// Fuzz finding: a client may place request arguments at any offset in a pool. Kernels read and
+// write elements through typed pointers, so misaligned arguments are copied into alignment
+// (UBSan, which the asan configuration runs, flags a misaligned load). TRANSPOSE_CONV_2D in NCHW
+// also reads its output-shape input through the layout lowering, where the finding was.
+TEST(KernelsTest, MisalignedRequestArgumentsAreReadAndWrittenCorrectly) {
+  hal::ModelBuilder b;
+  const uint32_t x = b.addInput(kFloat, {1, 1, 2, 2});  // NCHW
+  const uint32_t shape = b.addInput(OperandType::TENSOR_INT32, {4});
+  const uint32_t filter = b.addConstant(kFloat, {1, 1, 1, 1}, std::vector<float>{2});
+  const uint32_t bias = b.addConstant(kFloat, {1}, std::vector<float>{0.5f});
+  const uint32_t out = b.addOutput(kFloat, {1, 1, 2, 2});
+  b.addOperation(OperationType::TRANSPOSE_CONV_2D,
+                 {x, filter, bias, shape, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(0), b.addBool(true)},
+                 {out});
+  auto prepared = SimDevice::create(edgeNpuConfig())
+                      ->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                     std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  // One pool; every argument at an odd offset.
+  auto pool = hal::createHeapMemory(64);
+  ASSERT_TRUE(pool.ok());
+  const std::vector<float> image = {1, 2, 3, 4};
+  const std::vector<int32_t> outputShape = {1, 1, 2, 2};
+  std::memcpy((*pool)->data() + 1, image.data(), 16);
+  std::memcpy((*pool)->data() + 19, outputShape.data(), 16);
+  hal::Request request;
+  request.pools = {*pool};
+  request.inputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 0, 1, 16, 0}, {}},
+                    {hal::Request::Argument::LifeTime::POOL, {nullptr, 0, 19, 16, 0}, {}}};
+  request.outputs = {{hal::Request::Argument::LifeTime::POOL, {nullptr, 0, 37, 16, 0}, {}}};
+  auto outcome = (*prepared)->execute(request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  std::vector<float> result(4);
+  std::memcpy(result.data(), (*pool)->data() + 37, 16);
+  EXPECT_THAT(result, ElementsAre(2.5f, 4.5f, 6.5f, 8.5f));
+}
+
 }  // namespace
 }  // namespace nnremote::sim
