@@ -23,6 +23,7 @@ constexpr uint32_t kMaxCount = 1u << 24;
 class ByteWriter {
  public:
   void raw(const void* data, size_t size) {
+    if (size == 0) return;
     const auto* bytes = static_cast<const uint8_t*>(data);
     out_.insert(out_.end(), bytes, bytes + size);
   }
@@ -51,6 +52,7 @@ class ByteReader {
   ByteReader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
   bool raw(void* out, size_t size) {
     if (size > size_ - position_) return failed_ = true, false;
+    if (size == 0) return true;  // `out` may be an empty vector's null data()
     std::memcpy(out, data_ + position_, size);
     position_ += size;
     return true;
@@ -161,14 +163,14 @@ hal::Model::Subgraph readSubgraph(ByteReader& r) {
 
 std::string_view view(const void* data, size_t size) { return {static_cast<const char*>(data), size}; }
 
-hal::Digest seal(const ArtifactBinding& binding, const uint8_t* content, size_t size) {
-  return hal::hmacSha256(binding.secret, {kSealDomain, view(binding.token.data(), binding.token.size()),
-                                          binding.deviceName, binding.deviceVersion, view(content, size)});
-}
-
 size_t alignUp(size_t value) { return (value + kConstantAlignment - 1) / kConstantAlignment * kConstantAlignment; }
 
 }  // namespace
+
+hal::Digest sealModelCache(const ArtifactBinding& binding, const uint8_t* content, size_t size) {
+  return hal::hmacSha256(binding.secret, {kSealDomain, view(binding.token.data(), binding.token.size()),
+                                          binding.deviceName, binding.deviceVersion, view(content, size)});
+}
 
 hal::Result<Artifact> buildArtifact(const hal::Model& model, const ArtifactBinding& binding) {
   // Every constant moves into the data blob; the graph keeps CONSTANT_REFERENCEs into it.
@@ -226,7 +228,7 @@ hal::Result<Artifact> buildArtifact(const hal::Model& model, const ArtifactBindi
   for (const auto& subgraph : graph.referenced) writeSubgraph(w, subgraph);
   w.raw(artifact.dataDigest.data(), artifact.dataDigest.size());
   w.u64(dataLength);
-  const hal::Digest mac = seal(binding, w.out().data(), w.out().size());
+  const hal::Digest mac = sealModelCache(binding, w.out().data(), w.out().size());
   w.raw(mac.data(), mac.size());
   artifact.modelCache = std::move(w.out());
   return artifact;
@@ -240,7 +242,7 @@ hal::Result<SealedGraph> openModelCache(const std::vector<uint8_t>& bytes, const
   }
   const size_t contentSize = bytes.size() - mac.size();
   std::memcpy(mac.data(), bytes.data() + contentSize, mac.size());
-  if (!hal::digestsEqual(mac, seal(binding, bytes.data(), contentSize))) {
+  if (!hal::digestsEqual(mac, sealModelCache(binding, bytes.data(), contentSize))) {
     return makeError(ErrorStatus::GENERAL_FAILURE)
            << "model_cache[0] fails its integrity check: it was not written by " << binding.deviceName << " ("
            << binding.deviceVersion << ") of this server for this token, or it was changed since";

@@ -54,6 +54,10 @@ struct SealedGraph {
   DataCacheHeader data;
 };
 
+// The HMAC a model cache's `content` (all of the file but its last 32 bytes) ends with.
+hal::Digest sealModelCache(const ArtifactBinding& binding, const uint8_t* content, size_t size);
+constexpr size_t kModelCacheSealBytes = 32;
+
 // GENERAL_FAILURE for anything this device did not write for this token.
 hal::Result<SealedGraph> openModelCache(const std::vector<uint8_t>& bytes, const ArtifactBinding& binding);
 

@@ -117,7 +117,8 @@ void LoweredOperation::lowerInput(size_t i) {
     return;
   }
   if (static_cast<int>(i) == layoutShapeOperand_ && from.data != nullptr && from.elementCount() == 4) {
-    const int32_t* nchw = from.as<int32_t>();
+    int32_t nchw[4];
+    std::memcpy(nchw, from.data, sizeof(nchw));  // a shape, read without assuming alignment
     const int32_t nhwc[4] = {nchw[0], nchw[2], nchw[3], nchw[1]};
     inputData_[i].assign(reinterpret_cast<const uint8_t*>(nhwc), reinterpret_cast<const uint8_t*>(nhwc) + sizeof(nhwc));
     to.data = inputData_[i].data();

@@ -237,7 +237,9 @@ hal::Result<hal::SharedPreparedModel> SimDevice::prepareModelFromCache(
     return makeError(ErrorStatus::GENERAL_FAILURE) << "the cached model is not valid: " << valid.error().message;
   }
   NN_RETURN_IF_ERROR(checkPreparable(model));
-  return hal::SharedPreparedModel(std::make_shared<SimPreparedModel>(std::move(model), npu_));
+  // Our own artifacts place constants aligned; anything else is copied into alignment, as for a
+  // sent model (a cache_fuzzer finding).
+  return hal::SharedPreparedModel(std::make_shared<SimPreparedModel>(ownConstants(std::move(model)), npu_));
 }
 
 hal::Result<hal::SharedBuffer> SimDevice::allocate(const hal::BufferDesc& desc,

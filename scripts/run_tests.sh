@@ -12,7 +12,7 @@ scripts/setup.sh --with-browser || exit 1
 # The tests that run under the sanitizers in CI: everything but the long conformance and
 # benchmark-shaped suites (docs/build.md).
 asan_targets=(//tests/hal/... //tests/proto/... //tests/emulator/... //tests/proxy_driver/... //tests/scheduler/...
-              //tests/accelerator_sim:kernels_test)
+              //tests/accelerator_sim:kernels_test //tests/accelerator_sim:compiled_artifact_test)
 
 passed=0 failed=0 skipped=0
 

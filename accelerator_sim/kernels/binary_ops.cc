@@ -69,14 +69,19 @@ std::array<int32_t, 256> requantizationTable(int32_t zeroPoint, int leftShift, Q
   return table;
 }
 
+// A rescaled value plus the output zero point, clamped to the output's range. The sum is taken
+// in 64 bits: absurd scales saturate the rescaling at int32's limit (a fuzz finding).
+inline uint8_t offsetAndClamp(int32_t scaled, int32_t zeroPoint, QuantRange range) {
+  return static_cast<uint8_t>(std::clamp<int64_t>(int64_t{scaled} + zeroPoint, range.min, range.max));
+}
+
 // out[i] = clamp(requantize(ta[a[i]] + sign * tb[b[i]])) for same-shaped inputs: the common
 // case (residual connections), kept free of index arithmetic so it vectorizes.
 NNREMOTE_VECTOR_CLONES void addSameShape(const uint8_t* __restrict__ a, const uint8_t* __restrict__ b,
                                          uint8_t* __restrict__ out, size_t n, const int32_t* ta, const int32_t* tb,
                                          int32_t sign, QuantizedMultiplier m, int32_t zeroPoint, QuantRange range) {
   for (size_t i = 0; i < n; ++i) {
-    const int32_t q = multiplyByQuantizedMultiplier(ta[a[i]] + sign * tb[b[i]], m) + zeroPoint;
-    out[i] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
+    out[i] = offsetAndClamp(multiplyByQuantizedMultiplier(ta[a[i]] + sign * tb[b[i]], m), zeroPoint, range);
   }
 }
 
@@ -84,8 +89,8 @@ NNREMOTE_VECTOR_CLONES void multiplySameShape(const uint8_t* __restrict__ a, con
                                               uint8_t* __restrict__ out, size_t n, int32_t za, int32_t zb,
                                               QuantizedMultiplier m, int32_t zeroPoint, QuantRange range) {
   for (size_t i = 0; i < n; ++i) {
-    const int32_t q = multiplyByQuantizedMultiplier((int32_t(a[i]) - za) * (int32_t(b[i]) - zb), m) + zeroPoint;
-    out[i] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
+    out[i] = offsetAndClamp(multiplyByQuantizedMultiplier((int32_t(a[i]) - za) * (int32_t(b[i]) - zb), m), zeroPoint,
+                            range);
   }
 }
 
@@ -111,8 +116,7 @@ void executeQuantAddSub(const OperationContext& context, QuantRange range, bool 
     return;
   }
   forEachBroadcast(out.dimensions, a.dimensions, b.dimensions, [&](size_t o, size_t i, size_t j) {
-    const int32_t q = multiplyByQuantizedMultiplier(ta[pa[i]] + sign * tb[pb[j]], mo) + out.zeroPoint;
-    po[o] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
+    po[o] = offsetAndClamp(multiplyByQuantizedMultiplier(ta[pa[i]] + sign * tb[pb[j]], mo), out.zeroPoint, range);
   });
 }
 
@@ -131,8 +135,7 @@ void executeQuantMul(const OperationContext& context, QuantRange range) {
   }
   forEachBroadcast(out.dimensions, a.dimensions, b.dimensions, [&](size_t o, size_t i, size_t j) {
     const int32_t product = (pa[i] - a.zeroPoint) * (pb[j] - b.zeroPoint);
-    const int32_t q = multiplyByQuantizedMultiplier(product, m) + out.zeroPoint;
-    po[o] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
+    po[o] = offsetAndClamp(multiplyByQuantizedMultiplier(product, m), out.zeroPoint, range);
   });
 }
 

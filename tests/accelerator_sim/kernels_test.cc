@@ -475,5 +475,32 @@ TEST(KernelsTest, MisalignedRequestArgumentsAreReadAndWrittenCorrectly) {
   EXPECT_THAT(result, ElementsAre(2.5f, 4.5f, 6.5f, 8.5f));
 }
 
+// Fuzz finding: quantized ADD (and MUL) with an output scale so small that the rescaling
+// saturates at int32's limit then overflowed adding the output zero point. The sum is taken in
+// 64 bits and clamps to the output's range. The simulator's own loops, not XNNPACK's.
+TEST(Int32ArithmeticTest, QuantizedBinaryOpsSaturateWithAbsurdOutputScales) {
+  NpuConfig npu = edgeNpuConfig();
+  npu.set_reference_kernels(true);
+  for (const bool broadcast : {true, false}) {
+    for (const OperationType type : {OperationType::ADD, OperationType::MUL}) {
+      hal::ModelBuilder b;
+      const uint32_t x = b.addInput(kQuant, {2}, 1.0f, 0);
+      const uint32_t y = b.addInput(kQuant, {broadcast ? 1u : 2u}, 1.0f, 0);
+      const uint32_t out = b.addOutput(kQuant, {2}, 1e-20f, 128);
+      b.addOperation(type, {x, y, b.addInt32(0)}, {out});
+      auto prepared = SimDevice::create(npu)->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                                           hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+      ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+      auto io = hal::makeRequest({{255, 0}, std::vector<uint8_t>(broadcast ? 1 : 2, 3)}, {2});
+      auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+      ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+      // A positive result saturates at 255; a zero one is the zero point (MUL of 0 by 3).
+      const std::vector<uint8_t> got = hal::fromMemory<uint8_t>(io->outputs[0], 2);
+      EXPECT_EQ(got[0], 255) << hal::toString(type) << (broadcast ? " broadcast" : "");
+      EXPECT_EQ(got[1], type == OperationType::MUL ? 128 : 255) << hal::toString(type);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nnremote::sim

@@ -3,7 +3,9 @@
 //   OUT/wire/       one file per conformance model: its wire::Model and a wire::Request with its
 //                   inputs, framed as wire_fuzzer reads them;
 //   OUT/shared_queue/  the same requests as burst execute messages, framed for
-//                   shared_queue_fuzzer.
+//                   shared_queue_fuzzer;
+//   OUT/cache/      each model's compilation cache as cachingDevice() writes it (the model
+//                   cache without its seal, then the data cache), framed for cache_fuzzer.
 // usage: make_fuzz_corpus OUT [CONFORMANCE_DIR]
 #include <sys/stat.h>
 
@@ -11,8 +13,10 @@
 #include <fstream>
 
 #include "hal/model_builder.h"
+#include "hal/compilation_cache.h"
 #include "proto/conversions.h"
 #include "tests/conformance/cts_loader.h"
+#include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
@@ -20,6 +24,24 @@ using namespace nnremote;  // NOLINT: a tool
 
 void writeFile(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// The model's compilation cache from fuzz::cachingDevice(), framed for cache_fuzzer; empty if
+// the device does not prepare it.
+std::string cacheSeed(const hal::Model& model) {
+  const hal::CacheFile modelCache = fuzz::memoryCacheFile({}), dataCache = fuzz::memoryCacheFile({});
+  auto prepared = fuzz::cachingDevice()->prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                                      hal::Priority::MEDIUM, std::nullopt, {modelCache}, {dataCache},
+                                                      fuzz::cacheToken());
+  if (!prepared.ok()) return {};
+  auto sealed = hal::readCacheFile(modelCache, "model cache");
+  auto data = hal::readCacheFile(dataCache, "data cache");
+  if (!sealed.ok() || !data.ok() || sealed->size() < 32) return {};
+  const uint32_t length = static_cast<uint32_t>(sealed->size() - 32);
+  std::string framed(reinterpret_cast<const char*>(&length), 4);
+  framed.append(sealed->begin(), sealed->begin() + length);
+  framed.append(data->begin(), data->end());
+  return framed;
 }
 
 }  // namespace
@@ -38,6 +60,7 @@ int main(int argc, char** argv) {
   ::mkdir(out.c_str(), 0755);
   ::mkdir((out + "/wire").c_str(), 0755);
   ::mkdir((out + "/shared_queue").c_str(), 0755);
+  ::mkdir((out + "/cache").c_str(), 0755);
   auto files = cts::findSpecFiles(conformance);
   if (!files.ok()) {
     std::fprintf(stderr, "make_fuzz_corpus: %s\n", files.error().message.c_str());
@@ -70,9 +93,11 @@ int main(int argc, char** argv) {
       std::string queued(reinterpret_cast<const char*>(&declared), 4);
       queued += '\0' + message;
       writeFile(out + "/shared_queue/" + name, queued);
+      if (const std::string cache = cacheSeed(testCase.model); !cache.empty()) writeFile(out + "/cache/" + name, cache);
       ++written;
     }
   }
-  std::printf("make_fuzz_corpus: %d seeds in %s/wire and %s/shared_queue\n", written, out.c_str(), out.c_str());
+  std::printf("make_fuzz_corpus: %d seeds in %s/wire, %s/shared_queue and %s/cache\n", written, out.c_str(),
+              out.c_str(), out.c_str());
   return written > 0 ? 0 : 1;
 }

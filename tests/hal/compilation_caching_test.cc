@@ -428,6 +428,25 @@ TEST_P(CompilationCachingTest, PrepareWithoutCacheHandlesWritesNothing) {
   EXPECT_EQ(readFile(modelCache_[0]), (std::vector<uint8_t>{1, 2, 3}));
 }
 
+// Fuzz finding (cache_fuzzer): empty extension data made the artifact reader copy zero bytes
+// to a null pointer. Extension operands, their data and the model's prefixes survive the cache.
+TEST_P(CompilationCachingTest, ExtensionOperandsAndEmptyExtensionDataRoundTrip) {
+  constexpr uint32_t kPrefix = 9;
+  hal::ModelBuilder b;
+  const uint32_t n = b.addInput(static_cast<OperandType>((kPrefix << 16) | 0), {});  // EXAMPLE_INT64
+  b.model().main.operands[n].extraParams = hal::Operand::ExtensionParams{};
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {5});
+  b.addOperation(static_cast<OperationType>(kPrefix << 16), {n}, {out});  // EXAMPLE_FIBONACCI
+  hal::Model model = b.build();
+  model.extensionNameToPrefix = {{"com.example.fibonacci", kPrefix}};
+  saveToCache(model);
+  auto prepared = prepareFromCache();
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<int64_t>({5})}, {20});
+  ASSERT_TRUE((*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 5), (std::vector<float>{1, 1, 2, 3, 5}));
+}
+
 // ---- CompilationCachingSecurityTest ---------------------------------------------------------
 
 class CompilationCachingSecurityTest : public CompilationCachingTest {
