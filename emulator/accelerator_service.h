@@ -14,6 +14,9 @@
 #include "emulator/server_config.h"
 #include "emulator/session_registry.h"
 #include "emulator/session_watch_service.h"
+#include "emulator/timer_queue.h"
+#include "emulator/waits_service.h"
+#include "emulator/work_pool.h"
 #include "hal/i_device.h"
 #include "proto/nnremote.grpc.pb.h"
 
@@ -22,9 +25,11 @@ namespace nnremote::emulator {
 // The wire version this server speaks; clients with a different major version are refused.
 constexpr uint32_t kWireVersion = 1;
 
-// Every method is synchronous: in gRPC 1.51 a service with any callback method sends its
-// synchronous methods through extra thread hops, about 20 us per call on a unix socket. Session
-// liveness, which must not hold a thread per session, is a callback service of its own.
+// Every method here is synchronous and short: in gRPC 1.51 a service with any callback method
+// sends its synchronous methods through extra thread hops, about 20 us per call on a unix
+// socket. What waits is on callback services of its own, so it holds no thread: session
+// liveness (sessionWatch()) and executions, fences and bursts (waits()). Work that outlives a
+// call (started and fenced executions) runs on a WorkPool, and waits for fences by callback.
 class AcceleratorService final : public wire::Accelerator::Service {
  public:
   // Every call is identified by `authenticator` (UNAUTHENTICATED when it proves nothing the
@@ -45,6 +50,11 @@ class AcceleratorService final : public wire::Accelerator::Service {
   const SessionWatchService& sessionWatch() const { return watch_; }
   // Ends every WatchSession stream, so the server can shut down without waiting for them.
   void stopWatching() { watch_.stopAll(); }
+  // AwaitExecution, GetExecuteFencedInfo, WaitFence and Burst: a callback service to register
+  // on the same server.
+  AcceleratorWaitsService& waits() { return waits_; }
+  // Threads lent to executions and bursts right now (for tests and benchmarks).
+  const WorkPool& workPool() const { return pool_; }
 
   grpc::Status ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,
                            wire::ListDevicesResponse*) override;
@@ -64,15 +74,10 @@ class AcceleratorService final : public wire::Accelerator::Service {
   grpc::Status Execute(grpc::ServerContext*, const wire::ExecuteRequest*,
                        wire::ExecuteResponse*) override;
 
-  // Methods of the schema that later work implements answer with a clear HAL error.
   grpc::Status StartExecution(grpc::ServerContext*, const wire::ExecuteRequest*,
                               wire::StartExecutionResponse*) override;
-  grpc::Status AwaitExecution(grpc::ServerContext*, const wire::AwaitExecutionRequest*,
-                              wire::ExecuteResponse*) override;
   grpc::Status ExecuteFenced(grpc::ServerContext*, const wire::ExecuteFencedRequest*,
                              wire::ExecuteFencedResponse*) override;
-  grpc::Status GetExecuteFencedInfo(grpc::ServerContext*, const wire::GetExecuteFencedInfoRequest*,
-                                    wire::GetExecuteFencedInfoResponse*) override;
   grpc::Status CreateReusableExecution(grpc::ServerContext*,
                                        const wire::CreateReusableExecutionRequest*,
                                        wire::CreateReusableExecutionResponse*) override;
@@ -82,8 +87,6 @@ class AcceleratorService final : public wire::Accelerator::Service {
   grpc::Status ReleaseReusableExecution(grpc::ServerContext*,
                                         const wire::ReleaseReusableExecutionRequest*,
                                         wire::Empty*) override;
-  grpc::Status Burst(grpc::ServerContext*,
-                     grpc::ServerReaderWriter<wire::BurstResponse, wire::BurstRequest>*) override;
   grpc::Status RegisterMemory(grpc::ServerContext*, const wire::RegisterMemoryRequest*,
                               wire::RegisterMemoryResponse*) override;
   grpc::Status UnregisterMemory(grpc::ServerContext*, const wire::UnregisterMemoryRequest*,
@@ -102,8 +105,6 @@ class AcceleratorService final : public wire::Accelerator::Service {
                              wire::Empty*) override;
   grpc::Status CreateFence(grpc::ServerContext*, const wire::CreateFenceRequest*,
                            wire::CreateFenceResponse*) override;
-  grpc::Status WaitFence(grpc::ServerContext*, const wire::WaitFenceRequest*,
-                         wire::WaitFenceResponse*) override;
   grpc::Status SignalFence(grpc::ServerContext*, const wire::SignalFenceRequest*,
                            wire::Empty*) override;
 
@@ -137,6 +138,11 @@ class AcceleratorService final : public wire::Accelerator::Service {
   const ClientAccess clientAccess_;
   const std::unique_ptr<Authenticator> authenticator_;
   SessionWatchService watch_{sessions_, *authenticator_};
+  // Declared last: destroyed first, so work still running ends before what it uses. Timers go
+  // before the pool, since their callbacks hand work to it.
+  WorkPool pool_;
+  TimerQueue timers_;
+  AcceleratorWaitsService waits_{sessions_, *authenticator_, pool_, timers_};
 };
 
 }  // namespace nnremote::emulator

@@ -95,8 +95,10 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   builder.SetMaxSendMessageSize(-1);
   builder.RegisterService(server->service_.get());
   builder.RegisterService(&server->service_->sessionWatch());
+  builder.RegisterService(&server->service_->waits());
   // Callback handlers run on gRPC's shared threads, which may predate this server.
   handOffToGrpc(&server->service_->sessionWatch());
+  handOffToGrpc(&server->service_->waits());
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr) {
     return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)

@@ -5,11 +5,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <future>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "emulator/server_config.h"
 #include "hal/i_device.h"
@@ -70,6 +71,16 @@ class IdTable {
     std::lock_guard<std::mutex> lock(mutex_);
     return entries_.size();
   }
+  // Every entry, copied out so `visit` runs without the lock.
+  template <typename Visit>
+  void forEach(Visit&& visit) const {
+    std::vector<T> values;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const auto& [id, value] : entries_) values.push_back(value);
+    }
+    for (const T& value : values) visit(value);
+  }
 
  private:
   hal::Error notFound(Key id) const {
@@ -104,7 +115,9 @@ struct ReusableExecution {
 
 // An execution StartExecution launched, until AwaitExecution collects it.
 struct StartedExecution {
-  std::future<hal::Result<hal::ExecutionOutcome>> outcome;
+  hal::SyncFence done = hal::SyncFence::create();  // signaled once `outcome` is set
+  std::mutex mutex;
+  std::optional<hal::Result<hal::ExecutionOutcome>> outcome;
   wire::Request wireRequest;
   hal::Request request;
   std::shared_ptr<const hal::Model> model;
@@ -121,6 +134,11 @@ class Session {
  public:
   Session(uint64_t id, std::string identity, std::string clientName, SessionLimits limits)
       : id_(id), identity_(std::move(identity)), clientName_(std::move(clientName)), limits_(limits) {}
+  // Fences of an ended session can never be signaled by its client: they end in error, so
+  // whatever waits on them (fenced executions, WaitFence) finishes and lets go.
+  ~Session() {
+    fences.forEach([](const hal::SyncFence& fence) { fence.signal(/*error=*/true); });
+  }
 
   uint64_t id() const { return id_; }
   // Who opened the session; only calls from this identity may name it (caller_identity.h).

@@ -2,6 +2,8 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace nnremote::hal {
 
@@ -11,6 +13,8 @@ struct SyncFence::Shared {
   State state = State::ACTIVE;
   const void* remoteOwner = nullptr;
   uint64_t remoteId = 0;
+  std::vector<std::pair<uint64_t, Callback>> callbacks;  // run, outside the lock, when signaled
+  uint64_t nextCallbackId = 1;
 };
 
 void SyncFence::setRemote(const void* owner, uint64_t remoteId) const {
@@ -38,12 +42,42 @@ SyncFence SyncFence::createAsSignaled() {
 SyncFence SyncFence::create() { return SyncFence(std::make_shared<Shared>()); }
 
 void SyncFence::signal(bool error) const {
+  std::vector<std::pair<uint64_t, Callback>> callbacks;
+  State state;
   {
     std::lock_guard<std::mutex> lock(shared_->mutex);
     if (shared_->state != State::ACTIVE) return;
-    shared_->state = error ? State::ERROR : State::SIGNALED;
+    shared_->state = state = error ? State::ERROR : State::SIGNALED;
+    callbacks.swap(shared_->callbacks);
   }
   shared_->changed.notify_all();
+  for (auto& [id, callback] : callbacks) callback(state);
+}
+
+uint64_t SyncFence::onSignal(Callback callback) const {
+  State state;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    state = shared_->state;
+    if (state == State::ACTIVE) {
+      const uint64_t id = shared_->nextCallbackId++;
+      shared_->callbacks.emplace_back(id, std::move(callback));
+      return id;
+    }
+  }
+  callback(state);
+  return 0;
+}
+
+bool SyncFence::cancelOnSignal(uint64_t id) const {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  auto& callbacks = shared_->callbacks;
+  for (auto it = callbacks.begin(); it != callbacks.end(); ++it) {
+    if (it->first != id) continue;
+    callbacks.erase(it);
+    return true;
+  }
+  return false;
 }
 
 SyncFence::State SyncFence::state() const {

@@ -2,6 +2,8 @@
 #ifndef NNREMOTE_HAL_SYNC_FENCE_H_
 #define NNREMOTE_HAL_SYNC_FENCE_H_
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -25,6 +27,15 @@ class SyncFence {
   State state() const;
   // Waits until the fence leaves ACTIVE, or until `timeout` passes (then returns ACTIVE).
   State wait(OptionalDuration timeout) const;
+
+  // Waiting without a thread: `callback` runs once with the final state, on the thread that
+  // signals the fence, or at once on this thread if it already left ACTIVE. The returned id
+  // lets a waiter that gives up take its callback back (0 when it already ran).
+  using Callback = std::function<void(State)>;
+  uint64_t onSignal(Callback callback) const;
+  // Drops a callback that has not started: true if it was still pending (it will not run now),
+  // false if it ran or is running.
+  bool cancelOnSignal(uint64_t id) const;
 
   bool operator==(const SyncFence& other) const { return shared_ == other.shared_; }
 

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <ctime>
 #include <thread>
@@ -66,11 +67,12 @@ void publish(std::atomic<uint32_t>& word, uint32_t value, std::atomic<uint32_t>&
 SharedQueue::SharedQueue(hal::SharedMemory memory, size_t capacity)
     : memory_(std::move(memory)), data_(memory_->data()), capacity_(capacity) {}
 
-hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::create(size_t capacity) {
+hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::create(size_t capacity, bool startParked) {
   NN_ASSIGN_OR_RETURN(hal::SharedMemory memory, hal::createSharedMemory(sizeof(Header) + 2 * capacity));
   std::unique_ptr<SharedQueue> queue(new SharedQueue(std::move(memory), capacity));
   Header& header = *new (queue->data_) Header();
   header.capacity = static_cast<uint32_t>(capacity);
+  header.serverParked.store(startParked ? 1 : 0);
   return queue;
 }
 
@@ -90,7 +92,8 @@ hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::open(const std::string& n
 }
 
 hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& peerAlive,
-                                      std::chrono::milliseconds pollInterval) {
+                                      std::chrono::milliseconds pollInterval,
+                                      const std::function<bool()>& wakeParkedServer) {
   if (size > capacity_) {
     return makeError(ErrorStatus::GENERAL_FAILURE) << "a " << size << "-byte request exceeds the shared queue's "
                                                    << capacity_ << " bytes";
@@ -102,6 +105,16 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   const uint32_t sequence = h.requestSequence.load(std::memory_order_relaxed) + 1;
   const uint32_t previous = h.responseSequence.load(std::memory_order_acquire);
   publish(h.requestSequence, sequence, h.serverSleeping);
+  // Paired with the server's store of serverParked and load of requestSequence (both seq_cst):
+  // either it saw this request, or we see the queue parked. Whoever clears the flag first
+  // restarts the service, so exactly one wake-up is sent.
+  if (uint32_t parked = 1; h.serverParked.load(std::memory_order_seq_cst) != 0 &&
+                           h.serverParked.compare_exchange_strong(parked, 0, std::memory_order_seq_cst)) {
+    if (!wakeParkedServer || !wakeParkedServer()) {
+      h.serverParked.store(1, std::memory_order_seq_cst);  // still parked: a later call tries again
+      return gone();
+    }
+  }
   const bool answered = waitForChange(h.responseSequence, previous, h.clientSleeping, kClientSpin, pollInterval,
                                       [&] { return h.shutDown.load() != 0 || !peerAlive(); });
   if (!answered || h.shutDown.load() != 0) return gone();
@@ -132,6 +145,35 @@ bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
     lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
     *size = h.requestSize;
     if (*size <= capacity_) return true;
+    respond(0);  // a malformed size from a misbehaving client: answer empty and go on
+  }
+}
+
+SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::atomic<bool>& stop,
+                                                    std::chrono::nanoseconds parkAfterIdle) {
+  Header& h = header();
+  auto finished = [&] { return stop.load() || h.closed.load() != 0; };
+  const auto parkAt = Clock::now() + parkAfterIdle;
+  while (true) {
+    if (finished()) return Awaited::FINISHED;
+    const bool arrived =
+        waitForChange(h.requestSequence, lastRequest_, h.serverSleeping, kServerSpin,
+                      std::min<std::chrono::nanoseconds>(parkAfterIdle, std::chrono::milliseconds(100)),
+                      [&] { return finished() || Clock::now() >= parkAt; });
+    if (finished()) return Awaited::FINISHED;
+    if (!arrived) {
+      h.serverParked.store(1, std::memory_order_seq_cst);
+      if (h.requestSequence.load(std::memory_order_seq_cst) == lastRequest_) return Awaited::PARKED;
+      // A request came as we parked: serve it, unless its client already claimed the wake-up
+      // (then its message on the stream brings us back).
+      if (uint32_t parked = 1; !h.serverParked.compare_exchange_strong(parked, 0, std::memory_order_seq_cst)) {
+        return Awaited::PARKED;
+      }
+      continue;
+    }
+    lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
+    *size = h.requestSize;
+    if (*size <= capacity_) return Awaited::REQUEST;
     respond(0);  // a malformed size from a misbehaving client: answer empty and go on
   }
 }

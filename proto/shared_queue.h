@@ -6,6 +6,11 @@
 // The server creates the region under an unguessable name and tells the client the name over
 // the burst's gRPC stream; the stream also stays the liveness signal: when it ends, the server
 // stops serving the queue and removes the region.
+//
+// A server may park an idle queue, so an idle burst holds no thread: it stops waiting on the
+// futex and marks the queue parked; a client that then finds a request of its own waiting in a
+// parked queue claims the wake-up (exactly one side does) and asks the server over the stream
+// to serve the queue again.
 #ifndef NNREMOTE_PROTO_SHARED_QUEUE_H_
 #define NNREMOTE_PROTO_SHARED_QUEUE_H_
 
@@ -26,8 +31,10 @@ class SharedQueue {
   // Room for one message each way.
   static constexpr size_t kDefaultCapacity = 256 << 10;
 
-  // Server side: creates a region with `capacity` bytes for each direction.
-  static hal::Result<std::unique_ptr<SharedQueue>> create(size_t capacity = kDefaultCapacity);
+  // Server side: creates a region with `capacity` bytes for each direction, parked if
+  // `startParked` (the first request then wakes the server through the client's callback).
+  static hal::Result<std::unique_ptr<SharedQueue>> create(size_t capacity = kDefaultCapacity,
+                                                          bool startParked = false);
   // Client side: maps the region the server created.
   static hal::Result<std::unique_ptr<SharedQueue>> open(const std::string& name, uint64_t size);
 
@@ -40,9 +47,12 @@ class SharedQueue {
   uint8_t* requestBuffer() { return data_ + sizeof(Header); }
   // Sends the `size` bytes written to requestBuffer() and waits for the response, asking
   // `peerAlive` every `pollInterval` while it sleeps; false from it ends the wait with
-  // DEAD_OBJECT. On success, the response is at responseBuffer() for the returned size.
+  // DEAD_OBJECT. If the server parked the queue, `wakeParkedServer` asks it to come back (false
+  // if it could not: DEAD_OBJECT). On success, the response is at responseBuffer() for the
+  // returned size.
   hal::Result<size_t> call(size_t size, const std::function<bool()>& peerAlive,
-                           std::chrono::milliseconds pollInterval = std::chrono::milliseconds(100));
+                           std::chrono::milliseconds pollInterval = std::chrono::milliseconds(100),
+                           const std::function<bool()>& wakeParkedServer = nullptr);
   const uint8_t* responseBuffer() const { return data_ + sizeof(Header) + capacity_; }
   // Tells the server no more requests will come.
   void close();
@@ -52,6 +62,10 @@ class SharedQueue {
   // it after waking the queue with wakeServer()). On true, the request is at
   // receivedRequest() for `*size` bytes.
   bool awaitRequest(size_t* size, const std::atomic<bool>& stop);
+  // awaitRequest for a server that parks: after `parkAfterIdle` without a request it parks the
+  // queue and returns PARKED; serve again (call this) once the client asks over the stream.
+  enum class Awaited { REQUEST, PARKED, FINISHED };
+  Awaited awaitRequestOrPark(size_t* size, const std::atomic<bool>& stop, std::chrono::nanoseconds parkAfterIdle);
   const uint8_t* receivedRequest() const { return data_ + sizeof(Header); }
   uint8_t* responseBufferForWriting() { return data_ + sizeof(Header) + capacity_; }
   // Publishes the `size` bytes written to responseBufferForWriting().
@@ -71,6 +85,7 @@ class SharedQueue {
     std::atomic<uint32_t> clientSleeping;
     std::atomic<uint32_t> closed;            // by the client: no more requests
     std::atomic<uint32_t> shutDown;          // by the server: no more responses
+    std::atomic<uint32_t> serverParked;      // 1: the server serves again only when woken
     uint32_t capacity;
     uint32_t requestSize;
     uint32_t responseSize;

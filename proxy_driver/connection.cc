@@ -29,6 +29,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
            << options.connectTimeout.count() << " ms";
   }
   connection->stub_ = wire::Accelerator::NewStub(connection->channel_);
+  connection->waitsStub_ = wire::AcceleratorWaits::NewStub(connection->channel_);
   connection->watchStub_ = wire::SessionWatch::NewStub(connection->channel_);
   NN_ASSIGN_OR_RETURN(auto opened, connection->openSession());
   connection->session_ = {opened.first, 0};

@@ -80,6 +80,8 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   wire::Accelerator::Stub& stub() const { return *stub_; }
+  // The calls that wait (bursts, fenced-execution info, fences), on the same channel.
+  wire::AcceleratorWaits::Stub& waitsStub() const { return *waitsStub_; }
   // The current session's id; session() also recovers a lost one first.
   uint64_t sessionId() const { return currentSession().id; }
   uint64_t generation() const { return currentSession().generation; }
@@ -130,6 +132,7 @@ class Connection {
   ConnectionOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;
+  std::unique_ptr<wire::AcceleratorWaits::Stub> waitsStub_;
   std::unique_ptr<wire::SessionWatch::Stub> watchStub_;
   std::string identity_;
   std::unique_ptr<PoolTransport> pools_;

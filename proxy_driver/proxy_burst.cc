@@ -27,7 +27,7 @@ hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId)
   slots_.clear();
   generation_ = session.generation;
   broken_ = false;
-  stream_ = connection_->stub().Burst(context_.get());
+  stream_ = connection_->waitsStub().Burst(context_.get());
   wire::BurstRequest request;
   request.mutable_open()->set_session_id(session.id);
   request.mutable_open()->set_prepared_model_id(preparedModelId);
@@ -85,10 +85,19 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
   if (queue_ != nullptr && size <= queue_->capacity()) {
     message.SerializeWithCachedSizesToArray(queue_->requestBuffer());
     bool pastLimit = false;
-    auto length = queue_->call(size, [&] {
-      pastLimit = limit.has_value() && std::chrono::system_clock::now() >= *limit;
-      return !pastLimit && connection_->reachable();
-    });
+    // The server parks an idle queue; the stream brings it back.
+    auto wakeParkedServer = [this] {
+      wire::BurstRequest wake;
+      wake.set_wake_shared_queue(true);
+      return stream_->Write(wake);
+    };
+    auto length = queue_->call(
+        size,
+        [&] {
+          pastLimit = limit.has_value() && std::chrono::system_clock::now() >= *limit;
+          return !pastLimit && connection_->reachable();
+        },
+        std::chrono::milliseconds(100), wakeParkedServer);
     if (!length.ok() && pastLimit) return cutOff(deadline);
     if (!length.ok()) {  // the server is gone
       (void)connection_->callFailed(grpc::Status(grpc::StatusCode::UNAVAILABLE, "burst queue peer gone"), generation_);

@@ -315,7 +315,7 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
     wire::GetExecuteFencedInfoResponse info;
     grpc::ClientContext context;
     if (limit) context.set_deadline(*limit);
-    const grpc::Status status = connection->stub().GetExecuteFencedInfo(&context, infoRequest, &info);
+    const grpc::Status status = connection->waitsStub().GetExecuteFencedInfo(&context, infoRequest, &info);
     hal::Status outcome;
     if (!status.ok()) {
       outcome = connection->executionCallError(status, deadline, session.generation);

@@ -74,6 +74,7 @@ class RawClient {
   RawClient(const std::string& address, std::string token)
       : stub_(wire::Accelerator::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))),
         watch_(wire::SessionWatch::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))),
+        waits_(wire::AcceleratorWaits::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))),
         token_(std::move(token)) {}
 
   std::unique_ptr<grpc::ClientContext> context() const {
@@ -84,6 +85,7 @@ class RawClient {
   }
   wire::Accelerator::Stub& stub() { return *stub_; }
   wire::SessionWatch::Stub& watch() { return *watch_; }
+  wire::AcceleratorWaits::Stub& waitsStub() { return *waits_; }
 
   grpc::Status openSession(wire::OpenSessionResponse* response) {
     wire::OpenSessionRequest request;
@@ -126,6 +128,7 @@ class RawClient {
  private:
   std::unique_ptr<wire::Accelerator::Stub> stub_;
   std::unique_ptr<wire::SessionWatch::Stub> watch_;
+  std::unique_ptr<wire::AcceleratorWaits::Stub> waits_;
   std::string token_;
 };
 
@@ -229,10 +232,27 @@ TEST(TokenTest, EveryRpcAndStreamWithoutAValidTokenIsUnauthenticatedBeforeAnyWor
     wire::CreateFenceRequest fence;
     wire::CreateFenceResponse fenceResponse;
     expectUnauthenticated(client.stub().CreateFence(client.context().get(), fence, &fenceResponse), "CreateFence");
+    // The callback service's calls too.
+    wire::WaitFenceRequest waitFence;
+    waitFence.set_session_id(1);
+    wire::WaitFenceResponse waitFenceResponse;
+    expectUnauthenticated(client.waitsStub().WaitFence(client.context().get(), waitFence, &waitFenceResponse),
+                          "WaitFence");
+    wire::AwaitExecutionRequest await;
+    await.set_session_id(1);
+    wire::ExecuteResponse awaited;
+    expectUnauthenticated(client.waitsStub().AwaitExecution(client.context().get(), await, &awaited),
+                          "AwaitExecution");
+    wire::GetExecuteFencedInfoRequest fencedInfo;
+    fencedInfo.set_session_id(1);
+    wire::GetExecuteFencedInfoResponse fencedInfoResponse;
+    expectUnauthenticated(
+        client.waitsStub().GetExecuteFencedInfo(client.context().get(), fencedInfo, &fencedInfoResponse),
+        "GetExecuteFencedInfo");
 
     // Streams: a burst, a bulk upload, a bulk download and a session watch.
     auto burstContext = client.context();
-    auto burst = client.stub().Burst(burstContext.get());
+    auto burst = client.waitsStub().Burst(burstContext.get());
     wire::BurstRequest open;
     open.mutable_open()->set_session_id(1);
     burst->Write(open);
@@ -314,7 +334,7 @@ TEST(IsolationTest, AnotherIdentityCannotUseStolenOrGuessedSessionsAndHandles) {
   EXPECT_FALSE(watch->Read(&event));
   expectNotYours(watch->Finish(), "WatchSession of a stolen session");
   auto burstContext = bob.context();
-  auto burst = bob.stub().Burst(burstContext.get());
+  auto burst = bob.waitsStub().Burst(burstContext.get());
   wire::BurstRequest open;
   open.mutable_open()->set_session_id(aliceId);
   open.mutable_open()->set_prepared_model_id(alicesModel);

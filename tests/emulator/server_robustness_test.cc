@@ -36,6 +36,7 @@ class ServerTest : public ::testing::Test {
     server_ = std::move(server).value();
     channel_ = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
     stub_ = wire::Accelerator::NewStub(channel_);
+    waits_ = wire::AcceleratorWaits::NewStub(channel_);
   }
 
   uint64_t openSession() {
@@ -81,6 +82,7 @@ class ServerTest : public ::testing::Test {
   std::unique_ptr<EmulatorServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;
+  std::unique_ptr<wire::AcceleratorWaits::Stub> waits_;
 };
 
 void expectHalInvalidArgument(const grpc::Status& status, const std::string& text) {
@@ -254,7 +256,7 @@ TEST_F(ServerTest, StartedExecutionsAreAwaitedInAnyOrder) {
     await.set_session_id(session);
     await.set_execution_id(ids[i]);
     wire::ExecuteResponse response;
-    ASSERT_TRUE(stub_->AwaitExecution(&context, await, &response).ok());
+    ASSERT_TRUE(waits_->AwaitExecution(&context, await, &response).ok());
     const float x = float(i + 1);
     EXPECT_EQ(floatsOf(response), (std::vector<float>{x + 10, x + 20}));
   }
@@ -264,7 +266,7 @@ TEST_F(ServerTest, StartedExecutionsAreAwaitedInAnyOrder) {
   await.set_session_id(session);
   await.set_execution_id(ids[0]);
   wire::ExecuteResponse response;
-  expectHalInvalidArgument(stub_->AwaitExecution(&again, await, &response),
+  expectHalInvalidArgument(waits_->AwaitExecution(&again, await, &response),
                            "does not name one of this session's started executions");
 }
 

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 namespace nnremote::wire {
@@ -128,6 +130,101 @@ TEST(SharedQueueTest, ClosingWakesAWaitingServer) {
   size_t size = 0;
   EXPECT_FALSE((*server)->awaitRequest(&size, stop));
   closer.join();
+}
+
+// A server that parks after `parkAfter` idle and serves again only when the client's wake
+// callback says so, as the emulator does over a burst's stream. Every call must be answered,
+// and the client must wake the server only when it had parked (never twice for one park).
+TEST(SharedQueueTest, AParkedServerIsWokenExactlyOncePerParkAndAnswersEveryRequest) {
+  for (const auto parkAfter : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(20000)}) {
+    SCOPED_TRACE("park after " + std::to_string(parkAfter.count()) + " ns");
+    auto server = SharedQueue::create(/*capacity=*/64, /*startParked=*/true);
+    ASSERT_TRUE(server.ok());
+    auto client = SharedQueue::open((*server)->name(), (*server)->size());
+    ASSERT_TRUE(client.ok());
+
+    std::mutex mutex;
+    std::condition_variable woken;
+    int wakesPending = 0, wakes = 0, parks = 0, served = 0;
+    bool parked = true;  // as created
+    bool wokenTwice = false;
+    std::atomic<bool> stop{false};
+    std::thread serving([&] {
+      while (true) {
+        {
+          // Parked: wait for a wake-up, as the emulator waits for the stream's message.
+          std::unique_lock<std::mutex> lock(mutex);
+          woken.wait(lock, [&] { return wakesPending > 0 || stop.load(); });
+          if (wakesPending == 0) return;
+          --wakesPending;
+          parked = false;
+        }
+        size_t size = 0;
+        SharedQueue::Awaited awaited;
+        while ((awaited = (*server)->awaitRequestOrPark(&size, stop, parkAfter)) == SharedQueue::Awaited::REQUEST) {
+          std::memcpy((*server)->responseBufferForWriting(), (*server)->receivedRequest(), size);
+          (*server)->respond(size);
+          ++served;
+        }
+        if (awaited == SharedQueue::Awaited::FINISHED) return;
+        std::lock_guard<std::mutex> lock(mutex);
+        parked = true;
+        ++parks;
+      }
+    });
+    auto wake = [&] {
+      std::lock_guard<std::mutex> lock(mutex);
+      // A wake for a server that is still serving would be a second wake for one park.
+      if (wakesPending > 0) wokenTwice = true;
+      ++wakesPending;
+      ++wakes;
+      woken.notify_all();
+      return true;
+    };
+    constexpr int kCalls = 3000;
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    int answered = 0;
+    for (int i = 0; i < kCalls && std::chrono::steady_clock::now() < giveUp; ++i) {
+      const uint32_t value = static_cast<uint32_t>(i);
+      std::memcpy((*client)->requestBuffer(), &value, sizeof(value));
+      auto length = (*client)->call(sizeof(value), [] { return true; }, std::chrono::milliseconds(100), wake);
+      ASSERT_TRUE(length.ok()) << length.error().message;
+      uint32_t echoed = 0;
+      std::memcpy(&echoed, (*client)->responseBuffer(), sizeof(echoed));
+      ASSERT_EQ(echoed, value);
+      ++answered;
+      // Now and then idle long enough for the server to park.
+      if (i % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(60));
+    }
+    EXPECT_EQ(answered, kCalls);
+    (*client)->close();
+    stop.store(true);
+    (*server)->wakeServer();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      woken.notify_all();
+    }
+    serving.join();
+    EXPECT_EQ(served, kCalls);
+    EXPECT_FALSE(wokenTwice);
+    EXPECT_GE(wakes, 1) << "it started parked";
+    // Every wake but the first followed a park.
+    EXPECT_LE(wakes, parks + 1);
+    if (parkAfter.count() == 0) EXPECT_GT(parks, 10) << "a server that parks at once parked rarely";
+  }
+}
+
+TEST(SharedQueueTest, AClientThatCannotWakeAParkedServerGetsDeadObject) {
+  auto server = SharedQueue::create(/*capacity=*/64, /*startParked=*/true);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  auto noWake = (*client)->call(1, [] { return true; });
+  ASSERT_FALSE(noWake.ok());
+  EXPECT_EQ(noWake.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  auto streamGone = (*client)->call(1, [] { return true; }, std::chrono::milliseconds(100), [] { return false; });
+  ASSERT_FALSE(streamGone.ok());
+  EXPECT_EQ(streamGone.error().code, hal::ErrorStatus::DEAD_OBJECT);
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ TEST_P(BurstTest, ErrorsAreReportedInBandAndTheBurstGoesOn) {
 
 TEST_P(BurstTest, ABurstForAnUnknownPreparedModelIsRefused) {
   grpc::ClientContext context;
-  auto stream = connection_->stub().Burst(&context);
+  auto stream = connection_->waitsStub().Burst(&context);
   wire::BurstRequest open;
   open.mutable_open()->set_session_id(connection_->sessionId());
   open.mutable_open()->set_prepared_model_id(42);

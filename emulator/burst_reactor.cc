@@ -1,0 +1,374 @@
+#include "emulator/burst_reactor.h"
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "emulator/caller_session.h"
+#include "emulator/execution_requests.h"
+#include "emulator/grpc_handoff.h"
+#include "emulator/session_quotas.h"
+#include "hal/i_burst.h"
+#include "hal/validation.h"
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+#include "proto/shared_queue.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using hal::ErrorStatus;
+using hal::makeError;
+using wire_conv::toGrpcStatus;
+
+// A shared queue idle this long is parked: the pool thread serving it goes back to the pool.
+// Long enough that a client executing in a loop never sees it parked.
+constexpr std::chrono::milliseconds kParkQueueAfterIdle(50);
+
+class BurstHandler {
+ public:
+  BurstHandler(std::shared_ptr<Session> session, PreparedModelEntry entry, hal::SharedBurst burst)
+      : session_(std::move(session)), entry_(std::move(entry)), burst_(std::move(burst)),
+        resolve_(resolverFor(*session_)) {}
+
+  // Handles a cache, release or execute message; errors in an execution are reported in
+  // `response`, other errors returned.
+  hal::Status handle(const wire::BurstRequest& message, wire::BurstResponse* response) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    switch (message.kind_case()) {
+      case wire::BurstRequest::kCacheMemory: {
+        auto memory = resolve_(message.cache_memory().memory());
+        if (!memory.ok()) return hal::withContext(memory.error(), "cache_memory");
+        holds_[message.cache_memory().slot()] = burst_->cacheMemory(*memory);
+        slots_[message.cache_memory().slot()] = std::move(memory).value();
+        return {};
+      }
+      case wire::BurstRequest::kReleaseMemorySlot:
+        slots_.erase(message.release_memory_slot());
+        holds_.erase(message.release_memory_slot());
+        return {};
+      case wire::BurstRequest::kExecute:
+        response->set_serial(message.execute().serial());
+        // An execution's failure is reported in band; the burst goes on.
+        if (hal::Status status = execute(message.execute(), response); !status.ok()) {
+          *response->mutable_error() = wire_conv::toWire(status.error());
+        }
+        return {};
+      case wire::BurstRequest::kOpen:
+        return makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst was opened twice";
+      case wire::BurstRequest::kWakeSharedQueue:
+        return makeError(ErrorStatus::INVALID_ARGUMENT) << "wake_shared_queue belongs on the burst's stream";
+      default:
+        return makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst message names no kind";
+    }
+  }
+
+ private:
+  hal::Status execute(const wire::BurstRequest::Execute& execute, wire::BurstResponse* response) {
+    // Cached pools are taken from their slots; the request's own entries for them are ignored
+    // (a copy of the request is patched only when there are any).
+    const wire::Request* wireRequest = &execute.request();
+    wire::Request patched;
+    if (!execute.pool_slots().empty()) {
+      patched = execute.request();
+      wireRequest = &patched;
+    }
+    for (const auto& [pool, slot] : execute.pool_slots()) {
+      if (pool >= static_cast<uint32_t>(patched.pools_size()) || slots_.count(slot) == 0) {
+        return makeError(ErrorStatus::INVALID_ARGUMENT)
+               << "pool_slots maps request.pools[" << pool << "] to slot " << slot
+               << ", which is not a cached memory of this burst or not a pool";
+      }
+      patched.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
+    }
+    NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(*wireRequest, resolve_));
+    NN_RETURN_IF_ERROR(resolveBuffers(*session_, &request));
+    for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots_[slot];
+    NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry_.model, /*allowPointers=*/false));
+    NN_ASSIGN_OR_RETURN(const QuotaSlot inFlight, enterExecution(*session_));
+    const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
+    hal::OptionalDuration loopTimeout;
+    NN_RETURN_IF_ERROR(checkWireDuration(execute.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
+    NN_RETURN_IF_ERROR(checkWireDuration(execute.loop_timeout_duration().nanoseconds(), "loop_timeout_duration"));
+    if (execute.has_loop_timeout_duration()) loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
+    NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
+                        burst_->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
+                                        wire_conv::deadlineFromWire(execute.deadline(), execute.has_deadline()),
+                                        loopTimeout));
+    wire::ExecuteResponse described;
+    describeOutcome(*session_, *wireRequest, request, *entry_.model, outcome, &described);
+    *response->mutable_output_shapes() = std::move(*described.mutable_output_shapes());
+    *response->mutable_timing() = std::move(*described.mutable_timing());
+    if (described.has_profile()) *response->mutable_profile() = std::move(*described.mutable_profile());
+    *response->mutable_output_data() = std::move(*described.mutable_output_data());
+    *response->mutable_output_bulk_transfer_ids() = std::move(*described.mutable_output_bulk_transfer_ids());
+    return {};
+  }
+
+  std::mutex mutex_;
+  std::shared_ptr<Session> session_;
+  PreparedModelEntry entry_;
+  hal::SharedBurst burst_;
+  wire_conv::MemoryResolver resolve_;
+  std::unordered_map<uint64_t, hal::SharedMemory> slots_;
+  std::unordered_map<uint64_t, hal::IBurst::OptionalCacheHold> holds_;
+};
+
+class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wire::BurstResponse> {
+ public:
+  BurstReactor(grpc::CallbackServerContext* context, const SessionRegistry& sessions,
+               const Authenticator& authenticator, WorkPool& pool)
+      : context_(context), sessions_(sessions), authenticator_(authenticator), pool_(pool) {
+    StartRead(&incoming_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // the client closed its side, went away, or the call was cancelled
+      std::unique_lock<std::mutex> lock(mutex_);
+      readEnded_ = true;
+      finishIfIdle(lock);
+      return;
+    }
+    if (handler_ == nullptr) {
+      open();
+      return;
+    }
+    switch (incoming_.kind_case()) {
+      case wire::BurstRequest::kExecute: {
+        // Executions take a pool thread; the next message is read once this one is answered,
+        // so messages are handled in order.
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          executing_ = true;
+        }
+        pool_.submit([this, message = std::move(incoming_)] {
+          wire::BurstResponse response;
+          const hal::Status status = handler_->handle(message, &response);
+          std::unique_lock<std::mutex> lock(mutex_);
+          executing_ = false;
+          if (!status.ok()) {
+            endWith(toGrpcStatus(status.error()), lock);
+            return;
+          }
+          writeLocked(std::move(response));
+          readNextLocked(lock);
+        });
+        return;
+      }
+      case wire::BurstRequest::kWakeSharedQueue: {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (queue_ == nullptr) {
+          endWith(toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                               << "wake_shared_queue on a burst without a shared queue"),
+                  lock);
+          return;
+        }
+        serveQueueLocked();
+        readNextLocked(lock);
+        return;
+      }
+      default: {
+        // Cache and release messages are quick and get no response on the stream.
+        wire::BurstResponse unused;
+        const hal::Status status = handler_->handle(incoming_, &unused);
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (!status.ok()) {
+          endWith(toGrpcStatus(status.error()), lock);
+          return;
+        }
+        readNextLocked(lock);
+        return;
+      }
+    }
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    writes_.pop_front();
+    if (!ok) writes_.clear();  // the client is gone; its reads end the burst
+    if (!writes_.empty()) {
+      StartWrite(&writes_.front());
+      return;
+    }
+    writing_ = false;
+    finishIfIdle(lock);
+  }
+
+  void OnDone() override {
+    takeBackFromGrpc(this);
+    {
+      // A pool task may still be leaving a critical section it finished the call from.
+      std::lock_guard<std::mutex> lock(mutex_);
+    }
+    if (queue_ != nullptr) queue_->shutDown();
+    delete this;
+  }
+
+ private:
+  void open() {
+    const wire::BurstRequest::Open open = incoming_.open();
+    auto refuse = [this](grpc::Status status) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      endWith(std::move(status), lock);
+    };
+    if (incoming_.kind_case() != wire::BurstRequest::kOpen) {
+      return refuse(toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst must begin with an open message"));
+    }
+    std::shared_ptr<Session> session;
+    if (auto refused = callerSession(authenticator_, sessions_, *context_, open.session_id(), &session);
+        !refused.ok()) {
+      return refuse(refused);
+    }
+    auto entry = session->preparedModels.find(open.prepared_model_id());
+    if (!entry.ok()) return refuse(toGrpcStatus(entry.error()));
+    auto slot = QuotaSlot::take(session->openBursts, session->limits().bursts,
+                                ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "open bursts", "session_quotas.bursts");
+    if (!slot.ok()) return refuse(toGrpcStatus(slot.error()));
+    auto burst = entry->preparedModel->configureExecutionBurst();
+    if (!burst.ok()) return refuse(toGrpcStatus(burst.error()));
+    openSlot_.emplace(std::move(slot).value());
+    handler_ = std::make_unique<BurstHandler>(session, *entry, *burst);
+
+    std::unique_lock<std::mutex> lock(mutex_);
+    // A client on this host can have a shared queue; one on another host asking for it (its
+    // peer address is not a unix socket) gets none. The queue starts parked: no thread serves
+    // it until the client's first request.
+    if (open.want_shared_queue()) {
+      wire::BurstResponse answer;
+      if (authenticator_.isUnixPeer(*context_)) {
+        if (auto queue = wire::SharedQueue::create(wire::SharedQueue::kDefaultCapacity, /*startParked=*/true);
+            queue.ok()) {
+          queue_ = std::move(queue).value();
+          answer.mutable_shared_queue()->set_shm_name(queue_->name());
+          answer.mutable_shared_queue()->set_size(queue_->size());
+        }
+      }
+      writeLocked(std::move(answer));
+    }
+    readNextLocked(lock);
+  }
+
+  // Serves the shared queue on a pool thread until it parks or the burst ends.
+  void serveQueueLocked() {
+    if (queueServing_) {
+      wakeAgain_ = true;  // it is just parking: it goes on instead
+      return;
+    }
+    queueServing_ = true;
+    pool_.submit([this] {
+      wire::BurstRequest message;
+      wire::BurstResponse response;
+      std::string bytes;
+      size_t size = 0;
+      while (true) {
+        const auto awaited = queue_->awaitRequestOrPark(&size, stopQueue_, kParkQueueAfterIdle);
+        if (awaited != wire::SharedQueue::Awaited::REQUEST) {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (awaited == wire::SharedQueue::Awaited::PARKED && wakeAgain_ && !stopQueue_.load()) {
+            wakeAgain_ = false;
+            continue;
+          }
+          queueServing_ = false;
+          finishIfIdle(lock);
+          return;
+        }
+        response.Clear();
+        // Parsed from a private copy: the client could go on writing the shared region.
+        bytes.assign(reinterpret_cast<const char*>(queue_->receivedRequest()), size);
+        if (!message.ParseFromString(bytes)) {
+          *response.mutable_error() =
+              wire_conv::toWire(makeError(ErrorStatus::INVALID_ARGUMENT) << "a shared-queue message does not parse");
+        } else if (hal::Status status = handler_->handle(message, &response); !status.ok()) {
+          *response.mutable_error() = wire_conv::toWire(status.error());
+        }
+        if (response.ByteSizeLong() > queue_->capacity()) {
+          {
+            std::lock_guard<std::mutex> lock(mutex_);
+            writeLocked(response);  // announced through the queue, sent on the stream
+          }
+          response.Clear();
+          response.set_response_on_stream(true);
+          (void)response.ByteSizeLong();
+        }
+        response.SerializeWithCachedSizesToArray(queue_->responseBufferForWriting());
+        queue_->respond(response.ByteSizeLong());
+      }
+    });
+  }
+
+  void writeLocked(wire::BurstResponse response) {
+    if (finished_) return;
+    writes_.push_back(std::move(response));
+    if (writing_) return;
+    writing_ = true;
+    StartWrite(&writes_.front());
+  }
+
+  void readNextLocked(std::unique_lock<std::mutex>& lock) {
+    if (finished_ || ending_) {
+      finishIfIdle(lock);
+      return;
+    }
+    StartRead(&incoming_);
+  }
+
+  // Ends the burst with `status` as soon as nothing is in progress.
+  void endWith(grpc::Status status, std::unique_lock<std::mutex>& lock) {
+    if (!ending_) finishStatus_ = std::move(status);
+    ending_ = true;
+    finishIfIdle(lock);
+  }
+
+  // Finishes the call once it is ending (the client's side ended, or an error) and no execution,
+  // queue service or write is in progress. Unlocks `lock`.
+  void finishIfIdle(std::unique_lock<std::mutex>& lock) {
+    if (finished_ || !(readEnded_ || ending_)) return;
+    if (queue_ != nullptr && queueServing_) {
+      stopQueue_.store(true);
+      queue_->wakeServer();
+      return;  // the queue's thread finishes the call when it stops
+    }
+    // Pending responses go out first (a failed write clears them).
+    if (executing_ || writing_) return;
+    finished_ = true;
+    const grpc::Status status = finishStatus_;
+    handOffToGrpc(this);
+    lock.unlock();
+    Finish(status);
+  }
+
+  grpc::CallbackServerContext* const context_;
+  const SessionRegistry& sessions_;
+  const Authenticator& authenticator_;
+  WorkPool& pool_;
+
+  wire::BurstRequest incoming_;              // the one outstanding read
+  std::unique_ptr<BurstHandler> handler_;    // set by the open message
+  std::optional<QuotaSlot> openSlot_;        // counts the burst in session_quotas.bursts
+  std::unique_ptr<wire::SharedQueue> queue_;  // set at open, for a same-host client
+  std::atomic<bool> stopQueue_{false};
+
+  std::mutex mutex_;
+  std::deque<wire::BurstResponse> writes_;  // the front one is being written
+  bool writing_ = false;
+  bool executing_ = false;     // a stream execution is on the pool
+  bool queueServing_ = false;  // the shared queue is served on the pool
+  bool wakeAgain_ = false;     // woken while it was parking
+  bool readEnded_ = false;
+  bool ending_ = false;        // an error ends the burst
+  bool finished_ = false;
+  grpc::Status finishStatus_;
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<wire::BurstRequest, wire::BurstResponse>* startBurst(grpc::CallbackServerContext* context,
+                                                                             const SessionRegistry& sessions,
+                                                                             const Authenticator& authenticator,
+                                                                             WorkPool& pool) {
+  return new BurstReactor(context, sessions, authenticator, pool);
+}
+
+}  // namespace nnremote::emulator

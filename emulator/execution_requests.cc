@@ -1,0 +1,102 @@
+#include "emulator/execution_requests.h"
+
+#include <algorithm>
+
+#include "hal/operand_types.h"
+#include "proto/grpc_status.h"
+
+namespace nnremote::emulator {
+
+using hal::ErrorStatus;
+using hal::makeError;
+using wire_conv::toGrpcStatus;
+
+namespace {
+
+// Wire durations are unsigned nanoseconds; beyond this they would overflow the host clock's
+// time points (about 146 years), so they are malformed.
+constexpr uint64_t kLongestWireDuration = uint64_t{1} << 62;
+
+}  // namespace
+
+void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                    const hal::Model& model, const hal::ExecutionOutcome& outcome,
+                    wire::ExecuteResponse* response) {
+  for (size_t i = 0; i < request.outputs.size(); ++i) {
+    std::string* data = response->add_output_data();
+    if (!wire_conv::outputTravelsBack(wireRequest, i)) continue;
+    const auto& location = request.outputs[i].location;
+    const auto& memory = std::get<hal::SharedMemory>(request.pools[location.poolIndex]);
+    uint64_t length = location.length;
+    const hal::OperandType type = model.main.operands[model.main.outputIndexes[i]].type;
+    // Only the bytes the result takes travel back; an extension type's size is the device's to
+    // know, so all of its buffer does.
+    if (i < outcome.outputShapes.size() && !hal::isExtension(type)) {
+      length = std::min<uint64_t>(length, hal::sizeOfData(type, outcome.outputShapes[i].dimensions)
+                                              .value_or(location.length));
+    }
+    if (length > kMaxInlineOutputBytes) {
+      (*response->mutable_output_bulk_transfer_ids())[static_cast<uint32_t>(i)] =
+          session.downloads.add({memory, location.offset, length});
+      continue;
+    }
+    data->assign(reinterpret_cast<const char*>(memory->data() + location.offset), length);
+  }
+}
+
+wire_conv::MemoryResolver resolverFor(Session& session) {
+  return [&session](const wire::Memory& memory) -> hal::Result<hal::SharedMemory> {
+    switch (memory.kind_case()) {
+      case wire::Memory::kRegisteredMemoryId:
+        return session.registeredMemories.find(memory.registered_memory_id());
+      case wire::Memory::kBulkTransferId:
+        return session.uploads.take(memory.bulk_transfer_id());
+      default:
+        return wire_conv::resolveInlineOnly(memory);
+    }
+  };
+}
+
+// Replaces the memory-domain tokens of a request with the session's device buffers, so only
+// buffers this session allocated can be used.
+hal::Status resolveBuffers(Session& session, hal::Request* request) {
+  for (size_t i = 0; i < request->pools.size(); ++i) {
+    const auto* token = std::get_if<hal::Request::MemoryDomainToken>(&request->pools[i]);
+    if (token == nullptr) continue;
+    auto buffer = session.buffers.find(static_cast<uint32_t>(*token));
+    if (!buffer.ok()) return hal::withContext(buffer.error(), "request.pools[" + std::to_string(i) + "]");
+    request->pools[i] = *buffer;
+  }
+  return {};
+}
+
+hal::Status checkWireDuration(uint64_t nanoseconds, const char* field) {
+  if (nanoseconds <= kLongestWireDuration) return {};
+  return makeError(ErrorStatus::INVALID_ARGUMENT) << field << " = " << nanoseconds
+                                                  << " ns is longer than the longest duration this server accepts ("
+                                                  << kLongestWireDuration << " ns)";
+}
+
+// Counts an execution against its session's executions_in_flight while alive.
+hal::Result<QuotaSlot> enterExecution(Session& session) {
+  return QuotaSlot::take(session.executionsInFlight, session.limits().executionsInFlight,
+                         ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "executions in flight",
+                         "session_quotas.executions_in_flight");
+}
+
+void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                     const hal::Model& model, const hal::ExecutionOutcome& outcome, wire::ExecuteResponse* response) {
+  for (const auto& shape : outcome.outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
+  *response->mutable_timing() = wire_conv::toWire(outcome.timing);
+  if (outcome.profile) *response->mutable_profile() = wire_conv::toWire(*outcome.profile);
+  collectOutputs(session, wireRequest, request, model, outcome, response);
+}
+
+grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
+                     wire::ExecuteResponse* response) {
+  if (!outcome.ok()) return toGrpcStatus(outcome.error());
+  describeOutcome(session, wireRequest, request, model, *outcome, response);
+  return grpc::Status::OK;
+}
+}  // namespace nnremote::emulator

@@ -1,0 +1,34 @@
+#include "emulator/accelerator_service.h"
+
+#include "emulator/session_quotas.h"
+#include "proto/grpc_status.h"
+
+namespace nnremote::emulator {
+
+using hal::ErrorStatus;
+using hal::makeError;
+using wire_conv::toGrpcStatus;
+
+grpc::Status AcceleratorService::CreateFence(grpc::ServerContext* context, const wire::CreateFenceRequest* request,
+                                             wire::CreateFenceResponse* response) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  if (auto quota = checkHolding(session->fences.size(), session->limits().fences, "fences",
+                                "session_quotas.fences");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
+  response->set_fence_id(session->fences.add(hal::SyncFence::create()));
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::SignalFence(grpc::ServerContext* context, const wire::SignalFenceRequest* request,
+                                             wire::Empty*) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto fence = session->fences.find(request->fence_id());
+  if (!fence.ok()) return toGrpcStatus(fence.error());
+  fence->signal(request->error());
+  return grpc::Status::OK;
+}
+}  // namespace nnremote::emulator

@@ -1,0 +1,149 @@
+#include "emulator/accelerator_service.h"
+
+#include <algorithm>
+
+#include "emulator/cache_mirror.h"
+#include "emulator/execution_requests.h"
+#include "emulator/session_quotas.h"
+#include "hal/validation.h"
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+
+namespace nnremote::emulator {
+
+using hal::ErrorStatus;
+using hal::makeError;
+using wire_conv::toGrpcStatus;
+
+namespace {
+
+hal::Result<hal::CacheToken> cacheTokenFromWire(const std::string& bytes) {
+  hal::CacheToken token{};
+  if (bytes.empty()) return token;
+  if (bytes.size() != token.size()) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "cache_token has " << bytes.size() << " bytes; it must have " << token.size()
+           << " or none";
+  }
+  std::copy(bytes.begin(), bytes.end(), token.begin());
+  return token;
+}
+
+}  // namespace
+
+hal::Result<AcceleratorService::ResolvedModel> AcceleratorService::resolveModel(std::shared_ptr<Session> session,
+                                                                                const std::string& deviceName,
+                                                                                const wire::Model& wireModel) const {
+  ResolvedModel resolved;
+  resolved.session = std::move(session);
+  NN_ASSIGN_OR_RETURN(resolved.device, findDevice(deviceName, resolved.session->identity()));
+  NN_ASSIGN_OR_RETURN(resolved.model, wire_conv::fromWire(wireModel, resolverFor(*resolved.session)));
+  NN_RETURN_IF_ERROR(hal::validateModel(resolved.model, /*allowPointers=*/false));
+  NN_RETURN_IF_ERROR(checkExtensionsAllowed(resolved.model, resolved.session->identity()));
+  return resolved;
+}
+
+grpc::Status AcceleratorService::GetSupportedOperations(
+    grpc::ServerContext* context, const wire::GetSupportedOperationsRequest* request,
+    wire::GetSupportedOperationsResponse* response) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto resolved = resolveModel(session, request->device_name(), request->model());
+  if (!resolved.ok()) return toGrpcStatus(resolved.error());
+  auto supported = resolved->device->getSupportedOperations(resolved->model);
+  if (!supported.ok()) return toGrpcStatus(supported.error());
+  for (bool s : *supported) response->add_supported(s);
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
+                                              const wire::PrepareModelRequest* request,
+                                              wire::PrepareModelResponse* response) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto resolved = resolveModel(session, request->device_name(), request->model());
+  if (!resolved.ok()) return toGrpcStatus(resolved.error());
+  const int preference = request->preference();
+  if (preference < 0 || preference > 2) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "preference = " << preference << " is not a valid ExecutionPreference");
+  }
+  const hal::Priority priority = wire_conv::fromWire(request->priority());
+  if (static_cast<int>(priority) < 0 || static_cast<int>(priority) > 2) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "priority = " << request->priority() << " is not a valid Priority");
+  }
+  auto token = cacheTokenFromWire(request->cache_token());
+  if (!token.ok()) return toGrpcStatus(token.error());
+  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
+      !deadline.ok()) {
+    return toGrpcStatus(deadline.error());
+  }
+  if (auto quota = checkHolding(session->preparedModels.size(), session->limits().preparedModels, "prepared models",
+                                "session_quotas.prepared_models");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
+  auto mirror = CacheMirror::create(request->model_cache(), request->data_cache());
+  if (!mirror.ok()) return toGrpcStatus(mirror.error());
+  auto prepared = resolved->device->prepareModel(
+      resolved->model, static_cast<hal::ExecutionPreference>(preference), priority,
+      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), mirror->modelCache(),
+      mirror->dataCache(), *token);
+  if (!prepared.ok()) return toGrpcStatus(prepared.error());
+  if (auto written = mirror->collectWritten(response); !written.ok()) return toGrpcStatus(written.error());
+  PreparedModelEntry entry{std::move(prepared).value(),
+                           std::make_shared<const hal::Model>(std::move(resolved->model)),
+                           request->device_name()};
+  response->set_prepared_model_id(resolved->session->preparedModels.add(std::move(entry)));
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::PrepareModelFromCache(
+    grpc::ServerContext* context, const wire::PrepareModelFromCacheRequest* request,
+    wire::PrepareModelResponse* response) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  auto device = findDevice(request->device_name(), session->identity());
+  if (!device.ok()) return toGrpcStatus(device.error());
+  auto token = cacheTokenFromWire(request->cache_token());
+  if (!token.ok()) return toGrpcStatus(token.error());
+  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
+      !deadline.ok()) {
+    return toGrpcStatus(deadline.error());
+  }
+  if (auto quota = checkHolding(session->preparedModels.size(), session->limits().preparedModels, "prepared models",
+                                "session_quotas.prepared_models");
+      !quota.ok()) {
+    return toGrpcStatus(quota.error());
+  }
+  auto mirror = CacheMirror::create(request->model_cache(), request->data_cache());
+  if (!mirror.ok()) return toGrpcStatus(mirror.error());
+  auto prepared = (*device)->prepareModelFromCache(
+      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), mirror->modelCache(),
+      mirror->dataCache(), *token);
+  if (!prepared.ok()) return toGrpcStatus(prepared.error());
+  // No client sent this model: the device that loaded it describes it, so requests can be
+  // checked here as for any other. The entry keeps the prepared model, which owns the model.
+  const hal::Model* model = (*prepared)->getModel();
+  if (model == nullptr) {
+    return toGrpcStatus(makeError(ErrorStatus::GENERAL_FAILURE)
+                        << request->device_name() << " prepared from cache but does not describe the model");
+  }
+  // A cache is no way around the allowlist: the model it held is checked like a sent one.
+  if (auto allowed = checkExtensionsAllowed(*model, session->identity()); !allowed.ok()) {
+    return toGrpcStatus(allowed.error());
+  }
+  std::shared_ptr<const hal::Model> described(*prepared, model);
+  PreparedModelEntry entry{std::move(prepared).value(), std::move(described), request->device_name()};
+  response->set_prepared_model_id(session->preparedModels.add(std::move(entry)));
+  return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::ReleasePreparedModel(
+    grpc::ServerContext* context, const wire::ReleasePreparedModelRequest* request, wire::Empty*) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  return toGrpcStatus(session->preparedModels.erase(request->prepared_model_id()));
+}
+}  // namespace nnremote::emulator

@@ -1,0 +1,61 @@
+#include "emulator/work_pool.h"
+
+#include <thread>
+
+namespace nnremote::emulator {
+
+WorkPool::WorkPool(std::chrono::milliseconds idleGrace) : idleGrace_(idleGrace) {}
+
+WorkPool::~WorkPool() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  stopping_ = true;
+  changed_.notify_all();
+  changed_.wait(lock, [this] { return threads_ == 0; });
+}
+
+void WorkPool::submit(std::function<void()> task) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  tasks_.push_back(std::move(task));
+  // An idle thread takes it; a task never queues behind a running one.
+  if (idle_ >= tasks_.size()) {
+    changed_.notify_one();
+    return;
+  }
+  ++threads_;
+  std::thread([this] { work(); }).detach();
+}
+
+void WorkPool::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    if (tasks_.empty()) {
+      if (stopping_) break;
+      ++idle_;
+      const bool woken = changed_.wait_for(lock, idleGrace_, [this] { return !tasks_.empty() || stopping_; });
+      --idle_;
+      if (!woken) break;  // idle for the grace period: give the thread back
+      continue;
+    }
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    task();
+    task = nullptr;  // whatever it captured goes before the pool may be destroyed
+    lock.lock();
+  }
+  --threads_;
+  // The destructor waits for the last thread; it must not touch the pool after this.
+  changed_.notify_all();
+}
+
+size_t WorkPool::threads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return threads_;
+}
+
+size_t WorkPool::idleThreads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return idle_;
+}
+
+}  // namespace nnremote::emulator

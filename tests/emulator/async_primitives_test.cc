@@ -1,0 +1,180 @@
+// What the server's waiting calls are built on: threads lent only while there is work
+// (WorkPool), timers on one thread (TimerQueue), and fence waits completed by callback
+// (SyncFence::onSignal, FenceWait, awaitAllFences). Waits in these tests are bounded; they
+// assert order and outcomes, not durations.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "emulator/fence_waits.h"
+#include "emulator/timer_queue.h"
+#include "emulator/work_pool.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+using State = hal::SyncFence::State;
+using namespace std::chrono_literals;
+
+// Polls `done` for up to 10 s.
+template <typename Done>
+bool eventually(Done&& done) {
+  for (int i = 0; i < 1000 && !done(); ++i) std::this_thread::sleep_for(10ms);
+  return done();
+}
+
+TEST(WorkPoolTest, TasksNeverQueueBehindRunningOnes) {
+  WorkPool pool;
+  // Each task waits for all the others to start: only possible if each has its own thread.
+  constexpr int kTasks = 16;
+  std::atomic<int> started{0};
+  std::atomic<int> finished{0};
+  for (int i = 0; i < kTasks; ++i) {
+    pool.submit([&] {
+      ++started;
+      eventually([&] { return started.load() == kTasks; });
+      ++finished;
+    });
+  }
+  EXPECT_TRUE(eventually([&] { return finished.load() == kTasks; }));
+  EXPECT_GE(pool.threads(), static_cast<size_t>(kTasks));
+}
+
+TEST(WorkPoolTest, IdleThreadsAreReusedThenGiveThemselvesBack) {
+  WorkPool pool(/*idleGrace=*/100ms);
+  std::atomic<int> ran{0};
+  pool.submit([&] { ++ran; });
+  ASSERT_TRUE(eventually([&] { return ran.load() == 1 && pool.idleThreads() == 1; }));
+  pool.submit([&] { ++ran; });  // taken by the idle thread
+  ASSERT_TRUE(eventually([&] { return ran.load() == 2; }));
+  EXPECT_EQ(pool.threads(), 1u);
+  EXPECT_TRUE(eventually([&] { return pool.threads() == 0; })) << "an idle thread outlived its grace";
+}
+
+TEST(WorkPoolTest, DestructionWaitsForRunningTasks) {
+  std::atomic<bool> done{false};
+  {
+    WorkPool pool;
+    pool.submit([&] {
+      std::this_thread::sleep_for(50ms);
+      done = true;
+    });
+  }
+  EXPECT_TRUE(done.load());
+}
+
+TEST(TimerQueueTest, RunsCallbacksInTimeOrderAndNotCancelledOnes) {
+  TimerQueue timers;
+  std::mutex mutex;
+  std::vector<int> order;
+  std::promise<void> last;
+  const auto now = TimerQueue::Clock::now();
+  auto record = [&](int i) {
+    std::lock_guard<std::mutex> lock(mutex);
+    order.push_back(i);
+  };
+  timers.schedule(now + 60ms, [&] {
+    record(3);
+    last.set_value();
+  });
+  timers.schedule(now + 20ms, [&] { record(1); });
+  const uint64_t cancelled = timers.schedule(now + 30ms, [&] { record(99); });
+  timers.schedule(now - 1s, [&] { record(0); });  // already due
+  timers.schedule(now + 40ms, [&] { record(2); });
+  EXPECT_TRUE(timers.cancel(cancelled));
+  EXPECT_FALSE(timers.cancel(cancelled));
+  ASSERT_EQ(last.get_future().wait_for(10s), std::future_status::ready);
+  std::lock_guard<std::mutex> lock(mutex);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(timers.pending(), 0u);
+}
+
+TEST(SyncFenceCallbackTest, RunsOnceWithTheFinalStateOrAtOnceWhenAlreadySignaled) {
+  auto fence = hal::SyncFence::create();
+  std::vector<State> seen;
+  fence.onSignal([&](State state) { seen.push_back(state); });
+  const uint64_t dropped = fence.onSignal([&](State) { seen.push_back(State::ACTIVE); });
+  EXPECT_TRUE(fence.cancelOnSignal(dropped));
+  EXPECT_TRUE(seen.empty());
+  fence.signal(/*error=*/true);
+  fence.signal();  // no effect
+  EXPECT_EQ(seen, (std::vector<State>{State::ERROR}));
+  EXPECT_EQ(fence.onSignal([&](State state) { seen.push_back(state); }), 0u);
+  EXPECT_EQ(seen, (std::vector<State>{State::ERROR, State::ERROR}));
+}
+
+TEST(FenceWaitTest, EndsOnceBySignalDeadlineOrCancel) {
+  TimerQueue timers;
+  {  // signaled
+    auto fence = hal::SyncFence::create();
+    std::promise<State> outcome;
+    FenceWait::start(fence, hal::Clock::now() + 10s, timers, [&](State state) { outcome.set_value(state); });
+    fence.signal();
+    EXPECT_EQ(outcome.get_future().get(), State::SIGNALED);
+    EXPECT_EQ(timers.pending(), 0u) << "the deadline's timer outlived the wait";
+  }
+  {  // the deadline passes first
+    auto fence = hal::SyncFence::create();
+    std::promise<State> outcome;
+    FenceWait::start(fence, hal::Clock::now() + 20ms, timers, [&](State state) { outcome.set_value(state); });
+    auto future = outcome.get_future();
+    ASSERT_EQ(future.wait_for(10s), std::future_status::ready);
+    EXPECT_EQ(future.get(), State::ACTIVE);
+    fence.signal();  // too late: nothing more happens (a second set_value would throw)
+  }
+  {  // cancelled
+    auto fence = hal::SyncFence::create();
+    std::atomic<int> calls{0};
+    auto wait = FenceWait::start(fence, hal::Clock::now() + 10s, timers, [&](State) { ++calls; });
+    EXPECT_TRUE(wait->cancel());
+    EXPECT_FALSE(wait->cancel());
+    fence.signal();
+    EXPECT_EQ(calls.load(), 0);
+    EXPECT_EQ(timers.pending(), 0u);
+  }
+}
+
+TEST(FenceWaitTest, AwaitAllNamesTheFenceThatFailedOrWasLate) {
+  TimerQueue timers;
+  auto a = hal::SyncFence::create(), b = hal::SyncFence::create(), c = hal::SyncFence::create();
+  {
+    std::promise<hal::Status> outcome;
+    awaitAllFences({{1, a}, {2, b}, {1, a}}, std::nullopt, timers, [&](hal::Status s) { outcome.set_value(s); });
+    b.signal();
+    a.signal();
+    EXPECT_TRUE(outcome.get_future().get().ok());
+  }
+  {
+    std::promise<hal::Status> outcome;
+    awaitAllFences({{1, a}, {3, c}}, std::nullopt, timers, [&](hal::Status s) { outcome.set_value(s); });
+    c.signal(/*error=*/true);
+    const hal::Status status = outcome.get_future().get();
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+    EXPECT_THAT(status.error().message, HasSubstr("fence 3 signaled an error"));
+  }
+  {
+    auto never = hal::SyncFence::create();
+    std::promise<hal::Status> outcome;
+    awaitAllFences({{1, a}, {4, never}}, hal::Clock::now() + 20ms, timers,
+                   [&](hal::Status s) { outcome.set_value(s); });
+    const hal::Status status = outcome.get_future().get();
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().code, hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+    EXPECT_THAT(status.error().message, HasSubstr("fence 4 did not signal"));
+  }
+  {  // the same signaled fence a great many times: no recursion per entry
+    std::vector<std::pair<uint64_t, hal::SyncFence>> many(200000, {1, a});
+    bool ok = false;
+    awaitAllFences(std::move(many), std::nullopt, timers, [&](hal::Status s) { ok = s.ok(); });
+    EXPECT_TRUE(ok);
+  }
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
