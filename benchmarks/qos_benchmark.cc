@@ -2,7 +2,7 @@
 // npu_emulator in a child process (so its threads and memory can be read from /proc), with real
 // clients through the proxy driver on unix sockets.
 //
-//   bazel run -c opt //benchmarks:qos_benchmark [-- --seconds=S]
+//   bazel run -c opt //benchmarks:qos_benchmark [-- --seconds=S --only=1|2|3 --idle-sessions=K --open-bursts=B]
 //
 // 1. Priorities, paced in real time on nnremote-edge16: 4 LOW clients run MobileNet v1 in a loop
 //    while 1 HIGH client runs the sample model. Target: the HIGH client's p99 <= its p99 on an
@@ -258,18 +258,7 @@ IdleResult withIdleClients(int idleSessions, int openBursts, int seconds) {
   return result;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it comes, even piped
-  int seconds = 10;
-  int idleSessions = 10000, openBursts = 1000;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--seconds=", 10) == 0) seconds = std::max(1, std::atoi(argv[i] + 10));
-    if (std::strncmp(argv[i], "--idle-sessions=", 16) == 0) idleSessions = std::max(0, std::atoi(argv[i] + 16));
-    if (std::strncmp(argv[i], "--open-bursts=", 14) == 0) openBursts = std::max(0, std::atoi(argv[i] + 14));
-  }
-
+void priorities(int seconds) {
   std::printf("1. Priorities on nnremote-edge16, paced in real time, %d s per run\n", seconds);
   uint64_t lowDone = 0;
   Latencies idle = prioritized(seconds, 0, hal::Priority::HIGH, hal::Priority::LOW, &lowDone);
@@ -292,6 +281,9 @@ int main(int argc, char** argv) {
               high.percentile(0.99), bound, high.percentile(0.99) <= bound ? "MET" : "NOT MET",
               medium.percentile(0.99) / std::max(1.0, high.percentile(0.99)), lowWithPriorities > 0 ? "yes" : "NO");
 
+}
+
+void scaling(int seconds) {
   std::printf("\n2. Throughput, unpaced, sample model, %d s per run\n", seconds);
   std::vector<std::pair<int, double>> rates;
   for (int clients : {1, 2, 4, 16, 64}) {
@@ -305,6 +297,9 @@ int main(int argc, char** argv) {
   std::printf("  4 clients / 1 client = %.2fx (target >= 1.7x: %s); 4 -> 64 clients: %+.1f%% (target >= -10%%: %s)\n",
               scaling, scaling >= 1.7 ? "MET" : "NOT MET", -drop * 100, drop <= 0.10 ? "MET" : "NOT MET");
 
+}
+
+void idleClients(int seconds, int idleSessions, int openBursts) {
   std::printf("\n3. %d idle sessions and %d open bursts, %d s per run\n", idleSessions, openBursts, seconds);
   const IdleResult quiet = withIdleClients(0, 0, seconds);
   const IdleResult busy = withIdleClients(idleSessions, openBursts, seconds);
@@ -314,5 +309,24 @@ int main(int argc, char** argv) {
               busy.kibPerIdleSession <= 10 ? "MET" : "NOT MET");
   std::printf("  active sync execute p50 %.0f -> %.0f us (%.2fx), p99 %.0f -> %.0f us (%.2fx) (target <= 1.1x)\n",
               quiet.p50, busy.p50, busy.p50 / quiet.p50, quiet.p99, busy.p99, busy.p99 / quiet.p99);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it comes, even piped
+  int seconds = 10;
+  int idleSessions = 10000, openBursts = 1000;
+  int only = 0;  // --only=N runs part N alone
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--only=", 7) == 0) only = std::atoi(argv[i] + 7);
+    if (std::strncmp(argv[i], "--seconds=", 10) == 0) seconds = std::max(1, std::atoi(argv[i] + 10));
+    if (std::strncmp(argv[i], "--idle-sessions=", 16) == 0) idleSessions = std::max(0, std::atoi(argv[i] + 16));
+    if (std::strncmp(argv[i], "--open-bursts=", 14) == 0) openBursts = std::max(0, std::atoi(argv[i] + 14));
+  }
+
+  if (only == 0 || only == 1) priorities(seconds);
+  if (only == 0 || only == 2) scaling(seconds);
+  if (only == 0 || only == 3) idleClients(seconds, idleSessions, openBursts);
   return 0;
 }
