@@ -121,10 +121,12 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
   BurstReactor(grpc::CallbackServerContext* context, const SessionRegistry& sessions,
                const Authenticator& authenticator, WorkPool& pool)
       : context_(context), sessions_(sessions), authenticator_(authenticator), pool_(pool) {
+    handOffToGrpc(this);
     StartRead(&incoming_);
   }
 
   void OnReadDone(bool ok) override {
+    takeBackFromGrpc(this);
     if (!ok) {  // the client closed its side, went away, or the call was cancelled
       std::unique_lock<std::mutex> lock(mutex_);
       readEnded_ = true;
@@ -185,10 +187,12 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
   }
 
   void OnWriteDone(bool ok) override {
+    takeBackFromGrpc(this);
     std::unique_lock<std::mutex> lock(mutex_);
     writes_.pop_front();
     if (!ok) writes_.clear();  // the client is gone; its reads end the burst
     if (!writes_.empty()) {
+      handOffToGrpc(this);
       StartWrite(&writes_.front());
       return;
     }
@@ -303,6 +307,7 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
     writes_.push_back(std::move(response));
     if (writing_) return;
     writing_ = true;
+    handOffToGrpc(this);
     StartWrite(&writes_.front());
   }
 
@@ -311,6 +316,7 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
       finishIfIdle(lock);
       return;
     }
+    handOffToGrpc(this);
     StartRead(&incoming_);
   }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include "emulator/burst_reactor.h"
 #include "emulator/caller_session.h"
@@ -27,12 +29,9 @@ class FenceReactor final : public grpc::ServerUnaryReactor {
   static grpc::ServerUnaryReactor* start(const hal::SyncFence& fence, hal::OptionalTimePoint deadline,
                                          TimerQueue& timers, Complete complete) {
     auto* reactor = new FenceReactor(std::move(complete));
-    std::lock_guard<std::mutex> lock(reactor->mutex_);  // OnCancel waits until wait_ is set
-    reactor->wait_ = FenceWait::start(fence, deadline, timers, [reactor](State state) {
-      const grpc::Status status = reactor->complete_(state);
-      handOffToGrpc(reactor);
-      reactor->Finish(status);
-    });
+    // The wait may end at once, on this thread, or on another before attach(): the reactor is
+    // finished only once attached, since gRPC may delete it as soon as it is finished.
+    reactor->attach(FenceWait::start(fence, deadline, timers, [reactor](State state) { reactor->ended(state); }));
     return reactor;
   }
 
@@ -40,9 +39,13 @@ class FenceReactor final : public grpc::ServerUnaryReactor {
     std::shared_ptr<FenceWait> wait;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (wait_ == nullptr) {
+        cancelled_ = true;  // attach() gives the wait up
+        return;
+      }
       wait = wait_;
     }
-    if (wait != nullptr && wait->cancel()) Finish(grpc::Status::CANCELLED);
+    if (wait->cancel()) finish(grpc::Status::CANCELLED);
   }
 
   void OnDone() override {
@@ -53,9 +56,41 @@ class FenceReactor final : public grpc::ServerUnaryReactor {
  private:
   explicit FenceReactor(Complete complete) : complete_(std::move(complete)) {}
 
+  void attach(std::shared_ptr<FenceWait> wait) {
+    std::optional<State> ended;
+    bool cancelled;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      wait_ = wait;
+      ended = ended_;
+      cancelled = cancelled_;
+    }
+    if (ended) return finish(complete_(*ended));
+    if (cancelled && wait->cancel()) finish(grpc::Status::CANCELLED);
+  }
+
+  void ended(State state) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (wait_ == nullptr) {
+        ended_ = state;  // attach() finishes
+        return;
+      }
+    }
+    finish(complete_(state));
+  }
+
+  // The last thing done with the reactor: gRPC may delete it from here on.
+  void finish(const grpc::Status& status) {
+    handOffToGrpc(this);
+    Finish(status);
+  }
+
   Complete complete_;
   std::mutex mutex_;
-  std::shared_ptr<FenceWait> wait_;
+  std::shared_ptr<FenceWait> wait_;  // set by attach()
+  std::optional<State> ended_;       // the wait ended before attach()
+  bool cancelled_ = false;           // cancelled before attach()
 };
 
 grpc::ServerUnaryReactor* finishNow(grpc::CallbackServerContext* context, const grpc::Status& status) {

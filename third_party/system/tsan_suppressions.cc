@@ -21,6 +21,11 @@ extern "C" const char* __tsan_default_suppressions() {
          "race:grpc_core::AVL<\n"
          // A finished stream's writer, freed by gRPC once its last callback is done.
          "race:ServerCallbackWriterImpl::~ServerCallbackWriterImpl\n"
+         // A callback reactor's message, which gRPC parses into (or serializes from) on its own
+         // threads after our thread handed it over with StartRead/StartWrite/Finish.
+         "race:grpc::internal::CallOpRecvMessage<\n"
+         "race:grpc::internal::CallOpSendMessage::\n"
+         "race:grpc::internal::CallOpSendMessage<\n"
          "called_from_lib:libabsl_bad_optional_access.so*\n"
          "called_from_lib:libabsl_bad_variant_access.so*\n"
          "called_from_lib:libabsl_base.so*\n"
