@@ -29,6 +29,7 @@ class FenceReactor final : public grpc::ServerUnaryReactor {
   static grpc::ServerUnaryReactor* start(const hal::SyncFence& fence, hal::OptionalTimePoint deadline,
                                          TimerQueue& timers, Complete complete) {
     auto* reactor = new FenceReactor(std::move(complete));
+    handOffToGrpc(reactor);  // gRPC calls OnCancel on its own threads
     // The wait may end at once, on this thread, or on another before attach(): the reactor is
     // finished only once attached, since gRPC may delete it as soon as it is finished.
     reactor->attach(FenceWait::start(fence, deadline, timers, [reactor](State state) { reactor->ended(state); }));
@@ -36,6 +37,7 @@ class FenceReactor final : public grpc::ServerUnaryReactor {
   }
 
   void OnCancel() override {
+    takeBackFromGrpc(this);
     std::shared_ptr<FenceWait> wait;
     {
       std::lock_guard<std::mutex> lock(mutex_);
