@@ -19,8 +19,9 @@ extern "C" const char* __tsan_default_suppressions() {
          // libgrpc's channel arguments, shared between its threads by reference counts in
          // libstdc++ code inlined into ours.
          "race:grpc_core::AVL<\n"
-         // A finished stream's writer, freed by gRPC once its last callback is done.
+         // A finished stream's writer (or reader-writer), freed by gRPC once its last callback is done.
          "race:ServerCallbackWriterImpl::~ServerCallbackWriterImpl\n"
+         "race:ServerCallbackReaderWriterImpl::~ServerCallbackReaderWriterImpl\n"
          // A callback reactor's message, which gRPC parses into (or serializes from) on its own
          // threads after our thread handed it over with StartRead/StartWrite/Finish.
          "race:grpc::internal::CallOpRecvMessage<\n"
