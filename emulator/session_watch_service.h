@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "emulator/caller_identity.h"
@@ -26,6 +27,10 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
 
   grpc::ServerWriteReactor<wire::SessionEvent>* WatchSession(grpc::CallbackServerContext* context,
                                                              const wire::CloseSessionRequest* request) override;
+  // Many sessions of the caller's identity on one stream (sessions are added and removed by
+  // the client's messages); when the stream is cancelled, all of them end.
+  grpc::ServerBidiReactor<wire::WatchSessionsRequest, wire::SessionEvent>* WatchSessions(
+      grpc::CallbackServerContext* context) override;
 
   // Ends the watch of a session that was closed.
   void sessionClosed(uint64_t sessionId);
@@ -35,13 +40,17 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
 
  private:
   class Watch;
+  class MultiWatch;
   friend class Watch;
+  friend class MultiWatch;
   void forget(uint64_t sessionId, Watch* watch);
+  void forgetMulti(uint64_t sessionId, MultiWatch* watch);
 
   SessionRegistry& sessions_;
   const Authenticator& authenticator_;
   mutable std::mutex mutex_;
   std::unordered_multimap<uint64_t, std::shared_ptr<Watch>> watches_;
+  std::unordered_multimap<uint64_t, std::shared_ptr<MultiWatch>> multiWatches_;
   bool stopped_ = false;
 };
 

@@ -1,6 +1,7 @@
 #include "proxy_driver/connection.h"
 
 #include "proto/grpc_status.h"
+#include "proxy_driver/session_watcher.h"
 
 namespace nnremote::proxy {
 
@@ -30,14 +31,20 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   }
   connection->stub_ = wire::Accelerator::NewStub(connection->channel_);
   connection->waitsStub_ = wire::AcceleratorWaits::NewStub(connection->channel_);
-  connection->watchStub_ = wire::SessionWatch::NewStub(connection->channel_);
   NN_ASSIGN_OR_RETURN(auto opened, connection->openSession());
   connection->session_ = {opened.first, 0};
   connection->identity_ = std::move(opened.second);
   connection->fenceOwners_.push_back(std::make_unique<char>());
   connection->pools_ = std::make_unique<PoolTransport>(*connection, options.useSharedMemory,
                                                        options.bulkThresholdBytes);
-  connection->watchThread_ = std::thread([raw = connection.get()] { raw->watchSessions(); });
+  // Connections that reach the server the same way share one liveness stream.
+  const ChannelSecurity& security = options.security;
+  const std::string watcherKey = address + '\n' + security.tlsCaPem + '\n' + security.tlsCertPem + '\n' +
+                                 security.tlsKeyPem + '\n' + security.tlsServerName + '\n' + security.token + '\n' +
+                                 std::to_string(options.keepaliveTime.count()) + '\n' +
+                                 std::to_string(options.keepaliveTimeout.count());
+  connection->watcher_ = SessionWatcher::shared(watcherKey, connection->channel_);
+  connection->watchSession(connection->session_);
   return connection;
 }
 
@@ -54,27 +61,9 @@ hal::Result<std::pair<uint64_t, std::string>> Connection::openSession() {
   return std::make_pair(response.session_id(), response.identity());
 }
 
-void Connection::watchSessions() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!closing_) {
-    const SessionRef watched = session_;
-    grpc::ClientContext context;
-    watchContext_ = &context;
-    lock.unlock();
-    wire::CloseSessionRequest request;
-    request.set_session_id(watched.id);
-    auto reader = watchStub_->WatchSession(&context, request);
-    wire::SessionEvent event;
-    while (reader->Read(&event)) {
-    }
-    (void)reader->Finish();
-    lock.lock();
-    watchContext_ = nullptr;
-    if (closing_) break;
-    // The stream ended without us: the server or the connection is gone.
-    if (session_.generation == watched.generation) lost_ = true;
-    changed_.wait(lock, [&] { return closing_ || session_.generation != watched.generation; });
-  }
+void Connection::watchSession(SessionRef session) {
+  // The watcher calls back under its own lock; markLost takes only ours.
+  watcher_->watch(session.id, [this, generation = session.generation] { markLost(generation); });
 }
 
 Connection::~Connection() {
@@ -85,9 +74,11 @@ Connection::~Connection() {
     current = session_;
     lost = lost_;
     closing_ = true;
-    if (watchContext_ != nullptr) watchContext_->TryCancel();
   }
   changed_.notify_all();
+  // No callback for this connection runs after this; the server stops watching the session
+  // before it is closed.
+  if (watcher_ != nullptr && current.id != 0) watcher_->unwatch(current.id);
   if (stub_ != nullptr && current.id != 0 && !lost) {
     wire::CloseSessionRequest request;
     request.set_session_id(current.id);
@@ -96,7 +87,6 @@ Connection::~Connection() {
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
     (void)stub_->CloseSession(context.get(), request, &empty);
   }
-  if (watchThread_.joinable()) watchThread_.join();
 }
 
 SessionRef Connection::currentSession() const {
@@ -150,13 +140,19 @@ hal::Result<SessionRef> Connection::session() {
     if (channel_->WaitForConnected(std::chrono::system_clock::now() + pause)) {
       auto opened = openSession();
       if (opened.ok()) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        session_ = {opened->first, session_.generation + 1};
-        fenceOwners_.push_back(std::make_unique<char>());
-        lost_ = false;
-        ++reconnects_;
+        SessionRef previous, current;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          previous = session_;
+          session_ = current = {opened->first, session_.generation + 1};
+          fenceOwners_.push_back(std::make_unique<char>());
+          lost_ = false;
+          ++reconnects_;
+        }
         changed_.notify_all();
-        return session_;
+        watcher_->unwatch(previous.id);
+        watchSession(current);
+        return current;
       }
       last = opened.error();
     }

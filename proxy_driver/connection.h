@@ -29,6 +29,7 @@
 #include "proto/nnremote.grpc.pb.h"
 #include "proxy_driver/channel_security.h"
 #include "proxy_driver/pool_transport.h"
+#include "proxy_driver/session_watcher.h"
 
 namespace nnremote::proxy {
 
@@ -124,8 +125,9 @@ class Connection {
   Connection() = default;
   // Opens a session on the channel: its id and the identity the server gives us.
   hal::Result<std::pair<uint64_t, std::string>> openSession();
-  // Watches each generation's session; a watch that breaks (not by us) marks it lost.
-  void watchSessions();
+  // Watches `session` through the process's shared watcher; if the server stops watching it
+  // (the stream broke), that generation is marked lost.
+  void watchSession(SessionRef session);
   void markLost(uint64_t generation);
 
   std::string address_;
@@ -133,7 +135,7 @@ class Connection {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;
   std::unique_ptr<wire::AcceleratorWaits::Stub> waitsStub_;
-  std::unique_ptr<wire::SessionWatch::Stub> watchStub_;
+  std::shared_ptr<SessionWatcher> watcher_;
   std::string identity_;
   std::unique_ptr<PoolTransport> pools_;
 
@@ -145,8 +147,6 @@ class Connection {
   uint64_t reconnects_ = 0;
   std::vector<std::unique_ptr<char>> fenceOwners_;  // one per generation; never reused
   std::mutex recoveryMutex_;                        // one recovery at a time
-  grpc::ClientContext* watchContext_ = nullptr;     // the watch in progress, guarded by mutex_
-  std::thread watchThread_;
 };
 
 }  // namespace nnremote::proxy

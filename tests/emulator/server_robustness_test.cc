@@ -79,6 +79,13 @@ class ServerTest : public ::testing::Test {
     EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
   }
 
+  bool eventuallyWatching(size_t sessions) {
+    for (int i = 0; i < 500 && server_->service().sessionWatch().watching() != sessions; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return server_->service().sessionWatch().watching() == sessions;
+  }
+
   std::unique_ptr<EmulatorServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;
@@ -432,6 +439,48 @@ TEST_F(ServerTest, IdleSessionsHoldNoServerThread) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(server_->service().sessions().size(), 0u) << "a cancelled watch ends its session";
+  expectServesANewClient();
+}
+
+TEST_F(ServerTest, OneWatchSessionsStreamWatchesManySessionsAndEndsThemWhenCancelled) {
+  auto watchStub = wire::SessionWatch::NewStub(channel_);
+  const uint64_t a = openSession(), b = openSession(), c = openSession();
+  grpc::ClientContext context;
+  auto stream = watchStub->WatchSessions(&context);
+  wire::WatchSessionsRequest add;
+  for (const uint64_t id : {a, b, c, uint64_t{12345}}) add.add_add(id);
+  ASSERT_TRUE(stream->Write(add));
+  // The id that names no session of ours is answered at once: not watched.
+  wire::SessionEvent event;
+  ASSERT_TRUE(stream->Read(&event));
+  EXPECT_EQ(event.session_id(), 12345u);
+  ASSERT_TRUE(eventuallyWatching(3));
+
+  // A session closed by its owner is reported and no longer watched; the others stay.
+  grpc::ClientContext closeContext;
+  wire::CloseSessionRequest close;
+  close.set_session_id(b);
+  wire::Empty empty;
+  ASSERT_TRUE(stub_->CloseSession(&closeContext, close, &empty).ok());
+  ASSERT_TRUE(stream->Read(&event));
+  EXPECT_EQ(event.session_id(), b);
+  EXPECT_EQ(server_->service().sessions().size(), 2u);
+
+  // Removing one stops watching it without ending it.
+  wire::WatchSessionsRequest remove;
+  remove.add_remove(c);
+  ASSERT_TRUE(stream->Write(remove));
+  ASSERT_TRUE(eventuallyWatching(1));
+
+  // The client goes away: the sessions it still watched end, the removed one does not.
+  context.TryCancel();
+  (void)stream->Finish();
+  for (int i = 0; i < 500 && server_->service().sessions().size() != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server_->service().sessions().size(), 1u);
+  expectHalInvalidArgument(prepare(prepareRequest(a, addModel())), "is not an open session");
+  EXPECT_TRUE(prepare(prepareRequest(c, addModel())).ok());
   expectServesANewClient();
 }
 
