@@ -45,8 +45,10 @@ void TimerQueue::run() {
       continue;
     }
     const auto next = timers_.begin();
-    if (Clock::now() < next->first.first) {
-      changed_.wait_until(lock, next->first.first);
+    // A copy: wait_until reads the time again after waking, when cancel() may have erased it.
+    const Clock::time_point when = next->first.first;
+    if (Clock::now() < when) {
+      changed_.wait_until(lock, when);
       continue;
     }
     std::function<void()> callback = std::move(next->second);
