@@ -34,6 +34,7 @@ extern "C" const char* __tsan_default_suppressions() {
          // OnDone only through libgrpc.
          "race:BurstReactor::OnDone\n"
          "race:FenceReactor::OnDone\n"
+         "race:SessionWatchService::MultiWatch::OnDone\n"
          "called_from_lib:libabsl_bad_optional_access.so*\n"
          "called_from_lib:libabsl_bad_variant_access.so*\n"
          "called_from_lib:libabsl_base.so*\n"
