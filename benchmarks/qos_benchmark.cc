@@ -54,6 +54,18 @@ class ServerProcess {
       std::perror("emulator/npu_emulator (run this with bazel run)");
       _exit(1);
     }
+    // Serving within 10 s, or the benchmark stops here with the reason.
+    proxy::ConnectionOptions quick;
+    quick.connectTimeout = std::chrono::milliseconds(200);
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        std::fprintf(stderr, "npu_emulator exited at start (see above)\n");
+        std::exit(1);
+      }
+      if (proxy::Connection::connect(address_, quick).ok()) return;
+    }
+    std::fprintf(stderr, "npu_emulator is not serving %s after 10 s\n", address_.c_str());
+    std::exit(1);
   }
   ~ServerProcess() {
     ::kill(pid_, SIGKILL);
