@@ -4,14 +4,11 @@
 #include <deque>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 
+#include "emulator/burst_handler.h"
 #include "emulator/caller_session.h"
-#include "emulator/execution_requests.h"
 #include "emulator/grpc_handoff.h"
 #include "emulator/session_quotas.h"
-#include "hal/i_burst.h"
-#include "hal/validation.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proto/shared_queue.h"
@@ -26,95 +23,6 @@ using wire_conv::toGrpcStatus;
 // A shared queue idle this long is parked: the pool thread serving it goes back to the pool.
 // Long enough that a client executing in a loop never sees it parked.
 constexpr std::chrono::milliseconds kParkQueueAfterIdle(50);
-
-class BurstHandler {
- public:
-  BurstHandler(std::shared_ptr<Session> session, PreparedModelEntry entry, hal::SharedBurst burst)
-      : session_(std::move(session)), entry_(std::move(entry)), burst_(std::move(burst)),
-        resolve_(resolverFor(*session_)) {}
-
-  // Handles a cache, release or execute message; errors in an execution are reported in
-  // `response`, other errors returned.
-  hal::Status handle(const wire::BurstRequest& message, wire::BurstResponse* response) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    switch (message.kind_case()) {
-      case wire::BurstRequest::kCacheMemory: {
-        auto memory = resolve_(message.cache_memory().memory());
-        if (!memory.ok()) return hal::withContext(memory.error(), "cache_memory");
-        holds_[message.cache_memory().slot()] = burst_->cacheMemory(*memory);
-        slots_[message.cache_memory().slot()] = std::move(memory).value();
-        return {};
-      }
-      case wire::BurstRequest::kReleaseMemorySlot:
-        slots_.erase(message.release_memory_slot());
-        holds_.erase(message.release_memory_slot());
-        return {};
-      case wire::BurstRequest::kExecute:
-        response->set_serial(message.execute().serial());
-        // An execution's failure is reported in band; the burst goes on.
-        if (hal::Status status = execute(message.execute(), response); !status.ok()) {
-          *response->mutable_error() = wire_conv::toWire(status.error());
-        }
-        return {};
-      case wire::BurstRequest::kOpen:
-        return makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst was opened twice";
-      case wire::BurstRequest::kWakeSharedQueue:
-        return makeError(ErrorStatus::INVALID_ARGUMENT) << "wake_shared_queue belongs on the burst's stream";
-      default:
-        return makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst message names no kind";
-    }
-  }
-
- private:
-  hal::Status execute(const wire::BurstRequest::Execute& execute, wire::BurstResponse* response) {
-    // Cached pools are taken from their slots; the request's own entries for them are ignored
-    // (a copy of the request is patched only when there are any).
-    const wire::Request* wireRequest = &execute.request();
-    wire::Request patched;
-    if (!execute.pool_slots().empty()) {
-      patched = execute.request();
-      wireRequest = &patched;
-    }
-    for (const auto& [pool, slot] : execute.pool_slots()) {
-      if (pool >= static_cast<uint32_t>(patched.pools_size()) || slots_.count(slot) == 0) {
-        return makeError(ErrorStatus::INVALID_ARGUMENT)
-               << "pool_slots maps request.pools[" << pool << "] to slot " << slot
-               << ", which is not a cached memory of this burst or not a pool";
-      }
-      patched.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
-    }
-    NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(*wireRequest, resolve_));
-    NN_RETURN_IF_ERROR(resolveBuffers(*session_, &request));
-    for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots_[slot];
-    NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry_.model, /*allowPointers=*/false));
-    NN_ASSIGN_OR_RETURN(const QuotaSlot inFlight, enterExecution(*session_));
-    const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
-    hal::OptionalDuration loopTimeout;
-    NN_RETURN_IF_ERROR(checkWireDuration(execute.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
-    NN_RETURN_IF_ERROR(checkWireDuration(execute.loop_timeout_duration().nanoseconds(), "loop_timeout_duration"));
-    if (execute.has_loop_timeout_duration()) loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
-    NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
-                        burst_->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
-                                        wire_conv::deadlineFromWire(execute.deadline(), execute.has_deadline()),
-                                        loopTimeout));
-    wire::ExecuteResponse described;
-    describeOutcome(*session_, *wireRequest, request, *entry_.model, outcome, &described);
-    *response->mutable_output_shapes() = std::move(*described.mutable_output_shapes());
-    *response->mutable_timing() = std::move(*described.mutable_timing());
-    if (described.has_profile()) *response->mutable_profile() = std::move(*described.mutable_profile());
-    *response->mutable_output_data() = std::move(*described.mutable_output_data());
-    *response->mutable_output_bulk_transfer_ids() = std::move(*described.mutable_output_bulk_transfer_ids());
-    return {};
-  }
-
-  std::mutex mutex_;
-  std::shared_ptr<Session> session_;
-  PreparedModelEntry entry_;
-  hal::SharedBurst burst_;
-  wire_conv::MemoryResolver resolve_;
-  std::unordered_map<uint64_t, hal::SharedMemory> slots_;
-  std::unordered_map<uint64_t, hal::IBurst::OptionalCacheHold> holds_;
-};
 
 class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wire::BurstResponse> {
  public:
