@@ -39,9 +39,10 @@ grpc::Status AcceleratorService::StartExecution(grpc::ServerContext* context, co
   // The execution runs on a pool thread; AwaitExecution waits for `done` without one.
   pool_.submit([started, preparedModel = v->entry.preparedModel, measure = v->measure,
                 deadline = wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
-                loopTimeout = v->loopTimeout, inFlight = std::make_shared<ValidatedExecution>(std::move(*v))]() {
+                loopTimeout = v->loopTimeout,
+                inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v->inFlight))]() {
     auto outcome = preparedModel->execute(started->request, measure, deadline, loopTimeout);
-    inFlight->inFlight.reset();
+    inFlight->reset();
     {
       std::lock_guard<std::mutex> lock(started->mutex);
       started->outcome = std::move(outcome);

@@ -29,6 +29,23 @@ hal::Result<hal::CacheToken> cacheTokenFromWire(const std::string& bytes) {
   return token;
 }
 
+// What both preparation calls check before a device sees anything: the cache token, the
+// deadline and the session's prepared_models quota; then the cache handles, mirrored.
+struct CheckedPreparation {
+  hal::CacheToken token;
+  CacheMirror mirror;
+};
+
+template <typename Call>  // PrepareModelRequest or PrepareModelFromCacheRequest
+hal::Result<CheckedPreparation> checkPreparation(const Session& session, const Call& request) {
+  NN_ASSIGN_OR_RETURN(hal::CacheToken token, cacheTokenFromWire(request.cache_token()));
+  NN_RETURN_IF_ERROR(checkWireDuration(request.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
+  NN_RETURN_IF_ERROR(checkHolding(session.preparedModels.size(), session.limits().preparedModels, "prepared models",
+                                  "session_quotas.prepared_models"));
+  NN_ASSIGN_OR_RETURN(CacheMirror mirror, CacheMirror::create(request.model_cache(), request.data_cache()));
+  return CheckedPreparation{token, std::move(mirror)};
+}
+
 }  // namespace
 
 hal::Result<AcceleratorService::ResolvedModel> AcceleratorService::resolveModel(std::shared_ptr<Session> session,
@@ -73,23 +90,14 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
                         << "priority = " << request->priority() << " is not a valid Priority");
   }
-  auto token = cacheTokenFromWire(request->cache_token());
-  if (!token.ok()) return toGrpcStatus(token.error());
-  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
-      !deadline.ok()) {
-    return toGrpcStatus(deadline.error());
-  }
-  if (auto quota = checkHolding(session->preparedModels.size(), session->limits().preparedModels, "prepared models",
-                                "session_quotas.prepared_models");
-      !quota.ok()) {
-    return toGrpcStatus(quota.error());
-  }
-  auto mirror = CacheMirror::create(request->model_cache(), request->data_cache());
-  if (!mirror.ok()) return toGrpcStatus(mirror.error());
+  auto checked = checkPreparation(*session, *request);
+  if (!checked.ok()) return toGrpcStatus(checked.error());
+  const hal::CacheToken& token = checked->token;
+  CacheMirror* mirror = &checked->mirror;
   auto prepared = resolved->device->prepareModel(
       resolved->model, static_cast<hal::ExecutionPreference>(preference), priority,
       wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), mirror->modelCache(),
-      mirror->dataCache(), *token);
+      mirror->dataCache(), token);
   if (!prepared.ok()) return toGrpcStatus(prepared.error());
   if (auto written = mirror->collectWritten(response); !written.ok()) return toGrpcStatus(written.error());
   PreparedModelEntry entry{std::move(prepared).value(),
@@ -106,22 +114,13 @@ grpc::Status AcceleratorService::PrepareModelFromCache(
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
   auto device = findDevice(request->device_name(), session->identity());
   if (!device.ok()) return toGrpcStatus(device.error());
-  auto token = cacheTokenFromWire(request->cache_token());
-  if (!token.ok()) return toGrpcStatus(token.error());
-  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
-      !deadline.ok()) {
-    return toGrpcStatus(deadline.error());
-  }
-  if (auto quota = checkHolding(session->preparedModels.size(), session->limits().preparedModels, "prepared models",
-                                "session_quotas.prepared_models");
-      !quota.ok()) {
-    return toGrpcStatus(quota.error());
-  }
-  auto mirror = CacheMirror::create(request->model_cache(), request->data_cache());
-  if (!mirror.ok()) return toGrpcStatus(mirror.error());
+  auto checked = checkPreparation(*session, *request);
+  if (!checked.ok()) return toGrpcStatus(checked.error());
+  const hal::CacheToken& token = checked->token;
+  CacheMirror* mirror = &checked->mirror;
   auto prepared = (*device)->prepareModelFromCache(
       wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), mirror->modelCache(),
-      mirror->dataCache(), *token);
+      mirror->dataCache(), token);
   if (!prepared.ok()) return toGrpcStatus(prepared.error());
   // No client sent this model: the device that loaded it describes it, so requests can be
   // checked here as for any other. The entry keeps the prepared model, which owns the model.

@@ -46,6 +46,38 @@ hal::Result<hal::ExecutionOutcome> addOnce(const hal::IBurst& burst, float a, fl
   return outcome;
 }
 
+// A raw client's session with the ADD model prepared and a fence nobody has signaled.
+struct GatedSession {
+  uint64_t session = 0, preparedModel = 0, gate = 0;
+};
+
+void openGatedSession(wire::Accelerator::Stub& stub, GatedSession* opened) {
+  wire::OpenSessionRequest open;
+  open.set_client_version(kWireVersion);
+  wire::OpenSessionResponse session;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub.OpenSession(&context, open, &session).ok());
+  }
+  wire::PrepareModelRequest prepare;
+  prepare.set_session_id(session.session_id());
+  prepare.set_device_name("nnremote-edge16");
+  *prepare.mutable_model() = *wire_conv::toWire(testing::twoInputAddModel());
+  wire::PrepareModelResponse prepared;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub.PrepareModel(&context, prepare, &prepared).ok());
+  }
+  wire::CreateFenceRequest createFence;
+  createFence.set_session_id(session.session_id());
+  wire::CreateFenceResponse gate;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub.CreateFence(&context, createFence, &gate).ok());
+  }
+  *opened = {session.session_id(), prepared.prepared_model_id(), gate.fence_id()};
+}
+
 TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServerThread) {
   const std::string address = "unix:/tmp/nnremote-waiting-" + std::to_string(::getpid()) + ".sock";
   auto server = EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, address, {});
@@ -72,29 +104,8 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
   auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = wire::Accelerator::NewStub(channel);
   auto waits = wire::AcceleratorWaits::NewStub(channel);
-  wire::OpenSessionRequest open;
-  open.set_client_version(kWireVersion);
-  wire::OpenSessionResponse session;
-  {
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub->OpenSession(&context, open, &session).ok());
-  }
-  wire::PrepareModelRequest prepare;
-  prepare.set_session_id(session.session_id());
-  prepare.set_device_name("nnremote-edge16");
-  *prepare.mutable_model() = *wire_conv::toWire(testing::twoInputAddModel());
-  wire::PrepareModelResponse preparedRaw;
-  {
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub->PrepareModel(&context, prepare, &preparedRaw).ok());
-  }
-  wire::CreateFenceRequest createFence;
-  createFence.set_session_id(session.session_id());
-  wire::CreateFenceResponse gate;
-  {
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub->CreateFence(&context, createFence, &gate).ok());
-  }
+  GatedSession raw;
+  ASSERT_NO_FATAL_FAILURE(openGatedSession(*stub, &raw));
 
   const int before = threadCount();
   constexpr int kBurstsEach = 50, kFenced = 50, kFenceWaits = 50;
@@ -123,10 +134,10 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
   std::vector<uint64_t> fencedIds;
   for (int i = 0; i < kFenced; ++i) {
     wire::ExecuteFencedRequest request;
-    request.set_session_id(session.session_id());
-    request.set_prepared_model_id(preparedRaw.prepared_model_id());
+    request.set_session_id(raw.session);
+    request.set_prepared_model_id(raw.preparedModel);
     *request.mutable_request() = *wire_conv::toWire(io->request);
-    request.add_wait_for_fence_ids(gate.fence_id());
+    request.add_wait_for_fence_ids(raw.gate);
     wire::ExecuteFencedResponse response;
     grpc::ClientContext context;
     ASSERT_TRUE(stub->ExecuteFenced(&context, request, &response).ok());
@@ -146,8 +157,8 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
   int waitsDone = 0;
   for (int i = 0; i < kFenceWaits; ++i) {
     auto wait = std::make_unique<PendingWait>();
-    wait->request.set_session_id(session.session_id());
-    wait->request.set_fence_id(gate.fence_id());
+    wait->request.set_session_id(raw.session);
+    wait->request.set_fence_id(raw.gate);
     wait->context.set_deadline(std::chrono::system_clock::now() + 20s);
     PendingWait* w = wait.get();
     waits->async()->WaitFence(&w->context, &w->request, &w->response, [&, w](grpc::Status status) {
@@ -173,8 +184,8 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
 
   // The gate opens: every waiter completes, every fenced execution runs, every burst works.
   wire::SignalFenceRequest signal;
-  signal.set_session_id(session.session_id());
-  signal.set_fence_id(gate.fence_id());
+  signal.set_session_id(raw.session);
+  signal.set_fence_id(raw.gate);
   wire::Empty empty;
   {
     grpc::ClientContext context;
@@ -190,7 +201,7 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
   }
   for (const uint64_t id : fencedIds) {
     wire::GetExecuteFencedInfoRequest request;
-    request.set_session_id(session.session_id());
+    request.set_session_id(raw.session);
     request.set_execution_id(id);
     wire::GetExecuteFencedInfoResponse info;
     grpc::ClientContext context;
@@ -217,32 +228,14 @@ TEST(WaitingCallsTest, AFencedExecutionWaitingOnAFenceOfAClosedSessionLetsGo) {
   ASSERT_TRUE(server.ok()) << server.error().message;
   auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = wire::Accelerator::NewStub(channel);
-  wire::OpenSessionRequest open;
-  open.set_client_version(kWireVersion);
-  wire::OpenSessionResponse session;
-  {
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub->OpenSession(&context, open, &session).ok());
-  }
-  wire::PrepareModelRequest prepare;
-  prepare.set_session_id(session.session_id());
-  prepare.set_device_name("nnremote-edge16");
-  *prepare.mutable_model() = *wire_conv::toWire(testing::twoInputAddModel());
-  wire::PrepareModelResponse prepared;
-  wire::CreateFenceRequest createFence;
-  createFence.set_session_id(session.session_id());
-  wire::CreateFenceResponse gate;
-  {
-    grpc::ClientContext a, b;
-    ASSERT_TRUE(stub->PrepareModel(&a, prepare, &prepared).ok());
-    ASSERT_TRUE(stub->CreateFence(&b, createFence, &gate).ok());
-  }
+  GatedSession raw;
+  ASSERT_NO_FATAL_FAILURE(openGatedSession(*stub, &raw));
   auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({3, 4})}, {8});
   wire::ExecuteFencedRequest request;
-  request.set_session_id(session.session_id());
-  request.set_prepared_model_id(prepared.prepared_model_id());
+  request.set_session_id(raw.session);
+  request.set_prepared_model_id(raw.preparedModel);
   *request.mutable_request() = *wire_conv::toWire(io->request);
-  request.add_wait_for_fence_ids(gate.fence_id());
+  request.add_wait_for_fence_ids(raw.gate);
   wire::ExecuteFencedResponse response;
   {
     grpc::ClientContext context;
@@ -251,14 +244,14 @@ TEST(WaitingCallsTest, AFencedExecutionWaitingOnAFenceOfAClosedSessionLetsGo) {
   // Its prepared model and the session's memory are held only while it waits.
   std::weak_ptr<const hal::IPreparedModel> watched;
   {
-    auto found = (*server)->service().sessions().find(session.session_id(), "uid:" + std::to_string(::getuid()));
+    auto found = (*server)->service().sessions().find(raw.session, "uid:" + std::to_string(::getuid()));
     ASSERT_TRUE(found.ok()) << found.error().message;
-    auto entry = (*found)->preparedModels.find(prepared.prepared_model_id());
+    auto entry = (*found)->preparedModels.find(raw.preparedModel);
     ASSERT_TRUE(entry.ok());
     watched = entry->preparedModel;
   }
   wire::CloseSessionRequest close;
-  close.set_session_id(session.session_id());
+  close.set_session_id(raw.session);
   wire::Empty empty;
   {
     grpc::ClientContext context;
