@@ -58,6 +58,11 @@ hal::Duration preparationTime(const hal::Model& model, const NpuConfig& npu) {
   return hal::Duration(static_cast<int64_t>(cycles * 1e9 / clockHz(npu)));
 }
 
+hal::BackendDevice simBackendDevice(const NpuConfig& npu, const hal::CacheSecret& cacheSecret) {
+  return {SimDevice::create(npu, cacheSecret), engineCount(npu),
+          [npu](const hal::Model& model) { return preparationTime(model, npu); }};
+}
+
 std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, hal::CacheSecret cacheSecret) {
   return std::make_shared<SimDevice>(std::move(npu), cacheSecret);
 }

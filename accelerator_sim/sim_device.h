@@ -11,6 +11,7 @@
 
 #include "accelerator_sim/constant_store.h"
 #include "accelerator_sim/npu_config.h"
+#include "hal/backend_abi.h"
 #include "hal/compilation_cache.h"
 #include "hal/i_device.h"
 
@@ -19,6 +20,10 @@ namespace nnremote::sim {
 // The simulated time a preparation occupies the device: its constants loaded into device
 // memory over the DRAM interface.
 hal::Duration preparationTime(const hal::Model& model, const NpuConfig& npu);
+
+// The simulated NPU as a backend device: the device, its engines, and its preparation time.
+// What npu_emulator serves for --config, and sim_backend.so for --backend.
+hal::BackendDevice simBackendDevice(const NpuConfig& npu, const hal::CacheSecret& cacheSecret);
 
 class SimDevice final : public hal::IDevice {
  public:

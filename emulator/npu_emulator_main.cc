@@ -8,21 +8,26 @@
 #include <string>
 #include <thread>
 
-#include "accelerator_sim/npu_config.h"
+#include <set>
+#include <vector>
+
+#include "emulator/backend_loader.h"
+#include "emulator/device_scheduling.h"
 #include "emulator/emulator_server.h"
 #include "emulator/fault_injection.h"
-#include "hal/compilation_cache.h"
+#include "emulator/remote_devices.h"
 #include "emulator/server_config.h"
-#include "emulator/simulated_npus.h"
+#include "hal/compilation_cache.h"
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--pace=realtime]
+constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--backend=PATH.so[:ARG]]... [--pace=realtime]
                     [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
                     [--state-dir=DIR] [--fault=KIND:AFTER_N[:DEVICE]]
 
-Serves simulated NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM).
+Serves NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM): simulated
+ones, those of backend libraries, and those of other emulators.
 Each device is one busy NPU shared by every client: executions and preparations from all
 sessions queue on its simulated timeline by priority (HIGH, MEDIUM, LOW, with aging) and
 arrival, higher priorities preempt at operation boundaries, and deadlines are judged on that
@@ -40,6 +45,18 @@ timeline (docs/scheduler.md).
                       edge16      nnremote-edge16: 16x16 output-stationary array @ 800 MHz
                       large128    nnremote-large128: 128x128 weight-stationary array @ 1 GHz
                       scalesim32  nnremote-scalesim32: SCALE-Sim's example 32x32 configuration
+                    An entry remote:ADDR serves the devices of the npu_emulator at ADDR (plain
+                    TCP or a unix socket), through the proxy driver, under their own names:
+                    chaining, so that this host can front another (a dev board). Their errors,
+                    DEAD_OBJECT included, reach this emulator's clients.
+                    The simulator is itself a backend library (sim_backend.so, found next to
+                    this binary or at $NNREMOTE_SIM_BACKEND); --config=X is --backend=it:X.
+  --backend=PATH.so[:ARG]
+                    also serve the devices of a backend library (docs/backends.md), e.g.
+                    bazel-bin/backends/armnn/armnn_backend.so:CpuRef; ARG is the library's own.
+                    Repeatable. With --backend and no --config, only the backends' devices are
+                    served. A library that cannot be loaded, speaks another ABI version or fails
+                    is reported here, at startup.
   --pace=MODE       none (default): answer as fast as the host simulates; timing and deadlines
                     are still judged on the simulated timeline, so they do not depend on the
                     host's speed.
@@ -106,11 +123,49 @@ nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::stri
   return {};
 }
 
+// The devices --config and --backend name, in that order: simulated NPUs and backend libraries'
+// devices each behind a scheduler of their own, and remote devices as they are (the far server
+// schedules them). Two devices may not share a name: clients pick devices by name.
+nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
+    const std::string& config, std::vector<nnremote::emulator::BackendSpec> backends,
+    const nnremote::emulator::DeviceServingOptions& options) {
+  using nnremote::emulator::kRemoteConfigPrefix;
+  std::vector<nnremote::hal::SharedDevice> devices;
+  std::string simulated;  // the --config entries the simulator serves
+  std::stringstream entries(config);
+  for (std::string entry; std::getline(entries, entry, ',');) {
+    if (entry.rfind(kRemoteConfigPrefix, 0) != 0) {
+      simulated += (simulated.empty() ? "" : ",") + entry;
+      continue;
+    }
+    NN_ASSIGN_OR_RETURN(auto remote, nnremote::emulator::connectRemoteDevices(entry.substr(std::strlen(kRemoteConfigPrefix))));
+    devices.insert(devices.end(), remote.begin(), remote.end());
+  }
+  if (!simulated.empty()) {
+    auto library = nnremote::emulator::bundledSimulatorBackend();
+    if (!library.ok()) return nnremote::hal::withContext(library.error(), "--config");
+    backends.insert(backends.begin(), {*library, simulated, "--config=" + simulated});
+  }
+  for (const auto& backend : backends) {
+    NN_ASSIGN_OR_RETURN(auto loaded, nnremote::emulator::loadBackend(backend, options.cacheSecret));
+    for (auto& device : loaded) devices.push_back(nnremote::emulator::scheduleDevice(std::move(device), options));
+  }
+  std::set<std::string> names;
+  for (const auto& device : devices) {
+    if (!names.insert(device->getName()).second) {
+      return nnremote::hal::invalidArgument() << "two devices are named " << device->getName()
+                                              << "; each device must have a name of its own";
+    }
+  }
+  return devices;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string listen = nnremote::emulator::kDefaultListenAddress;
-  std::string config = "default";
+  std::string config;
+  std::vector<std::string> backendFlags;
   std::string pace = "none";
   std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir;
   nnremote::emulator::ServerOptions serverOptions;
@@ -123,6 +178,10 @@ int main(int argc, char** argv) {
       serverOptions.security.insecureTcp = true;
       continue;
     }
+    if (std::string backend; takeFlag(argv[i], "--backend", &backend)) {
+      backendFlags.push_back(backend);
+      continue;
+    }
     if (!takeFlag(argv[i], "--listen", &listen) && !takeFlag(argv[i], "--config", &config) &&
         !takeFlag(argv[i], "--pace", &pace) && !takeFlag(argv[i], "--server-config", &serverConfig) &&
         !takeFlag(argv[i], "--tls-cert", &tlsCert) && !takeFlag(argv[i], "--tls-key", &tlsKey) &&
@@ -133,10 +192,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto configs = nnremote::sim::npuConfigsFromList(config);
-  if (!configs.ok()) {
-    std::cerr << "npu_emulator: --config: " << configs.error().message << "\n";
-    return 2;
+  if (config.empty() && backendFlags.empty()) config = "default";
+  std::vector<nnremote::emulator::BackendSpec> backends;
+  for (const auto& flag : backendFlags) {
+    auto spec = nnremote::emulator::parseBackendSpec(flag);
+    if (!spec.ok()) {
+      std::cerr << "npu_emulator: " << spec.error().message << "\n";
+      return 2;
+    }
+    backends.push_back(*spec);
   }
   if (pace != "none" && pace != "realtime") {
     std::cerr << "npu_emulator: --pace must be none or realtime, not '" << pace << "'\n";
@@ -173,7 +237,7 @@ int main(int argc, char** argv) {
     }
     serverOptions.security.socketGroup = *gid;
   }
-  nnremote::emulator::SimulatedNpuOptions options;
+  nnremote::emulator::DeviceServingOptions options;
   options.paceRealtime = pace == "realtime";
   options.scheduling = limits.scheduling;
   if (!stateDir.empty()) {
@@ -184,7 +248,11 @@ int main(int argc, char** argv) {
     }
     options.cacheSecret = *secret;
   }
-  auto devices = nnremote::emulator::createSimulatedNpus(*configs, options);
+  auto devices = servedDevices(config, backends, options);
+  if (!devices.ok()) {
+    std::cerr << "npu_emulator: " << devices.error().message << "\n";
+    return 2;
+  }
   std::unique_ptr<nnremote::emulator::FaultInjector> faults;
   if (!fault.empty()) {
     auto plan = nnremote::emulator::parseFaultPlan(fault);
@@ -193,13 +261,13 @@ int main(int argc, char** argv) {
       return 2;
     }
     bool served = plan->device.empty();
-    for (const auto& device : devices) served = served || device->getName() == plan->device;
+    for (const auto& device : *devices) served = served || device->getName() == plan->device;
     if (!served) {
       std::cerr << "npu_emulator: --fault: no device named '" << plan->device << "' is served\n";
       return 2;
     }
     faults = std::make_unique<nnremote::emulator::FaultInjector>(*plan);
-    devices = faults->wrap(std::move(devices));
+    *devices = faults->wrap(std::move(*devices));
   }
 
   // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
@@ -209,13 +277,13 @@ int main(int argc, char** argv) {
   sigaddset(&stopSignals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-  auto server = nnremote::emulator::EmulatorServer::start(devices, listen, serverOptions);
+  auto server = nnremote::emulator::EmulatorServer::start(*devices, listen, serverOptions);
   if (!server.ok()) {
     std::cerr << "npu_emulator: " << server.error().message << "\n";
     return 1;
   }
   std::cout << "npu_emulator listening on " << (*server)->address() << " with";
-  for (const auto& device : devices) std::cout << " " << device->getName();
+  for (const auto& device : *devices) std::cout << " " << device->getName();
   std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
   if (faults) std::cerr << "npu_emulator: injecting a fault: --fault=" << fault << std::endl;
   if (serverOptions.security.insecureTcp && !nnremote::emulator::isUnixAddress(listen) &&

@@ -1,0 +1,19 @@
+#include "emulator/remote_devices.h"
+
+#include "proxy_driver/proxy_device.h"
+
+namespace nnremote::emulator {
+
+hal::Result<std::vector<hal::SharedDevice>> connectRemoteDevices(const std::string& address,
+                                                                 const proxy::ConnectionOptions& options) {
+  auto connection = proxy::Connection::connect(address, options);
+  if (!connection.ok()) return hal::withContext(connection.error(), std::string(kRemoteConfigPrefix) + address);
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  if (!devices.ok()) return hal::withContext(devices.error(), std::string(kRemoteConfigPrefix) + address);
+  if (devices->empty()) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << kRemoteConfigPrefix << address << " serves no devices";
+  }
+  return std::vector<hal::SharedDevice>(devices->begin(), devices->end());
+}
+
+}  // namespace nnremote::emulator

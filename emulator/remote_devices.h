@@ -1,0 +1,23 @@
+// npu_emulator --config=remote:ADDR: the devices of another npu_emulator, reached through the
+// proxy driver and served as this emulator's own, so a farm host can front a board. Names stay
+// the far side's; the far side schedules them, and its errors (DEAD_OBJECT included) pass through.
+#ifndef NNREMOTE_EMULATOR_REMOTE_DEVICES_H_
+#define NNREMOTE_EMULATOR_REMOTE_DEVICES_H_
+
+#include <string>
+#include <vector>
+
+#include "hal/i_device.h"
+#include "hal/result.h"
+#include "proxy_driver/connection.h"
+
+namespace nnremote::emulator {
+
+inline constexpr const char* kRemoteConfigPrefix = "remote:";
+
+hal::Result<std::vector<hal::SharedDevice>> connectRemoteDevices(const std::string& address,
+                                                                 const proxy::ConnectionOptions& options = {});
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_REMOTE_DEVICES_H_

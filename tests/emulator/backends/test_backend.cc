@@ -1,0 +1,77 @@
+// A backend library for backend_loader_test: what it does is chosen by its argument.
+//   throw-in-factory  the factory throws
+//   fail              the factory returns an error
+//   none              the factory returns no devices
+//   (anything else)   one device, "test-throwing", whose every call into it throws, except
+//                     getSupportedOperations, which answers (all supported)
+#include <stdexcept>
+
+#include "hal/backend_abi.h"
+#include "hal/execution_adapters.h"
+
+namespace nnremote::testing {
+namespace {
+
+class ThrowingPreparedModel final : public hal::SyncExecutionPreparedModel {
+ public:
+  hal::Result<hal::ExecutionOutcome> execute(const hal::Request&, hal::MeasureTiming, const hal::OptionalTimePoint&,
+                                             const hal::OptionalDuration&) const override {
+    throw std::runtime_error("the board stopped answering");
+  }
+};
+
+class ThrowingDevice final : public hal::IDevice {
+ public:
+  const std::string& getName() const override { return name_; }
+  const std::string& getVersionString() const override { return version_; }
+  hal::Version getFeatureLevel() const override { return hal::Version::FEATURE_LEVEL_4; }
+  hal::DeviceType getType() const override { return hal::DeviceType::ACCELERATOR; }
+  const std::vector<hal::Extension>& getSupportedExtensions() const override { return extensions_; }
+  const hal::Capabilities& getCapabilities() const override { return capabilities_; }
+  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {0, 0}; }
+  hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
+    return std::vector<bool>(model.main.operations.size(), true);
+  }
+  // Prepares with LOW_POWER; throws with any other preference, so both paths can be tested.
+  hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model&, hal::ExecutionPreference preference,
+                                                     hal::Priority, const hal::OptionalTimePoint&,
+                                                     const std::vector<hal::CacheFile>&,
+                                                     const std::vector<hal::CacheFile>&,
+                                                     const hal::CacheToken&) const override {
+    if (preference != hal::ExecutionPreference::LOW_POWER) throw std::logic_error("no compiler on this board");
+    return hal::SharedPreparedModel(std::make_shared<ThrowingPreparedModel>());
+  }
+  hal::Result<hal::SharedPreparedModel> prepareModelFromCache(const hal::OptionalTimePoint&,
+                                                              const std::vector<hal::CacheFile>&,
+                                                              const std::vector<hal::CacheFile>&,
+                                                              const hal::CacheToken&) const override {
+    throw 42;  // not even a std::exception
+  }
+  hal::Result<hal::SharedBuffer> allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,
+                                          const std::vector<hal::BufferRole>&,
+                                          const std::vector<hal::BufferRole>&) const override {
+    throw std::bad_alloc();
+  }
+
+ private:
+  const std::string name_ = "test-throwing";
+  const std::string version_ = "1";
+  const std::vector<hal::Extension> extensions_;
+  const hal::Capabilities capabilities_;
+};
+
+hal::Result<std::vector<hal::BackendDevice>> createTestDevices(const hal::BackendArguments& arguments) {
+  if (arguments.argument == "throw-in-factory") throw std::runtime_error("the board is not connected");
+  if (arguments.argument == "fail") {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "no board answers on /dev/npu0";
+  }
+  if (arguments.argument == "none") return std::vector<hal::BackendDevice>{};
+  hal::BackendDevice device;
+  device.device = std::make_shared<ThrowingDevice>();
+  return std::vector<hal::BackendDevice>{std::move(device)};
+}
+
+}  // namespace
+}  // namespace nnremote::testing
+
+NNREMOTE_DEFINE_BACKEND(nnremote::testing::createTestDevices)
