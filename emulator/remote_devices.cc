@@ -4,6 +4,13 @@
 
 namespace nnremote::emulator {
 
+proxy::ConnectionOptions chainedConnectionOptions() {
+  proxy::ConnectionOptions options;
+  options.clientName = "npu_emulator (chained)";
+  options.reconnectTimeout = std::chrono::seconds(2);
+  return options;
+}
+
 hal::Result<std::vector<hal::SharedDevice>> connectRemoteDevices(const std::string& address,
                                                                  const proxy::ConnectionOptions& options) {
   auto connection = proxy::Connection::connect(address, options);

@@ -15,8 +15,12 @@ namespace nnremote::emulator {
 
 inline constexpr const char* kRemoteConfigPrefix = "remote:";
 
-hal::Result<std::vector<hal::SharedDevice>> connectRemoteDevices(const std::string& address,
-                                                                 const proxy::ConnectionOptions& options = {});
+// How a front emulator reaches the far one: it reconnects when the far side restarts, but gives
+// up within 2 s, so that its own clients hear DEAD_OBJECT promptly rather than wait in silence.
+proxy::ConnectionOptions chainedConnectionOptions();
+
+hal::Result<std::vector<hal::SharedDevice>> connectRemoteDevices(
+    const std::string& address, const proxy::ConnectionOptions& options = chainedConnectionOptions());
 
 }  // namespace nnremote::emulator
 

@@ -30,7 +30,12 @@ void waitUntilListening(const std::string& path) {
 }  // namespace
 
 EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags) {
-  std::vector<std::string> arguments = {"npu_emulator", "--listen=" + address, "--config=edge16"};
+  std::vector<std::string> arguments = {"npu_emulator", "--listen=" + address};
+  bool devicesNamed = false;
+  for (const auto& flag : extraFlags) {
+    devicesNamed = devicesNamed || flag.rfind("--config=", 0) == 0 || flag.rfind("--backend=", 0) == 0;
+  }
+  if (!devicesNamed) arguments.push_back("--config=edge16");
   arguments.insert(arguments.end(), extraFlags.begin(), extraFlags.end());
   pid_ = ::fork();
   if (pid_ == 0) {

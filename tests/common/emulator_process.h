@@ -14,8 +14,9 @@ namespace nnremote::testing {
 
 class EmulatorProcess {
  public:
-  // Starts `npu_emulator --listen=ADDRESS --config=edge16 EXTRA...` on a unix socket and waits
-  // (bounded) until it accepts connections.
+  // Starts `npu_emulator --listen=ADDRESS --config=edge16 EXTRA...` on a unix socket (without
+  // --config=edge16 if EXTRA names devices with --config or --backend) and waits (bounded) until
+  // it accepts connections.
   explicit EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags = {});
   // Kills it (SIGKILL) if it still runs.
   ~EmulatorProcess();

@@ -107,5 +107,27 @@ TEST(ConformanceTest, EveryModelPassesPreparedFromItsCompilationCache) {
   }
 }
 
+// The simulator served from its backend library by a real npu_emulator (--backend), and through
+// two emulators (--config=remote:ADDR): every model gives the in-process outcome.
+// (Its own target, served_paths_conformance_test, so it runs beside the tests above.)
+TEST(ServedPathsConformanceTest, BackendLibraryAndTwoHopsGiveTheInProcessOutcomes) {
+  if (defaultConformanceDirectory().empty()) {
+    GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
+  }
+  Totals inProcessTotals;
+  std::string log;
+  const Outcomes inProcess = runFolder("", testing::allDeviceFactories().front(), &inProcessTotals, &log);
+  ASSERT_EQ(inProcessTotals.failed, 0u) << log;
+  for (const auto& factory : {testing::throughBackendLibraryFactory(), testing::throughTwoHopsFactory()}) {
+    Totals totals;
+    const Outcomes outcomes = runFolder("", factory, &totals, &log);
+    std::cout << "All versions, " << factory.name << ": " << totals.passed << " passed, " << totals.failed
+              << " failed, " << totals.unsupported << " unsupported\n";
+    EXPECT_EQ(totals.failed, 0u) << factory.name << ":\n" << log;
+    EXPECT_GE(totals.passed, 9374u) << factory.name;
+    EXPECT_EQ(outcomes, inProcess) << factory.name;
+  }
+}
+
 }  // namespace
 }  // namespace nnremote::cts

@@ -3,8 +3,10 @@
 #include <cstdlib>
 
 #include "emulator/emulator_server.h"
+#include "emulator/remote_devices.h"
 #include "emulator/simulated_npus.h"
 #include "proxy_driver/proxy_device.h"
+#include "tests/common/emulator_process.h"
 #include "tests/common/server_options.h"
 #include "tests/common/test_pki.h"
 
@@ -63,6 +65,43 @@ DeviceFactory throughSecureProxyFactory() {
             client.security.tlsKeyPem = pki->alice.keyPem;
             client.security.token = kToken;
             return serveWith(emulator::createSimulatedNpu(sim::edgeNpuConfig()), server, client);
+          }};
+}
+
+DeviceFactory throughBackendLibraryFactory() {
+  return {"ThroughBackendLibrary", [] {
+            struct Stack {
+              std::unique_ptr<EmulatorProcess> process;
+              std::shared_ptr<proxy::Connection> connection;
+            };
+            auto stack = std::make_shared<Stack>();
+            const std::string address = EmulatorProcess::uniqueAddress("backend");
+            stack->process = std::make_unique<EmulatorProcess>(
+                address, std::vector<std::string>{"--backend=accelerator_sim/sim_backend.so:edge16"});
+            auto connection = proxy::Connection::connect(address);
+            if (!connection.ok()) std::abort();
+            stack->connection = *connection;
+            auto devices = proxy::ProxyDevice::discover(stack->connection);
+            if (!devices.ok() || devices->size() != 1) std::abort();
+            return DeviceUnderTest{stack, devices->front()};
+          }};
+}
+
+DeviceFactory throughTwoHopsFactory() {
+  return {"ThroughTwoHops", [] {
+            struct Stack {
+              std::unique_ptr<emulator::EmulatorServer> far;
+              DeviceUnderTest front;
+            };
+            auto stack = std::make_shared<Stack>();
+            auto far = emulator::EmulatorServer::start({emulator::createSimulatedNpu(sim::edgeNpuConfig())},
+                                                       "127.0.0.1:0", plainLoopbackOptions());
+            if (!far.ok()) std::abort();
+            stack->far = std::move(far).value();
+            auto remote = emulator::connectRemoteDevices(stack->far->address());
+            if (!remote.ok() || remote->size() != 1) std::abort();
+            stack->front = serveThroughProxy(remote->front());
+            return DeviceUnderTest{stack, stack->front.device};
           }};
 }
 

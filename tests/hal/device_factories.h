@@ -33,6 +33,15 @@ std::vector<DeviceFactory> allDeviceFactories();
 // (certificates made by openssl at first use).
 DeviceFactory throughSecureProxyFactory();
 
+// "ThroughBackendLibrary": the edge16 simulator served by a real npu_emulator process from
+// accelerator_sim/sim_backend.so (--backend), on a unix socket. The test lists
+// //emulator:npu_emulator in its data.
+DeviceFactory throughBackendLibraryFactory();
+
+// "ThroughTwoHops": client -> proxy -> emulator B -> proxy -> emulator A -> edge16 simulator,
+// B serving A's device as its own (--config=remote:ADDR).
+DeviceFactory throughTwoHopsFactory();
+
 // `device` served by a real emulator on loopback TCP (with `sessionLimits`), as the proxy
 // driver's device for it.
 DeviceUnderTest serveThroughProxy(hal::SharedDevice device, emulator::SessionLimits sessionLimits = {});

@@ -1,0 +1,77 @@
+// npu_emulator --config=remote:ADDR, with both emulators real processes: the front serves the far
+// device under its own name; the far side's errors arrive as their HAL status through both hops;
+// and when the far emulator dies, the front's clients get DEAD_OBJECT promptly while the front
+// itself keeps serving.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "hal/memory.h"
+#include "proxy_driver/proxy_device.h"
+#include "tests/common/add_model.h"
+#include "tests/common/emulator_process.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ChainingTest, TheFrontServesTheFarDeviceAndPassesItsErrorsAndDeathOn) {
+  const std::string farAddress = testing::EmulatorProcess::uniqueAddress("far");
+  const std::string frontAddress = testing::EmulatorProcess::uniqueAddress("front");
+  // The far side fails its second execution.
+  testing::EmulatorProcess far(farAddress, {"--config=edge16", "--fault=error:1"});
+  testing::EmulatorProcess front(frontAddress, {"--config=remote:" + farAddress});
+
+  proxy::ConnectionOptions options;
+  options.reconnect = false;  // this client talks to the front, which stays up
+  auto connection = proxy::Connection::connect(frontAddress, options);
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  ASSERT_TRUE(devices.ok()) << devices.error().message;
+  ASSERT_EQ(devices->size(), 1u);
+  EXPECT_EQ(devices->front()->getName(), "nnremote-edge16");
+
+  auto prepared = devices->front()->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                                 hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto execute = [&] {
+    auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+    EXPECT_TRUE(io.ok());
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+    if (outcome.ok()) {
+      EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+      EXPECT_GT(outcome->timing.timeOnDevice.value_or(hal::Duration(0)).count(), 0) << "the far side's timing";
+    }
+    return outcome.status();
+  };
+  ASSERT_TRUE(execute().ok());
+  const hal::Status injected = execute();
+  ASSERT_FALSE(injected.ok());
+  EXPECT_EQ(injected.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(injected.error().message, HasSubstr("injected error (--fault=error)"));
+  // A request the front itself refuses never reaches the far side.
+  auto bad = hal::makeRequest({hal::toBytes<float>({1, 2})}, {8});
+  ASSERT_TRUE(bad.ok());
+  auto refused = (*prepared)->execute(bad->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+
+  far.kill();
+  const auto start = std::chrono::steady_clock::now();
+  const hal::Status lost = execute();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.error().code, hal::ErrorStatus::DEAD_OBJECT) << lost.error().message;
+  EXPECT_LT(waited, std::chrono::seconds(5)) << "the front gives up on the far side within its 2 s";
+  // The front is alive: a new client still opens a session there and finds the device.
+  auto another = proxy::Connection::connect(frontAddress, options);
+  ASSERT_TRUE(another.ok()) << another.error().message;
+  auto listed = proxy::ProxyDevice::discover(*another);
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_EQ(listed->size(), 1u);
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
