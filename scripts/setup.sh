@@ -18,6 +18,8 @@ packages=(
   libssl-dev
   # XNNPACK, which //benchmarks:xnnpack_comparison_benchmark compares the simulator with.
   libxnnpack-dev libpthreadpool-dev
+  # Arm NN and its reference CPU backend: //backends/armnn:armnn_backend.so (docs/backends.md).
+  libarmnn-dev libarmnn-cpuref-backend22
 )
 
 if [ "${1:-}" = "--with-browser" ]; then packages+=(chromium); fi

@@ -68,23 +68,26 @@ DeviceFactory throughSecureProxyFactory() {
           }};
 }
 
-DeviceFactory throughBackendLibraryFactory() {
-  return {"ThroughBackendLibrary", [] {
+DeviceFactory emulatorProcessFactory(const std::string& name, const std::vector<std::string>& flags) {
+  return {name, [name, flags] {
             struct Stack {
               std::unique_ptr<EmulatorProcess> process;
               std::shared_ptr<proxy::Connection> connection;
             };
             auto stack = std::make_shared<Stack>();
-            const std::string address = EmulatorProcess::uniqueAddress("backend");
-            stack->process = std::make_unique<EmulatorProcess>(
-                address, std::vector<std::string>{"--backend=accelerator_sim/sim_backend.so:edge16"});
+            const std::string address = EmulatorProcess::uniqueAddress(name);
+            stack->process = std::make_unique<EmulatorProcess>(address, flags);
             auto connection = proxy::Connection::connect(address);
             if (!connection.ok()) std::abort();
             stack->connection = *connection;
             auto devices = proxy::ProxyDevice::discover(stack->connection);
-            if (!devices.ok() || devices->size() != 1) std::abort();
+            if (!devices.ok() || devices->empty()) std::abort();
             return DeviceUnderTest{stack, devices->front()};
           }};
+}
+
+DeviceFactory throughBackendLibraryFactory() {
+  return emulatorProcessFactory("ThroughBackendLibrary", {"--backend=accelerator_sim/sim_backend.so:edge16"});
 }
 
 DeviceFactory throughTwoHopsFactory() {

@@ -33,6 +33,10 @@ std::vector<DeviceFactory> allDeviceFactories();
 // (certificates made by openssl at first use).
 DeviceFactory throughSecureProxyFactory();
 
+// The first device of a real npu_emulator process started with `flags` on a unix socket, through
+// the proxy driver. The test lists //emulator:npu_emulator (and any library named) in its data.
+DeviceFactory emulatorProcessFactory(const std::string& name, const std::vector<std::string>& flags);
+
 // "ThroughBackendLibrary": the edge16 simulator served by a real npu_emulator process from
 // accelerator_sim/sim_backend.so (--backend), on a unix socket. The test lists
 // //emulator:npu_emulator in its data.

@@ -1,0 +1,515 @@
+#include "backends/armnn/model_lowering.h"
+
+#include <armnn/Descriptors.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "hal/operand_types.h"
+
+namespace nnremote::armnn_backend {
+namespace {
+
+using hal::Operand;
+using hal::OperandType;
+using hal::OperationType;
+
+hal::ErrorBuilder unsupported() { return hal::invalidArgument(); }
+
+bool isConstant(const Operand& operand) {
+  return operand.lifetime == Operand::LifeTime::CONSTANT_COPY ||
+         operand.lifetime == Operand::LifeTime::CONSTANT_REFERENCE || operand.lifetime == Operand::LifeTime::POINTER;
+}
+
+// Builds one network from some of a model's operations.
+class Lowerer {
+ public:
+  // `wholeModel`: every temporary must be written before it is read; otherwise temporaries
+  // from outside the lowered operations are network inputs.
+  Lowerer(const hal::Model& model, bool wholeModel) : model_(model), graph_(model.main), wholeModel_(wholeModel) {
+    result_.network = armnn::INetwork::Create();
+  }
+
+  hal::Status lower(size_t operationIndex) {
+    const hal::Operation& operation = graph_.operations[operationIndex];
+    const std::string where = "operations[" + std::to_string(operationIndex) + "] (" + hal::toString(operation.type) + ")";
+    auto status = lowerOperation(operation);
+    if (!status.ok()) return hal::withContext(status.error(), where);
+    return {};
+  }
+
+  hal::Status bindOutputs(const std::vector<uint32_t>& operands) {
+    for (uint32_t operand : operands) {
+      NN_ASSIGN_OR_RETURN(auto* slot, slotOf(operand));
+      auto* output = result_.network->AddOutputLayer(static_cast<armnn::LayerBindingId>(result_.outputOperands.size()));
+      slot->Connect(output->GetInputSlot(0));
+      result_.outputOperands.push_back(operand);
+    }
+    return {};
+  }
+
+  LoweredNetwork take() { return std::move(result_); }
+
+ private:
+  const Operand& operand(uint32_t index) const { return graph_.operands[index]; }
+
+  hal::Result<armnn::TensorInfo> tensorInfo(uint32_t index) const {
+    const Operand& o = operand(index);
+    if (o.type != OperandType::TENSOR_FLOAT32) {
+      return unsupported() << "operand " << index << " is " << hal::toString(o.type) << "; only TENSOR_FLOAT32 is lowered";
+    }
+    if (o.dimensions.empty() || o.dimensions.size() > 4) {
+      return unsupported() << "operand " << index << " has rank " << o.dimensions.size() << "; ranks 1 to 4 are lowered";
+    }
+    for (uint32_t dimension : o.dimensions) {
+      if (dimension == 0) return unsupported() << "operand " << index << " has an unspecified or zero dimension";
+    }
+    return armnn::TensorInfo(static_cast<unsigned>(o.dimensions.size()), o.dimensions.data(), armnn::DataType::Float32);
+  }
+
+  const uint8_t* constantData(const Operand& o) const {
+    switch (o.lifetime) {
+      case Operand::LifeTime::CONSTANT_COPY: return model_.operandValues.data() + o.location.offset;
+      case Operand::LifeTime::CONSTANT_REFERENCE:
+        return model_.pools[o.location.poolIndex]->data() + o.location.offset;
+      case Operand::LifeTime::POINTER: return static_cast<const uint8_t*>(o.location.pointer);
+      default: return nullptr;
+    }
+  }
+
+  template <typename T>
+  hal::Result<T> scalar(uint32_t index, OperandType type) const {
+    const Operand& o = operand(index);
+    if (o.type != type || !isConstant(o)) {
+      return unsupported() << "operand " << index << " must be a constant " << hal::toString(type);
+    }
+    T value;
+    std::memcpy(&value, constantData(o), sizeof value);
+    return value;
+  }
+  hal::Result<int32_t> int32Scalar(uint32_t index) const { return scalar<int32_t>(index, OperandType::INT32); }
+  hal::Result<float> floatScalar(uint32_t index) const { return scalar<float>(index, OperandType::FLOAT32); }
+
+  hal::Result<armnn::ConstTensor> constantTensor(uint32_t index) const {
+    NN_ASSIGN_OR_RETURN(auto info, tensorInfo(index));
+    if (!isConstant(operand(index))) return unsupported() << "operand " << index << " must be constant (weights)";
+    return armnn::ConstTensor(info, constantData(operand(index)));
+  }
+
+  armnn::IOutputSlot* addInput(uint32_t index) {
+    auto* layer = result_.network->AddInputLayer(static_cast<armnn::LayerBindingId>(result_.inputOperands.size()));
+    result_.inputOperands.push_back(index);
+    auto info = tensorInfo(index);
+    if (info.ok()) layer->GetOutputSlot(0).SetTensorInfo(*info);
+    slots_[index] = &layer->GetOutputSlot(0);
+    return slots_[index];
+  }
+
+  // The slot that produces operand `index`: an earlier layer's, a constant layer, or a new
+  // network input for a tensor nothing here produces.
+  hal::Result<armnn::IOutputSlot*> slotOf(uint32_t index) {
+    if (auto found = slots_.find(index); found != slots_.end()) return found->second;
+    NN_ASSIGN_OR_RETURN(auto info, tensorInfo(index));
+    if (isConstant(operand(index))) {
+      auto* layer = result_.network->AddConstantLayer(armnn::ConstTensor(info, constantData(operand(index))));
+      layer->GetOutputSlot(0).SetTensorInfo(info);
+      return slots_[index] = &layer->GetOutputSlot(0);
+    }
+    if (operand(index).lifetime == Operand::LifeTime::TEMPORARY_VARIABLE && wholeModel_) {
+      return unsupported() << "operand " << index << " is read before it is written";
+    }
+    return addInput(index);
+  }
+
+  // Connects `layer`'s input slots to `operands` in order.
+  hal::Status connectInputs(armnn::IConnectableLayer* layer, const std::vector<uint32_t>& operands) {
+    for (size_t i = 0; i < operands.size(); ++i) {
+      NN_ASSIGN_OR_RETURN(auto* slot, slotOf(operands[i]));
+      slot->Connect(layer->GetInputSlot(static_cast<unsigned>(i)));
+    }
+    return {};
+  }
+
+  // Sets `slot` to produce operand `index`, after the fused activation `code`.
+  hal::Status produce(armnn::IOutputSlot* slot, uint32_t index, int32_t activationCode) {
+    NN_ASSIGN_OR_RETURN(auto info, tensorInfo(index));
+    slot->SetTensorInfo(info);
+    if (activationCode != 0) {
+      armnn::ActivationDescriptor activation;
+      switch (activationCode) {
+        case 1: activation.m_Function = armnn::ActivationFunction::ReLu; break;
+        case 2:
+          activation.m_Function = armnn::ActivationFunction::BoundedReLu;
+          activation.m_A = 1.0f;
+          activation.m_B = -1.0f;
+          break;
+        case 3:
+          activation.m_Function = armnn::ActivationFunction::BoundedReLu;
+          activation.m_A = 6.0f;
+          activation.m_B = 0.0f;
+          break;
+        default: return unsupported() << "fused activation " << activationCode << " is not NONE, RELU, RELU1 or RELU6";
+      }
+      auto* layer = result_.network->AddActivationLayer(activation);
+      slot->Connect(layer->GetInputSlot(0));
+      slot = &layer->GetOutputSlot(0);
+      slot->SetTensorInfo(info);
+    }
+    slots_[index] = slot;
+    return {};
+  }
+
+  // A reshape in front of `index`'s slot, to `shape`.
+  hal::Result<armnn::IOutputSlot*> reshaped(uint32_t index, const armnn::TensorShape& shape) {
+    NN_ASSIGN_OR_RETURN(auto* slot, slotOf(index));
+    armnn::ReshapeDescriptor descriptor;
+    descriptor.m_TargetShape = shape;
+    auto* layer = result_.network->AddReshapeLayer(descriptor);
+    slot->Connect(layer->GetInputSlot(0));
+    layer->GetOutputSlot(0).SetTensorInfo(armnn::TensorInfo(shape, armnn::DataType::Float32));
+    return &layer->GetOutputSlot(0);
+  }
+
+  hal::Status expectInputs(const hal::Operation& operation, std::initializer_list<size_t> counts) const {
+    if (std::find(counts.begin(), counts.end(), operation.inputs.size()) != counts.end()) return {};
+    return unsupported() << operation.inputs.size() << " inputs is not a form that is lowered";
+  }
+
+  hal::Status lowerElementwise(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {3}));
+    NN_ASSIGN_OR_RETURN(const int32_t activation, int32Scalar(operation.inputs[2]));
+    NN_ASSIGN_OR_RETURN(auto a, tensorInfo(operation.inputs[0]));
+    NN_ASSIGN_OR_RETURN(auto b, tensorInfo(operation.inputs[1]));
+    armnn::IConnectableLayer* layer = nullptr;
+    switch (operation.type) {
+      case OperationType::ADD: layer = result_.network->AddAdditionLayer(); break;
+      case OperationType::SUB: layer = result_.network->AddSubtractionLayer(); break;
+      default: layer = result_.network->AddMultiplicationLayer(); break;
+    }
+    // Arm NN broadcasts between tensors of one rank; NNAPI aligns lower ranks to the right.
+    const unsigned rank = std::max(a.GetNumDimensions(), b.GetNumDimensions());
+    for (unsigned i = 0; i < 2; ++i) {
+      const auto& info = i == 0 ? a : b;
+      armnn::IOutputSlot* slot = nullptr;
+      if (info.GetNumDimensions() == rank) {
+        NN_ASSIGN_OR_RETURN(slot, slotOf(operation.inputs[i]));
+      } else {
+        std::vector<unsigned> dims(rank - info.GetNumDimensions(), 1u);
+        for (unsigned d = 0; d < info.GetNumDimensions(); ++d) dims.push_back(info.GetShape()[d]);
+        NN_ASSIGN_OR_RETURN(slot, reshaped(operation.inputs[i], armnn::TensorShape(rank, dims.data())));
+      }
+      slot->Connect(layer->GetInputSlot(i));
+    }
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], activation);
+  }
+
+  hal::Status lowerActivation(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {1}));
+    armnn::ActivationDescriptor descriptor;
+    switch (operation.type) {
+      case OperationType::RELU: descriptor.m_Function = armnn::ActivationFunction::ReLu; break;
+      case OperationType::RELU1:
+        descriptor.m_Function = armnn::ActivationFunction::BoundedReLu;
+        descriptor.m_A = 1.0f;
+        descriptor.m_B = -1.0f;
+        break;
+      case OperationType::RELU6:
+        descriptor.m_Function = armnn::ActivationFunction::BoundedReLu;
+        descriptor.m_A = 6.0f;
+        descriptor.m_B = 0.0f;
+        break;
+      case OperationType::LOGISTIC: descriptor.m_Function = armnn::ActivationFunction::Sigmoid; break;
+      default:
+        descriptor.m_Function = armnn::ActivationFunction::TanH;
+        descriptor.m_A = 1.0f;
+        descriptor.m_B = 1.0f;
+        break;
+    }
+    auto* layer = result_.network->AddActivationLayer(descriptor);
+    NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], 0);
+  }
+
+  // NNAPI's implicit padding (1 SAME, 2 VALID) as explicit head and tail padding.
+  static hal::Status implicitPadding(int32_t scheme, uint32_t in, uint32_t stride, uint32_t kernel, uint32_t dilation,
+                                     uint32_t* head, uint32_t* tail) {
+    if (scheme == 2) {
+      *head = *tail = 0;
+      return {};
+    }
+    if (scheme != 1 || stride == 0) return unsupported() << "padding scheme " << scheme << " with stride " << stride;
+    const uint32_t out = (in + stride - 1) / stride;
+    const int64_t needed = int64_t(out - 1) * stride + int64_t(kernel - 1) * dilation + 1 - in;
+    const uint32_t total = needed > 0 ? static_cast<uint32_t>(needed) : 0;
+    *head = total / 2;
+    *tail = total - *head;
+    return {};
+  }
+
+  // Reads the convolution and pooling parameters after the leading operands: explicit padding
+  // (left, right, top, bottom) or an implicit scheme, then strides, for an NHWC input of `input`
+  // and a kernel of `kernelW` x `kernelH`. Returns the index after the strides.
+  template <typename Descriptor>
+  hal::Result<size_t> readWindow(const hal::Operation& operation, size_t first, bool explicitPadding, uint32_t kernelW,
+                                 uint32_t kernelH, uint32_t dilationW, uint32_t dilationH, Descriptor* descriptor) {
+    const auto& inputDims = operand(operation.inputs[0]).dimensions;
+    size_t next = first;
+    std::vector<int32_t> values;
+    const size_t count = explicitPadding ? 6 : 3;
+    for (size_t i = 0; i < count; ++i) {
+      NN_ASSIGN_OR_RETURN(int32_t value, int32Scalar(operation.inputs[next + i]));
+      if (value < 0) return unsupported() << "a negative padding or stride";
+      values.push_back(value);
+    }
+    next += count;
+    if (explicitPadding) {
+      descriptor->m_PadLeft = values[0];
+      descriptor->m_PadRight = values[1];
+      descriptor->m_PadTop = values[2];
+      descriptor->m_PadBottom = values[3];
+      descriptor->m_StrideX = values[4];
+      descriptor->m_StrideY = values[5];
+    } else {
+      descriptor->m_StrideX = values[1];
+      descriptor->m_StrideY = values[2];
+      NN_RETURN_IF_ERROR(implicitPadding(values[0], inputDims[2], values[1], kernelW, dilationW, &descriptor->m_PadLeft,
+                                         &descriptor->m_PadRight));
+      NN_RETURN_IF_ERROR(implicitPadding(values[0], inputDims[1], values[2], kernelH, dilationH, &descriptor->m_PadTop,
+                                         &descriptor->m_PadBottom));
+    }
+    return next;
+  }
+
+  // The optional trailing NCHW flag must be false (NHWC is what is lowered).
+  hal::Status expectNhwc(const hal::Operation& operation, size_t layoutIndex) const {
+    if (operation.inputs.size() <= layoutIndex) return {};
+    const Operand& layout = operand(operation.inputs[layoutIndex]);
+    if (layout.type != OperandType::BOOL || !isConstant(layout) || *constantData(layout) != 0) {
+      return unsupported() << "only the NHWC layout is lowered";
+    }
+    return {};
+  }
+
+  hal::Status lowerConvolution(const hal::Operation& operation) {
+    const size_t n = operation.inputs.size();
+    const bool depthwise = operation.type == OperationType::DEPTHWISE_CONV_2D;
+    // Implicit padding has a scheme where explicit padding has its left pad; the forms differ by
+    // input count, except where the layout flag makes them equal (told apart by its BOOL type).
+    const size_t base = depthwise ? 8 : 7;
+    const bool implicitForm = n == base || n == base + 1 || (n == base + 3 && operand(operation.inputs[base]).type == OperandType::BOOL);
+    NN_RETURN_IF_ERROR(expectInputs(operation, depthwise ? std::initializer_list<size_t>{8, 9, 11, 12, 14}
+                                                         : std::initializer_list<size_t>{7, 8, 10, 11, 13}));
+    if (operand(operation.inputs[0]).dimensions.size() != 4) return unsupported() << "the input is not 4-D";
+    NN_ASSIGN_OR_RETURN(auto filter, constantTensor(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(auto bias, constantTensor(operation.inputs[2]));
+    const auto& filterDims = operand(operation.inputs[1]).dimensions;
+    const size_t afterStrides = implicitForm ? 6 : 9;
+    const size_t activationIndex = afterStrides + (depthwise ? 1 : 0);
+    const size_t layoutIndex = activationIndex + 1;
+    uint32_t dilationW = 1, dilationH = 1;
+    if (n == layoutIndex + 3) {
+      NN_ASSIGN_OR_RETURN(int32_t w, int32Scalar(operation.inputs[layoutIndex + 1]));
+      NN_ASSIGN_OR_RETURN(int32_t h, int32Scalar(operation.inputs[layoutIndex + 2]));
+      if (w < 1 || h < 1) return unsupported() << "dilation below 1";
+      dilationW = w;
+      dilationH = h;
+    }
+    NN_RETURN_IF_ERROR(expectNhwc(operation, layoutIndex));
+    NN_ASSIGN_OR_RETURN(const int32_t activation, int32Scalar(operation.inputs[activationIndex]));
+    armnn::IConnectableLayer* layer = nullptr;
+    if (!depthwise) {
+      armnn::Convolution2dDescriptor descriptor;
+      descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+      descriptor.m_BiasEnabled = true;
+      descriptor.m_DilationX = dilationW;
+      descriptor.m_DilationY = dilationH;
+      NN_RETURN_IF_ERROR(
+          readWindow(operation, 3, !implicitForm, filterDims[2], filterDims[1], dilationW, dilationH, &descriptor).status());
+      // NNAPI's [O, H, W, I] filter is what Arm NN takes for NHWC.
+      layer = result_.network->AddConvolution2dLayer(descriptor, filter, armnn::Optional<armnn::ConstTensor>(bias));
+    } else {
+      armnn::DepthwiseConvolution2dDescriptor descriptor;
+      descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+      descriptor.m_BiasEnabled = true;
+      descriptor.m_DilationX = dilationW;
+      descriptor.m_DilationY = dilationH;
+      NN_RETURN_IF_ERROR(
+          readWindow(operation, 3, !implicitForm, filterDims[2], filterDims[1], dilationW, dilationH, &descriptor).status());
+      NN_ASSIGN_OR_RETURN(const int32_t multiplier, int32Scalar(operation.inputs[afterStrides]));
+      const uint32_t inputChannels = operand(operation.inputs[0]).dimensions[3];
+      if (multiplier < 1 || filterDims[0] != 1 || filterDims[3] != inputChannels * uint32_t(multiplier)) {
+        return unsupported() << "the filter is not [1, H, W, channels x multiplier]";
+      }
+      // NNAPI's [1, H, W, I*M] filter to Arm NN's [M, I, H, W].
+      const uint32_t h = filterDims[1], w = filterDims[2], m = multiplier, channels = inputChannels;
+      const auto* source = static_cast<const float*>(filter.GetMemoryArea());
+      auto& permuted = permutedWeights_.emplace_back(size_t(m) * channels * h * w);
+      for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x)
+          for (uint32_t c = 0; c < channels; ++c)
+            for (uint32_t k = 0; k < m; ++k)
+              permuted[((size_t(k) * channels + c) * h + y) * w + x] = source[(size_t(y) * w + x) * channels * m + c * m + k];
+      const unsigned shape[] = {m, channels, h, w};
+      armnn::ConstTensor weights(armnn::TensorInfo(4, shape, armnn::DataType::Float32), permuted.data());
+      layer = result_.network->AddDepthwiseConvolution2dLayer(descriptor, weights, armnn::Optional<armnn::ConstTensor>(bias));
+    }
+    NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], activation);
+  }
+
+  hal::Status lowerPooling(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {7, 8, 10, 11}));
+    if (operand(operation.inputs[0]).dimensions.size() != 4) return unsupported() << "the input is not 4-D";
+    const bool implicitForm = operation.inputs.size() <= 8;
+    armnn::Pooling2dDescriptor descriptor;
+    descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+    descriptor.m_PaddingMethod = armnn::PaddingMethod::Exclude;
+    descriptor.m_OutputShapeRounding = armnn::OutputShapeRounding::Floor;
+    descriptor.m_PoolType = operation.type == OperationType::MAX_POOL_2D       ? armnn::PoolingAlgorithm::Max
+                            : operation.type == OperationType::AVERAGE_POOL_2D ? armnn::PoolingAlgorithm::Average
+                                                                                : armnn::PoolingAlgorithm::L2;
+    const size_t filterIndex = implicitForm ? 4 : 7;
+    NN_ASSIGN_OR_RETURN(const int32_t filterW, int32Scalar(operation.inputs[filterIndex]));
+    NN_ASSIGN_OR_RETURN(const int32_t filterH, int32Scalar(operation.inputs[filterIndex + 1]));
+    if (filterW < 1 || filterH < 1) return unsupported() << "a filter below 1";
+    descriptor.m_PoolWidth = filterW;
+    descriptor.m_PoolHeight = filterH;
+    // Pooling lists strides before the filter, so read the window with the filter known.
+    NN_RETURN_IF_ERROR(readWindow(operation, 1, !implicitForm, filterW, filterH, 1, 1, &descriptor).status());
+    NN_RETURN_IF_ERROR(expectNhwc(operation, filterIndex + 3));
+    NN_ASSIGN_OR_RETURN(const int32_t activation, int32Scalar(operation.inputs[filterIndex + 2]));
+    auto* layer = result_.network->AddPooling2dLayer(descriptor);
+    NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], activation);
+  }
+
+  hal::Status lowerFullyConnected(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {4}));
+    NN_ASSIGN_OR_RETURN(auto weights, constantTensor(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(auto bias, constantTensor(operation.inputs[2]));
+    NN_ASSIGN_OR_RETURN(const int32_t activation, int32Scalar(operation.inputs[3]));
+    NN_ASSIGN_OR_RETURN(auto input, tensorInfo(operation.inputs[0]));
+    const unsigned inputSize = weights.GetShape()[1];
+    if (weights.GetNumDimensions() != 2 || inputSize == 0 || input.GetNumElements() % inputSize != 0) {
+      return unsupported() << "the weights are not [units, input size] for this input";
+    }
+    const unsigned shape[] = {input.GetNumElements() / inputSize, inputSize};
+    NN_ASSIGN_OR_RETURN(auto* slot, reshaped(operation.inputs[0], armnn::TensorShape(2, shape)));
+    armnn::FullyConnectedDescriptor descriptor;
+    descriptor.m_BiasEnabled = true;
+    descriptor.m_TransposeWeightMatrix = true;
+    auto* layer = result_.network->AddFullyConnectedLayer(descriptor, weights, armnn::Optional<armnn::ConstTensor>(bias));
+    slot->Connect(layer->GetInputSlot(0));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], activation);
+  }
+
+  hal::Status lowerSoftmax(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {2, 3}));
+    NN_ASSIGN_OR_RETURN(const float beta, floatScalar(operation.inputs[1]));
+    const int rank = static_cast<int>(operand(operation.inputs[0]).dimensions.size());
+    if (operation.inputs.size() == 3) {
+      NN_ASSIGN_OR_RETURN(const int32_t axis, int32Scalar(operation.inputs[2]));
+      if (axis != -1 && axis != rank - 1) return unsupported() << "softmax over an axis other than the last";
+    }
+    armnn::SoftmaxDescriptor descriptor;
+    descriptor.m_Beta = beta;
+    auto* layer = result_.network->AddSoftmaxLayer(descriptor);
+    NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], 0);
+  }
+
+  hal::Status lowerReshape(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {2}));
+    NN_ASSIGN_OR_RETURN(auto output, tensorInfo(operation.outputs[0]));
+    NN_ASSIGN_OR_RETURN(auto* slot, reshaped(operation.inputs[0], output.GetShape()));
+    return produce(slot, operation.outputs[0], 0);
+  }
+
+  hal::Status lowerConcatenation(const hal::Operation& operation) {
+    if (operation.inputs.size() < 2) return unsupported() << "no tensors to concatenate";
+    const size_t tensors = operation.inputs.size() - 1;
+    NN_ASSIGN_OR_RETURN(int32_t axis, int32Scalar(operation.inputs[tensors]));
+    std::vector<armnn::TensorShape> shapes;
+    for (size_t i = 0; i < tensors; ++i) {
+      NN_ASSIGN_OR_RETURN(auto info, tensorInfo(operation.inputs[i]));
+      shapes.push_back(info.GetShape());
+    }
+    const int rank = static_cast<int>(shapes[0].GetNumDimensions());
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return unsupported() << "axis " << axis << " outside the rank";
+    auto descriptor = armnn::CreateDescriptorForConcatenation(shapes.begin(), shapes.end(), static_cast<unsigned>(axis));
+    auto* layer = result_.network->AddConcatLayer(descriptor);
+    NN_RETURN_IF_ERROR(connectInputs(layer, std::vector<uint32_t>(operation.inputs.begin(), operation.inputs.end() - 1)));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], 0);
+  }
+
+  hal::Status lowerOperation(const hal::Operation& operation) {
+    if (operation.outputs.size() != 1) return unsupported() << "more than one output";
+    switch (operation.type) {
+      case OperationType::ADD:
+      case OperationType::SUB:
+      case OperationType::MUL:
+        return lowerElementwise(operation);
+      case OperationType::RELU:
+      case OperationType::RELU1:
+      case OperationType::RELU6:
+      case OperationType::LOGISTIC:
+      case OperationType::TANH:
+        return lowerActivation(operation);
+      case OperationType::FLOOR: {
+        NN_RETURN_IF_ERROR(expectInputs(operation, {1}));
+        auto* layer = result_.network->AddFloorLayer();
+        NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
+        return produce(&layer->GetOutputSlot(0), operation.outputs[0], 0);
+      }
+      case OperationType::CONV_2D:
+      case OperationType::DEPTHWISE_CONV_2D:
+        return lowerConvolution(operation);
+      case OperationType::AVERAGE_POOL_2D:
+      case OperationType::MAX_POOL_2D:
+      case OperationType::L2_POOL_2D:
+        return lowerPooling(operation);
+      case OperationType::FULLY_CONNECTED:
+        return lowerFullyConnected(operation);
+      case OperationType::SOFTMAX:
+        return lowerSoftmax(operation);
+      case OperationType::RESHAPE:
+        return lowerReshape(operation);
+      case OperationType::CONCATENATION:
+        return lowerConcatenation(operation);
+      default:
+        return unsupported() << "this operation is not lowered to Arm NN";
+    }
+  }
+
+ private:
+  const hal::Model& model_;
+  const hal::Model::Subgraph& graph_;
+  const bool wholeModel_;
+  LoweredNetwork result_;
+  std::map<uint32_t, armnn::IOutputSlot*> slots_;
+  // Arm NN copies constant tensors when a layer is added, but keep what we made until then.
+  std::vector<std::vector<float>> permutedWeights_;
+};
+
+}  // namespace
+
+hal::Result<LoweredNetwork> lowerModel(const hal::Model& model) {
+  if (!model.referenced.empty()) return unsupported() << "control flow (referenced subgraphs) is not lowered";
+  if (!model.extensionNameToPrefix.empty()) return unsupported() << "vendor extensions are not lowered";
+  Lowerer lowerer(model, /*wholeModel=*/true);
+  for (size_t i = 0; i < model.main.operations.size(); ++i) NN_RETURN_IF_ERROR(lowerer.lower(i));
+  NN_RETURN_IF_ERROR(lowerer.bindOutputs(model.main.outputIndexes));
+  return lowerer.take();
+}
+
+hal::Result<LoweredNetwork> lowerOperation(const hal::Model& model, size_t operationIndex) {
+  Lowerer lowerer(model, /*wholeModel=*/false);
+  NN_RETURN_IF_ERROR(lowerer.lower(operationIndex));
+  NN_RETURN_IF_ERROR(lowerer.bindOutputs(model.main.operations[operationIndex].outputs));
+  return lowerer.take();
+}
+
+}  // namespace nnremote::armnn_backend
