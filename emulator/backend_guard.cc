@@ -196,12 +196,7 @@ class GuardedDevice final : public hal::ForwardingDevice {
                                           const std::vector<hal::SharedPreparedModel>& preparedModels,
                                           const std::vector<hal::BufferRole>& inputRoles,
                                           const std::vector<hal::BufferRole>& outputRoles) const override {
-    // The backend knows its own prepared models, not our wrappers.
-    std::vector<hal::SharedPreparedModel> unwrapped;
-    for (const auto& preparedModel : preparedModels) {
-      const auto* guardedModel = dynamic_cast<const GuardedPreparedModel*>(preparedModel.get());
-      unwrapped.push_back(guardedModel != nullptr ? guardedModel->inner() : preparedModel);
-    }
+    const auto unwrapped = hal::unwrapPreparedModels<GuardedPreparedModel>(preparedModels);
     NN_ASSIGN_OR_RETURN(auto buffer, guarded(origin_, "IDevice::allocate", [&] {
                           return inner()->allocate(desc, unwrapped, inputRoles, outputRoles);
                         }));

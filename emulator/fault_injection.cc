@@ -56,12 +56,7 @@ class FaultyDevice final : public hal::ForwardingDevice {
                                           const std::vector<hal::SharedPreparedModel>& preparedModels,
                                           const std::vector<hal::BufferRole>& inputRoles,
                                           const std::vector<hal::BufferRole>& outputRoles) const override {
-    // The inner device knows its own prepared models, not our wrappers.
-    std::vector<hal::SharedPreparedModel> unwrapped;
-    for (const auto& preparedModel : preparedModels) {
-      const auto* faulty = dynamic_cast<const FaultyPreparedModel*>(preparedModel.get());
-      unwrapped.push_back(faulty != nullptr ? faulty->inner() : preparedModel);
-    }
+    const auto unwrapped = hal::unwrapPreparedModels<FaultyPreparedModel>(preparedModels);
     return inner()->allocate(desc, unwrapped, inputRoles, outputRoles);
   }
 

@@ -15,6 +15,7 @@
 #include "emulator/device_scheduling.h"
 #include "emulator/emulator_server.h"
 #include "emulator/fault_injection.h"
+#include "emulator/recording_device.h"
 #include "emulator/remote_devices.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
@@ -24,7 +25,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--backend=PATH.so[:ARG]]... [--pace=realtime]
                     [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
-                    [--state-dir=DIR] [--fault=KIND:AFTER_N[:DEVICE]]
+                    [--state-dir=DIR] [--record=DIR] [--fault=KIND:AFTER_N[:DEVICE]]
 
 Serves NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM): simulated
 ones, those of backend libraries, and those of other emulators.
@@ -73,6 +74,11 @@ timeline (docs/scheduler.md).
                     the key is random per run, and caches saved before a restart are refused
                     (GENERAL_FAILURE; the client prepares again). Cache files themselves stay
                     with the clients (docs/caching.md).
+
+  --record=DIR      write what every device is asked and answers (models, requests with their
+                    inputs, outputs, statuses, timing) to DIR/<time>-<pid>.nnrec, as
+                    length-delimited protobuf; `nnremote replay` runs it against another server
+                    or backend and compares (docs/backends.md#record-and-replay)
 
 Security (docs/security.md). Every session belongs to the identity that opened it, and only
 that identity can use it and its handles:
@@ -167,7 +173,7 @@ int main(int argc, char** argv) {
   std::string config;
   std::vector<std::string> backendFlags;
   std::string pace = "none";
-  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir;
+  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir, record;
   nnremote::emulator::ServerOptions serverOptions;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -187,7 +193,7 @@ int main(int argc, char** argv) {
         !takeFlag(argv[i], "--tls-cert", &tlsCert) && !takeFlag(argv[i], "--tls-key", &tlsKey) &&
         !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
         !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault) &&
-        !takeFlag(argv[i], "--state-dir", &stateDir)) {
+        !takeFlag(argv[i], "--state-dir", &stateDir) && !takeFlag(argv[i], "--record", &record)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -270,6 +276,18 @@ int main(int argc, char** argv) {
     *devices = faults->wrap(std::move(*devices));
   }
 
+  std::shared_ptr<nnremote::emulator::Recorder> recorder;
+  if (!record.empty()) {
+    auto opened = nnremote::emulator::Recorder::open(record);
+    if (!opened.ok()) {
+      std::cerr << "npu_emulator: " << opened.error().message << "\n";
+      return 2;
+    }
+    recorder = *opened;
+    // Outermost: the recording holds what clients saw, injected faults included.
+    *devices = nnremote::emulator::recordDevices(std::move(*devices), recorder);
+  }
+
   // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
   sigset_t stopSignals;
   sigemptyset(&stopSignals);
@@ -286,6 +304,7 @@ int main(int argc, char** argv) {
   for (const auto& device : *devices) std::cout << " " << device->getName();
   std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
   if (faults) std::cerr << "npu_emulator: injecting a fault: --fault=" << fault << std::endl;
+  if (recorder) std::cout << "npu_emulator: recording to " << recorder->path() << std::endl;
   if (serverOptions.security.insecureTcp && !nnremote::emulator::isUnixAddress(listen) &&
       serverOptions.security.tlsCertPem.empty()) {
     std::cerr << "npu_emulator: WARNING: serving plain TCP (--insecure): anyone who can reach "

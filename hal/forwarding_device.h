@@ -51,6 +51,20 @@ class ForwardingDevice : public IDevice {
   const SharedDevice inner_;
 };
 
+// A decorator that wraps the prepared models it hands out gets its own wrappers back in
+// allocate(); the inner device knows only its own prepared models. `Wrapper::inner()` returns
+// the wrapped one.
+template <typename Wrapper>
+std::vector<SharedPreparedModel> unwrapPreparedModels(const std::vector<SharedPreparedModel>& preparedModels) {
+  std::vector<SharedPreparedModel> unwrapped;
+  unwrapped.reserve(preparedModels.size());
+  for (const auto& preparedModel : preparedModels) {
+    const auto* wrapper = dynamic_cast<const Wrapper*>(preparedModel.get());
+    unwrapped.push_back(wrapper != nullptr ? wrapper->inner() : preparedModel);
+  }
+  return unwrapped;
+}
+
 }  // namespace nnremote::hal
 
 #endif  // NNREMOTE_HAL_FORWARDING_DEVICE_H_

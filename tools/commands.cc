@@ -113,7 +113,7 @@ int runSample(const std::vector<std::string>& args) {
     std::cout << "]\n  output shape 0: " << hal::toString(outcome->outputShapes[0].dimensions)
               << (outcome->outputShapes[0].isSufficient ? "" : " (buffer too small)") << "\n"
               << "  timeOnDevice:   " << formatDuration(outcome->timing.timeOnDevice)
-              << " (simulated NPU time)\n"
+              << " (device time: simulated on nnremote NPUs, measured on backends such as Arm NN)\n"
               << "  timeInDriver:   " << formatDuration(outcome->timing.timeInDriver) << "\n"
               << "  round trip:     "
               << formatDuration(std::chrono::duration_cast<hal::Duration>(roundTrip))

@@ -12,7 +12,8 @@ int runSample(const std::vector<std::string>& args);
 int runConform(const std::vector<std::string>& args);
 int runCost(const std::vector<std::string>& args);
 int runTrace(const std::vector<std::string>& args);
-int runLoad(const std::vector<std::string>& args);  // load_command.cc
+int runLoad(const std::vector<std::string>& args);    // load_command.cc
+int runReplay(const std::vector<std::string>& args);  // replay_command.cc
 
 }  // namespace nnremote::tools
 

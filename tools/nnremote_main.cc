@@ -22,6 +22,8 @@ Commands:
                config and topology files unchanged, prints its COMPUTE_REPORT.csv layout
   load         drive many clients at one emulator (like Triton's perf_analyzer) and print one
                summary line: latencies, throughput, and every failure by status
+  replay       run a recording (npu_emulator --record=DIR) against another server or backend
+               and compare outputs, statuses and timing with what was recorded
 
 Flags (every command):
   --target=ADDR   the npu_emulator to use: unix:PATH, unix-abstract:NAME or HOST:PORT. Without
@@ -85,6 +87,17 @@ Flags (load):
   clients replaced after losing the server). Several loads may run
   at once against one emulator; each reports its own line.
 
+Flags (replay):
+  --recording=DIR the folder npu_emulator --record wrote (its *.nnrec files, read one entry at a
+                  time, never whole)
+  --device=NAME   replay everything on this device (default: the device of the recorded name)
+  --exact         compare outputs byte for byte (default: the CTS tolerances of each output's
+                  type, as conform does)
+  --html=FILE     write a self-contained report: the differences, each model's device time
+                  recorded and replayed side by side, and a log-log plot of the two
+  replay prints a line per differing execution, then "N replayed, N matched, N differed". It
+  exits 1 if any differed. A model the target refuses to prepare differs on every execution.
+
 Flags (cost):
   --scalesim-config=FILE  a SCALE-Sim .cfg (ArrayHeight, ArrayWidth, *SramSzkB, Dataflow,
                           Bandwidth, InterfaceBandwidth CALC or USER)
@@ -102,6 +115,7 @@ Examples:
   nnremote cost --scalesim-config=scale.cfg --topology=alexnet.csv
   nnremote load --target=unix:/tmp/nnremote.sock --model=mobilenet --clients=4 --priority=low --seconds=30
   nnremote run-sample --deadline-us=5 --priority=high
+  nnremote replay --recording=/tmp/rec --target=unix:/tmp/board.sock --device=armnn-cpuref --html=replay.html
 )";
 
 }  // namespace
@@ -129,6 +143,7 @@ int main(int argc, char** argv) {
   if (command == "cost") return nnremote::tools::runCost(args);
   if (command == "trace") return nnremote::tools::runTrace(args);
   if (command == "load") return nnremote::tools::runLoad(args);
+  if (command == "replay") return nnremote::tools::runReplay(args);
   std::cerr << "nnremote: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }
