@@ -15,6 +15,7 @@
 #include "emulator/device_scheduling.h"
 #include "emulator/emulator_server.h"
 #include "emulator/fault_injection.h"
+#include "emulator/graph_dump_device.h"
 #include "emulator/recording_device.h"
 #include "emulator/remote_devices.h"
 #include "emulator/server_config.h"
@@ -25,7 +26,8 @@ namespace {
 constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--backend=PATH.so[:ARG]]... [--pace=realtime]
                     [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
-                    [--state-dir=DIR] [--record=DIR] [--fault=KIND:AFTER_N[:DEVICE]]
+                    [--state-dir=DIR] [--record=DIR] [--dump-graphs=DIR]
+                    [--fault=KIND:AFTER_N[:DEVICE]]
 
 Serves NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM): simulated
 ones, those of backend libraries, and those of other emulators.
@@ -79,6 +81,9 @@ timeline (docs/scheduler.md).
                     inputs, outputs, statuses, timing) to DIR/<time>-<pid>.nnrec, as
                     length-delimited protobuf; `nnremote replay` runs it against another server
                     or backend and compares (docs/backends.md#record-and-replay)
+  --dump-graphs=DIR write every model a device is asked to prepare as DIR/<device>-<n>.dot
+                    (Graphviz) and .html (operations, operands with types and shapes), before
+                    preparing it; `nnremote graph` draws a model file the same way
 
 Security (docs/security.md). Every session belongs to the identity that opened it, and only
 that identity can use it and its handles:
@@ -173,7 +178,7 @@ int main(int argc, char** argv) {
   std::string config;
   std::vector<std::string> backendFlags;
   std::string pace = "none";
-  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir, record;
+  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir, record, dumpGraphs;
   nnremote::emulator::ServerOptions serverOptions;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -193,7 +198,8 @@ int main(int argc, char** argv) {
         !takeFlag(argv[i], "--tls-cert", &tlsCert) && !takeFlag(argv[i], "--tls-key", &tlsKey) &&
         !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
         !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault) &&
-        !takeFlag(argv[i], "--state-dir", &stateDir) && !takeFlag(argv[i], "--record", &record)) {
+        !takeFlag(argv[i], "--state-dir", &stateDir) && !takeFlag(argv[i], "--record", &record) &&
+        !takeFlag(argv[i], "--dump-graphs", &dumpGraphs)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -276,6 +282,14 @@ int main(int argc, char** argv) {
     *devices = faults->wrap(std::move(*devices));
   }
 
+  if (!dumpGraphs.empty()) {
+    auto dumping = nnremote::emulator::dumpGraphsOf(std::move(*devices), dumpGraphs);
+    if (!dumping.ok()) {
+      std::cerr << "npu_emulator: " << dumping.error().message << "\n";
+      return 2;
+    }
+    *devices = std::move(dumping).value();
+  }
   std::shared_ptr<nnremote::emulator::Recorder> recorder;
   if (!record.empty()) {
     auto opened = nnremote::emulator::Recorder::open(record);

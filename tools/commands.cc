@@ -11,7 +11,7 @@
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
-#include "tools/text_escape.h"
+#include "hal/text_escape.h"
 #include "tests/conformance/cts_runner.h"
 #include "tools/connection_flags.h"
 #include "tools/flags.h"
@@ -182,12 +182,12 @@ int runConform(const std::vector<std::string>& args) {
   std::ostringstream junitCases;
   const bool verbose = flags->has("verbose");
   auto onCase = [&](const cts::CtsTestCase& testCase, const cts::CaseResult& result) {
-    junitCases << "  <testcase classname=\"" << xmlEscape(testCase.file) << "\" name=\""
-               << xmlEscape(testCase.name) << "\">";
+    junitCases << "  <testcase classname=\"" << hal::xmlEscape(testCase.file) << "\" name=\""
+               << hal::xmlEscape(testCase.name) << "\">";
     if (result.outcome == cts::Outcome::FAILED) {
-      junitCases << "<failure message=\"" << xmlEscape(result.message) << "\"/>";
+      junitCases << "<failure message=\"" << hal::xmlEscape(result.message) << "\"/>";
     } else if (result.outcome == cts::Outcome::UNSUPPORTED) {
-      junitCases << "<skipped message=\"" << xmlEscape(result.message) << "\"/>";
+      junitCases << "<skipped message=\"" << hal::xmlEscape(result.message) << "\"/>";
       if (verbose) std::cout << "UNSUPPORTED " << testCase.fullName() << ": " << result.message << "\n";
     }
     junitCases << "</testcase>\n";

@@ -14,6 +14,7 @@ int runCost(const std::vector<std::string>& args);
 int runTrace(const std::vector<std::string>& args);
 int runLoad(const std::vector<std::string>& args);    // load_command.cc
 int runReplay(const std::vector<std::string>& args);  // replay_command.cc
+int runGraph(const std::vector<std::string>& args);   // graph_command.cc
 
 }  // namespace nnremote::tools
 

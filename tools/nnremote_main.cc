@@ -22,6 +22,8 @@ Commands:
                config and topology files unchanged, prints its COMPUTE_REPORT.csv layout
   load         drive many clients at one emulator (like Triton's perf_analyzer) and print one
                summary line: latencies, throughput, and every failure by status
+  graph        draw a model's graph as Graphviz DOT or an HTML page: operations, operands with
+               types and shapes, and each operation's simulated device time
   replay       run a recording (npu_emulator --record=DIR) against another server or backend
                and compare outputs, statuses and timing with what was recorded
 
@@ -87,6 +89,14 @@ Flags (load):
   clients replaced after losing the server). Several loads may run
   at once against one emulator; each reports its own line.
 
+Flags (graph):
+  --cases=FILE    a conformance-format JSON file; --model=NAME picks one of its models (default:
+                  the first). Without --cases, --model names a built-in model (default mobilenet)
+  --format=F      dot (default: Graphviz, e.g. | dot -Tsvg) or html (a self-contained page, with
+                  each operation's device time from one in-process run on the simulated NPU)
+  --config=PRESET the simulated NPU the HTML's costs come from (default edge16)
+  --output=FILE   write there instead of standard output
+
 Flags (replay):
   --recording=DIR the folder npu_emulator --record wrote (its *.nnrec files, read one entry at a
                   time, never whole)
@@ -115,6 +125,7 @@ Examples:
   nnremote cost --scalesim-config=scale.cfg --topology=alexnet.csv
   nnremote load --target=unix:/tmp/nnremote.sock --model=mobilenet --clients=4 --priority=low --seconds=30
   nnremote run-sample --deadline-us=5 --priority=high
+  nnremote graph --cases=../shared/conformance/V1_0/conv_float.json --format=html --output=conv.html
   nnremote replay --recording=/tmp/rec --target=unix:/tmp/board.sock --device=armnn-cpuref --html=replay.html
 )";
 
@@ -144,6 +155,7 @@ int main(int argc, char** argv) {
   if (command == "trace") return nnremote::tools::runTrace(args);
   if (command == "load") return nnremote::tools::runLoad(args);
   if (command == "replay") return nnremote::tools::runReplay(args);
+  if (command == "graph") return nnremote::tools::runGraph(args);
   std::cerr << "nnremote: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

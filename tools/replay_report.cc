@@ -5,7 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "tools/text_escape.h"
+#include "hal/text_escape.h"
 
 namespace nnremote::tools {
 namespace {
@@ -76,7 +76,7 @@ std::string timingPlot(const ReplaySummary& summary) {
     std::ostringstream tip;
     tip << model->label << ": " << meanRecordedUs(*model) << " µs recorded, " << meanReplayedUs(*model) << " µs replayed";
     svg << "<circle class=\"model\" cx=\"" << x << "\" cy=\"" << y << "\" r=\"4\" fill=\""
-        << (model->differed > 0 ? "#d62728" : "#1f77b4") << "\" fill-opacity=\"0.7\"><title>" << xmlEscape(tip.str())
+        << (model->differed > 0 ? "#d62728" : "#1f77b4") << "\" fill-opacity=\"0.7\"><title>" << hal::xmlEscape(tip.str())
         << "</title></circle>\n";
   }
   svg << "</svg>\n";
@@ -93,17 +93,17 @@ std::string renderReplayHtml(const ReplaySummary& summary, const std::string& re
        << "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}\n"
        << "tr.differed td{background:#fde8e8}.summary{font-size:18px;font-weight:bold}\n"
        << "</style></head><body>\n<h1>nnremote replay</h1>\n"
-       << "<p>Recording <code>" << xmlEscape(recording) << "</code> replayed on <code>" << xmlEscape(target)
-       << "</code>.</p>\n<p class=\"summary\" id=\"summary\">" << xmlEscape(summaryLine(summary)) << "</p>\n";
-  for (const auto& warning : summary.warnings) html << "<p>Warning: " << xmlEscape(warning) << "</p>\n";
+       << "<p>Recording <code>" << hal::xmlEscape(recording) << "</code> replayed on <code>" << hal::xmlEscape(target)
+       << "</code>.</p>\n<p class=\"summary\" id=\"summary\">" << hal::xmlEscape(summaryLine(summary)) << "</p>\n";
+  for (const auto& warning : summary.warnings) html << "<p>Warning: " << hal::xmlEscape(warning) << "</p>\n";
   html << "<h2>Device time, recorded and replayed</h2>\n" << timingPlot(summary);
   html << "<h2>Models</h2>\n<table id=\"models\"><tr><th>model</th><th>recorded on</th><th>replayed on</th>"
        << "<th>executions</th><th>matched</th><th>differed</th><th>recorded µs</th><th>replayed µs</th>"
        << "<th>ratio</th></tr>\n";
   for (const auto& model : summary.models) {
-    html << "<tr" << (model.differed > 0 ? " class=\"differed\"" : "") << "><td>" << xmlEscape(model.label)
-         << (model.refused.empty() ? "" : "<br><small>refused: " + xmlEscape(model.refused) + "</small>") << "</td><td>"
-         << xmlEscape(model.recordedDevice) << "</td><td>" << xmlEscape(model.replayDevice) << "</td><td>"
+    html << "<tr" << (model.differed > 0 ? " class=\"differed\"" : "") << "><td>" << hal::xmlEscape(model.label)
+         << (model.refused.empty() ? "" : "<br><small>refused: " + hal::xmlEscape(model.refused) + "</small>") << "</td><td>"
+         << hal::xmlEscape(model.recordedDevice) << "</td><td>" << hal::xmlEscape(model.replayDevice) << "</td><td>"
          << model.executions << "</td><td>" << model.matched << "</td><td>" << model.differed << "</td>";
     if (model.timedExecutions > 0) {
       html << "<td>" << meanRecordedUs(model) << "</td><td>" << meanReplayedUs(model) << "</td><td>"
@@ -117,7 +117,7 @@ std::string renderReplayHtml(const ReplaySummary& summary, const std::string& re
   html << "</table>\n<h2>Differences</h2>\n";
   if (summary.differences.empty()) html << "<p>None.</p>\n";
   html << "<ul id=\"differences\">\n";
-  for (const auto& difference : summary.differences) html << "<li>" << xmlEscape(difference) << "</li>\n";
+  for (const auto& difference : summary.differences) html << "<li>" << hal::xmlEscape(difference) << "</li>\n";
   if (summary.differed > summary.differences.size()) {
     html << "<li>… and " << summary.differed - summary.differences.size() << " more</li>\n";
   }

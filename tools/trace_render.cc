@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "hal/operand_types.h"
-#include "tools/text_escape.h"
+#include "hal/text_escape.h"
 
 namespace nnremote::tools {
 namespace {
@@ -118,8 +118,8 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  svg << "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" << xmlEscape(title) << "</text>\n";
-  svg << "<text x=\"10\" y=\"42\">" << xmlEscape(profile.deviceName) << ": " << profile.totalCycles
+  svg << "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" << hal::xmlEscape(title) << "</text>\n";
+  svg << "<text x=\"10\" y=\"42\">" << hal::xmlEscape(profile.deviceName) << ": " << profile.totalCycles
       << " cycles = " << number(double(profile.totalCycles) * usPerCycle) << " us simulated device time at "
       << number(profile.clockHz / 1e6) << " MHz; " << profile.operations.size()
       << " operations; host simulation wall time " << number(profile.hostWallNanoseconds / 1e6)
@@ -147,7 +147,7 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
     tip << sliceName(op);
     for (const auto& [key, value] : sliceArguments(op)) tip << "\n" << key << ": " << value;
     const char* color = row == 0 ? "#4e79a7" : "#59a14f";
-    svg << "<g class=\"op\"><title>" << xmlEscape(tip.str()) << "</title><rect x=\"" << x0 << "\" y=\""
+    svg << "<g class=\"op\"><title>" << hal::xmlEscape(tip.str()) << "</title><rect x=\"" << x0 << "\" y=\""
         << kTop + row * kRow + 2 << "\" width=\"" << width << "\" height=\"" << kRow - 12
         << "\" fill=\"" << color << "\" stroke=\"white\" stroke-width=\"0.5\"/>";
     if (op.stallCycles > 0) {
@@ -158,13 +158,13 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
     }
     if (width > 60) {
       svg << "<text x=\"" << x0 + 3 << "\" y=\"" << kTop + row * kRow + 22 << "\" fill=\"white\">"
-          << xmlEscape(hal::toString(op.type)) << "</text>";
+          << hal::xmlEscape(hal::toString(op.type)) << "</text>";
     }
     svg << "</g>\n";
     if (op.dramCycles > 0) {
       const double dramWidth = std::max(1.0, x(op.startCycle + std::min(op.dramCycles, op.totalCycles)) - x0);
       svg << "<rect x=\"" << x0 << "\" y=\"" << kTop + 2 * kRow + 2 << "\" width=\"" << dramWidth
-          << "\" height=\"" << kRow - 12 << "\" fill=\"#f28e2b\"><title>DRAM " << xmlEscape(sliceName(op))
+          << "\" height=\"" << kRow - 12 << "\" fill=\"#f28e2b\"><title>DRAM " << hal::xmlEscape(sliceName(op))
           << ": " << op.dramReadBytes << " bytes read, " << op.dramWriteBytes << " written</title></rect>\n";
     }
   }
@@ -173,7 +173,7 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
   svg << "</svg>\n";
 
   std::ostringstream html;
-  html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << xmlEscape(title)
+  html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << hal::xmlEscape(title)
        << "</title><style>body{margin:12px;background:#fff} .op:hover rect{opacity:0.8}</style></head><body>\n"
        << svg.str() << "</body></html>\n";
   return html.str();

@@ -1,10 +1,10 @@
-// Escaping for the XML, HTML and JSON the tools write.
-#ifndef NNREMOTE_TOOLS_TEXT_ESCAPE_H_
-#define NNREMOTE_TOOLS_TEXT_ESCAPE_H_
+// Escaping for the XML and HTML that diagnostics write (graph dumps, reports, JUnit).
+#ifndef NNREMOTE_HAL_TEXT_ESCAPE_H_
+#define NNREMOTE_HAL_TEXT_ESCAPE_H_
 
 #include <string>
 
-namespace nnremote::tools {
+namespace nnremote::hal {
 
 // For XML/HTML text and attribute values.
 inline std::string xmlEscape(const std::string& text) {
@@ -21,6 +21,6 @@ inline std::string xmlEscape(const std::string& text) {
   return out;
 }
 
-}  // namespace nnremote::tools
+}  // namespace nnremote::hal
 
-#endif  // NNREMOTE_TOOLS_TEXT_ESCAPE_H_
+#endif  // NNREMOTE_HAL_TEXT_ESCAPE_H_

@@ -1,0 +1,108 @@
+// nnremote graph: a model's graph as Graphviz DOT or an HTML page. The model is one of a
+// conformance-format file's (--cases=FILE [--model=NAME]) or a built-in (--model=NAME). The HTML
+// shows each operation's device time on the simulated NPU (--config, default edge16), from one
+// execution of the model's own inputs in process.
+#include <fstream>
+#include <iostream>
+
+#include "emulator/simulated_npus.h"
+#include "hal/graph_dump.h"
+#include "hal/model_builder.h"
+#include "tests/conformance/cts_loader.h"
+#include "tools/commands.h"
+#include "tools/flags.h"
+#include "tools/models/built_in.h"
+
+namespace nnremote::tools {
+namespace {
+
+struct GraphSubject {
+  std::string name;
+  hal::Model model;
+  std::vector<std::vector<uint8_t>> inputs;
+  std::vector<size_t> outputSizes;
+};
+
+hal::Result<GraphSubject> subjectFrom(const Flags& flags) {
+  if (!flags.has("cases")) {
+    NN_ASSIGN_OR_RETURN(auto built, builtInModel(flags.get("model", "mobilenet")));
+    return GraphSubject{flags.get("model", "mobilenet"), built.model, {built.input}, {built.outputBytes}};
+  }
+  NN_ASSIGN_OR_RETURN(auto cases, cts::loadSpecFile(flags.get("cases"), flags.get("cases")));
+  for (const auto& testCase : cases) {
+    if (flags.has("model") && testCase.name != flags.get("model")) continue;
+    GraphSubject subject{testCase.fullName(), testCase.model, testCase.inputs, {}};
+    for (const auto& output : testCase.outputs) subject.outputSizes.push_back(std::max<size_t>(output.data.size(), 1));
+    return subject;
+  }
+  auto error = hal::invalidArgument();
+  error << flags.get("cases") << " has no model named '" << flags.get("model") << "' (models:";
+  for (const auto& testCase : cases) error << " " << testCase.name;
+  return error << ")";
+}
+
+// Each operation's device time on `npu`, from the execution profile of one run; empty if the
+// model does not run there (the page is still drawn, without costs).
+std::vector<std::optional<double>> operationCosts(const GraphSubject& subject, const sim::NpuConfig& npu) {
+  const auto device = emulator::createSimulatedNpu(npu);
+  auto prepared = device->prepareModel(subject.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  if (!prepared.ok()) return {};
+  auto io = hal::makeRequest(subject.inputs, subject.outputSizes);
+  if (!io.ok()) return {};
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  if (!outcome.ok() || !outcome->profile || outcome->profile->clockHz <= 0) return {};
+  std::vector<std::optional<double>> costs(subject.model.main.operations.size());
+  for (const auto& operation : outcome->profile->operations) {
+    if (operation.operationIndex < costs.size()) {
+      costs[operation.operationIndex] = operation.totalCycles / outcome->profile->clockHz * 1e6;
+    }
+  }
+  return costs;
+}
+
+}  // namespace
+
+int runGraph(const std::vector<std::string>& args) {
+  auto flags = Flags::parse(args, {"cases", "model", "format", "output", "config"});
+  if (!flags.ok()) {
+    std::cerr << "nnremote graph: " << flags.error().message << "\n";
+    return 2;
+  }
+  const std::string format = flags->get("format", "dot");
+  if (format != "dot" && format != "html") {
+    std::cerr << "nnremote graph: --format must be dot or html, not '" << format << "'\n";
+    return 2;
+  }
+  auto subject = subjectFrom(*flags);
+  if (!subject.ok()) {
+    std::cerr << "nnremote graph: " << subject.error().message << "\n";
+    return 1;
+  }
+  std::string text;
+  if (format == "dot") {
+    text = hal::modelToDot(subject->model, subject->name);
+  } else {
+    auto npus = sim::npuConfigsFromList(flags->get("config", "edge16"));
+    if (!npus.ok() || npus->empty()) {
+      std::cerr << "nnremote graph: --config: " << (npus.ok() ? "no NPU" : npus.error().message) << "\n";
+      return 2;
+    }
+    text = hal::modelToHtml(subject->model, subject->name + " (device time on " + sim::deviceName(npus->front()) + ")",
+                            operationCosts(*subject, npus->front()));
+  }
+  if (!flags->has("output")) {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream file(flags->get("output"));
+  file << text;
+  if (!file) {
+    std::cerr << "nnremote graph: cannot write " << flags->get("output") << "\n";
+    return 1;
+  }
+  std::cout << "wrote " << flags->get("output") << "\n";
+  return 0;
+}
+
+}  // namespace nnremote::tools
