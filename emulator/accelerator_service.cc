@@ -3,6 +3,7 @@
 #include "emulator/caller_session.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
+#include "hal/vlog.h"
 
 namespace nnremote::emulator {
 
@@ -47,6 +48,8 @@ grpc::Status AcceleratorService::OpenSession(grpc::ServerContext* context,
                         << " is not supported; this server speaks wire version " << kWireVersion);
   }
   const auto session = sessions_.open(identity, request->client_name());
+  NN_VLOG(WIRE) << "session " << session->id() << " opened by " << identity << " (" << request->client_name() << ", "
+                << context->peer() << ")";
   response->set_session_id(session->id());
   response->set_identity(identity);
   response->set_server_version(kWireVersion);
@@ -60,6 +63,8 @@ grpc::Status AcceleratorService::CloseSession(grpc::ServerContext* context,
   std::string identity;
   if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
   const hal::Status status = sessions_.close(request->session_id(), identity);
+  NN_VLOG(WIRE) << "session " << request->session_id() << " closed by " << identity
+                << (status.ok() ? "" : ": " + status.error().message);
   if (status.ok()) watch_.sessionClosed(request->session_id());
   return toGrpcStatus(status);
 }

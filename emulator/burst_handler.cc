@@ -3,6 +3,7 @@
 #include "emulator/execution_requests.h"
 #include "emulator/session_quotas.h"
 #include "hal/validation.h"
+#include "hal/vlog.h"
 
 namespace nnremote::emulator {
 
@@ -19,6 +20,7 @@ hal::Status BurstHandler::handle(const wire::BurstRequest& message, wire::BurstR
     case wire::BurstRequest::kCacheMemory: {
       auto memory = resolve_(message.cache_memory().memory());
       if (!memory.ok()) return hal::withContext(memory.error(), "cache_memory");
+      NN_VLOG(BURST) << "session " << session_->id() << " burst caches slot " << message.cache_memory().slot();
       holds_[message.cache_memory().slot()] = burst_->cacheMemory(*memory);
       slots_[message.cache_memory().slot()] = std::move(memory).value();
       return {};
@@ -33,6 +35,9 @@ hal::Status BurstHandler::handle(const wire::BurstRequest& message, wire::BurstR
       if (hal::Status status = execute(message.execute(), response); !status.ok()) {
         *response->mutable_error() = wire_conv::toWire(status.error());
       }
+      NN_VLOG(BURST) << "session " << session_->id() << " burst execution " << message.execute().serial() << ": "
+                     << (response->has_error() ? hal::toString(wire_conv::fromWire(response->error()).code)
+                                               : std::string("NO_ERROR"));
       return {};
     case wire::BurstRequest::kOpen:
       return makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst was opened twice";

@@ -12,6 +12,7 @@
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proto/shared_queue.h"
+#include "hal/vlog.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -115,6 +116,7 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
       std::lock_guard<std::mutex> lock(mutex_);
     }
     if (queue_ != nullptr) queue_->shutDown();
+    NN_VLOG(BURST) << "burst closed";
     delete this;
   }
 
@@ -142,6 +144,8 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
     if (!burst.ok()) return refuse(toGrpcStatus(burst.error()));
     openSlot_.emplace(std::move(slot).value());
     handler_ = std::make_unique<BurstHandler>(session, *entry, *burst);
+    NN_VLOG(BURST) << "session " << session->id() << " burst opened on prepared model " << open.prepared_model_id()
+                   << (open.want_shared_queue() ? ", asking for a shared queue" : "");
 
     std::unique_lock<std::mutex> lock(mutex_);
     // A client on this host can have a shared queue; one on another host asking for it (its

@@ -4,6 +4,7 @@
 
 #include "hal/operand_types.h"
 #include "proto/grpc_status.h"
+#include "hal/vlog.h"
 
 namespace nnremote::emulator {
 
@@ -95,6 +96,12 @@ void describeOutcome(Session& session, const wire::Request& wireRequest, const h
 grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                      const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
                      wire::ExecuteResponse* response) {
+  NN_VLOG(EXECUTION) << "session " << session.id() << " execution: " << model.main.operations.size() << " operations, "
+                     << (outcome.ok() ? std::string("NO_ERROR") : std::string(hal::toString(outcome.error().code)) + " (" +
+                                                                      outcome.error().message + ")")
+                     << (outcome.ok() && outcome->timing.timeOnDevice.has_value()
+                             ? ", device " + std::to_string(outcome->timing.timeOnDevice->count() / 1000) + " us"
+                             : std::string());
   if (!outcome.ok()) return toGrpcStatus(outcome.error());
   describeOutcome(session, wireRequest, request, model, *outcome, response);
   return grpc::Status::OK;

@@ -7,6 +7,7 @@
 #include "hal/execution_adapters.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
+#include "hal/vlog.h"
 
 namespace nnremote::emulator {
 
@@ -147,6 +148,8 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext* context, con
   auto execution = std::make_shared<FencedExecution>();
   response->set_sync_fence_id(session->fences.add(execution->done));
   response->set_execution_id(session->fencedExecutions.add(execution));
+  NN_VLOG(FENCE) << "session " << session->id() << " fenced execution " << response->execution_id() << " waits for "
+                 << waitFor.size() << " fences, signals fence " << response->sync_fence_id();
   // The call returns at once, so chains of fenced executions proceed on the server without the
   // client. Nothing waits on a thread: the last fence to signal (or the deadline's timer) hands
   // the execution to the pool. The session is held weakly until then: its fences end in error
@@ -158,6 +161,8 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext* context, con
                  measure = v->measure, inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v->inFlight)),
                  called](hal::Status fencesSignaled) mutable {
     auto finish = [execution, inFlight](hal::Status status) {
+      NN_VLOG(FENCE) << "fenced execution done: "
+                     << (status.ok() ? std::string("NO_ERROR") : hal::toString(status.error().code));
       inFlight->reset();
       {
         std::lock_guard<std::mutex> lock(execution->mutex);

@@ -2,6 +2,7 @@
 
 #include "emulator/session_quotas.h"
 #include "proto/grpc_status.h"
+#include "hal/vlog.h"
 
 namespace nnremote::emulator {
 
@@ -19,6 +20,7 @@ grpc::Status AcceleratorService::CreateFence(grpc::ServerContext* context, const
     return toGrpcStatus(quota.error());
   }
   response->set_fence_id(session->fences.add(hal::SyncFence::create()));
+  NN_VLOG(FENCE) << "session " << session->id() << " created fence " << response->fence_id();
   return grpc::Status::OK;
 }
 
@@ -28,6 +30,8 @@ grpc::Status AcceleratorService::SignalFence(grpc::ServerContext* context, const
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
   auto fence = session->fences.find(request->fence_id());
   if (!fence.ok()) return toGrpcStatus(fence.error());
+  NN_VLOG(FENCE) << "session " << session->id() << " signals fence " << request->fence_id()
+                 << (request->error() ? " with an error" : "");
   fence->signal(request->error());
   return grpc::Status::OK;
 }

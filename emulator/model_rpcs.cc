@@ -8,6 +8,8 @@
 #include "hal/validation.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
+#include "hal/vlog.h"
+#include <chrono>
 
 namespace nnremote::emulator {
 
@@ -94,10 +96,16 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
   if (!checked.ok()) return toGrpcStatus(checked.error());
   const hal::CacheToken& token = checked->token;
   CacheMirror* mirror = &checked->mirror;
+  const auto started = std::chrono::steady_clock::now();
   auto prepared = resolved->device->prepareModel(
       resolved->model, static_cast<hal::ExecutionPreference>(preference), priority,
       wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()), mirror->modelCache(),
       mirror->dataCache(), token);
+  NN_VLOG(COMPILATION) << "session " << request->session_id() << " prepareModel on " << request->device_name() << ": "
+                       << resolved->model.main.operations.size() << " operations, "
+                       << (prepared.ok() ? std::string("NO_ERROR") : hal::toString(prepared.error().code)) << " in "
+                       << std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count()
+                       << " us";
   if (!prepared.ok()) return toGrpcStatus(prepared.error());
   if (auto written = mirror->collectWritten(response); !written.ok()) return toGrpcStatus(written.error());
   PreparedModelEntry entry{std::move(prepared).value(),

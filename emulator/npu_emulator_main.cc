@@ -20,6 +20,7 @@
 #include "emulator/remote_devices.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
+#include "hal/vlog.h"
 
 namespace {
 
@@ -27,7 +28,7 @@ constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=
                     [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
                     [--state-dir=DIR] [--record=DIR] [--dump-graphs=DIR]
-                    [--fault=KIND:AFTER_N[:DEVICE]]
+                    [--vlog=TAGS] [--fault=KIND:AFTER_N[:DEVICE]]
 
 Serves NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM): simulated
 ones, those of backend libraries, and those of other emulators.
@@ -84,6 +85,9 @@ timeline (docs/scheduler.md).
   --dump-graphs=DIR write every model a device is asked to prepare as DIR/<device>-<n>.dot
                     (Graphviz) and .html (operations, operands with types and shapes), before
                     preparing it; `nnremote graph` draws a model file the same way
+  --vlog=TAGS       log what the server does to stderr, by tag: compilation, execution, burst,
+                    fence, wire, or all (comma-separated; same as NNREMOTE_VLOG=TAGS). Off, it
+                    costs nothing measurable (docs/diagnostics.md)
 
 Security (docs/security.md). Every session belongs to the identity that opened it, and only
 that identity can use it and its handles:
@@ -178,7 +182,7 @@ int main(int argc, char** argv) {
   std::string config;
   std::vector<std::string> backendFlags;
   std::string pace = "none";
-  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir, record, dumpGraphs;
+  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir, record, dumpGraphs, vlog;
   nnremote::emulator::ServerOptions serverOptions;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -199,8 +203,14 @@ int main(int argc, char** argv) {
         !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
         !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault) &&
         !takeFlag(argv[i], "--state-dir", &stateDir) && !takeFlag(argv[i], "--record", &record) &&
-        !takeFlag(argv[i], "--dump-graphs", &dumpGraphs)) {
+        !takeFlag(argv[i], "--dump-graphs", &dumpGraphs) && !takeFlag(argv[i], "--vlog", &vlog)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
+      return 2;
+    }
+  }
+  if (!vlog.empty()) {
+    if (auto set = nnremote::hal::setVlogTags(vlog); !set.ok()) {
+      std::cerr << "npu_emulator: --vlog: " << set.error().message << "\n";
       return 2;
     }
   }

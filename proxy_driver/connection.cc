@@ -2,6 +2,7 @@
 
 #include "proto/grpc_status.h"
 #include "proxy_driver/session_watcher.h"
+#include "hal/vlog.h"
 
 namespace nnremote::proxy {
 
@@ -23,6 +24,8 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   NN_ASSIGN_OR_RETURN(connection->channel_, createSecureChannel(address, options.security, arguments));
+  NN_VLOG(WIRE) << "connecting to " << address << (options.security.tlsCaPem.empty() ? "" : " over TLS")
+                << (options.security.token.empty() ? "" : " with a bearer token");
   if (!connection->channel_->WaitForConnected(std::chrono::system_clock::now() +
                                               options.connectTimeout)) {
     return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
@@ -150,6 +153,7 @@ hal::Result<SessionRef> Connection::session() {
           ++reconnects_;
         }
         changed_.notify_all();
+        NN_VLOG(WIRE) << "reconnected to " << address_ << ": session " << previous.id << " replaced by " << current.id;
         watcher_->unwatch(previous.id);
         watchSession(current);
         return current;

@@ -3,6 +3,7 @@
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/execution_results.h"
+#include "hal/vlog.h"
 
 namespace nnremote::proxy {
 
@@ -27,6 +28,7 @@ hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId)
   slots_.clear();
   generation_ = session.generation;
   broken_ = false;
+  NN_VLOG(BURST) << "opening a burst in session " << session.id << " on prepared model " << preparedModelId;
   stream_ = connection_->waitsStub().Burst(context_.get());
   wire::BurstRequest request;
   request.mutable_open()->set_session_id(session.id);
@@ -173,6 +175,7 @@ hal::Result<hal::ExecutionOutcome> ProxyBurst::execute(const hal::Request& reque
     NN_RETURN_IF_ERROR(openLocked(where.first, where.second));
   }
   if (broken_) return makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream is closed";
+  NN_VLOG(BURST) << "burst execution in session " << where.first.id << (queue_ != nullptr ? " (shared queue)" : "");
   wire::BurstRequest message;
   auto* execute = message.mutable_execute();
   const uint64_t serial = nextSerial_++;

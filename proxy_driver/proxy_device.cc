@@ -4,6 +4,8 @@
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_buffer.h"
 #include "proxy_driver/proxy_prepared_model.h"
+#include "hal/vlog.h"
+#include <chrono>
 
 namespace nnremote::proxy {
 
@@ -59,9 +61,15 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(
     const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
-  NN_ASSIGN_OR_RETURN(auto prepared, ProxyPreparedModel::prepare(connection_, {name_, model, preference, priority},
-                                                                 deadline, modelCache, dataCache, token));
-  return hal::SharedPreparedModel(std::move(prepared));
+  const auto started = std::chrono::steady_clock::now();
+  auto prepared = ProxyPreparedModel::prepare(connection_, {name_, model, preference, priority}, deadline, modelCache,
+                                              dataCache, token);
+  NN_VLOG(COMPILATION) << "prepareModel on " << name_ << ": " << model.main.operations.size() << " operations, "
+                       << (prepared.ok() ? std::string("NO_ERROR") : hal::toString(prepared.error().code)) << " in "
+                       << std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count()
+                       << " us round trip";
+  if (!prepared.ok()) return prepared.error();
+  return hal::SharedPreparedModel(std::move(prepared).value());
 }
 
 hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModelFromCache(

@@ -10,6 +10,7 @@
 #include "proxy_driver/cache_transfer.h"
 #include "proxy_driver/execution_results.h"
 #include "proxy_driver/proxy_burst.h"
+#include "hal/vlog.h"
 
 namespace nnremote::proxy {
 
@@ -172,6 +173,9 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
   if (const auto limit = connection_->executionCallLimit(deadline)) context.set_deadline(*limit);
   wire::ExecuteResponse response;
   const grpc::Status status = connection_->stub().Execute(&context, call, &response);
+  NN_VLOG(EXECUTION) << "execute in session " << where.first.id << ", prepared model " << where.second << ": "
+                     << call.ByteSizeLong() << " bytes sent, " << response.ByteSizeLong() << " received, "
+                     << (status.ok() ? std::string("OK") : "gRPC " + status.error_message());
   if (!status.ok()) return connection_->executionCallError(status, deadline, where.first.generation);
 
   NN_RETURN_IF_ERROR(copyOutputsBack(request, response.output_data(),
@@ -261,6 +265,7 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
     const hal::Request& request, const std::vector<hal::SyncFence>& waitFor, hal::MeasureTiming measure,
     const hal::OptionalTimePoint& deadline, const hal::OptionalDuration& loopTimeoutDuration,
     const hal::OptionalDuration& timeoutDurationAfterFence) const {
+  NN_VLOG(FENCE) << "executeFenced after " << waitFor.size() << " fences";
   PoolTransport& pools = connection_->pools();
   auto encode = [&pools](const hal::SharedMemory& memory, bool withContents) {
     return pools.encode(memory, withContents);

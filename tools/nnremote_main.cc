@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "hal/vlog.h"
 #include "tools/commands.h"
 
 namespace {
@@ -40,6 +41,8 @@ Flags (every command):
                   the name the server's certificate must carry, when the address's host is not it
   --token-file=FILE
                   send the token in FILE as "authorization: Bearer TOKEN" on every call
+  --vlog=TAGS     log what the proxy driver does to stderr, by tag: compilation, execution,
+                  burst, fence, wire, or all (comma-separated; same as NNREMOTE_VLOG=TAGS)
   --no-reconnect  when the server goes away, fail every later call with DEAD_OBJECT instead of
                   waiting (up to 10 s) for it to come back and carrying on in a new session
 
@@ -137,7 +140,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
+  std::vector<std::string> args;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--vlog=", 0) != 0) {
+      args.push_back(arg);
+      continue;
+    }
+    if (auto set = nnremote::hal::setVlogTags(arg.substr(7)); !set.ok()) {
+      std::cerr << "nnremote: --vlog: " << set.error().message << "\n";
+      return 2;
+    }
+  }
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
     return 0;

@@ -22,6 +22,16 @@ check "an unknown preset is refused" bash -c \
   "$emulator --config=edge16,huge >/dev/null 2>&1; [ \$? -eq 2 ]"
 check "an unknown pacing mode is refused" bash -c \
   "$emulator --pace=warp >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "an unknown VLOG tag is refused by both binaries" bash -c \
+  "$emulator --vlog=compilation,nope 2>&1 | grep -q \"unknown VLOG tag 'nope'\" &&
+   $nnremote run-sample --vlog=nope >/dev/null 2>&1; [ \$? -eq 2 ]"
+vlog=$($nnremote run-sample --device=nnremote-edge16 --vlog=compilation,execution,wire 2>&1 >/dev/null)
+check "--vlog logs the proxy driver's wire, compilation and execution lines" bash -c \
+  "grep -q '^nnremote V wire .* connection.cc:[0-9]*\\] connecting to' <<<\"\$0\" &&
+   grep -q '^nnremote V compilation .* proxy_device.cc:[0-9]*\\] prepareModel on nnremote-edge16' <<<\"\$0\" &&
+   grep -q '^nnremote V execution .* proxy_prepared_model.cc:[0-9]*\\] execute in session' <<<\"\$0\"" "$vlog"
+check "without --vlog nothing is logged" bash -c \
+  "! $nnremote run-sample --device=nnremote-edge16 2>&1 >/dev/null | grep -q '^nnremote V'"
 
 out=$($nnremote run-sample 2>&1)
 check "run-sample prints devices, outputs, shapes and timing" bash -c \
