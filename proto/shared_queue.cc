@@ -33,7 +33,13 @@ void futexWake(std::atomic<uint32_t>* word) {
   ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
-inline void relax() { __builtin_ia32_pause(); }
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
 
 // Waits until `word` differs from `unchanged` (or `done` says stop): spins for `spin`, then
 // sleeps on the futex in slices of `slice`, announcing itself in `sleeping` so the other side

@@ -11,10 +11,11 @@
 #include "accelerator_sim/operation_context.h"
 
 // For innermost loops: compiled twice (baseline and AVX2) and picked at load time, since most
-// hosts have AVX2 but the build targets x86-64-v2. Clang 14 cannot clone templates, so its
-// builds (the fuzz configuration) get the baseline only; so do ThreadSanitizer builds, whose
-// runtime is not ready when the loader runs the clones' resolvers.
-#if defined(__clang__) || defined(NNREMOTE_TSAN)
+// x86-64 hosts have AVX2 but the build targets x86-64-v2. Clang 14 cannot clone templates, so
+// its builds (the fuzz configuration) get the baseline only; so do ThreadSanitizer builds, whose
+// runtime is not ready when the loader runs the clones' resolvers, and other CPUs (aarch64 has
+// NEON in its baseline).
+#if defined(__clang__) || defined(NNREMOTE_TSAN) || !defined(__x86_64__)
 #define NNREMOTE_VECTOR_CLONES
 #else
 #define NNREMOTE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
