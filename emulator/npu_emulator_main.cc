@@ -21,6 +21,7 @@
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
 #include "hal/vlog.h"
+#include "proxy_driver/channel_security.h"
 
 namespace {
 
@@ -29,6 +30,8 @@ constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
                     [--state-dir=DIR] [--record=DIR] [--dump-graphs=DIR]
                     [--vlog=TAGS] [--fault=KIND:AFTER_N[:DEVICE]]
+                    [--remote-tls-ca=PEM [--remote-tls-cert=PEM --remote-tls-key=PEM]]
+                    [--remote-tls-server-name=NAME] [--remote-token-file=FILE]
 
 Serves NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM): simulated
 ones, those of backend libraries, and those of other emulators.
@@ -52,7 +55,10 @@ timeline (docs/scheduler.md).
                     An entry remote:ADDR serves the devices of the npu_emulator at ADDR (plain
                     TCP or a unix socket), through the proxy driver, under their own names:
                     chaining, so that this host can front another (a dev board). Their errors,
-                    DEAD_OBJECT included, reach this emulator's clients.
+                    DEAD_OBJECT included, reach this emulator's clients. The --remote-* flags
+                    secure that hop as nnremote's --tls-* and --token-file do: TLS trusting
+                    --remote-tls-ca, mutual TLS with --remote-tls-cert and --remote-tls-key, and
+                    a bearer token from --remote-token-file.
                     The simulator is itself a backend library (sim_backend.so, found next to
                     this binary or at $NNREMOTE_SIM_BACKEND); --config=X is --backend=it:X.
   --backend=PATH.so[:ARG]
@@ -143,7 +149,7 @@ nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::stri
 // schedules them). Two devices may not share a name: clients pick devices by name.
 nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
     const std::string& config, std::vector<nnremote::emulator::BackendSpec> backends,
-    const nnremote::emulator::DeviceServingOptions& options) {
+    const nnremote::emulator::DeviceServingOptions& options, const nnremote::proxy::ConnectionOptions& remoteOptions) {
   using nnremote::emulator::kRemoteConfigPrefix;
   std::vector<nnremote::hal::SharedDevice> devices;
   std::string simulated;  // the --config entries the simulator serves
@@ -153,7 +159,8 @@ nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
       simulated += (simulated.empty() ? "" : ",") + entry;
       continue;
     }
-    NN_ASSIGN_OR_RETURN(auto remote, nnremote::emulator::connectRemoteDevices(entry.substr(std::strlen(kRemoteConfigPrefix))));
+    NN_ASSIGN_OR_RETURN(auto remote, nnremote::emulator::connectRemoteDevices(
+                                         entry.substr(std::strlen(kRemoteConfigPrefix)), remoteOptions));
     devices.insert(devices.end(), remote.begin(), remote.end());
   }
   if (!simulated.empty()) {
@@ -183,6 +190,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> backendFlags;
   std::string pace = "none";
   std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir, record, dumpGraphs, vlog;
+  nnremote::proxy::ChannelSecurityFiles remoteSecurity;
   nnremote::emulator::ServerOptions serverOptions;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -203,7 +211,12 @@ int main(int argc, char** argv) {
         !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
         !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault) &&
         !takeFlag(argv[i], "--state-dir", &stateDir) && !takeFlag(argv[i], "--record", &record) &&
-        !takeFlag(argv[i], "--dump-graphs", &dumpGraphs) && !takeFlag(argv[i], "--vlog", &vlog)) {
+        !takeFlag(argv[i], "--dump-graphs", &dumpGraphs) && !takeFlag(argv[i], "--vlog", &vlog) &&
+        !takeFlag(argv[i], "--remote-tls-ca", &remoteSecurity.tlsCa) &&
+        !takeFlag(argv[i], "--remote-tls-cert", &remoteSecurity.tlsCert) &&
+        !takeFlag(argv[i], "--remote-tls-key", &remoteSecurity.tlsKey) &&
+        !takeFlag(argv[i], "--remote-tls-server-name", &remoteSecurity.tlsServerName) &&
+        !takeFlag(argv[i], "--remote-token-file", &remoteSecurity.tokenFile)) {
       std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
       return 2;
     }
@@ -270,7 +283,14 @@ int main(int argc, char** argv) {
     }
     options.cacheSecret = *secret;
   }
-  auto devices = servedDevices(config, backends, options);
+  nnremote::proxy::ConnectionOptions remoteOptions = nnremote::emulator::chainedConnectionOptions();
+  if (auto security = nnremote::proxy::readChannelSecurity(remoteSecurity, "--remote-"); security.ok()) {
+    remoteOptions.security = std::move(security).value();
+  } else {
+    std::cerr << "npu_emulator: " << security.error().message << "\n";
+    return 2;
+  }
+  auto devices = servedDevices(config, backends, options, remoteOptions);
   if (!devices.ok()) {
     std::cerr << "npu_emulator: " << devices.error().message << "\n";
     return 2;

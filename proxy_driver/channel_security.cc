@@ -3,6 +3,7 @@
 #include <grpcpp/support/client_interceptor.h>
 
 #include <fstream>
+#include <tuple>
 #include <sstream>
 
 namespace nnremote::proxy {
@@ -43,6 +44,26 @@ hal::Result<std::string> readSecret(const std::string& path, const std::string& 
   std::stringstream contents;
   contents << file.rdbuf();
   return contents.str();
+}
+
+hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& files, const std::string& flagPrefix) {
+  ChannelSecurity security;
+  const std::tuple<const char*, const std::string*, std::string*> pems[] = {
+      {"tls-ca", &files.tlsCa, &security.tlsCaPem},
+      {"tls-cert", &files.tlsCert, &security.tlsCertPem},
+      {"tls-key", &files.tlsKey, &security.tlsKeyPem}};
+  for (const auto& [flag, path, into] : pems) {
+    if (path->empty()) continue;
+    NN_ASSIGN_OR_RETURN(*into, readSecret(*path, flagPrefix + flag));
+  }
+  security.tlsServerName = files.tlsServerName;
+  if (!files.tokenFile.empty()) {
+    NN_ASSIGN_OR_RETURN(std::string token, readSecret(files.tokenFile, flagPrefix + "token-file"));
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
+    if (token.empty()) return hal::invalidArgument() << flagPrefix << "token-file: " << files.tokenFile << " is empty";
+    security.token = std::move(token);
+  }
+  return security;
 }
 
 hal::Result<std::shared_ptr<grpc::Channel>> createSecureChannel(const std::string& address,

@@ -29,6 +29,17 @@ hal::Result<std::shared_ptr<grpc::Channel>> createSecureChannel(const std::strin
 // Reads a whole file, e.g. a PEM or a token; errors name `flag`, the option it came from.
 hal::Result<std::string> readSecret(const std::string& path, const std::string& flag);
 
+// Where a ChannelSecurity comes from on a command line: file paths (and a server name); empty
+// ones are unused.
+struct ChannelSecurityFiles {
+  std::string tlsCa, tlsCert, tlsKey, tlsServerName, tokenFile;
+};
+
+// Reads the files. Errors name the option as `flagPrefix` + "tls-ca" and so on: "--" for
+// nnremote's --tls-ca, "--remote-" for npu_emulator's --remote-tls-ca. A token file's trailing
+// newline is not part of the token; an empty token is an error.
+hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& files, const std::string& flagPrefix);
+
 }  // namespace nnremote::proxy
 
 #endif  // NNREMOTE_PROXY_DRIVER_CHANNEL_SECURITY_H_

@@ -7,10 +7,15 @@
 
 #include <chrono>
 
+#include "emulator/emulator_server.h"
+#include "emulator/remote_devices.h"
+#include "emulator/simulated_npus.h"
 #include "hal/memory.h"
 #include "proxy_driver/proxy_device.h"
 #include "tests/common/add_model.h"
 #include "tests/common/emulator_process.h"
+#include "tests/common/server_options.h"
+#include "tests/common/test_pki.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -71,6 +76,63 @@ TEST(ChainingTest, TheFrontServesTheFarDeviceAndPassesItsErrorsAndDeathOn) {
   auto listed = proxy::ProxyDevice::discover(*another);
   ASSERT_TRUE(listed.ok()) << listed.error().message;
   EXPECT_EQ(listed->size(), 1u);
+}
+
+// The front reaches a far emulator that wants mutual TLS and a token (--remote-tls-* and
+// --remote-token-file): with them it serves the far device; without the token it is refused
+// at startup.
+TEST(ChainingTest, TheHopToTheFarSideCanUseMutualTlsAndAToken) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  auto pki = testing::makeTestPki(std::string(tmp != nullptr ? tmp : "/tmp") + "/chaining-pki");
+  ASSERT_TRUE(pki.ok()) << pki.error().message;
+  ServerOptions farOptions;
+  farOptions.security.tlsCertPem = pki->server.certPem;
+  farOptions.security.tlsKeyPem = pki->server.keyPem;
+  farOptions.security.clientCaPem = pki->caPem;
+  farOptions.security.tokens.identityOf["front-token-0123456789"] = "front";
+  auto far = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0", farOptions);
+  ASSERT_TRUE(far.ok()) << far.error().message;
+
+  proxy::ConnectionOptions hop = chainedConnectionOptions();
+  hop.security.tlsCaPem = pki->caPem;
+  hop.security.tlsCertPem = pki->alice.certPem;
+  hop.security.tlsKeyPem = pki->alice.keyPem;
+  hop.reconnect = false;
+  auto refused = connectRemoteDevices((*far)->address(), hop);
+  ASSERT_FALSE(refused.ok()) << "no token";
+  EXPECT_THAT(refused.error().message, HasSubstr("remote:" + (*far)->address()));
+
+  hop.security.token = "front-token-0123456789";
+  auto remote = connectRemoteDevices((*far)->address(), hop);
+  ASSERT_TRUE(remote.ok()) << remote.error().message;
+  auto front = EmulatorServer::start(*remote, "127.0.0.1:0", testing::plainLoopbackOptions());
+  ASSERT_TRUE(front.ok()) << front.error().message;
+  auto connection = proxy::Connection::connect((*front)->address());
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  ASSERT_TRUE(devices.ok() && devices->size() == 1u);
+  auto prepared = devices->front()->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                                 hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+  ASSERT_TRUE(io.ok());
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+}
+
+TEST(ChainingTest, TheRemoteSecurityFlagsAreCheckedAtStartup) {
+  const std::string command =
+      "emulator/npu_emulator --listen=unix:/tmp/nnremote-chaining-flags.sock --config=remote:127.0.0.1:1 "
+      "--remote-tls-ca=/nonexistent/ca.pem 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  const int status = ::pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(status), 2) << output;
+  EXPECT_THAT(output, HasSubstr("--remote-tls-ca: cannot read /nonexistent/ca.pem"));
 }
 
 }  // namespace
