@@ -147,6 +147,16 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
   Tensor& output = context.output(0);
   const size_t batches = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
   const Window& w = p.window;
+  // XNNPACK builds an indirection buffer of one pointer per output pixel and window tap. A window
+  // larger than the input is legal (the taps outside it are padding) but would make that buffer
+  // enormous for nothing (a fuzzed 2 x 50,331,650 window took 1.8 GB), so such pools are left to
+  // the kernel's own loop, which visits only the taps inside the input.
+  constexpr uint64_t kMaxIndirectionEntries = uint64_t{1} << 24;
+  const uint64_t taps = uint64_t{w.filterHeight} * w.filterWidth;
+  if (w.filterHeight > height || w.filterWidth > width ||
+      uint64_t{output.dim(1)} * output.dim(2) * taps > kMaxIndirectionEntries) {
+    return false;
+  }
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto clamp = floatClamp(p.activation);
     const float low = clamp.first, high = clamp.second;

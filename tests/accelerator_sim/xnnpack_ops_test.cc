@@ -326,6 +326,21 @@ TEST(XnnpackOpsTest, AveragePoolQuant8StaysOnTheSimulatorsLoops) {
   // XNNPACK's quantized average counts padding taps; NNAPI's does not.
   expectStatePathAgrees(pooling(OperationType::AVERAGE_POOL_2D, kQuant), false);
 }
+// A window far larger than the input (the taps outside are padding): XNNPACK would build one
+// pointer per output pixel and tap (a fuzzed 2 x 50,331,650 window took 1.8 GB), so the kernel
+// computes it with its own loop, quickly and with the same answer.
+TEST(XnnpackOpsTest, AWindowLargerThanTheInputStaysOnTheSimulatorsLoops) {
+  for (OperandType type : {kFloat, kQuant}) {
+    const bool q = type == kQuant;
+    // Implicit SAME padding, strides 2, a 2 x 50,331,650 window: 1x1x2x4 -> 1x1x1x4.
+    const DirectOperation huge{OperationType::MAX_POOL_2D,
+                               {tensor(type, {1, 1, 2, 4}, q ? 0.1f : 0, q ? 100 : 0, 40), scalar(1), scalar(2),
+                                scalar(2), scalar(2), scalar(50331650), scalar(0)},
+                               tensor(type, {1, 1, 1, 4}, q ? 0.1f : 0, q ? 100 : 0, 0)};
+    expectStatePathAgrees(huge, false);
+  }
+}
+
 TEST(XnnpackOpsTest, QuantizedAddSubMulWithAndWithoutBroadcasting) {
   for (OperationType type : {OperationType::ADD, OperationType::SUB, OperationType::MUL}) {
     expectStatePathAgrees(quantizedBinary(type, {2, 3, 4, 5}), true);
