@@ -3,11 +3,7 @@
 # page that renders in headless Chromium with a box and a simulated cost per operation; and
 # npu_emulator --dump-graphs writes every model it is asked to prepare.
 set -u
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source tests/common/test_helpers.sh
 
 dot=$(tools/nnremote graph --model=mobilenet)
 check "DOT has MobileNet's 31 operations" test "$(grep -c 'shape=box' <<<"$dot")" -eq 31
@@ -27,20 +23,15 @@ check "--dump-graphs wrote the sample model as DOT and HTML" \
 check "the dumped DOT has the sample's 6 operations" \
   test "$(grep -c 'shape=box' "$TEST_TMPDIR/graphs/nnremote-edge16-1.dot" 2>/dev/null)" -eq 6
 
-chromium=$(command -v chromium || true)
 if [ -z "$chromium" ]; then
   echo "skip: chromium is not installed (scripts/setup.sh --with-browser installs it)"
 else
-  flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
-         --disable-component-update --disable-sync --user-data-dir="$TEST_TMPDIR/chromium" --hide-scrollbars)
-  dom=$(timeout 120 "$chromium" "${flags[@]}" --dump-dom "file://$html" 2>/dev/null)
+  dom=$(chromium_dom "$html")
   boxes=$(grep -o '<g class="operation">' <<<"$dom" | wc -l)
   costs=$(grep -o 'class="cost"' <<<"$dom" | wc -l)
   echo "rendered: $boxes operation boxes, $costs costs"
   check "one box per operation" test "$boxes" -eq 31
   check "a simulated cost on each" test "$costs" -eq 31
-  timeout 120 "$chromium" "${flags[@]}" --window-size=900,1000 --screenshot="$TEST_TMPDIR/graph.png" \
-    "file://$html" > /dev/null 2>&1
-  check "a screenshot comes out" test "$(stat -c %s "$TEST_TMPDIR/graph.png" 2>/dev/null || echo 0)" -gt 5000
+  check "a screenshot comes out" test "$(chromium_screenshot "$html" "$TEST_TMPDIR/graph.png" 900,1000)" -gt 5000
 fi
 [ "$failures" -eq 0 ]

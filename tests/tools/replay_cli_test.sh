@@ -7,11 +7,7 @@
 set -u
 nnremote=tools/nnremote
 emulator=emulator/npu_emulator
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source tests/common/test_helpers.sh
 
 socket_dir=$(mktemp -d /tmp/nnremote-replay-test.XXXXXX)
 pids=()
@@ -58,13 +54,10 @@ else
 fi
 check "Arm NN matches what it supports and refuses the rest" test "$summary" = "$want"
 
-chromium=$(command -v chromium || true)
 if [ -z "$chromium" ]; then
   echo "skip: chromium is not installed (scripts/setup.sh --with-browser installs it)"
 else
-  flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
-         --disable-component-update --disable-sync --user-data-dir="$TEST_TMPDIR/chromium" --hide-scrollbars)
-  dom=$(timeout 120 "$chromium" "${flags[@]}" --dump-dom "file://$html" 2>/dev/null)
+  dom=$(chromium_dom "$html")
   points=$(grep -o '<circle class="model"' <<<"$dom" | wc -l)
   rows=$(grep -o '<tr class="differed"' <<<"$dom" | wc -l)
   echo "rendered: $points plot points, $rows differing rows"
@@ -72,8 +65,6 @@ else
   check "one plot point per model timed on both sides" test "$points" -eq "$timed"
   check "one highlighted row per refused model" test "$rows" -eq "$refused"
   check "the summary is on the page" grep -q "$want" <<<"$dom"
-  timeout 120 "$chromium" "${flags[@]}" --window-size=1000,1300 --screenshot="$TEST_TMPDIR/replay.png" \
-    "file://$html" > /dev/null 2>&1
-  check "a screenshot comes out" test "$(stat -c %s "$TEST_TMPDIR/replay.png" 2>/dev/null || echo 0)" -gt 5000
+  check "a screenshot comes out" test "$(chromium_screenshot "$html" "$TEST_TMPDIR/replay.png" 1000,1300)" -gt 5000
 fi
 [ "$failures" -eq 0 ]
