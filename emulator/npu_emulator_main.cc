@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "emulator/backend_loader.h"
 #include "emulator/device_scheduling.h"
 #include "emulator/emulator_server.h"
@@ -21,6 +22,8 @@
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
 #include "hal/vlog.h"
+#include "flags/command_line.h"
+#include "flags/named_flag.h"
 #include "proxy_driver/channel_security.h"
 
 namespace {
@@ -35,6 +38,9 @@ constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=
 
 Serves NPUs to nnremote proxy drivers over gRPC until interrupted (Ctrl-C or SIGTERM): simulated
 ones, those of backend libraries, and those of other emulators.
+Flags are --name=VALUE (or --name VALUE); --flagfile=FILE reads them from a file, one per line
+(# comments), as farm deployments keep them. --helpfull lists every flag with its type and
+default. A wrong flag or value exits with status 2, naming the flag.
 Each device is one busy NPU shared by every client: executions and preparations from all
 sessions queue on its simulated timeline by priority (HIGH, MEDIUM, LOW, with aging) and
 arrival, higher priorities preempt at operation boundaries, and deadlines are judged on that
@@ -121,13 +127,6 @@ Testing:
   --help            show this text
 )";
 
-bool takeFlag(const char* arg, const char* name, std::string* value) {
-  const size_t length = std::strlen(name);
-  if (std::strncmp(arg, name, length) != 0 || arg[length] != '=') return false;
-  *value = arg + length + 1;
-  return true;
-}
-
 // Reads each PEM flag that was given into its place in `security`.
 nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::string& key, const std::string& clientCa,
                                         nnremote::emulator::ServerSecurity* security) {
@@ -184,52 +183,73 @@ nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
 
 }  // namespace
 
+// The help text of each flag is the short form; the usage text above explains them
+// (npu_emulator --help), and --helpfull lists every flag with its type and default.
+enum class Pace { kNone, kRealtime };
+bool AbslParseFlag(absl::string_view text, Pace* pace, std::string* error) {
+  if (text == "none" || text == "realtime") {
+    *pace = text == "none" ? Pace::kNone : Pace::kRealtime;
+    return true;
+  }
+  *error = "must be none or realtime";
+  return false;
+}
+std::string AbslUnparseFlag(Pace pace) { return pace == Pace::kNone ? "none" : "realtime"; }
+
+// --backend may be given many times, and its ARG may hold commas: absl keeps a flag's last
+// value, so every value it parses is collected here as it is set.
+std::vector<std::string>& backendFlags() {
+  static auto* given = new std::vector<std::string>;
+  return *given;
+}
+void collectBackendFlag();
+
+NNREMOTE_FLAG(std::string, listen, "listen", nnremote::emulator::kDefaultListenAddress,
+              "where to listen: unix:PATH, unix-abstract:NAME or HOST:PORT");
+NNREMOTE_FLAG(std::string, config, "config", "",
+              "the simulated NPUs to serve, comma-separated: presets, NpuConfig textprotos, remote:ADDR");
+NNREMOTE_FLAG(std::string, backend, "backend", "", "PATH.so[:ARG]: also serve a backend library's devices; repeatable")
+    .OnUpdate(collectBackendFlag);
+NNREMOTE_FLAG(Pace, pace, "pace", Pace::kNone, "none or realtime");
+NNREMOTE_FLAG(std::string, server_config, "server-config", "", "a ServerConfig textproto: quotas and scheduling");
+NNREMOTE_FLAG(std::string, state_dir, "state-dir", "", "where the compilation-cache key is kept");
+NNREMOTE_FLAG(std::string, record, "record", "", "record every device's requests and answers to DIR");
+NNREMOTE_FLAG(std::string, dump_graphs, "dump-graphs", "", "write every prepared model's graph to DIR");
+NNREMOTE_FLAG(std::string, tls_cert, "tls-cert", "", "serve TCP over TLS with this PEM certificate chain");
+NNREMOTE_FLAG(std::string, tls_key, "tls-key", "", "the PEM private key of --tls-cert");
+NNREMOTE_FLAG(std::string, client_ca, "client-ca", "", "mutual TLS: the PEM CA client certificates must chain to");
+NNREMOTE_FLAG(std::string, tokens, "tokens", "", "a file of IDENTITY TOKEN lines: bearer tokens");
+NNREMOTE_FLAG(bool, insecure, "insecure", false, "allow TCP without TLS");
+NNREMOTE_FLAG(std::string, socket_group, "socket-group", "", "make the unix socket 0660 and owned by GROUP");
+NNREMOTE_FLAG(std::string, remote_tls_ca, "remote-tls-ca", "", "remote:ADDR over TLS, trusting this PEM CA");
+NNREMOTE_FLAG(std::string, remote_tls_cert, "remote-tls-cert", "", "remote:ADDR: this server's PEM client certificate");
+NNREMOTE_FLAG(std::string, remote_tls_key, "remote-tls-key", "", "remote:ADDR: the PEM key of --remote-tls-cert");
+NNREMOTE_FLAG(std::string, remote_tls_server_name, "remote-tls-server-name", "",
+              "remote:ADDR: the name its certificate must carry");
+NNREMOTE_FLAG(std::string, remote_token_file, "remote-token-file", "", "remote:ADDR: send the bearer token in FILE");
+NNREMOTE_FLAG(std::string, fault, "fault", "", "KIND:AFTER_N[:DEVICE]: inject a fault (testing)");
+
+void collectBackendFlag() {
+  // Also called once as the flag is registered, with its empty default.
+  if (std::string value = absl::GetFlag(FLAGS_backend); !value.empty()) backendFlags().push_back(std::move(value));
+}
+
 int main(int argc, char** argv) {
-  std::string listen = nnremote::emulator::kDefaultListenAddress;
-  std::string config;
-  std::vector<std::string> backendFlags;
-  std::string pace = "none";
-  std::string serverConfig, tlsCert, tlsKey, clientCa, tokens, socketGroup, fault, stateDir, record, dumpGraphs, vlog;
-  nnremote::proxy::ChannelSecurityFiles remoteSecurity;
+  const std::vector<std::string> positional = nnremote::flags::parseCommandLine(argc, argv, kUsage);
+  if (!positional.empty()) {
+    std::cerr << "npu_emulator: unexpected argument '" << positional.front() << "' (flags are --name=VALUE)\n";
+    return 2;
+  }
+  std::string config = absl::GetFlag(FLAGS_config);
+  const std::string listen = absl::GetFlag(FLAGS_listen), fault = absl::GetFlag(FLAGS_fault);
+  nnremote::proxy::ChannelSecurityFiles remoteSecurity{
+      absl::GetFlag(FLAGS_remote_tls_ca), absl::GetFlag(FLAGS_remote_tls_cert), absl::GetFlag(FLAGS_remote_tls_key),
+      absl::GetFlag(FLAGS_remote_tls_server_name), absl::GetFlag(FLAGS_remote_token_file)};
   nnremote::emulator::ServerOptions serverOptions;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::cout << kUsage;
-      return 0;
-    }
-    if (std::strcmp(argv[i], "--insecure") == 0) {
-      serverOptions.security.insecureTcp = true;
-      continue;
-    }
-    if (std::string backend; takeFlag(argv[i], "--backend", &backend)) {
-      backendFlags.push_back(backend);
-      continue;
-    }
-    if (!takeFlag(argv[i], "--listen", &listen) && !takeFlag(argv[i], "--config", &config) &&
-        !takeFlag(argv[i], "--pace", &pace) && !takeFlag(argv[i], "--server-config", &serverConfig) &&
-        !takeFlag(argv[i], "--tls-cert", &tlsCert) && !takeFlag(argv[i], "--tls-key", &tlsKey) &&
-        !takeFlag(argv[i], "--client-ca", &clientCa) && !takeFlag(argv[i], "--tokens", &tokens) &&
-        !takeFlag(argv[i], "--socket-group", &socketGroup) && !takeFlag(argv[i], "--fault", &fault) &&
-        !takeFlag(argv[i], "--state-dir", &stateDir) && !takeFlag(argv[i], "--record", &record) &&
-        !takeFlag(argv[i], "--dump-graphs", &dumpGraphs) && !takeFlag(argv[i], "--vlog", &vlog) &&
-        !takeFlag(argv[i], "--remote-tls-ca", &remoteSecurity.tlsCa) &&
-        !takeFlag(argv[i], "--remote-tls-cert", &remoteSecurity.tlsCert) &&
-        !takeFlag(argv[i], "--remote-tls-key", &remoteSecurity.tlsKey) &&
-        !takeFlag(argv[i], "--remote-tls-server-name", &remoteSecurity.tlsServerName) &&
-        !takeFlag(argv[i], "--remote-token-file", &remoteSecurity.tokenFile)) {
-      std::cerr << "npu_emulator: unknown argument '" << argv[i] << "'\n\n" << kUsage;
-      return 2;
-    }
-  }
-  if (!vlog.empty()) {
-    if (auto set = nnremote::hal::setVlogTags(vlog); !set.ok()) {
-      std::cerr << "npu_emulator: --vlog: " << set.error().message << "\n";
-      return 2;
-    }
-  }
-  if (config.empty() && backendFlags.empty()) config = "default";
+  serverOptions.security.insecureTcp = absl::GetFlag(FLAGS_insecure);
+  if (config.empty() && backendFlags().empty()) config = "default";
   std::vector<nnremote::emulator::BackendSpec> backends;
-  for (const auto& flag : backendFlags) {
+  for (const auto& flag : backendFlags()) {
     auto spec = nnremote::emulator::parseBackendSpec(flag);
     if (!spec.ok()) {
       std::cerr << "npu_emulator: " << spec.error().message << "\n";
@@ -237,12 +257,8 @@ int main(int argc, char** argv) {
     }
     backends.push_back(*spec);
   }
-  if (pace != "none" && pace != "realtime") {
-    std::cerr << "npu_emulator: --pace must be none or realtime, not '" << pace << "'\n";
-    return 2;
-  }
   nnremote::emulator::ServerLimits limits;
-  if (!serverConfig.empty()) {
+  if (const std::string serverConfig = absl::GetFlag(FLAGS_server_config); !serverConfig.empty()) {
     auto loaded = nnremote::emulator::loadServerConfig(serverConfig);
     if (!loaded.ok()) {
       std::cerr << "npu_emulator: --server-config: " << loaded.error().message << "\n";
@@ -252,11 +268,12 @@ int main(int argc, char** argv) {
   }
   serverOptions.session = limits.session;
   serverOptions.clientAccess = limits.clientAccess;
-  if (auto read = readSecurityFiles(tlsCert, tlsKey, clientCa, &serverOptions.security); !read.ok()) {
+  if (auto read = readSecurityFiles(absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
+                                        absl::GetFlag(FLAGS_client_ca), &serverOptions.security); !read.ok()) {
     std::cerr << "npu_emulator: " << read.error().message << "\n";
     return 2;
   }
-  if (!tokens.empty()) {
+  if (const std::string tokens = absl::GetFlag(FLAGS_tokens); !tokens.empty()) {
     auto table = nnremote::emulator::loadTokenFile(tokens);
     if (!table.ok()) {
       std::cerr << "npu_emulator: --tokens: " << table.error().message << "\n";
@@ -264,7 +281,7 @@ int main(int argc, char** argv) {
     }
     serverOptions.security.tokens = std::move(table).value();
   }
-  if (!socketGroup.empty()) {
+  if (const std::string socketGroup = absl::GetFlag(FLAGS_socket_group); !socketGroup.empty()) {
     auto gid = nnremote::emulator::groupId(socketGroup);
     if (!gid.ok()) {
       std::cerr << "npu_emulator: " << gid.error().message << "\n";
@@ -273,9 +290,9 @@ int main(int argc, char** argv) {
     serverOptions.security.socketGroup = *gid;
   }
   nnremote::emulator::DeviceServingOptions options;
-  options.paceRealtime = pace == "realtime";
+  options.paceRealtime = absl::GetFlag(FLAGS_pace) == Pace::kRealtime;
   options.scheduling = limits.scheduling;
-  if (!stateDir.empty()) {
+  if (const std::string stateDir = absl::GetFlag(FLAGS_state_dir); !stateDir.empty()) {
     auto secret = nnremote::hal::loadOrCreateCacheSecret(stateDir);
     if (!secret.ok()) {
       std::cerr << "npu_emulator: --state-dir: " << secret.error().message << "\n";
@@ -312,7 +329,7 @@ int main(int argc, char** argv) {
     *devices = faults->wrap(std::move(*devices));
   }
 
-  if (!dumpGraphs.empty()) {
+  if (const std::string dumpGraphs = absl::GetFlag(FLAGS_dump_graphs); !dumpGraphs.empty()) {
     auto dumping = nnremote::emulator::dumpGraphsOf(std::move(*devices), dumpGraphs);
     if (!dumping.ok()) {
       std::cerr << "npu_emulator: " << dumping.error().message << "\n";
@@ -321,7 +338,7 @@ int main(int argc, char** argv) {
     *devices = std::move(dumping).value();
   }
   std::shared_ptr<nnremote::emulator::Recorder> recorder;
-  if (!record.empty()) {
+  if (const std::string record = absl::GetFlag(FLAGS_record); !record.empty()) {
     auto opened = nnremote::emulator::Recorder::open(record);
     if (!opened.ok()) {
       std::cerr << "npu_emulator: " << opened.error().message << "\n";

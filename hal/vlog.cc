@@ -17,7 +17,31 @@ constexpr std::pair<const char*, VlogTag> kTags[] = {
     {"fence", VlogTag::FENCE},             {"wire", VlogTag::WIRE},
 };
 
-Result<uint32_t> maskFrom(const std::string& list) {
+const char* nameOf(VlogTag tag) {
+  for (const auto& [name, value] : kTags) {
+    if (value == tag) return name;
+  }
+  return "?";
+}
+
+uint32_t maskFromEnvironment() {
+  const char* list = std::getenv("NNREMOTE_VLOG");
+  if (list == nullptr) return 0;
+  auto mask = vlogMaskFrom(list);
+  if (!mask.ok()) {
+    std::fprintf(stderr, "nnremote: NNREMOTE_VLOG: %s\n", mask.error().message.c_str());
+    return 0;
+  }
+  return *mask;
+}
+
+}  // namespace
+
+namespace internal {
+std::atomic<uint32_t> vlogMask{maskFromEnvironment()};
+}
+
+Result<uint32_t> vlogMaskFrom(const std::string& list) {
   uint32_t mask = 0;
   size_t start = 0;
   while (start <= list.size()) {
@@ -44,32 +68,8 @@ Result<uint32_t> maskFrom(const std::string& list) {
   return mask;
 }
 
-const char* nameOf(VlogTag tag) {
-  for (const auto& [name, value] : kTags) {
-    if (value == tag) return name;
-  }
-  return "?";
-}
-
-uint32_t maskFromEnvironment() {
-  const char* list = std::getenv("NNREMOTE_VLOG");
-  if (list == nullptr) return 0;
-  auto mask = maskFrom(list);
-  if (!mask.ok()) {
-    std::fprintf(stderr, "nnremote: NNREMOTE_VLOG: %s\n", mask.error().message.c_str());
-    return 0;
-  }
-  return *mask;
-}
-
-}  // namespace
-
-namespace internal {
-std::atomic<uint32_t> vlogMask{maskFromEnvironment()};
-}
-
 Status setVlogTags(const std::string& list) {
-  NN_ASSIGN_OR_RETURN(const uint32_t mask, maskFrom(list));
+  NN_ASSIGN_OR_RETURN(const uint32_t mask, vlogMaskFrom(list));
   internal::vlogMask.store(mask, std::memory_order_relaxed);
   return {};
 }

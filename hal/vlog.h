@@ -31,6 +31,10 @@ inline bool vlogOn(VlogTag tag) {
   return (internal::vlogMask.load(std::memory_order_relaxed) & static_cast<uint32_t>(tag)) != 0;
 }
 
+// The mask of the tags `list` names ("compilation,wire", "all", or "" for none). An unknown tag
+// is an INVALID_ARGUMENT naming it and the known ones.
+Result<uint32_t> vlogMaskFrom(const std::string& list);
+
 // Replaces the tags that are on with `list` ("compilation,wire", "all", or "" for none).
 // An unknown tag is an INVALID_ARGUMENT naming it and the known ones; nothing changes then.
 Status setVlogTags(const std::string& list);

@@ -9,14 +9,14 @@
 
 #include "accelerator_sim/sim_device.h"
 #include "emulator/simulated_npus.h"
+#include "flags/command_line.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "hal/text_escape.h"
 #include "tests/conformance/cts_runner.h"
 #include "tools/connection_flags.h"
-#include "tools/flags.h"
 #include "tools/models/built_in.h"
-#include "tools/qos_flags.h"
+#include "tools/nnremote_flags.h"
 #include "tools/scalesim_compat.h"
 #include "tools/trace_render.h"
 #include "tools/sample_model.h"
@@ -63,30 +63,24 @@ void printDevices(const Target& target) {
 
 }  // namespace
 
-int runDevices(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, withConnectionFlags({}));
-  if (!flags.ok()) return fail("devices", flags.error());
-  auto target = openTarget(*flags);
+int runDevices() {
+  auto target = openTarget();
   if (!target.ok()) return fail("devices", target.error());
   printDevices(*target);
   return 0;
 }
 
-int runSample(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, withConnectionFlags({"device", "priority", "deadline-us"}));
-  if (!flags.ok()) return fail("run-sample", flags.error());
-  auto priority = priorityFlag(*flags);
-  if (!priority.ok()) return fail("run-sample", priority.error());
-  auto deadline = deadlineFlag(*flags);
-  if (!deadline.ok()) return fail("run-sample", deadline.error());
-  auto target = openTarget(*flags);
+int runSample() {
+  const hal::Priority priority = absl::GetFlag(FLAGS_priority);
+  const hal::OptionalDuration deadline = deadlineFromFlags();
+  auto target = openTarget();
   if (!target.ok()) return fail("run-sample", target.error());
   printDevices(*target);
 
   const SampleModel sample = buildSampleModel();
   std::vector<std::shared_ptr<proxy::ProxyDevice>> devices = target->devices;
-  if (flags->has("device")) {
-    auto device = target->device(flags->get("device"));
+  if (const std::string name = absl::GetFlag(FLAGS_device); !name.empty()) {
+    auto device = target->device(name);
     if (!device.ok()) return fail("run-sample", device.error());
     devices = {*device};
   }
@@ -94,14 +88,14 @@ int runSample(const std::vector<std::string>& args) {
                "FULLY_CONNECTED -> SOFTMAX, input [1, 8, 8, 3] float32\n";
   for (const auto& device : devices) {
     std::cout << "\n" << device->getName() << ":\n";
-    auto prepared = device->prepareModel(sample.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, *priority,
+    auto prepared = device->prepareModel(sample.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, priority,
                                          std::nullopt, {}, {}, {});
     if (!prepared.ok()) return fail("run-sample", prepared.error());
     auto io = hal::makeRequest({hal::toBytes(sample.input)}, {4 * sizeof(float)});
     if (!io.ok()) return fail("run-sample", io.error());
     const auto start = std::chrono::steady_clock::now();
     hal::OptionalTimePoint executionDeadline;
-    if (*deadline) executionDeadline = start + **deadline;
+    if (deadline) executionDeadline = start + *deadline;
     auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, executionDeadline, std::nullopt);
     const auto roundTrip = std::chrono::steady_clock::now() - start;
     if (!outcome.ok()) return fail("run-sample", outcome.error());
@@ -122,26 +116,25 @@ int runSample(const std::vector<std::string>& args) {
   return 0;
 }
 
-int runConform(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, withConnectionFlags({"cases", "device", "junit", "in-process", "verbose",
-                                   "executor", "memory", "cache-dir"}));
-  if (!flags.ok()) return fail("conform", flags.error());
+int runConform() {
   cts::RunOptions options;
-  auto executor = cts::executorFromName(flags->get("executor", "sync"));
+  const std::string executorName = absl::GetFlag(FLAGS_executor), memoryName = absl::GetFlag(FLAGS_memory);
+  auto executor = cts::executorFromName(executorName);
   if (!executor.ok()) return fail("conform", executor.error());
-  auto memory = cts::poolMemoryFromName(flags->get("memory", "bytes"));
+  auto memory = cts::poolMemoryFromName(memoryName);
   if (!memory.ok()) return fail("conform", memory.error());
   options.executor = *executor;
   options.memory = *memory;
-  const std::string cases = flags->get("cases");
+  const std::string cases = absl::GetFlag(FLAGS_cases);
   if (cases.empty()) return fail("conform", hal::invalidArgument() << "--cases=DIR is required");
 
   // --in-process runs the simulator (behind its scheduler) directly, without the emulator and
   // proxy in between.
   std::optional<Target> target;
   hal::SharedDevice device;
-  if (flags->has("in-process")) {
-    const std::string wanted = flags->get("device");
+  const bool inProcess = absl::GetFlag(FLAGS_in_process);
+  if (inProcess) {
+    const std::string wanted = absl::GetFlag(FLAGS_device);
     for (const auto& npu : sim::defaultNpuConfigs()) {
       if (wanted.empty() || sim::deviceName(npu) == wanted) {
         device = emulator::createSimulatedNpu(npu);
@@ -152,15 +145,15 @@ int runConform(const std::vector<std::string>& args) {
       return fail("conform", hal::invalidArgument() << "no simulated device named '" << wanted << "'");
     }
   } else {
-    auto opened = openTarget(*flags);
+    auto opened = openTarget();
     if (!opened.ok()) return fail("conform", opened.error());
     target = std::move(opened).value();
-    auto chosen = target->device(flags->get("device"));
+    auto chosen = target->device(absl::GetFlag(FLAGS_device));
     if (!chosen.ok()) return fail("conform", chosen.error());
     device = *chosen;
   }
-  if (flags->has("cache-dir")) {
-    options.cacheDirectory = flags->get("cache-dir");
+  if (flags::wasGiven(FLAGS_cache_dir)) {
+    options.cacheDirectory = absl::GetFlag(FLAGS_cache_dir);
     if (options.cacheDirectory.empty()) return fail("conform", hal::invalidArgument() << "--cache-dir needs a DIR");
     if (device->getNumberOfCacheFilesNeeded() == std::make_pair(0u, 0u)) {
       return fail("conform", hal::invalidArgument() << device->getName() << " does not cache compilations "
@@ -174,13 +167,13 @@ int runConform(const std::vector<std::string>& args) {
     }
   }
   std::cout << "Running conformance models under " << cases << " on " << device->getName()
-            << (flags->has("in-process") ? " (in process)" : " (through the proxy driver)")
-            << ", executor " << flags->get("executor", "sync") << ", memory " << flags->get("memory", "bytes")
+            << (inProcess ? " (in process)" : " (through the proxy driver)") << ", executor " << executorName
+            << ", memory " << memoryName
             << (options.cacheDirectory.empty() ? "" : ", each prepared with a cache and again from it")
             << "\n";
 
   std::ostringstream junitCases;
-  const bool verbose = flags->has("verbose");
+  const bool verbose = absl::GetFlag(FLAGS_verbose);
   auto onCase = [&](const cts::CtsTestCase& testCase, const cts::CaseResult& result) {
     junitCases << "  <testcase classname=\"" << hal::xmlEscape(testCase.file) << "\" name=\""
                << hal::xmlEscape(testCase.name) << "\">";
@@ -205,15 +198,15 @@ int runConform(const std::vector<std::string>& args) {
                 << " failed, " << counts.unsupported << " unsupported\n";
     }
   }
-  if (flags->has("junit")) {
-    std::ofstream junit(flags->get("junit"));
+  if (const std::string junitPath = absl::GetFlag(FLAGS_junit); !junitPath.empty()) {
+    std::ofstream junit(junitPath);
     junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"nnremote-conform\" "
           << "tests=\"" << totals->passed + totals->failed + totals->unsupported << "\" failures=\""
           << totals->failed << "\" skipped=\"" << totals->unsupported << "\" time=\"" << seconds
           << "\">\n"
           << junitCases.str() << "</testsuite>\n";
     if (!junit) {
-      return fail("conform", hal::invalidArgument() << "cannot write " << flags->get("junit"));
+      return fail("conform", hal::invalidArgument() << "cannot write " << junitPath);
     }
   }
   std::cout << "Wall time " << std::fixed << std::setprecision(1) << seconds << " s\n"
@@ -234,42 +227,40 @@ hal::Result<std::string> readFile(const std::string& path) {
 
 }  // namespace
 
-int runCost(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"scalesim-config", "topology", "gemm", "output", "count-cycles"});
-  if (!flags.ok()) return fail("cost", flags.error());
-  if (!flags->has("scalesim-config") || !flags->has("topology")) {
+int runCost() {
+  const std::string configPath = absl::GetFlag(FLAGS_scalesim_config), topologyPath = absl::GetFlag(FLAGS_topology);
+  if (configPath.empty() || topologyPath.empty()) {
     return fail("cost", hal::invalidArgument() << "--scalesim-config=FILE and --topology=FILE are required");
   }
-  auto configText = readFile(flags->get("scalesim-config"));
+  auto configText = readFile(configPath);
   if (!configText.ok()) return fail("cost", configText.error());
-  auto npu = parseScaleSimConfig(*configText, flags->get("scalesim-config"));
+  auto npu = parseScaleSimConfig(*configText, configPath);
   if (!npu.ok()) return fail("cost", npu.error());
-  if (flags->has("count-cycles")) npu->set_scalesim_off_by_one(false);
-  auto topologyText = readFile(flags->get("topology"));
+  if (absl::GetFlag(FLAGS_count_cycles)) npu->set_scalesim_off_by_one(false);
+  auto topologyText = readFile(topologyPath);
   if (!topologyText.ok()) return fail("cost", topologyText.error());
-  auto layers = parseScaleSimTopology(*topologyText, flags->has("gemm"), flags->get("topology"));
+  auto layers = parseScaleSimTopology(*topologyText, absl::GetFlag(FLAGS_gemm), topologyPath);
   if (!layers.ok()) return fail("cost", layers.error());
   const std::string report = computeReport(*layers, *npu);
-  if (!flags->has("output")) {
+  const std::string outputPath = absl::GetFlag(FLAGS_output);
+  if (outputPath.empty()) {
     std::cout << report;
     return 0;
   }
-  std::ofstream output(flags->get("output"));
+  std::ofstream output(outputPath);
   output << report;
-  if (!output) return fail("cost", hal::invalidArgument() << "cannot write " << flags->get("output"));
+  if (!output) return fail("cost", hal::invalidArgument() << "cannot write " << outputPath);
   return 0;
 }
 
-int runTrace(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, withConnectionFlags({"device", "model", "json", "html"}));
-  if (!flags.ok()) return fail("trace", flags.error());
-  const std::string modelName = flags->get("model", "mobilenet");
+int runTrace() {
+  const std::string modelName = absl::GetFlag(FLAGS_model).empty() ? "mobilenet" : absl::GetFlag(FLAGS_model);
   auto builtModel = builtInModel(modelName);
   if (!builtModel.ok()) return fail("trace", builtModel.error());
   const BuiltModel& built = *builtModel;
-  auto target = openTarget(*flags);
+  auto target = openTarget();
   if (!target.ok()) return fail("trace", target.error());
-  auto device = target->device(flags->get("device"));
+  auto device = target->device(absl::GetFlag(FLAGS_device));
   if (!device.ok()) return fail("trace", device.error());
   auto prepared = (*device)->prepareModel(built.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                           hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
@@ -301,13 +292,13 @@ int runTrace(const std::vector<std::string>& args) {
             << formatDuration(outcome->timing.timeInDriver) << ", host simulation wall time "
             << std::fixed << std::setprecision(3) << profile.hostWallNanoseconds / 1e6 << " ms\n";
   const std::string title = modelName + " on " + (*device)->getName();
-  for (const auto& [flag, text] : {std::make_pair(std::string("json"), toChromeTraceJson(profile)),
-                                   std::make_pair(std::string("html"), toHtmlTimeline(profile, title))}) {
-    if (!flags->has(flag)) continue;
-    std::ofstream file(flags->get(flag));
+  for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_json), toChromeTraceJson(profile)),
+                                   std::make_pair(absl::GetFlag(FLAGS_html), toHtmlTimeline(profile, title))}) {
+    if (path.empty()) continue;
+    std::ofstream file(path);
     file << text;
-    if (!file) return fail("trace", hal::invalidArgument() << "cannot write " << flags->get(flag));
-    std::cout << "wrote " << flags->get(flag) << "\n";
+    if (!file) return fail("trace", hal::invalidArgument() << "cannot write " << path);
+    std::cout << "wrote " << path << "\n";
   }
   return 0;
 }

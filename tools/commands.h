@@ -1,20 +1,17 @@
-// The nnremote subcommands; each takes the arguments after its name and returns an exit code.
+// The nnremote subcommands; each reads its flags (tools/nnremote_flags.h) and returns an exit code.
 #ifndef NNREMOTE_TOOLS_COMMANDS_H_
 #define NNREMOTE_TOOLS_COMMANDS_H_
 
-#include <string>
-#include <vector>
-
 namespace nnremote::tools {
 
-int runDevices(const std::vector<std::string>& args);
-int runSample(const std::vector<std::string>& args);
-int runConform(const std::vector<std::string>& args);
-int runCost(const std::vector<std::string>& args);
-int runTrace(const std::vector<std::string>& args);
-int runLoad(const std::vector<std::string>& args);    // load_command.cc
-int runReplay(const std::vector<std::string>& args);  // replay_command.cc
-int runGraph(const std::vector<std::string>& args);   // graph_command.cc
+int runDevices();
+int runSample();
+int runConform();
+int runCost();
+int runTrace();
+int runLoad();    // load_command.cc
+int runReplay();  // replay_command.cc
+int runGraph();   // graph_command.cc
 
 }  // namespace nnremote::tools
 

@@ -1,5 +1,7 @@
 #include "tools/connection_flags.h"
 
+#include "tools/nnremote_flags.h"
+
 namespace nnremote::tools {
 
 std::set<std::string> withConnectionFlags(std::set<std::string> commandFlags) {
@@ -7,12 +9,13 @@ std::set<std::string> withConnectionFlags(std::set<std::string> commandFlags) {
   return commandFlags;
 }
 
-hal::Result<proxy::ConnectionOptions> connectionOptionsFrom(const Flags& flags) {
+hal::Result<proxy::ConnectionOptions> connectionOptionsFromFlags() {
   proxy::ConnectionOptions options;
-  options.reconnect = !flags.has("no-reconnect");
+  options.reconnect = !absl::GetFlag(FLAGS_no_reconnect);
   NN_ASSIGN_OR_RETURN(options.security,
-                      proxy::readChannelSecurity({flags.get("tls-ca"), flags.get("tls-cert"), flags.get("tls-key"),
-                                                  flags.get("tls-server-name"), flags.get("token-file")},
+                      proxy::readChannelSecurity({absl::GetFlag(FLAGS_tls_ca), absl::GetFlag(FLAGS_tls_cert),
+                                                  absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_tls_server_name),
+                                                  absl::GetFlag(FLAGS_token_file)},
                                                  "--"));
   return options;
 }

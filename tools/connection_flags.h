@@ -8,7 +8,6 @@
 
 #include "hal/result.h"
 #include "proxy_driver/connection.h"
-#include "tools/flags.h"
 
 namespace nnremote::tools {
 
@@ -18,7 +17,7 @@ std::set<std::string> withConnectionFlags(std::set<std::string> commandFlags);
 
 // Connection options from those flags: PEM and token files are read here, so a missing file is
 // reported before any connection is tried.
-hal::Result<proxy::ConnectionOptions> connectionOptionsFrom(const Flags& flags);
+hal::Result<proxy::ConnectionOptions> connectionOptionsFromFlags();
 
 }  // namespace nnremote::tools
 

@@ -10,8 +10,8 @@
 #include "hal/model_builder.h"
 #include "tests/conformance/cts_loader.h"
 #include "tools/commands.h"
-#include "tools/flags.h"
 #include "tools/models/built_in.h"
+#include "tools/nnremote_flags.h"
 
 namespace nnremote::tools {
 namespace {
@@ -23,20 +23,22 @@ struct GraphSubject {
   std::vector<size_t> outputSizes;
 };
 
-hal::Result<GraphSubject> subjectFrom(const Flags& flags) {
-  if (!flags.has("cases")) {
-    NN_ASSIGN_OR_RETURN(auto built, builtInModel(flags.get("model", "mobilenet")));
-    return GraphSubject{flags.get("model", "mobilenet"), built.model, {built.input}, {built.outputBytes}};
+hal::Result<GraphSubject> subjectFromFlags() {
+  const std::string casesPath = absl::GetFlag(FLAGS_cases), modelName = absl::GetFlag(FLAGS_model);
+  if (casesPath.empty()) {
+    const std::string builtInName = modelName.empty() ? "mobilenet" : modelName;
+    NN_ASSIGN_OR_RETURN(auto built, builtInModel(builtInName));
+    return GraphSubject{builtInName, built.model, {built.input}, {built.outputBytes}};
   }
-  NN_ASSIGN_OR_RETURN(auto cases, cts::loadSpecFile(flags.get("cases"), flags.get("cases")));
+  NN_ASSIGN_OR_RETURN(auto cases, cts::loadSpecFile(casesPath, casesPath));
   for (const auto& testCase : cases) {
-    if (flags.has("model") && testCase.name != flags.get("model")) continue;
+    if (!modelName.empty() && testCase.name != modelName) continue;
     GraphSubject subject{testCase.fullName(), testCase.model, testCase.inputs, {}};
     for (const auto& output : testCase.outputs) subject.outputSizes.push_back(std::max<size_t>(output.data.size(), 1));
     return subject;
   }
   auto error = hal::invalidArgument();
-  error << flags.get("cases") << " has no model named '" << flags.get("model") << "' (models:";
+  error << casesPath << " has no model named '" << modelName << "' (models:";
   for (const auto& testCase : cases) error << " " << testCase.name;
   return error << ")";
 }
@@ -63,18 +65,13 @@ std::vector<std::optional<double>> operationCosts(const GraphSubject& subject, c
 
 }  // namespace
 
-int runGraph(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, {"cases", "model", "format", "output", "config"});
-  if (!flags.ok()) {
-    std::cerr << "nnremote graph: " << flags.error().message << "\n";
-    return 2;
-  }
-  const std::string format = flags->get("format", "dot");
+int runGraph() {
+  const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "dot" && format != "html") {
     std::cerr << "nnremote graph: --format must be dot or html, not '" << format << "'\n";
     return 2;
   }
-  auto subject = subjectFrom(*flags);
+  auto subject = subjectFromFlags();
   if (!subject.ok()) {
     std::cerr << "nnremote graph: " << subject.error().message << "\n";
     return 1;
@@ -83,7 +80,7 @@ int runGraph(const std::vector<std::string>& args) {
   if (format == "dot") {
     text = hal::modelToDot(subject->model, subject->name);
   } else {
-    auto npus = sim::npuConfigsFromList(flags->get("config", "edge16"));
+    auto npus = sim::npuConfigsFromList(absl::GetFlag(FLAGS_config));
     if (!npus.ok() || npus->empty()) {
       std::cerr << "nnremote graph: --config: " << (npus.ok() ? "no NPU" : npus.error().message) << "\n";
       return 2;
@@ -91,17 +88,18 @@ int runGraph(const std::vector<std::string>& args) {
     text = hal::modelToHtml(subject->model, subject->name + " (device time on " + sim::deviceName(npus->front()) + ")",
                             operationCosts(*subject, npus->front()));
   }
-  if (!flags->has("output")) {
+  const std::string outputPath = absl::GetFlag(FLAGS_output);
+  if (outputPath.empty()) {
     std::cout << text;
     return 0;
   }
-  std::ofstream file(flags->get("output"));
+  std::ofstream file(outputPath);
   file << text;
   if (!file) {
-    std::cerr << "nnremote graph: cannot write " << flags->get("output") << "\n";
+    std::cerr << "nnremote graph: cannot write " << outputPath << "\n";
     return 1;
   }
-  std::cout << "wrote " << flags->get("output") << "\n";
+  std::cout << "wrote " << outputPath << "\n";
   return 0;
 }
 

@@ -14,9 +14,8 @@
 #include "hal/model_builder.h"
 #include "tools/commands.h"
 #include "tools/connection_flags.h"
-#include "tools/flags.h"
 #include "tools/models/built_in.h"
-#include "tools/qos_flags.h"
+#include "tools/nnremote_flags.h"
 #include "tools/target.h"
 
 namespace nnremote::tools {
@@ -111,36 +110,27 @@ int fail(const hal::Error& error) {
 
 }  // namespace
 
-int runLoad(const std::vector<std::string>& args) {
-  auto flags = Flags::parse(args, withConnectionFlags({"device", "model", "clients", "priority", "seconds", "executor",
-                                   "idle-sessions", "deadline-us"}));
-  if (!flags.ok()) return fail(flags.error());
+int runLoad() {
   LoadOptions options;
-  auto model = builtInModel(flags->get("model", "sample"));
+  const std::string modelName = absl::GetFlag(FLAGS_model).empty() ? "sample" : absl::GetFlag(FLAGS_model);
+  auto model = builtInModel(modelName);
   if (!model.ok()) return fail(model.error());
   options.model = std::move(model).value();
-  auto priority = priorityFlag(*flags);
-  if (!priority.ok()) return fail(priority.error());
-  options.priority = *priority;
-  auto deadline = deadlineFlag(*flags);
-  if (!deadline.ok()) return fail(deadline.error());
-  options.deadline = *deadline;
-  const std::string executor = flags->get("executor", "sync");
+  options.priority = absl::GetFlag(FLAGS_priority);
+  options.deadline = deadlineFromFlags();
+  const std::string executor = absl::GetFlag(FLAGS_executor);
   if (executor != "sync" && executor != "burst") {
     return fail(hal::invalidArgument() << "--executor must be sync or burst, not '" << executor << "'");
   }
   options.burst = executor == "burst";
-  auto clients = boundedFlag(*flags, "clients", 1, 1, 1024);
-  if (!clients.ok()) return fail(clients.error());
-  auto seconds = boundedFlag(*flags, "seconds", 10, 1, 86400);
-  if (!seconds.ok()) return fail(seconds.error());
-  options.runFor = std::chrono::seconds(*seconds);
-  auto idle = boundedFlag(*flags, "idle-sessions", 0, 0, 100000);
-  if (!idle.ok()) return fail(idle.error());
+  const int64_t clients = absl::GetFlag(FLAGS_clients).value;
+  const int64_t seconds = absl::GetFlag(FLAGS_seconds).value;
+  const int64_t idle = absl::GetFlag(FLAGS_idle_sessions).value;
+  options.runFor = std::chrono::seconds(seconds);
 
-  auto target = openTarget(*flags);
+  auto target = openTarget();
   if (!target.ok()) return fail(target.error());
-  auto device = target->device(flags->get("device"));
+  auto device = target->device(absl::GetFlag(FLAGS_device));
   if (!device.ok()) return fail(device.error());
   options.deviceName = (*device)->getName();
   options.address = target->address;
@@ -148,16 +138,16 @@ int runLoad(const std::vector<std::string>& args) {
 
   // Idle sessions first: connected, holding a session each, doing nothing.
   std::vector<std::shared_ptr<proxy::Connection>> idleSessions;
-  for (int64_t i = 0; i < *idle; ++i) {
+  for (int64_t i = 0; i < idle; ++i) {
     auto connection = proxy::Connection::connect(options.address, options.connection);
     if (!connection.ok()) return fail(hal::withContext(connection.error(), "idle session " + std::to_string(i)));
     idleSessions.push_back(*connection);
   }
-  std::cout << "nnremote load: " << *clients << " " << priorityName(options.priority) << "-priority clients running "
-            << flags->get("model", "sample") << " (" << executor << ") on " << options.deviceName << " at "
-            << target->description << " for " << *seconds << " s, " << *idle << " idle sessions" << std::endl;
+  std::cout << "nnremote load: " << clients << " " << flags::priorityName(options.priority)
+            << "-priority clients running " << modelName << " (" << executor << ") on " << options.deviceName
+            << " at " << target->description << " for " << seconds << " s, " << idle << " idle sessions" << std::endl;
 
-  std::vector<ClientTally> tallies(static_cast<size_t>(*clients));
+  std::vector<ClientTally> tallies(static_cast<size_t>(clients));
   std::vector<std::thread> threads;
   const auto start = std::chrono::steady_clock::now();
   for (auto& tally : tallies) threads.emplace_back([&options, &tally] { tally = runClient(options); });
@@ -179,7 +169,7 @@ int runLoad(const std::vector<std::string>& args) {
     std::cout << "\n";
   }
   std::sort(total.latenciesUs.begin(), total.latenciesUs.end());
-  std::cout << "priority=" << priorityName(options.priority) << " clients=" << *clients
+  std::cout << "priority=" << flags::priorityName(options.priority) << " clients=" << clients
             << " executions=" << total.executions << " errors=" << errors
             << " p50_us=" << percentile(total.latenciesUs, 0.50) << " p99_us=" << percentile(total.latenciesUs, 0.99)
             << " throughput_per_s=" << static_cast<int64_t>(static_cast<double>(total.latenciesUs.size()) / elapsed)

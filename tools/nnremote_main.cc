@@ -1,14 +1,20 @@
 // nnremote: the command-line client for npu_emulator. See --help.
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "hal/vlog.h"
+#include "flags/command_line.h"
 #include "tools/commands.h"
+#include "tools/connection_flags.h"
 
 namespace {
 
 constexpr const char* kUsage = R"(usage: nnremote COMMAND [FLAGS]
+
+Flags are --name=VALUE (or --name VALUE); a flag file holds one per line (# comments) and is read
+with --flagfile=FILE, e.g. a farm's --target and --tls-* flags. A command refuses the flags of
+other commands. --helpfull lists every flag with its type and default.
 
 Commands:
   devices      list the devices an emulator serves: name, type, version, feature level,
@@ -28,7 +34,7 @@ Commands:
   replay       run a recording (npu_emulator --record=DIR) against another server or backend
                and compare outputs, statuses and timing with what was recorded
 
-Flags (every command):
+Flags (every command but cost and graph, which use no server):
   --target=ADDR   the npu_emulator to use: unix:PATH, unix-abstract:NAME or HOST:PORT. Without
                   it, nnremote starts an emulator inside this process on the default simulated
                   NPUs (nnremote-edge16, nnremote-large128) and still goes through the proxy
@@ -41,8 +47,9 @@ Flags (every command):
                   the name the server's certificate must carry, when the address's host is not it
   --token-file=FILE
                   send the token in FILE as "authorization: Bearer TOKEN" on every call
-  --vlog=TAGS     log what the proxy driver does to stderr, by tag: compilation, execution,
-                  burst, fence, wire, or all (comma-separated; same as NNREMOTE_VLOG=TAGS)
+  --vlog=TAGS     (every command) log what the proxy driver does to stderr, by tag:
+                  compilation, execution, burst, fence, wire, or all (comma-separated; same as
+                  NNREMOTE_VLOG=TAGS)
   --no-reconnect  when the server goes away, fail every later call with DEAD_OBJECT instead of
                   waiting (up to 10 s) for it to come back and carrying on in a new session
 
@@ -132,6 +139,34 @@ Examples:
   nnremote replay --recording=/tmp/rec --target=unix:/tmp/board.sock --device=armnn-cpuref --html=replay.html
 )";
 
+struct Command {
+  const char* name;
+  int (*run)();
+  std::set<std::string> flags;  // those it takes, spelled as on the command line
+};
+
+const Command& command(const std::string& name) {
+  using namespace nnremote::tools;
+  static const auto* commands = new std::vector<Command>{
+      {"devices", runDevices, withConnectionFlags({})},
+      {"run-sample", runSample, withConnectionFlags({"device", "priority", "deadline-us"})},
+      {"conform", runConform,
+       withConnectionFlags({"cases", "device", "junit", "in-process", "verbose", "executor", "memory", "cache-dir"})},
+      {"cost", runCost, {"scalesim-config", "topology", "gemm", "output", "count-cycles"}},
+      {"trace", runTrace, withConnectionFlags({"device", "model", "json", "html"})},
+      {"load", runLoad,
+       withConnectionFlags(
+           {"device", "model", "clients", "priority", "seconds", "executor", "idle-sessions", "deadline-us"})},
+      {"replay", runReplay, withConnectionFlags({"recording", "device", "exact", "html"})},
+      {"graph", runGraph, {"cases", "model", "format", "output", "config"}},
+  };
+  static const Command kUnknown{nullptr, nullptr, {}};
+  for (const auto& candidate : *commands) {
+    if (name == candidate.name) return candidate;
+  }
+  return kUnknown;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,37 +174,25 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
-  const std::string command = argv[1];
-  std::vector<std::string> args;
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--vlog=", 0) != 0) {
-      args.push_back(arg);
-      continue;
-    }
-    if (auto set = nnremote::hal::setVlogTags(arg.substr(7)); !set.ok()) {
-      std::cerr << "nnremote: --vlog: " << set.error().message << "\n";
-      return 2;
-    }
-  }
-  if (command == "--help" || command == "-h" || command == "help") {
+  const std::vector<std::string> positional = nnremote::flags::parseCommandLine(argc, argv, kUsage);
+  if (positional.size() == 1 && positional[0] == "help") {
     std::cout << kUsage;
     return 0;
   }
-  for (const auto& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    }
+  if (positional.size() != 1) {
+    std::cerr << "nnremote: " << (positional.empty() ? "no command given" : "one command at a time, not '" +
+                                                                                 positional[1] + "' as well")
+              << "\n\n" << kUsage;
+    return 2;
   }
-  if (command == "devices") return nnremote::tools::runDevices(args);
-  if (command == "run-sample") return nnremote::tools::runSample(args);
-  if (command == "conform") return nnremote::tools::runConform(args);
-  if (command == "cost") return nnremote::tools::runCost(args);
-  if (command == "trace") return nnremote::tools::runTrace(args);
-  if (command == "load") return nnremote::tools::runLoad(args);
-  if (command == "replay") return nnremote::tools::runReplay(args);
-  if (command == "graph") return nnremote::tools::runGraph(args);
-  std::cerr << "nnremote: unknown command '" << command << "'\n\n" << kUsage;
-  return 2;
+  const Command& chosen = command(positional[0]);
+  if (chosen.run == nullptr) {
+    std::cerr << "nnremote: unknown command '" << positional[0] << "'\n\n" << kUsage;
+    return 2;
+  }
+  if (auto accepted = nnremote::flags::checkOnlyAcceptedFlagsGiven(chosen.flags); !accepted.ok()) {
+    std::cerr << "nnremote " << chosen.name << ": " << accepted.error().message << " (nnremote --help)\n";
+    return 2;
+  }
+  return chosen.run();
 }

@@ -4,6 +4,7 @@
 
 #include "emulator/simulated_npus.h"
 #include "tools/connection_flags.h"
+#include "tools/nnremote_flags.h"
 
 namespace nnremote::tools {
 
@@ -19,10 +20,10 @@ hal::Result<std::shared_ptr<proxy::ProxyDevice>> Target::device(const std::strin
   return error << ")";
 }
 
-hal::Result<Target> openTarget(const Flags& flags) {
+hal::Result<Target> openTarget() {
   Target target;
-  NN_ASSIGN_OR_RETURN(target.options, connectionOptionsFrom(flags));
-  const std::string address = flags.get("target");
+  NN_ASSIGN_OR_RETURN(target.options, connectionOptionsFromFlags());
+  const std::string address = absl::GetFlag(FLAGS_target);
   std::string connectTo = address;
   if (address.empty()) {
     const auto devices = emulator::createSimulatedNpus(sim::defaultNpuConfigs());

@@ -11,7 +11,6 @@
 #include "emulator/emulator_server.h"
 #include "proxy_driver/connection.h"
 #include "proxy_driver/proxy_device.h"
-#include "tools/flags.h"
 
 namespace nnremote::tools {
 
@@ -30,7 +29,7 @@ struct Target {
 
 // The server --target names (or one in this process without it), connected with the security
 // flags (tools/connection_flags.h).
-hal::Result<Target> openTarget(const Flags& flags);
+hal::Result<Target> openTarget();
 
 }  // namespace nnremote::tools
 

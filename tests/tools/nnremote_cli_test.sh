@@ -123,9 +123,32 @@ check "two loads at once each report their own line" bash -c \
    tail -1 $TEST_TMPDIR/l1.log | grep -q '^priority=low clients=1' && tail -1 $TEST_TMPDIR/l2.log | grep -q '^priority=high clients=1'"
 check "run-sample prints a missed deadline by its status name" bash -c \
   "$nnremote run-sample --target=unix:$socket --device=nnremote-large128 --deadline-us=1 --priority=high 2>&1 | grep -q 'MISSED_DEADLINE_PERSISTENT'; [ \${PIPESTATUS[0]} -ne 0 ]"
-check "an unknown priority and a negative deadline are refused clearly" bash -c \
-  "$nnremote run-sample --priority=urgent 2>&1 | grep -q \"priority must be low, medium or high, not 'urgent'\" &&
-   $nnremote load --deadline-us=-5 2>&1 | grep -q 'deadline-us must be a whole number from 1'"
+check "an unknown priority and a negative deadline are refused clearly, with exit code 2" bash -c \
+  "$nnremote run-sample --priority=urgent 2>&1 | grep -q \"Illegal value 'urgent' specified for flag 'priority'; must be low, medium or high\" &&
+   $nnremote load --deadline-us=-5 2>&1 | grep -q \"Illegal value '-5' specified for flag 'deadline-us'; must be a whole number from 1\" &&
+   { $nnremote load --clients=many >/dev/null 2>&1; [ \$? -eq 2 ]; }"
+check "a command refuses another command's flags, naming the flag" bash -c \
+  "$nnremote cost --target=unix:$socket 2>&1 | grep -q -- '--target is not a flag of this command';
+   [ \${PIPESTATUS[0]} -eq 2 ]"
+check "--helpfull lists every flag with its type's default" bash -c \
+  "$nnremote --helpfull | grep -q -- '--clients (load: clients, each with a session of its own); default: 1;' &&
+   $emulator --helpfull | grep -q -- '--pace (none or realtime); default: none;'"
+printf -- '# the farm emulator, and the device this shard tests\n--target=unix:%s\n--device=acme-tiny4\n' "$socket" \
+  > "$TEST_TMPDIR/client.flags"
+check "nnremote reads its flags from --flagfile" bash -c \
+  "out=\$($nnremote run-sample --flagfile=$TEST_TMPDIR/client.flags 2>&1) &&
+   grep -q '^acme-tiny4:\$' <<<\"\$out\" && ! grep -q '^nnremote-large128:\$' <<<\"\$out\""
+# --backend is repeatable, also across a flag file, and keeps the commas of its ARG.
+printf -- '--listen=unix:%s\n--backend=accelerator_sim/sim_backend.so:edge16,scalesim32\n' "$socket_dir/flagfile.sock" \
+  > "$TEST_TMPDIR/emulator.flags"
+timeout 10 $emulator --flagfile="$TEST_TMPDIR/emulator.flags" --backend=accelerator_sim/sim_backend.so:large128 \
+  > "$TEST_TMPDIR/flagfile-emulator.log" 2>&1 &
+flagfile_server=$!
+for _ in $(seq 50); do grep -q listening "$TEST_TMPDIR/flagfile-emulator.log" && break; sleep 0.1; done
+kill $flagfile_server 2>/dev/null; wait $flagfile_server 2>/dev/null
+check "npu_emulator reads --flagfile, and every --backend counts" grep -q \
+  "listening on unix:$socket_dir/flagfile.sock with nnremote-edge16 nnremote-scalesim32 nnremote-large128" \
+  "$TEST_TMPDIR/flagfile-emulator.log"
 printf 'session_quotas { prepared_models: 0 }\n' > "$TEST_TMPDIR/zero.textproto"
 check "a quota of 0 is refused at startup, naming the field" bash -c \
   "$emulator --server-config=$TEST_TMPDIR/zero.textproto 2>&1 | grep -q 'session_quotas.prepared_models = 0'"
