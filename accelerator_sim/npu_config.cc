@@ -1,12 +1,12 @@
 #include "accelerator_sim/npu_config.h"
 
 #include "accelerator_sim/extensions/extension_registry.h"
+#include "hal/file_contents.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <utility>
 
@@ -128,11 +128,9 @@ hal::Result<std::vector<NpuConfig>> npuConfigsFromList(const std::string& list) 
       configs.push_back(std::move(npu));
       continue;
     }
-    std::ifstream file(entry);
-    if (!file) return invalidArgument() << "cannot read NPU config " << entry;
-    std::stringstream text;
-    text << file.rdbuf();
-    NN_ASSIGN_OR_RETURN(NpuConfig npu, parseNpuConfig(text.str(), entry));
+    auto text = hal::readFileContents(entry);
+    if (!text.ok()) return hal::withContext(text.error(), "NPU config");
+    NN_ASSIGN_OR_RETURN(NpuConfig npu, parseNpuConfig(*text, entry));
     configs.push_back(std::move(npu));
   }
   for (size_t i = 0; i < configs.size(); ++i) {

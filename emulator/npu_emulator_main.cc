@@ -12,6 +12,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "emulator/backend_loader.h"
 #include "emulator/device_scheduling.h"
 #include "emulator/emulator_server.h"
@@ -21,6 +25,7 @@
 #include "emulator/remote_devices.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
+#include "hal/file_contents.h"
 #include "hal/vlog.h"
 #include "flags/command_line.h"
 #include "flags/named_flag.h"
@@ -134,11 +139,7 @@ nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::stri
       {&cert, &security->tlsCertPem}, {&key, &security->tlsKeyPem}, {&clientCa, &security->clientCaPem}};
   for (const auto& [path, into] : files) {
     if (path->empty()) continue;
-    std::ifstream file(*path);
-    if (!file) return nnremote::hal::invalidArgument() << "cannot read " << *path;
-    std::stringstream text;
-    text << file.rdbuf();
-    *into = text.str();
+    NN_ASSIGN_OR_RETURN(*into, nnremote::hal::readFileContents(*path));
   }
   return {};
 }
@@ -152,14 +153,12 @@ nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
   using nnremote::emulator::kRemoteConfigPrefix;
   std::vector<nnremote::hal::SharedDevice> devices;
   std::string simulated;  // the --config entries the simulator serves
-  std::stringstream entries(config);
-  for (std::string entry; std::getline(entries, entry, ',');) {
-    if (entry.rfind(kRemoteConfigPrefix, 0) != 0) {
-      simulated += (simulated.empty() ? "" : ",") + entry;
+  for (absl::string_view entry : absl::StrSplit(config, ',', absl::SkipEmpty())) {
+    if (!absl::ConsumePrefix(&entry, kRemoteConfigPrefix)) {
+      absl::StrAppend(&simulated, simulated.empty() ? "" : ",", entry);
       continue;
     }
-    NN_ASSIGN_OR_RETURN(auto remote, nnremote::emulator::connectRemoteDevices(
-                                         entry.substr(std::strlen(kRemoteConfigPrefix)), remoteOptions));
+    NN_ASSIGN_OR_RETURN(auto remote, nnremote::emulator::connectRemoteDevices(std::string(entry), remoteOptions));
     devices.insert(devices.end(), remote.begin(), remote.end());
   }
   if (!simulated.empty()) {

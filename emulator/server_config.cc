@@ -2,10 +2,9 @@
 
 #include <google/protobuf/text_format.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "emulator/server_config.pb.h"
+#include "hal/file_contents.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -87,11 +86,9 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
 }
 
 hal::Result<ServerLimits> loadServerConfig(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return hal::invalidArgument() << "cannot read server config " << path;
-  std::stringstream text;
-  text << file.rdbuf();
-  return parseServerConfig(text.str(), path);
+  auto text = hal::readFileContents(path);
+  if (!text.ok()) return hal::withContext(text.error(), "server config");
+  return parseServerConfig(*text, path);
 }
 
 }  // namespace nnremote::emulator

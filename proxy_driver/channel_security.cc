@@ -1,10 +1,10 @@
 #include "proxy_driver/channel_security.h"
 
+#include "hal/file_contents.h"
+
 #include <grpcpp/support/client_interceptor.h>
 
-#include <fstream>
 #include <tuple>
-#include <sstream>
 
 namespace nnremote::proxy {
 namespace {
@@ -39,11 +39,9 @@ class BearerTokenInterceptorFactory final : public grpc::experimental::ClientInt
 }  // namespace
 
 hal::Result<std::string> readSecret(const std::string& path, const std::string& flag) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return hal::invalidArgument() << flag << ": cannot read " << path;
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
+  auto contents = hal::readFileContents(path);
+  if (!contents.ok()) return hal::withContext(contents.error(), flag);
+  return contents;
 }
 
 hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& files, const std::string& flagPrefix) {

@@ -10,6 +10,7 @@
 #include "accelerator_sim/sim_device.h"
 #include "emulator/simulated_npus.h"
 #include "flags/command_line.h"
+#include "hal/file_contents.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "hal/text_escape.h"
@@ -215,29 +216,17 @@ int runConform() {
   return totals->failed == 0 ? 0 : 1;
 }
 
-namespace {
-
-hal::Result<std::string> readFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return hal::invalidArgument() << "cannot read " << path;
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-}  // namespace
-
 int runCost() {
   const std::string configPath = absl::GetFlag(FLAGS_scalesim_config), topologyPath = absl::GetFlag(FLAGS_topology);
   if (configPath.empty() || topologyPath.empty()) {
     return fail("cost", hal::invalidArgument() << "--scalesim-config=FILE and --topology=FILE are required");
   }
-  auto configText = readFile(configPath);
+  auto configText = hal::readFileContents(configPath);
   if (!configText.ok()) return fail("cost", configText.error());
   auto npu = parseScaleSimConfig(*configText, configPath);
   if (!npu.ok()) return fail("cost", npu.error());
   if (absl::GetFlag(FLAGS_count_cycles)) npu->set_scalesim_off_by_one(false);
-  auto topologyText = readFile(topologyPath);
+  auto topologyText = hal::readFileContents(topologyPath);
   if (!topologyText.ok()) return fail("cost", topologyText.error());
   auto layers = parseScaleSimTopology(*topologyText, absl::GetFlag(FLAGS_gemm), topologyPath);
   if (!layers.ok()) return fail("cost", layers.error());

@@ -6,22 +6,18 @@
 #include <map>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "accelerator_sim/timing/operation_timing.h"
 
 namespace nnremote::tools {
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto begin = s.find_first_not_of(" \t\r");
-  const auto end = s.find_last_not_of(" \t\r");
-  return begin == std::string::npos ? "" : s.substr(begin, end - begin + 1);
-}
-
 std::vector<std::string> splitCsv(const std::string& line) {
   std::vector<std::string> fields;
-  std::stringstream stream(line);
-  std::string field;
-  while (std::getline(stream, field, ',')) fields.push_back(trim(field));
+  for (absl::string_view field : absl::StrSplit(line, ',')) {
+    fields.emplace_back(absl::StripAsciiWhitespace(field));
+  }
   while (!fields.empty() && fields.back().empty()) fields.pop_back();  // SCALE-Sim's trailing comma
   return fields;
 }
@@ -45,13 +41,14 @@ hal::Result<sim::NpuConfig> parseScaleSimConfig(const std::string& text, const s
   int number = 0;
   while (std::getline(lines, line)) {
     ++number;
-    line = trim(line);
+    line = std::string(absl::StripAsciiWhitespace(line));
     if (line.empty() || line[0] == '#' || line[0] == ';' || line[0] == '[') continue;
     const size_t separator = line.find_first_of(":=");
     if (separator == std::string::npos) {
       return hal::invalidArgument() << origin << ":" << number << ": expected 'Key : value'";
     }
-    values[trim(line.substr(0, separator))] = trim(line.substr(separator + 1));
+    values[std::string(absl::StripAsciiWhitespace(line.substr(0, separator)))] =
+        std::string(absl::StripAsciiWhitespace(line.substr(separator + 1)));
   }
   auto number_of = [&](const char* key) -> hal::Result<uint64_t> {
     const auto it = values.find(key);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hal/file_contents.h"
 #include "hal/operand_types.h"
 #include "tests/common/shared_data.h"
 #include "tests/conformance/cts_format.pb.h"
@@ -212,14 +213,11 @@ hal::Result<std::vector<std::string>> findSpecFiles(const std::string& directory
 
 hal::Result<std::vector<CtsTestCase>> loadSpecFile(const std::string& path,
                                                    const std::string& displayName) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return makeError(ErrorStatus::INVALID_ARGUMENT) << "cannot open " << path;
-  std::stringstream contents;
-  contents << stream.rdbuf();
+  NN_ASSIGN_OR_RETURN(const std::string contents, hal::readFileContents(path));
   SpecFile spec;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
-  const auto status = google::protobuf::util::JsonStringToMessage(contents.str(), &spec, options);
+  const auto status = google::protobuf::util::JsonStringToMessage(contents, &spec, options);
   if (!status.ok()) {
     return makeError(ErrorStatus::INVALID_ARGUMENT) << path << ": " << status.ToString();
   }
