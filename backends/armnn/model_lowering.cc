@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "hal/float16.h"
 #include "hal/operand_types.h"
 
 namespace nnremote::armnn_backend {
@@ -55,18 +56,38 @@ class Lowerer {
  private:
   const Operand& operand(uint32_t index) const { return graph_.operands[index]; }
 
+  // The operand's Arm NN type, quantization included. Per-channel filters keep NNAPI's channel
+  // dimension, which is Arm NN's output-channel axis for CONV_2D's [O, H, W, I] filter.
   hal::Result<armnn::TensorInfo> tensorInfo(uint32_t index) const {
     const Operand& o = operand(index);
-    if (o.type != OperandType::TENSOR_FLOAT32) {
-      return unsupported() << "operand " << index << " is " << hal::toString(o.type) << "; only TENSOR_FLOAT32 is lowered";
-    }
     if (o.dimensions.empty() || o.dimensions.size() > 4) {
       return unsupported() << "operand " << index << " has rank " << o.dimensions.size() << "; ranks 1 to 4 are lowered";
     }
     for (uint32_t dimension : o.dimensions) {
       if (dimension == 0) return unsupported() << "operand " << index << " has an unspecified or zero dimension";
     }
-    return armnn::TensorInfo(static_cast<unsigned>(o.dimensions.size()), o.dimensions.data(), armnn::DataType::Float32);
+    const auto rank = static_cast<unsigned>(o.dimensions.size());
+    switch (o.type) {
+      case OperandType::TENSOR_FLOAT32:
+        return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::Float32);
+      case OperandType::TENSOR_FLOAT16:
+        return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::Float16);
+      case OperandType::TENSOR_QUANT8_ASYMM:
+        return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::QAsymmU8, o.scale, o.zeroPoint);
+      case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+        return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::QAsymmS8, o.scale, o.zeroPoint);
+      case OperandType::TENSOR_INT32:
+        return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::Signed32, o.scale, o.zeroPoint);
+      case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: {
+        const auto* channels = std::get_if<Operand::SymmPerChannelQuantParams>(&o.extraParams);
+        if (channels == nullptr) return unsupported() << "operand " << index << " has no per-channel scales";
+        return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::QSymmS8, channels->scales,
+                                 channels->channelDim);
+      }
+      default:
+        return unsupported() << "operand " << index << " is " << hal::toString(o.type)
+                             << "; float32, float16, quant8 and int32 tensors are lowered";
+    }
   }
 
   const uint8_t* constantData(const Operand& o) const {
@@ -90,7 +111,14 @@ class Lowerer {
     return value;
   }
   hal::Result<int32_t> int32Scalar(uint32_t index) const { return scalar<int32_t>(index, OperandType::INT32); }
-  hal::Result<float> floatScalar(uint32_t index) const { return scalar<float>(index, OperandType::FLOAT32); }
+  // FLOAT32, or FLOAT16 in float16 models.
+  hal::Result<float> floatScalar(uint32_t index) const {
+    if (operand(index).type == OperandType::FLOAT16) {
+      NN_ASSIGN_OR_RETURN(const uint16_t half, scalar<uint16_t>(index, OperandType::FLOAT16));
+      return hal::halfToFloat(half);
+    }
+    return scalar<float>(index, OperandType::FLOAT32);
+  }
 
   hal::Result<armnn::ConstTensor> constantTensor(uint32_t index) const {
     NN_ASSIGN_OR_RETURN(auto info, tensorInfo(index));
@@ -168,7 +196,9 @@ class Lowerer {
     descriptor.m_TargetShape = shape;
     auto* layer = result_.network->AddReshapeLayer(descriptor);
     slot->Connect(layer->GetInputSlot(0));
-    layer->GetOutputSlot(0).SetTensorInfo(armnn::TensorInfo(shape, armnn::DataType::Float32));
+    NN_ASSIGN_OR_RETURN(armnn::TensorInfo info, tensorInfo(index));
+    info.SetShape(shape);
+    layer->GetOutputSlot(0).SetTensorInfo(info);
     return &layer->GetOutputSlot(0);
   }
 
@@ -304,6 +334,15 @@ class Lowerer {
     if (operand(operation.inputs[0]).dimensions.size() != 4) return unsupported() << "the input is not 4-D";
     NN_ASSIGN_OR_RETURN(auto filter, constantTensor(operation.inputs[1]));
     NN_ASSIGN_OR_RETURN(auto bias, constantTensor(operation.inputs[2]));
+    if (filter.GetInfo().HasPerAxisQuantization()) {
+      // NNAPI leaves a per-channel bias's scale 0: each channel's is the input's times the
+      // filter's. Arm NN wants them spelled out (and aborts on a single scale of 0).
+      const float inputScale = operand(operation.inputs[0]).scale;
+      std::vector<float> biasScales;
+      for (float filterScale : filter.GetInfo().GetQuantizationScales()) biasScales.push_back(inputScale * filterScale);
+      armnn::TensorInfo biasInfo(bias.GetShape(), armnn::DataType::Signed32, biasScales, 0);
+      bias = armnn::ConstTensor(biasInfo, bias.GetMemoryArea());
+    }
     const auto& filterDims = operand(operation.inputs[1]).dimensions;
     const size_t afterStrides = implicitForm ? 6 : 9;
     const size_t activationIndex = afterStrides + (depthwise ? 1 : 0);
@@ -342,17 +381,22 @@ class Lowerer {
       if (multiplier < 1 || filterDims[0] != 1 || filterDims[3] != inputChannels * uint32_t(multiplier)) {
         return unsupported() << "the filter is not [1, H, W, channels x multiplier]";
       }
-      // NNAPI's [1, H, W, I*M] filter to Arm NN's [M, I, H, W].
+      // NNAPI's [1, H, W, I*M] filter to Arm NN's [M, I, H, W], element by element whatever the
+      // type. Per-channel scales would have to follow the permutation; they are not lowered.
+      if (filter.GetInfo().HasPerAxisQuantization()) return unsupported() << "a per-channel depthwise filter";
       const uint32_t h = filterDims[1], w = filterDims[2], m = multiplier, channels = inputChannels;
-      const auto* source = static_cast<const float*>(filter.GetMemoryArea());
-      auto& permuted = permutedWeights_.emplace_back(size_t(m) * channels * h * w);
+      const size_t elementBytes = filter.GetInfo().GetNumBytes() / filter.GetInfo().GetNumElements();
+      const auto* source = static_cast<const uint8_t*>(filter.GetMemoryArea());
+      auto& permuted = permutedWeights_.emplace_back(filter.GetInfo().GetNumBytes());
       for (uint32_t y = 0; y < h; ++y)
         for (uint32_t x = 0; x < w; ++x)
           for (uint32_t c = 0; c < channels; ++c)
             for (uint32_t k = 0; k < m; ++k)
-              permuted[((size_t(k) * channels + c) * h + y) * w + x] = source[(size_t(y) * w + x) * channels * m + c * m + k];
-      const unsigned shape[] = {m, channels, h, w};
-      armnn::ConstTensor weights(armnn::TensorInfo(4, shape, armnn::DataType::Float32), permuted.data());
+              std::memcpy(&permuted[(((size_t(k) * channels + c) * h + y) * w + x) * elementBytes],
+                          &source[((size_t(y) * w + x) * channels * m + c * m + k) * elementBytes], elementBytes);
+      armnn::TensorInfo permutedInfo = filter.GetInfo();
+      permutedInfo.SetShape(armnn::TensorShape({m, channels, h, w}));
+      armnn::ConstTensor weights(permutedInfo, permuted.data());
       layer = result_.network->AddDepthwiseConvolution2dLayer(descriptor, weights, armnn::Optional<armnn::ConstTensor>(bias));
     }
     NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
@@ -491,7 +535,7 @@ class Lowerer {
   LoweredNetwork result_;
   std::map<uint32_t, armnn::IOutputSlot*> slots_;
   // Arm NN copies constant tensors when a layer is added, but keep what we made until then.
-  std::vector<std::vector<float>> permutedWeights_;
+  std::vector<std::vector<uint8_t>> permutedWeights_;
 };
 
 }  // namespace
