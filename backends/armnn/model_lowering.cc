@@ -78,6 +78,8 @@ class Lowerer {
         return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::QAsymmS8, o.scale, o.zeroPoint);
       case OperandType::TENSOR_INT32:
         return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::Signed32, o.scale, o.zeroPoint);
+      case OperandType::TENSOR_BOOL8:
+        return armnn::TensorInfo(rank, o.dimensions.data(), armnn::DataType::Boolean);
       case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: {
         const auto* channels = std::get_if<Operand::SymmPerChannelQuantParams>(&o.extraParams);
         if (channels == nullptr) return unsupported() << "operand " << index << " has no per-channel scales";
@@ -86,7 +88,7 @@ class Lowerer {
       }
       default:
         return unsupported() << "operand " << index << " is " << hal::toString(o.type)
-                             << "; float32, float16, quant8 and int32 tensors are lowered";
+                             << "; float32, float16, quant8, int32 and bool8 tensors are lowered";
     }
   }
 
@@ -119,6 +121,31 @@ class Lowerer {
     }
     return scalar<float>(index, OperandType::FLOAT32);
   }
+
+  hal::Result<bool> boolScalar(uint32_t index) const {
+    NN_ASSIGN_OR_RETURN(const uint8_t value, scalar<uint8_t>(index, OperandType::BOOL));
+    return value != 0;
+  }
+
+  // A constant TENSOR_INT32's values (axes, shapes, paddings).
+  hal::Result<std::vector<int32_t>> int32Values(uint32_t index) const {
+    const Operand& o = operand(index);
+    if (o.type != OperandType::TENSOR_INT32 || !isConstant(o)) {
+      return unsupported() << "operand " << index << " must be a constant TENSOR_INT32";
+    }
+    std::vector<int32_t> values(hal::elementCount(o.dimensions));
+    if (!values.empty()) std::memcpy(values.data(), constantData(o), values.size() * sizeof(int32_t));
+    return values;
+  }
+
+  // A dimension index that may count from the end, checked against `rank`.
+  static hal::Result<unsigned> axisIn(int32_t axis, size_t rank) {
+    const int64_t resolved = axis < 0 ? axis + int64_t(rank) : axis;
+    if (resolved < 0 || resolved >= int64_t(rank)) return unsupported() << "axis " << axis << " outside rank " << rank;
+    return static_cast<unsigned>(resolved);
+  }
+
+  size_t rankOf(uint32_t index) const { return operand(index).dimensions.size(); }
 
   hal::Result<armnn::ConstTensor> constantTensor(uint32_t index) const {
     NN_ASSIGN_OR_RETURN(auto info, tensorInfo(index));
@@ -207,16 +234,42 @@ class Lowerer {
     return unsupported() << operation.inputs.size() << " inputs is not a form that is lowered";
   }
 
+  // Two-tensor operations that broadcast: arithmetic (with a fused activation where NNAPI has
+  // one), MAXIMUM, MINIMUM, PRELU and the comparisons.
   hal::Status lowerElementwise(const hal::Operation& operation) {
-    NN_RETURN_IF_ERROR(expectInputs(operation, {3}));
-    NN_ASSIGN_OR_RETURN(const int32_t activation, int32Scalar(operation.inputs[2]));
+    static const std::map<OperationType, armnn::ComparisonOperation> kComparisons = {
+        {OperationType::EQUAL, armnn::ComparisonOperation::Equal},
+        {OperationType::NOT_EQUAL, armnn::ComparisonOperation::NotEqual},
+        {OperationType::GREATER, armnn::ComparisonOperation::Greater},
+        {OperationType::GREATER_EQUAL, armnn::ComparisonOperation::GreaterOrEqual},
+        {OperationType::LESS, armnn::ComparisonOperation::Less},
+        {OperationType::LESS_EQUAL, armnn::ComparisonOperation::LessOrEqual}};
+    const bool fusedActivation = operation.type == OperationType::ADD || operation.type == OperationType::SUB ||
+                                 operation.type == OperationType::MUL || operation.type == OperationType::DIV;
+    NN_RETURN_IF_ERROR(expectInputs(operation, {fusedActivation ? size_t{3} : size_t{2}}));
+    int32_t activation = 0;
+    if (fusedActivation) {
+      NN_ASSIGN_OR_RETURN(activation, int32Scalar(operation.inputs[2]));
+    }
     NN_ASSIGN_OR_RETURN(auto a, tensorInfo(operation.inputs[0]));
     NN_ASSIGN_OR_RETURN(auto b, tensorInfo(operation.inputs[1]));
+    if (operation.type == OperationType::DIV && a.GetDataType() == armnn::DataType::Signed32) {
+      // Arm NN divides integers with the CPU's own division: a zero divisor kills the process,
+      // where NNAPI defines the result.
+      return unsupported() << "integer DIV";
+    }
     armnn::IConnectableLayer* layer = nullptr;
     switch (operation.type) {
       case OperationType::ADD: layer = result_.network->AddAdditionLayer(); break;
       case OperationType::SUB: layer = result_.network->AddSubtractionLayer(); break;
-      default: layer = result_.network->AddMultiplicationLayer(); break;
+      case OperationType::MUL: layer = result_.network->AddMultiplicationLayer(); break;
+      case OperationType::DIV: layer = result_.network->AddDivisionLayer(); break;
+      case OperationType::MAXIMUM: layer = result_.network->AddMaximumLayer(); break;
+      case OperationType::MINIMUM: layer = result_.network->AddMinimumLayer(); break;
+      case OperationType::PRELU: layer = result_.network->AddPreluLayer(); break;
+      default:
+        layer = result_.network->AddComparisonLayer(armnn::ComparisonDescriptor(kComparisons.at(operation.type)));
+        break;
     }
     // Arm NN broadcasts between tensors of one rank; NNAPI aligns lower ranks to the right.
     const unsigned rank = std::max(a.GetNumDimensions(), b.GetNumDimensions());
@@ -489,13 +542,342 @@ class Lowerer {
     return produce(&layer->GetOutputSlot(0), operation.outputs[0], 0);
   }
 
+  // One input tensor through `layer`; the other inputs were read into its descriptor.
+  hal::Status lowerThrough(armnn::IConnectableLayer* layer, const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], 0);
+  }
+
+  hal::Status lowerUnary(const hal::Operation& operation) {
+    static const std::map<OperationType, armnn::UnaryOperation> kUnary = {
+        {OperationType::ABS, armnn::UnaryOperation::Abs},     {OperationType::EXP, armnn::UnaryOperation::Exp},
+        {OperationType::NEG, armnn::UnaryOperation::Neg},     {OperationType::RSQRT, armnn::UnaryOperation::Rsqrt},
+        {OperationType::SQRT, armnn::UnaryOperation::Sqrt}};
+    NN_RETURN_IF_ERROR(expectInputs(operation, {1}));
+    return lowerThrough(
+        result_.network->AddElementwiseUnaryLayer(armnn::ElementwiseUnaryDescriptor(kUnary.at(operation.type))),
+        operation);
+  }
+
+  // SQUEEZE, EXPAND_DIMS: a reshape to the output's shape, which the model gives.
+  hal::Status lowerReshapeToOutput(const hal::Operation& operation) {
+    NN_ASSIGN_OR_RETURN(auto output, tensorInfo(operation.outputs[0]));
+    NN_ASSIGN_OR_RETURN(auto* slot, reshaped(operation.inputs[0], output.GetShape()));
+    return produce(slot, operation.outputs[0], 0);
+  }
+
+  hal::Status lowerPad(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {operation.type == OperationType::PAD ? size_t{2} : size_t{3}}));
+    NN_ASSIGN_OR_RETURN(const auto paddings, int32Values(operation.inputs[1]));
+    if (paddings.size() != 2 * rankOf(operation.inputs[0])) return unsupported() << "paddings are not [rank, 2]";
+    armnn::PadDescriptor descriptor;
+    for (size_t i = 0; i < paddings.size(); i += 2) {
+      if (paddings[i] < 0 || paddings[i + 1] < 0) return unsupported() << "a negative padding";
+      descriptor.m_PadList.emplace_back(paddings[i], paddings[i + 1]);
+    }
+    // Arm NN writes m_PadValue into quantized tensors as it is, so a quantized tensor's padding
+    // is given in its own units: the zero point (NNAPI pads with real 0), or PAD_V2's value.
+    const Operand& input = operand(operation.inputs[0]);
+    const bool quantized = input.type == OperandType::TENSOR_QUANT8_ASYMM || input.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    if (operation.type == OperationType::PAD_V2) {
+      if (operand(operation.inputs[2]).type == OperandType::INT32) {
+        NN_ASSIGN_OR_RETURN(const int32_t value, int32Scalar(operation.inputs[2]));
+        descriptor.m_PadValue = float(value);
+      } else {
+        NN_ASSIGN_OR_RETURN(descriptor.m_PadValue, floatScalar(operation.inputs[2]));
+      }
+    } else if (quantized) {
+      descriptor.m_PadValue = float(input.zeroPoint);
+    }
+    return lowerThrough(result_.network->AddPadLayer(descriptor), operation);
+  }
+
+  hal::Status lowerTranspose(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {1, 2}));
+    const size_t rank = rankOf(operation.inputs[0]);
+    std::vector<unsigned> permutation;
+    if (operation.inputs.size() == 2 && operand(operation.inputs[1]).lifetime != Operand::LifeTime::NO_VALUE) {
+      NN_ASSIGN_OR_RETURN(const auto values, int32Values(operation.inputs[1]));
+      for (int32_t value : values) permutation.push_back(static_cast<unsigned>(value));
+    } else {
+      for (size_t i = 0; i < rank; ++i) permutation.push_back(static_cast<unsigned>(rank - 1 - i));
+    }
+    if (permutation.size() != rank) return unsupported() << "the permutation does not have the input's rank";
+    std::vector<unsigned> seen(rank, 0);
+    for (unsigned p : permutation) {
+      if (p >= rank || seen[p]++) return unsupported() << "not a permutation";
+    }
+    armnn::PermutationVector mappings(permutation.data(), static_cast<armnn::PermutationVector::SizeType>(rank));
+    return lowerThrough(result_.network->AddTransposeLayer(armnn::TransposeDescriptor(mappings)), operation);
+  }
+
+  hal::Status lowerMean(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {3}));
+    NN_ASSIGN_OR_RETURN(const auto axes, int32Values(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(const int32_t keepDims, int32Scalar(operation.inputs[2]));
+    std::vector<unsigned> resolved;
+    for (int32_t axis : axes) {
+      NN_ASSIGN_OR_RETURN(const unsigned a, axisIn(axis, rankOf(operation.inputs[0])));
+      if (std::find(resolved.begin(), resolved.end(), a) == resolved.end()) resolved.push_back(a);
+    }
+    std::sort(resolved.begin(), resolved.end());
+    return lowerThrough(result_.network->AddMeanLayer(armnn::MeanDescriptor(resolved, keepDims != 0)), operation);
+  }
+
+  hal::Status lowerBlockRearrangement(const hal::Operation& operation) {
+    if (rankOf(operation.inputs[0]) != 4) return unsupported() << "the input is not 4-D";
+    switch (operation.type) {
+      case OperationType::SPACE_TO_DEPTH:
+      case OperationType::DEPTH_TO_SPACE: {
+        NN_RETURN_IF_ERROR(expectInputs(operation, {2, 3}));
+        NN_RETURN_IF_ERROR(expectNhwc(operation, 2));
+        NN_ASSIGN_OR_RETURN(const int32_t block, int32Scalar(operation.inputs[1]));
+        if (block < 1) return unsupported() << "a block size below 1";
+        armnn::SpaceToDepthDescriptor descriptor(static_cast<unsigned>(block), armnn::DataLayout::NHWC);
+        return lowerThrough(operation.type == OperationType::SPACE_TO_DEPTH
+                                ? result_.network->AddSpaceToDepthLayer(descriptor)
+                                : result_.network->AddDepthToSpaceLayer(descriptor),
+                            operation);
+      }
+      case OperationType::BATCH_TO_SPACE_ND: {
+        NN_RETURN_IF_ERROR(expectInputs(operation, {2, 3}));
+        NN_RETURN_IF_ERROR(expectNhwc(operation, 2));
+        NN_ASSIGN_OR_RETURN(const auto block, int32Values(operation.inputs[1]));
+        if (block.size() != 2 || block[0] < 1 || block[1] < 1) return unsupported() << "the block shape is not 2 sizes";
+        armnn::BatchToSpaceNdDescriptor descriptor({unsigned(block[0]), unsigned(block[1])}, {{0, 0}, {0, 0}});
+        descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+        return lowerThrough(result_.network->AddBatchToSpaceNdLayer(descriptor), operation);
+      }
+      default: {  // SPACE_TO_BATCH_ND
+        NN_RETURN_IF_ERROR(expectInputs(operation, {3, 4}));
+        NN_RETURN_IF_ERROR(expectNhwc(operation, 3));
+        NN_ASSIGN_OR_RETURN(const auto block, int32Values(operation.inputs[1]));
+        NN_ASSIGN_OR_RETURN(const auto paddings, int32Values(operation.inputs[2]));
+        if (block.size() != 2 || block[0] < 1 || block[1] < 1 || paddings.size() != 4) {
+          return unsupported() << "the block shape is not 2 sizes, or the paddings not [2, 2]";
+        }
+        for (int32_t padding : paddings) {
+          if (padding < 0) return unsupported() << "a negative padding";
+        }
+        armnn::SpaceToBatchNdDescriptor descriptor(
+            {unsigned(block[0]), unsigned(block[1])},
+            {{unsigned(paddings[0]), unsigned(paddings[1])}, {unsigned(paddings[2]), unsigned(paddings[3])}});
+        descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+        return lowerThrough(result_.network->AddSpaceToBatchNdLayer(descriptor), operation);
+      }
+    }
+  }
+
+  // The trailing axis operand of a normalization must name the last dimension of a 4-D input
+  // (NHWC channels): that is the form Arm NN normalizes.
+  hal::Status expectLastAxisOf4d(const hal::Operation& operation, size_t axisIndex) const {
+    const size_t rank = rankOf(operation.inputs[0]);
+    if (operation.inputs.size() > axisIndex) {
+      NN_ASSIGN_OR_RETURN(const int32_t axis, int32Scalar(operation.inputs[axisIndex]));
+      NN_ASSIGN_OR_RETURN(const unsigned resolved, axisIn(axis, rank));
+      if (resolved != rank - 1) return unsupported() << "normalization over an axis other than the last";
+    }
+    if (rank != 4) return unsupported() << "the input is not 4-D";
+    return {};
+  }
+
+  hal::Status lowerL2Normalization(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {1, 2}));
+    NN_RETURN_IF_ERROR(expectLastAxisOf4d(operation, 1));
+    armnn::L2NormalizationDescriptor descriptor;
+    descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+    descriptor.m_Eps = 1e-12f;
+    return lowerThrough(result_.network->AddL2NormalizationLayer(descriptor), operation);
+  }
+
+  hal::Status lowerResize(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {3, 4, 5, 6}));
+    if (rankOf(operation.inputs[0]) != 4) return unsupported() << "the input is not 4-D";
+    NN_RETURN_IF_ERROR(expectNhwc(operation, 3));
+    const auto& outputDims = operand(operation.outputs[0]).dimensions;
+    if (outputDims.size() != 4) return unsupported() << "the output shape is not known";
+    armnn::ResizeDescriptor descriptor;
+    descriptor.m_Method = operation.type == OperationType::RESIZE_BILINEAR ? armnn::ResizeMethod::Bilinear
+                                                                         : armnn::ResizeMethod::NearestNeighbor;
+    descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+    // The size operands are sizes (INT32) or scales (FLOAT); the output's shape settles both.
+    descriptor.m_TargetHeight = outputDims[1];
+    descriptor.m_TargetWidth = outputDims[2];
+    if (operation.inputs.size() >= 5) {
+      NN_ASSIGN_OR_RETURN(descriptor.m_AlignCorners, boolScalar(operation.inputs[4]));
+    }
+    if (operation.inputs.size() >= 6) {
+      NN_ASSIGN_OR_RETURN(descriptor.m_HalfPixelCenters, boolScalar(operation.inputs[5]));
+    }
+    return lowerThrough(result_.network->AddResizeLayer(descriptor), operation);
+  }
+
+  hal::Status lowerArgMinMax(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {2}));
+    NN_ASSIGN_OR_RETURN(const int32_t axis, int32Scalar(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(const unsigned resolved, axisIn(axis, rankOf(operation.inputs[0])));
+    armnn::ArgMinMaxDescriptor descriptor;
+    descriptor.m_Function =
+        operation.type == OperationType::ARGMAX ? armnn::ArgMinMaxFunction::Max : armnn::ArgMinMaxFunction::Min;
+    descriptor.m_Axis = static_cast<int>(resolved);
+    return lowerThrough(result_.network->AddArgMinMaxLayer(descriptor), operation);
+  }
+
+  hal::Status lowerLogSoftmax(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {3}));
+    armnn::LogSoftmaxDescriptor descriptor;
+    NN_ASSIGN_OR_RETURN(descriptor.m_Beta, floatScalar(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(const int32_t axis, int32Scalar(operation.inputs[2]));
+    NN_ASSIGN_OR_RETURN(const unsigned resolved, axisIn(axis, rankOf(operation.inputs[0])));
+    descriptor.m_Axis = static_cast<int>(resolved);
+    return lowerThrough(result_.network->AddLogSoftmaxLayer(descriptor), operation);
+  }
+
+  hal::Status lowerSlice(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {3}));
+    NN_ASSIGN_OR_RETURN(const auto begin, int32Values(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(const auto size, int32Values(operation.inputs[2]));
+    const auto& dims = operand(operation.inputs[0]).dimensions;
+    if (begin.size() != dims.size() || size.size() != dims.size()) return unsupported() << "begin or size is not [rank]";
+    std::vector<unsigned> from, count;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      // -1 takes the rest of the dimension.
+      const int64_t n = size[i] == -1 ? int64_t(dims[i]) - begin[i] : size[i];
+      if (begin[i] < 0 || n < 1 || begin[i] + n > int64_t(dims[i])) return unsupported() << "a slice out of range";
+      from.push_back(unsigned(begin[i]));
+      count.push_back(unsigned(n));
+    }
+    return lowerThrough(result_.network->AddSliceLayer(armnn::SliceDescriptor(from, count)), operation);
+  }
+
+  hal::Status lowerStridedSlice(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {7}));
+    NN_ASSIGN_OR_RETURN(const auto begin, int32Values(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(const auto end, int32Values(operation.inputs[2]));
+    NN_ASSIGN_OR_RETURN(const auto strides, int32Values(operation.inputs[3]));
+    for (int32_t stride : strides) {
+      if (stride == 0) return unsupported() << "a stride of 0";
+    }
+    armnn::StridedSliceDescriptor descriptor(std::vector<int>(begin.begin(), begin.end()),
+                                             std::vector<int>(end.begin(), end.end()),
+                                             std::vector<int>(strides.begin(), strides.end()));
+    NN_ASSIGN_OR_RETURN(descriptor.m_BeginMask, int32Scalar(operation.inputs[4]));
+    NN_ASSIGN_OR_RETURN(descriptor.m_EndMask, int32Scalar(operation.inputs[5]));
+    NN_ASSIGN_OR_RETURN(descriptor.m_ShrinkAxisMask, int32Scalar(operation.inputs[6]));
+    descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+    return lowerThrough(result_.network->AddStridedSliceLayer(descriptor), operation);
+  }
+
+  hal::Status lowerLocalResponseNormalization(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {5, 6}));
+    NN_RETURN_IF_ERROR(expectLastAxisOf4d(operation, 5));
+    NN_ASSIGN_OR_RETURN(const int32_t radius, int32Scalar(operation.inputs[1]));
+    if (radius < 0) return unsupported() << "a negative radius";
+    armnn::NormalizationDescriptor descriptor;
+    descriptor.m_NormChannelType = armnn::NormalizationAlgorithmChannel::Across;
+    descriptor.m_NormMethodType = armnn::NormalizationAlgorithmMethod::LocalBrightness;
+    descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+    // Arm NN's window is the whole 2r+1 channels.
+    descriptor.m_NormSize = static_cast<uint32_t>(2 * radius + 1);
+    NN_ASSIGN_OR_RETURN(descriptor.m_K, floatScalar(operation.inputs[2]));
+    NN_ASSIGN_OR_RETURN(descriptor.m_Alpha, floatScalar(operation.inputs[3]));
+    NN_ASSIGN_OR_RETURN(descriptor.m_Beta, floatScalar(operation.inputs[4]));
+    return lowerThrough(result_.network->AddNormalizationLayer(descriptor), operation);
+  }
+
+  hal::Status lowerGather(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {3}));
+    NN_ASSIGN_OR_RETURN(const int32_t axis, int32Scalar(operation.inputs[1]));
+    NN_ASSIGN_OR_RETURN(const unsigned resolved, axisIn(axis, rankOf(operation.inputs[0])));
+    armnn::GatherDescriptor descriptor;
+    descriptor.m_Axis = static_cast<int32_t>(resolved);
+    auto* layer = result_.network->AddGatherLayer(descriptor);
+    NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0], operation.inputs[2]}));
+    return produce(&layer->GetOutputSlot(0), operation.outputs[0], 0);
+  }
+
+  hal::Status lowerQuantization(const hal::Operation& operation) {
+    NN_RETURN_IF_ERROR(expectInputs(operation, {1}));
+    return lowerThrough(operation.type == OperationType::QUANTIZE ? result_.network->AddQuantizeLayer()
+                                                                 : result_.network->AddDequantizeLayer(),
+                        operation);
+  }
+
+  hal::Status lowerActivationFunction(const hal::Operation& operation) {
+    armnn::ActivationDescriptor descriptor;
+    if (operation.type == OperationType::HARD_SWISH) {
+      NN_RETURN_IF_ERROR(expectInputs(operation, {1}));
+      descriptor.m_Function = armnn::ActivationFunction::HardSwish;
+    } else {  // ELU
+      NN_RETURN_IF_ERROR(expectInputs(operation, {2}));
+      descriptor.m_Function = armnn::ActivationFunction::Elu;
+      NN_ASSIGN_OR_RETURN(descriptor.m_A, floatScalar(operation.inputs[1]));
+    }
+    return lowerThrough(result_.network->AddActivationLayer(descriptor), operation);
+  }
+
   hal::Status lowerOperation(const hal::Operation& operation) {
     if (operation.outputs.size() != 1) return unsupported() << "more than one output";
     switch (operation.type) {
       case OperationType::ADD:
       case OperationType::SUB:
       case OperationType::MUL:
+      case OperationType::DIV:
+      case OperationType::MAXIMUM:
+      case OperationType::MINIMUM:
+      case OperationType::PRELU:
+      case OperationType::EQUAL:
+      case OperationType::NOT_EQUAL:
+      case OperationType::GREATER:
+      case OperationType::GREATER_EQUAL:
+      case OperationType::LESS:
+      case OperationType::LESS_EQUAL:
         return lowerElementwise(operation);
+      case OperationType::ABS:
+      case OperationType::EXP:
+      case OperationType::NEG:
+      case OperationType::RSQRT:
+      case OperationType::SQRT:
+        return lowerUnary(operation);
+      case OperationType::HARD_SWISH:
+      case OperationType::ELU:
+        return lowerActivationFunction(operation);
+      case OperationType::SQUEEZE:
+      case OperationType::EXPAND_DIMS:
+        return lowerReshapeToOutput(operation);
+      case OperationType::PAD:
+      case OperationType::PAD_V2:
+        return lowerPad(operation);
+      case OperationType::TRANSPOSE:
+        return lowerTranspose(operation);
+      case OperationType::MEAN:
+        return lowerMean(operation);
+      case OperationType::SPACE_TO_DEPTH:
+      case OperationType::DEPTH_TO_SPACE:
+      case OperationType::BATCH_TO_SPACE_ND:
+      case OperationType::SPACE_TO_BATCH_ND:
+        return lowerBlockRearrangement(operation);
+      case OperationType::L2_NORMALIZATION:
+        return lowerL2Normalization(operation);
+      case OperationType::LOCAL_RESPONSE_NORMALIZATION:
+        return lowerLocalResponseNormalization(operation);
+      case OperationType::RESIZE_BILINEAR:
+      case OperationType::RESIZE_NEAREST_NEIGHBOR:
+        return lowerResize(operation);
+      case OperationType::ARGMAX:
+      case OperationType::ARGMIN:
+        return lowerArgMinMax(operation);
+      case OperationType::LOG_SOFTMAX:
+        return lowerLogSoftmax(operation);
+      case OperationType::SLICE:
+        return lowerSlice(operation);
+      case OperationType::STRIDED_SLICE:
+        return lowerStridedSlice(operation);
+      case OperationType::GATHER:
+        return lowerGather(operation);
+      case OperationType::QUANTIZE:
+      case OperationType::DEQUANTIZE:
+        return lowerQuantization(operation);
       case OperationType::RELU:
       case OperationType::RELU1:
       case OperationType::RELU6:
