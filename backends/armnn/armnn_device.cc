@@ -24,8 +24,11 @@ std::string deviceName(const std::vector<armnn::BackendId>& backends) {
 hal::Capabilities capabilities() {
   hal::Capabilities capabilities;
   // Arm NN's CpuRef is the reference itself; faster backends report the same until measured.
-  for (auto type : {hal::OperandType::FLOAT32, hal::OperandType::INT32, hal::OperandType::TENSOR_FLOAT32,
-                    hal::OperandType::TENSOR_INT32}) {
+  for (auto type : {hal::OperandType::FLOAT32, hal::OperandType::INT32, hal::OperandType::FLOAT16,
+                    hal::OperandType::BOOL, hal::OperandType::TENSOR_FLOAT32, hal::OperandType::TENSOR_FLOAT16,
+                    hal::OperandType::TENSOR_INT32, hal::OperandType::TENSOR_BOOL8,
+                    hal::OperandType::TENSOR_QUANT8_ASYMM, hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
+                    hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL}) {
     capabilities.operandPerformance.push_back({type, {1.0f, 1.0f}});
   }
   return capabilities;
@@ -54,9 +57,14 @@ hal::Result<std::vector<bool>> ArmnnDevice::getSupportedOperations(const hal::Mo
     auto lowered = lowerOperation(model, i);
     if (!lowered.ok()) continue;
     std::vector<std::string> messages;
-    auto optimized = armnn::Optimize(*lowered->network, backends_, runtime_->GetDeviceSpec(), armnn::OptimizerOptions(),
-                                     armnn::Optional<std::vector<std::string>&>(messages));
-    supported[i] = optimized != nullptr;
+    try {
+      auto optimized = armnn::Optimize(*lowered->network, backends_, runtime_->GetDeviceSpec(),
+                                       armnn::OptimizerOptions(), armnn::Optional<std::vector<std::string>&>(messages));
+      supported[i] = optimized != nullptr;
+    } catch (const armnn::Exception&) {
+      // Arm NN's own validation (shape inference, say) refusing the layer: not supported.
+      supported[i] = false;
+    }
   }
   return supported;
 }

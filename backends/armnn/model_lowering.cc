@@ -3,6 +3,7 @@
 #include <armnn/Descriptors.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <string>
@@ -332,12 +333,14 @@ class Lowerer {
   }
 
   // Reads the convolution and pooling parameters after the leading operands: explicit padding
-  // (left, right, top, bottom) or an implicit scheme, then strides, for an NHWC input of `input`
-  // and a kernel of `kernelW` x `kernelH`. Returns the index after the strides.
+  // (left, right, top, bottom) or an implicit scheme, then strides, for an input in `layout` and a
+  // kernel of `kernelW` x `kernelH`. Returns the index after the strides.
   template <typename Descriptor>
   hal::Result<size_t> readWindow(const hal::Operation& operation, size_t first, bool explicitPadding, uint32_t kernelW,
-                                 uint32_t kernelH, uint32_t dilationW, uint32_t dilationH, Descriptor* descriptor) {
+                                 uint32_t kernelH, uint32_t dilationW, uint32_t dilationH, armnn::DataLayout layout,
+                                 Descriptor* descriptor) {
     const auto& inputDims = operand(operation.inputs[0]).dimensions;
+    const uint32_t inputH = inputDims[heightIndex(layout)], inputW = inputDims[heightIndex(layout) + 1];
     size_t next = first;
     std::vector<int32_t> values;
     const size_t count = explicitPadding ? 6 : 3;
@@ -357,22 +360,47 @@ class Lowerer {
     } else {
       descriptor->m_StrideX = values[1];
       descriptor->m_StrideY = values[2];
-      NN_RETURN_IF_ERROR(implicitPadding(values[0], inputDims[2], values[1], kernelW, dilationW, &descriptor->m_PadLeft,
+      NN_RETURN_IF_ERROR(implicitPadding(values[0], inputW, values[1], kernelW, dilationW, &descriptor->m_PadLeft,
                                          &descriptor->m_PadRight));
-      NN_RETURN_IF_ERROR(implicitPadding(values[0], inputDims[1], values[2], kernelH, dilationH, &descriptor->m_PadTop,
+      NN_RETURN_IF_ERROR(implicitPadding(values[0], inputH, values[2], kernelH, dilationH, &descriptor->m_PadTop,
                                          &descriptor->m_PadBottom));
     }
     return next;
   }
 
-  // The optional trailing NCHW flag must be false (NHWC is what is lowered).
-  hal::Status expectNhwc(const hal::Operation& operation, size_t layoutIndex) const {
-    if (operation.inputs.size() <= layoutIndex) return {};
-    const Operand& layout = operand(operation.inputs[layoutIndex]);
-    if (layout.type != OperandType::BOOL || !isConstant(layout) || *constantData(layout) != 0) {
-      return unsupported() << "only the NHWC layout is lowered";
-    }
-    return {};
+  // The optional trailing layout flag: NCHW when true, NHWC when false or absent.
+  hal::Result<armnn::DataLayout> layoutOf(const hal::Operation& operation, size_t layoutIndex) const {
+    if (operation.inputs.size() <= layoutIndex) return armnn::DataLayout::NHWC;
+    NN_ASSIGN_OR_RETURN(const bool nchw, boolScalar(operation.inputs[layoutIndex]));
+    return nchw ? armnn::DataLayout::NCHW : armnn::DataLayout::NHWC;
+  }
+  static size_t heightIndex(armnn::DataLayout layout) { return layout == armnn::DataLayout::NHWC ? 1 : 2; }
+  static size_t channelIndex(armnn::DataLayout layout) { return layout == armnn::DataLayout::NHWC ? 3 : 1; }
+
+  // `filter` with its dimensions reordered: output dimension i is input dimension order[i]. The
+  // bytes are kept until the network is built; per-channel scales stay on dimension 0, which
+  // every order used here keeps in place.
+  armnn::ConstTensor permutedFilter(const armnn::ConstTensor& filter, const std::array<unsigned, 4>& order) {
+    const armnn::TensorShape& from = filter.GetShape();
+    const unsigned to[4] = {from[order[0]], from[order[1]], from[order[2]], from[order[3]]};
+    const size_t elementBytes = filter.GetInfo().GetNumBytes() / filter.GetInfo().GetNumElements();
+    const auto* source = static_cast<const uint8_t*>(filter.GetMemoryArea());
+    auto& permuted = permutedWeights_.emplace_back(filter.GetInfo().GetNumBytes());
+    unsigned index[4];
+    for (index[0] = 0; index[0] < to[0]; ++index[0])
+      for (index[1] = 0; index[1] < to[1]; ++index[1])
+        for (index[2] = 0; index[2] < to[2]; ++index[2])
+          for (index[3] = 0; index[3] < to[3]; ++index[3]) {
+            unsigned sourceIndex[4];
+            for (int d = 0; d < 4; ++d) sourceIndex[order[d]] = index[d];
+            const size_t target = ((size_t(index[0]) * to[1] + index[1]) * to[2] + index[2]) * to[3] + index[3];
+            const size_t origin =
+                ((size_t(sourceIndex[0]) * from[1] + sourceIndex[1]) * from[2] + sourceIndex[2]) * from[3] + sourceIndex[3];
+            std::memcpy(&permuted[target * elementBytes], &source[origin * elementBytes], elementBytes);
+          }
+    armnn::TensorInfo info = filter.GetInfo();
+    info.SetShape(armnn::TensorShape(4, to));
+    return armnn::ConstTensor(info, permuted.data());
   }
 
   hal::Status lowerConvolution(const hal::Operation& operation) {
@@ -408,48 +436,42 @@ class Lowerer {
       dilationW = w;
       dilationH = h;
     }
-    NN_RETURN_IF_ERROR(expectNhwc(operation, layoutIndex));
+    NN_ASSIGN_OR_RETURN(const armnn::DataLayout layout, layoutOf(operation, layoutIndex));
     NN_ASSIGN_OR_RETURN(const int32_t activation, int32Scalar(operation.inputs[activationIndex]));
     armnn::IConnectableLayer* layer = nullptr;
     if (!depthwise) {
       armnn::Convolution2dDescriptor descriptor;
-      descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+      descriptor.m_DataLayout = layout;
       descriptor.m_BiasEnabled = true;
       descriptor.m_DilationX = dilationW;
       descriptor.m_DilationY = dilationH;
-      NN_RETURN_IF_ERROR(
-          readWindow(operation, 3, !implicitForm, filterDims[2], filterDims[1], dilationW, dilationH, &descriptor).status());
-      // NNAPI's [O, H, W, I] filter is what Arm NN takes for NHWC.
+      NN_RETURN_IF_ERROR(readWindow(operation, 3, !implicitForm, filterDims[2], filterDims[1], dilationW, dilationH,
+                                    layout, &descriptor)
+                             .status());
+      // NNAPI's [O, H, W, I] filter is what Arm NN takes for NHWC; for NCHW it takes [O, I, H, W].
+      if (layout == armnn::DataLayout::NCHW) filter = permutedFilter(filter, {0, 3, 1, 2});
       layer = result_.network->AddConvolution2dLayer(descriptor, filter, armnn::Optional<armnn::ConstTensor>(bias));
     } else {
       armnn::DepthwiseConvolution2dDescriptor descriptor;
-      descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+      descriptor.m_DataLayout = layout;
       descriptor.m_BiasEnabled = true;
       descriptor.m_DilationX = dilationW;
       descriptor.m_DilationY = dilationH;
-      NN_RETURN_IF_ERROR(
-          readWindow(operation, 3, !implicitForm, filterDims[2], filterDims[1], dilationW, dilationH, &descriptor).status());
+      NN_RETURN_IF_ERROR(readWindow(operation, 3, !implicitForm, filterDims[2], filterDims[1], dilationW, dilationH,
+                                    layout, &descriptor)
+                             .status());
       NN_ASSIGN_OR_RETURN(const int32_t multiplier, int32Scalar(operation.inputs[afterStrides]));
-      const uint32_t inputChannels = operand(operation.inputs[0]).dimensions[3];
+      const uint32_t inputChannels = operand(operation.inputs[0]).dimensions[channelIndex(layout)];
       if (multiplier < 1 || filterDims[0] != 1 || filterDims[3] != inputChannels * uint32_t(multiplier)) {
         return unsupported() << "the filter is not [1, H, W, channels x multiplier]";
       }
       // NNAPI's [1, H, W, I*M] filter to Arm NN's [M, I, H, W], element by element whatever the
       // type. Per-channel scales would have to follow the permutation; they are not lowered.
       if (filter.GetInfo().HasPerAxisQuantization()) return unsupported() << "a per-channel depthwise filter";
-      const uint32_t h = filterDims[1], w = filterDims[2], m = multiplier, channels = inputChannels;
-      const size_t elementBytes = filter.GetInfo().GetNumBytes() / filter.GetInfo().GetNumElements();
-      const auto* source = static_cast<const uint8_t*>(filter.GetMemoryArea());
-      auto& permuted = permutedWeights_.emplace_back(filter.GetInfo().GetNumBytes());
-      for (uint32_t y = 0; y < h; ++y)
-        for (uint32_t x = 0; x < w; ++x)
-          for (uint32_t c = 0; c < channels; ++c)
-            for (uint32_t k = 0; k < m; ++k)
-              std::memcpy(&permuted[(((size_t(k) * channels + c) * h + y) * w + x) * elementBytes],
-                          &source[((size_t(y) * w + x) * channels * m + c * m + k) * elementBytes], elementBytes);
-      armnn::TensorInfo permutedInfo = filter.GetInfo();
-      permutedInfo.SetShape(armnn::TensorShape({m, channels, h, w}));
-      armnn::ConstTensor weights(permutedInfo, permuted.data());
+      // [1, H, W, I*M] is [H, W, I, M] in memory.
+      armnn::TensorInfo hwim = filter.GetInfo();
+      hwim.SetShape(armnn::TensorShape({filterDims[1], filterDims[2], inputChannels, uint32_t(multiplier)}));
+      const armnn::ConstTensor weights = permutedFilter(armnn::ConstTensor(hwim, filter.GetMemoryArea()), {3, 2, 0, 1});
       layer = result_.network->AddDepthwiseConvolution2dLayer(descriptor, weights, armnn::Optional<armnn::ConstTensor>(bias));
     }
     NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
@@ -461,7 +483,6 @@ class Lowerer {
     if (operand(operation.inputs[0]).dimensions.size() != 4) return unsupported() << "the input is not 4-D";
     const bool implicitForm = operation.inputs.size() <= 8;
     armnn::Pooling2dDescriptor descriptor;
-    descriptor.m_DataLayout = armnn::DataLayout::NHWC;
     descriptor.m_PaddingMethod = armnn::PaddingMethod::Exclude;
     descriptor.m_OutputShapeRounding = armnn::OutputShapeRounding::Floor;
     descriptor.m_PoolType = operation.type == OperationType::MAX_POOL_2D       ? armnn::PoolingAlgorithm::Max
@@ -474,8 +495,9 @@ class Lowerer {
     descriptor.m_PoolWidth = filterW;
     descriptor.m_PoolHeight = filterH;
     // Pooling lists strides before the filter, so read the window with the filter known.
-    NN_RETURN_IF_ERROR(readWindow(operation, 1, !implicitForm, filterW, filterH, 1, 1, &descriptor).status());
-    NN_RETURN_IF_ERROR(expectNhwc(operation, filterIndex + 3));
+    NN_ASSIGN_OR_RETURN(descriptor.m_DataLayout, layoutOf(operation, filterIndex + 3));
+    NN_RETURN_IF_ERROR(
+        readWindow(operation, 1, !implicitForm, filterW, filterH, 1, 1, descriptor.m_DataLayout, &descriptor).status());
     NN_ASSIGN_OR_RETURN(const int32_t activation, int32Scalar(operation.inputs[filterIndex + 2]));
     auto* layer = result_.network->AddPooling2dLayer(descriptor);
     NN_RETURN_IF_ERROR(connectInputs(layer, {operation.inputs[0]}));
@@ -630,10 +652,10 @@ class Lowerer {
       case OperationType::SPACE_TO_DEPTH:
       case OperationType::DEPTH_TO_SPACE: {
         NN_RETURN_IF_ERROR(expectInputs(operation, {2, 3}));
-        NN_RETURN_IF_ERROR(expectNhwc(operation, 2));
+        NN_ASSIGN_OR_RETURN(const armnn::DataLayout layout, layoutOf(operation, 2));
         NN_ASSIGN_OR_RETURN(const int32_t block, int32Scalar(operation.inputs[1]));
         if (block < 1) return unsupported() << "a block size below 1";
-        armnn::SpaceToDepthDescriptor descriptor(static_cast<unsigned>(block), armnn::DataLayout::NHWC);
+        armnn::SpaceToDepthDescriptor descriptor(static_cast<unsigned>(block), layout);
         return lowerThrough(operation.type == OperationType::SPACE_TO_DEPTH
                                 ? result_.network->AddSpaceToDepthLayer(descriptor)
                                 : result_.network->AddDepthToSpaceLayer(descriptor),
@@ -641,16 +663,16 @@ class Lowerer {
       }
       case OperationType::BATCH_TO_SPACE_ND: {
         NN_RETURN_IF_ERROR(expectInputs(operation, {2, 3}));
-        NN_RETURN_IF_ERROR(expectNhwc(operation, 2));
+        NN_ASSIGN_OR_RETURN(const armnn::DataLayout layout, layoutOf(operation, 2));
         NN_ASSIGN_OR_RETURN(const auto block, int32Values(operation.inputs[1]));
         if (block.size() != 2 || block[0] < 1 || block[1] < 1) return unsupported() << "the block shape is not 2 sizes";
         armnn::BatchToSpaceNdDescriptor descriptor({unsigned(block[0]), unsigned(block[1])}, {{0, 0}, {0, 0}});
-        descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+        descriptor.m_DataLayout = layout;
         return lowerThrough(result_.network->AddBatchToSpaceNdLayer(descriptor), operation);
       }
       default: {  // SPACE_TO_BATCH_ND
         NN_RETURN_IF_ERROR(expectInputs(operation, {3, 4}));
-        NN_RETURN_IF_ERROR(expectNhwc(operation, 3));
+        NN_ASSIGN_OR_RETURN(const armnn::DataLayout layout, layoutOf(operation, 3));
         NN_ASSIGN_OR_RETURN(const auto block, int32Values(operation.inputs[1]));
         NN_ASSIGN_OR_RETURN(const auto paddings, int32Values(operation.inputs[2]));
         if (block.size() != 2 || block[0] < 1 || block[1] < 1 || paddings.size() != 4) {
@@ -662,7 +684,7 @@ class Lowerer {
         armnn::SpaceToBatchNdDescriptor descriptor(
             {unsigned(block[0]), unsigned(block[1])},
             {{unsigned(paddings[0]), unsigned(paddings[1])}, {unsigned(paddings[2]), unsigned(paddings[3])}});
-        descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+        descriptor.m_DataLayout = layout;
         return lowerThrough(result_.network->AddSpaceToBatchNdLayer(descriptor), operation);
       }
     }
@@ -693,16 +715,15 @@ class Lowerer {
   hal::Status lowerResize(const hal::Operation& operation) {
     NN_RETURN_IF_ERROR(expectInputs(operation, {3, 4, 5, 6}));
     if (rankOf(operation.inputs[0]) != 4) return unsupported() << "the input is not 4-D";
-    NN_RETURN_IF_ERROR(expectNhwc(operation, 3));
     const auto& outputDims = operand(operation.outputs[0]).dimensions;
     if (outputDims.size() != 4) return unsupported() << "the output shape is not known";
     armnn::ResizeDescriptor descriptor;
     descriptor.m_Method = operation.type == OperationType::RESIZE_BILINEAR ? armnn::ResizeMethod::Bilinear
                                                                          : armnn::ResizeMethod::NearestNeighbor;
-    descriptor.m_DataLayout = armnn::DataLayout::NHWC;
+    NN_ASSIGN_OR_RETURN(descriptor.m_DataLayout, layoutOf(operation, 3));
     // The size operands are sizes (INT32) or scales (FLOAT); the output's shape settles both.
-    descriptor.m_TargetHeight = outputDims[1];
-    descriptor.m_TargetWidth = outputDims[2];
+    descriptor.m_TargetHeight = outputDims[heightIndex(descriptor.m_DataLayout)];
+    descriptor.m_TargetWidth = outputDims[heightIndex(descriptor.m_DataLayout) + 1];
     if (operation.inputs.size() >= 5) {
       NN_ASSIGN_OR_RETURN(descriptor.m_AlignCorners, boolScalar(operation.inputs[4]));
     }
