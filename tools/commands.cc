@@ -16,6 +16,7 @@
 #include "hal/text_escape.h"
 #include "tests/conformance/cts_runner.h"
 #include "tools/connection_flags.h"
+#include "tools/model_subject.h"
 #include "tools/models/built_in.h"
 #include "tools/nnremote_flags.h"
 #include "tools/scalesim_compat.h"
@@ -243,18 +244,21 @@ int runCost() {
 }
 
 int runTrace() {
-  const std::string modelName = absl::GetFlag(FLAGS_model).empty() ? "mobilenet" : absl::GetFlag(FLAGS_model);
-  auto builtModel = builtInModel(modelName);
-  if (!builtModel.ok()) return fail("trace", builtModel.error());
-  const BuiltModel& built = *builtModel;
-  auto target = openTarget();
+  auto subject = modelSubjectFromFlags("mobilenet");
+  if (!subject.ok()) return fail("trace", subject.error());
+  const std::string config = absl::GetFlag(FLAGS_config);
+  if (!config.empty() && !absl::GetFlag(FLAGS_target).empty()) {
+    return fail("trace", hal::invalidArgument() << "--config picks the NPUs of the emulator nnremote starts itself; "
+                                                << "with --target the server's own devices are used");
+  }
+  auto target = openTarget(config);
   if (!target.ok()) return fail("trace", target.error());
   auto device = target->device(absl::GetFlag(FLAGS_device));
   if (!device.ok()) return fail("trace", device.error());
-  auto prepared = (*device)->prepareModel(built.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+  auto prepared = (*device)->prepareModel(subject->model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                           hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
   if (!prepared.ok()) return fail("trace", prepared.error());
-  auto io = hal::makeRequest({built.input}, {built.outputBytes});
+  auto io = hal::makeRequest(subject->inputs, subject->outputSizes);
   if (!io.ok()) return fail("trace", io.error());
   auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
   if (!outcome.ok()) return fail("trace", outcome.error());
@@ -280,7 +284,12 @@ int runTrace() {
             << formatDuration(outcome->timing.timeOnDevice) << ", timeInDriver "
             << formatDuration(outcome->timing.timeInDriver) << ", host simulation wall time "
             << std::fixed << std::setprecision(3) << profile.hostWallNanoseconds / 1e6 << " ms\n";
-  const std::string title = modelName + " on " + (*device)->getName();
+  if (profile.clockHz > 0) {
+    // The whole model on the simulated NPU: its cycles at its clock.
+    std::cout << "simulated: " << std::setprecision(6) << double(profile.totalCycles) / profile.clockHz * 1e3
+              << " ms\n";
+  }
+  const std::string title = subject->name + " on " + (*device)->getName();
   for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_json), toChromeTraceJson(profile)),
                                    std::make_pair(absl::GetFlag(FLAGS_html), toHtmlTimeline(profile, title))}) {
     if (path.empty()) continue;

@@ -8,44 +8,16 @@
 #include "emulator/simulated_npus.h"
 #include "hal/graph_dump.h"
 #include "hal/model_builder.h"
-#include "tests/conformance/cts_loader.h"
 #include "tools/commands.h"
-#include "tools/models/built_in.h"
+#include "tools/model_subject.h"
 #include "tools/nnremote_flags.h"
 
 namespace nnremote::tools {
 namespace {
 
-struct GraphSubject {
-  std::string name;
-  hal::Model model;
-  std::vector<std::vector<uint8_t>> inputs;
-  std::vector<size_t> outputSizes;
-};
-
-hal::Result<GraphSubject> subjectFromFlags() {
-  const std::string casesPath = absl::GetFlag(FLAGS_cases), modelName = absl::GetFlag(FLAGS_model);
-  if (casesPath.empty()) {
-    const std::string builtInName = modelName.empty() ? "mobilenet" : modelName;
-    NN_ASSIGN_OR_RETURN(auto built, builtInModel(builtInName));
-    return GraphSubject{builtInName, built.model, {built.input}, {built.outputBytes}};
-  }
-  NN_ASSIGN_OR_RETURN(auto cases, cts::loadSpecFile(casesPath, casesPath));
-  for (const auto& testCase : cases) {
-    if (!modelName.empty() && testCase.name != modelName) continue;
-    GraphSubject subject{testCase.fullName(), testCase.model, testCase.inputs, {}};
-    for (const auto& output : testCase.outputs) subject.outputSizes.push_back(std::max<size_t>(output.data.size(), 1));
-    return subject;
-  }
-  auto error = hal::invalidArgument();
-  error << casesPath << " has no model named '" << modelName << "' (models:";
-  for (const auto& testCase : cases) error << " " << testCase.name;
-  return error << ")";
-}
-
 // Each operation's device time on `npu`, from the execution profile of one run; empty if the
 // model does not run there (the page is still drawn, without costs).
-std::vector<std::optional<double>> operationCosts(const GraphSubject& subject, const sim::NpuConfig& npu) {
+std::vector<std::optional<double>> operationCosts(const ModelSubject& subject, const sim::NpuConfig& npu) {
   const auto device = emulator::createSimulatedNpu(npu);
   auto prepared = device->prepareModel(subject.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                        hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
@@ -71,7 +43,7 @@ int runGraph() {
     std::cerr << "nnremote graph: --format must be dot or html, not '" << format << "'\n";
     return 2;
   }
-  auto subject = subjectFromFlags();
+  auto subject = modelSubjectFromFlags("mobilenet");
   if (!subject.ok()) {
     std::cerr << "nnremote graph: " << subject.error().message << "\n";
     return 1;
@@ -80,7 +52,7 @@ int runGraph() {
   if (format == "dot") {
     text = hal::modelToDot(subject->model, subject->name);
   } else {
-    auto npus = sim::npuConfigsFromList(absl::GetFlag(FLAGS_config));
+    auto npus = sim::npuConfigsFromList(absl::GetFlag(FLAGS_config).empty() ? "edge16" : absl::GetFlag(FLAGS_config));
     if (!npus.ok() || npus->empty()) {
       std::cerr << "nnremote graph: --config: " << (npus.ok() ? "no NPU" : npus.error().message) << "\n";
       return 2;

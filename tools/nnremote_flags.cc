@@ -21,7 +21,8 @@ NNREMOTE_FLAG(bool, no_reconnect, "no-reconnect", false, "fail with DEAD_OBJECT 
 NNREMOTE_FLAG(std::string, device, "device", "", "the device to use (default: the first)");
 NNREMOTE_FLAG(std::string, model, "model", "", "a built-in model, or a model of --cases");
 NNREMOTE_FLAG(std::string, cases, "cases", "", "conformance JSON: a folder (conform) or a file (graph)");
-NNREMOTE_FLAG(std::string, config, "config", "edge16", "graph: the simulated NPU the costs come from");
+NNREMOTE_FLAG(std::string, config, "config", "",
+              "presets or NpuConfig textprotos: graph's NPU (default edge16), trace's in-process NPUs");
 NNREMOTE_FLAG(nnremote::hal::Priority, priority, "priority", nnremote::hal::Priority::MEDIUM,
               "low, medium or high");
 NNREMOTE_FLAG(std::optional<DeadlineMicros>, deadline_us, "deadline-us", std::nullopt,

@@ -80,7 +80,14 @@ Flags (conform):
 
 Flags (trace):
   --model=NAME    mobilenet (MobileNet v1 1.0-224 float32, the default), mobilenet-quant8, or
-                  sample
+                  sample; with --cases, the model of that name in the file (default: its first)
+  --cases=FILE    price any model in the conformance JSON format (../shared/conformance/README.md)
+                  instead of a built-in one; it runs on that model's own inputs
+  --config=NPUS   without --target, the simulated NPUs of the emulator nnremote starts: presets or
+                  NpuConfig textprotos, as npu_emulator --config (default: edge16,large128);
+                  --device picks one (default: the first)
+  trace prints a line per operation, the totals, and "simulated: X ms", the whole model's time
+  on the simulated NPU
   --json=FILE     write a Chrome trace-event JSON file: open it at ui.perfetto.dev (Open trace
                   file) or chrome://tracing
   --html=FILE     write a self-contained HTML/SVG timeline that opens in any browser offline
@@ -153,7 +160,7 @@ const Command& command(const std::string& name) {
       {"conform", runConform,
        withConnectionFlags({"cases", "device", "junit", "in-process", "verbose", "executor", "memory", "cache-dir"})},
       {"cost", runCost, {"scalesim-config", "topology", "gemm", "output", "count-cycles"}},
-      {"trace", runTrace, withConnectionFlags({"device", "model", "json", "html"})},
+      {"trace", runTrace, withConnectionFlags({"device", "model", "cases", "config", "json", "html"})},
       {"load", runLoad,
        withConnectionFlags(
            {"device", "model", "clients", "priority", "seconds", "executor", "idle-sessions", "deadline-us"})},

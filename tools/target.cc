@@ -20,13 +20,14 @@ hal::Result<std::shared_ptr<proxy::ProxyDevice>> Target::device(const std::strin
   return error << ")";
 }
 
-hal::Result<Target> openTarget() {
+hal::Result<Target> openTarget(const std::string& localNpus) {
   Target target;
   NN_ASSIGN_OR_RETURN(target.options, connectionOptionsFromFlags());
   const std::string address = absl::GetFlag(FLAGS_target);
   std::string connectTo = address;
   if (address.empty()) {
-    const auto devices = emulator::createSimulatedNpus(sim::defaultNpuConfigs());
+    NN_ASSIGN_OR_RETURN(const auto npus, sim::npuConfigsFromList(localNpus));
+    const auto devices = emulator::createSimulatedNpus(npus);
     const std::string local = "unix-abstract:nnremote-local-" + std::to_string(::getpid());
     NN_ASSIGN_OR_RETURN(target.localServer, emulator::EmulatorServer::start(devices, local));
     connectTo = target.localServer->address();

@@ -27,9 +27,10 @@ struct Target {
   hal::Result<std::shared_ptr<proxy::ProxyDevice>> device(const std::string& name) const;
 };
 
-// The server --target names (or one in this process without it), connected with the security
-// flags (tools/connection_flags.h).
-hal::Result<Target> openTarget();
+// The server --target names, or without it one started in this process serving `localNpus`
+// (a --config list; empty: the default NPUs), connected with the security flags
+// (tools/connection_flags.h).
+hal::Result<Target> openTarget(const std::string& localNpus = "");
 
 }  // namespace nnremote::tools
 

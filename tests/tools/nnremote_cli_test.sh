@@ -105,6 +105,17 @@ check "npu_emulator refuses a cache key others can read" bash -c \
   "$emulator --listen=unix:$socket_dir/state2.sock --state-dir=$state 2>&1 | grep -q 'can be read by others';
    [ \${PIPESTATUS[0]} -eq 2 ]"
 
+# trace prices any conformance-format model on the NPU --config names.
+cases_file=tests/conformance/extensions/fibonacci.json
+simulated_ms() { sed -n 's/^simulated: \([0-9.]*\) ms$/\1/p'; }
+edge=$($nnremote trace --cases=$cases_file --config=edge16 2>&1 | simulated_ms)
+large=$($nnremote trace --cases=$cases_file --config=edge16,large128 --device=nnremote-large128 2>&1 | simulated_ms)
+check "trace --cases prints the whole model's simulated time on the NPU --config and --device pick" bash -c \
+  "[ -n '$edge' ] && [ -n '$large' ] && awk 'BEGIN { exit !($edge > 0 && $large > 0 && $edge != $large) }'"
+check "trace --cases --model names a model of the file, and an unknown one is refused naming the models" bash -c \
+  "$nnremote trace --cases=$cases_file --model=nope 2>&1 | grep -q \"has no model named 'nope' (models: \""
+check "trace refuses --config with --target" bash -c \
+  "$nnremote trace --target=unix:$socket --config=edge16 2>&1 | grep -q -- '--config picks the NPUs'"
 check "trace writes a Chrome trace and an HTML timeline" bash -c \
   "$nnremote trace --target=unix:$socket --model=sample --json=$TEST_TMPDIR/t.json --html=$TEST_TMPDIR/t.html | grep -q 'host simulation wall time' &&
    grep -q '\"traceEvents\"' $TEST_TMPDIR/t.json && grep -q '<svg' $TEST_TMPDIR/t.html"
