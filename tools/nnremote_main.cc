@@ -79,8 +79,8 @@ Flags (conform):
   get a 200 ms loop timeout (the CTS's infinite loops must run into it).
 
 Flags (trace):
-  --model=NAME    mobilenet (MobileNet v1 1.0-224 float32, the default), mobilenet-quant8, or
-                  sample; with --cases, the model of that name in the file (default: its first)
+  --model=NAME    a built-in model (below; default mobilenet), or with --cases the model of that
+                  name in the file (default: its first)
   --cases=FILE    price any model in the conformance JSON format (../shared/conformance/README.md)
                   instead of a built-in one; it runs on that model's own inputs
   --config=NPUS   without --target, the simulated NPUs of the emulator nnremote starts: presets or
@@ -93,7 +93,7 @@ Flags (trace):
   --html=FILE     write a self-contained HTML/SVG timeline that opens in any browser offline
 
 Flags (load):
-  --model=NAME       sample (default), mobilenet or mobilenet-quant8
+  --model=NAME       a built-in model (below; default sample)
   --clients=N        clients, each with a session of its own (default 1, at most 1024)
   --priority=P       low, medium (default) or high, for every client
   --seconds=S        how long the clients run (default 10)
@@ -134,6 +134,11 @@ Flags (cost):
   --output=FILE           write the report there instead of standard output
   --count-cycles          report the number of cycles instead of SCALE-Sim's last-cycle index
                           (one less); by default the report matches SCALE-Sim's convention
+
+Built-in models (--model): sample, a small CNN; and image networks built in code with their
+reference architectures' layer shapes and fixed pseudo-random weights, each as float32 (NAME)
+and quant8 (NAME-quant8): mobilenet (MobileNet v1 1.0-224), mobilenet-v2 (1.0-224),
+inception-v1 (224, as TF-slim builds it), squeezenet (v1.0, 224), resnet50 (v1, 299x299).
 
 Examples:
   nnremote devices --target=unix:/tmp/nnremote.sock

@@ -1,13 +1,33 @@
 #include "tools/models/built_in.h"
 
+#include <functional>
+#include <utility>
+
 #include "hal/model_builder.h"
+#include "tools/models/reference_networks.h"
 #include "tools/sample_model.h"
 
 namespace nnremote::tools {
+namespace {
+
+// Each network as float32 ("NAME") and quant8 ("NAME-quant8").
+const std::pair<const char*, BuiltModel (*)(Precision)> kNetworks[] = {
+    {"mobilenet", buildMobileNetV1}, {"mobilenet-v2", buildMobileNetV2}, {"inception-v1", buildInceptionV1},
+    {"squeezenet", buildSqueezeNet}, {"resnet50", buildResNet50V1},
+};
+
+}  // namespace
+
+std::vector<std::string> builtInModelNames() {
+  std::vector<std::string> names = {"sample"};
+  for (const auto& [name, build] : kNetworks) {
+    names.push_back(name);
+    names.push_back(std::string(name) + "-quant8");
+  }
+  return names;
+}
 
 hal::Result<BuiltModel> builtInModel(const std::string& name) {
-  if (name == "mobilenet") return buildMobileNetV1(Precision::FLOAT32);
-  if (name == "mobilenet-quant8") return buildMobileNetV1(Precision::QUANT8);
   if (name == "sample") {
     const SampleModel sample = buildSampleModel();
     BuiltModel built;
@@ -16,7 +36,14 @@ hal::Result<BuiltModel> builtInModel(const std::string& name) {
     built.outputBytes = 4 * sizeof(float);
     return built;
   }
-  return hal::invalidArgument() << "--model must be sample, mobilenet or mobilenet-quant8, not '" << name << "'";
+  for (const auto& [network, build] : kNetworks) {
+    if (name == network) return build(Precision::FLOAT32);
+    if (name == std::string(network) + "-quant8") return build(Precision::QUANT8);
+  }
+  auto error = hal::invalidArgument();
+  error << "--model must be one of";
+  for (const auto& known : builtInModelNames()) error << " " << known;
+  return error << ", not '" << name << "'";
 }
 
 }  // namespace nnremote::tools

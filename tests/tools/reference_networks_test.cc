@@ -1,0 +1,86 @@
+// The built-in networks have their reference architectures' shapes: weight counts and
+// multiply-accumulates within 2% of the published figures, the outputs the papers give, and
+// they validate and run on the simulated NPU.
+#include <gtest/gtest.h>
+
+#include "accelerator_sim/npu_config.h"
+#include "emulator/simulated_npus.h"
+#include "hal/model_builder.h"
+#include "hal/operand_types.h"
+#include "hal/validation.h"
+#include "tools/models/built_in.h"
+
+namespace nnremote::tools {
+namespace {
+
+struct Published {
+  const char* model;
+  double weightsMillions;  // convolution weights
+  double gigaMacs;         // convolutions, at the network's input size
+  std::vector<uint32_t> output;
+};
+
+// Parameters and MACs: MobileNet v1 (Howard et al. 2017, table 8: 4.2 M, 569 M), MobileNet v2
+// (Sandler et al. 2018, table 5: 3.4 M, 300 M), Inception v1 as TF-slim builds it (6.6 M,
+// 1.5 G), SqueezeNet v1.0 (Iandola et al. 2016, table 2: 1.25 M weights; 0.78 G MACs at 224),
+// ResNet-50 v1 (He et al. 2015: 25.5 M; 4.1 G at 224, so 7.3 G at 299).
+const Published kPublished[] = {
+    {"mobilenet-quant8", 4.2, 0.569, {1, 1001}},     {"mobilenet-v2-quant8", 3.47, 0.300, {1, 1001}},
+    {"inception-v1-quant8", 6.6, 1.50, {1, 1001}},   {"squeezenet-quant8", 1.245, 0.777, {1, 1000}},
+    {"resnet50-quant8", 25.5, 7.26, {1, 1001}},
+};
+
+class ReferenceNetworkTest : public testing::TestWithParam<Published> {};
+
+TEST_P(ReferenceNetworkTest, HasThePublishedShape) {
+  const Published& published = GetParam();
+  auto built = builtInModel(published.model);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const hal::Model& model = built->model;
+  ASSERT_TRUE(hal::validateModel(model).ok());
+  double weights = 0, macs = 0;
+  for (const auto& operation : model.main.operations) {
+    if (operation.type != hal::OperationType::CONV_2D && operation.type != hal::OperationType::DEPTHWISE_CONV_2D) {
+      continue;
+    }
+    const auto& filter = model.main.operands[operation.inputs[1]].dimensions;
+    const double outputs = double(hal::elementCount(model.main.operands[operation.outputs[0]].dimensions));
+    weights += double(hal::elementCount(filter));
+    macs += outputs * (operation.type == hal::OperationType::CONV_2D ? filter[1] * filter[2] * filter[3]
+                                                                     : filter[1] * filter[2]);
+  }
+  EXPECT_NEAR(weights / 1e6, published.weightsMillions, 0.02 * published.weightsMillions);
+  EXPECT_NEAR(macs / 1e9, published.gigaMacs, 0.02 * published.gigaMacs);
+  EXPECT_EQ(model.main.operands[model.main.outputIndexes[0]].dimensions, published.output);
+}
+
+TEST_P(ReferenceNetworkTest, RunsOnTheSimulatedNpu) {
+  auto built = builtInModel(GetParam().model);
+  ASSERT_TRUE(built.ok());
+  const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  auto prepared = device->prepareModel(built->model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({built->input}, {built->outputBytes});
+  ASSERT_TRUE(io.ok());
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_GT(outcome->timing.timeOnDevice.value_or(hal::Duration(0)).count(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Networks, ReferenceNetworkTest, testing::ValuesIn(kPublished),
+                         [](const testing::TestParamInfo<Published>& info) {
+                           std::string name = info.param.model;
+                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+TEST(BuiltInModelTest, AnUnknownNameListsTheKnownOnes) {
+  auto built = builtInModel("alexnet");
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.error().message.find("resnet50-quant8"), std::string::npos) << built.error().message;
+  EXPECT_NE(built.error().message.find("not 'alexnet'"), std::string::npos) << built.error().message;
+}
+
+}  // namespace
+}  // namespace nnremote::tools

@@ -1,0 +1,29 @@
+// The networks of Coral's Edge TPU benchmark table (docs/timing.md), built in code with their
+// reference architectures' layer shapes and deterministic pseudo-random weights. Each ends with
+// a 1x1 convolution classifier, RESHAPE and SOFTMAX, as the TFLite models do.
+#ifndef NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
+#define NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
+
+#include "tools/models/mobilenet_v1.h"
+
+namespace nnremote::tools {
+
+// MobileNet v2 1.0-224 (Sandler et al. 2018, table 2): 17 inverted residual bottlenecks with
+// ReLU6, 1280 features, 1001 classes.
+BuiltModel buildMobileNetV2(Precision precision);
+
+// Inception v1 at 224 as TF-slim builds it (GoogLeNet, Szegedy et al. 2014, table 1, with the
+// "5x5" branches as 3x3 convolutions, as in the TFLite model Coral benchmarks), 1001 classes.
+BuiltModel buildInceptionV1(Precision precision);
+
+// SqueezeNet v1.0 (Iandola et al. 2016, table 1) at 224: conv1 7x7/2 96, 8 fire modules, conv10
+// to 1000 classes, with VALID windows.
+BuiltModel buildSqueezeNet(Precision precision);
+
+// ResNet-50 v1 (He et al. 2015, table 1) at 299x299: bottleneck stages of 3, 4, 6 and 3 blocks,
+// stride on the first 1x1 of a stage, projection shortcuts, 1001 classes.
+BuiltModel buildResNet50V1(Precision precision);
+
+}  // namespace nnremote::tools
+
+#endif  // NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
