@@ -160,6 +160,7 @@ class GraphRunner {
       stateOffsets_.push_back(offset);
       offset += subgraph.operations.size();
     }
+    if (npu.has_parameter_cache()) placeConstantsInCache();
   }
 
   ExecutionReport& report() { return report_; }
@@ -280,6 +281,7 @@ class GraphRunner {
       const auto timingStart = std::chrono::steady_clock::now();
       OperationWork work = lowered.work();
       addOperandBytes(context, &work);
+      work.weightsResident = subgraphIndex < 0 && op < residentConstants_.size() && residentConstants_[op];
       const hal::OperationProfile timing = estimateOperation(work, operation.type, npu_);
       const uint32_t index = profile->operationIndex;
       *profile = timing;
@@ -414,9 +416,35 @@ class GraphRunner {
     return storeResults(operation, state, tensors, storage, placement);
   }
 
+  // The parameter cache's contents: main's operations in order, each resident if its constants
+  // (not counted again when shared) still fit; the first that does not fit, and every later one,
+  // streams. Referenced subgraphs' constants always stream.
+  void placeConstantsInCache() {
+    const uint64_t capacity = uint64_t{npu_.parameter_cache().capacity_kib()} * 1024;
+    std::vector<bool> placed(model_.main.operands.size(), false);
+    uint64_t used = 0;
+    bool full = false;
+    for (const hal::Operation& operation : model_.main.operations) {
+      uint64_t bytes = 0;
+      for (uint32_t input : operation.inputs) {
+        const hal::Operand& operand = model_.main.operands[input];
+        const bool constant = operand.lifetime == hal::Operand::LifeTime::CONSTANT_COPY ||
+                              operand.lifetime == hal::Operand::LifeTime::CONSTANT_REFERENCE ||
+                              operand.lifetime == hal::Operand::LifeTime::POINTER;
+        if (!constant || !hal::isTensor(operand.type) || placed[input]) continue;
+        bytes += operand.location.length;
+        placed[input] = true;
+      }
+      full = full || used + bytes > capacity;
+      if (!full) used += bytes;
+      residentConstants_.push_back(!full);
+    }
+  }
+
   const hal::Model& model_;
   const NpuConfig& npu_;
   const ExecutionOptions& options_;
+  std::vector<bool> residentConstants_;  // per main operation, with a parameter cache
   std::vector<size_t> stateOffsets_;  // per referenced subgraph, after main's operations
   ExecutionReport report_;
   const OutputPlacement* mainPlacement_ = nullptr;

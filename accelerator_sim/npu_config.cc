@@ -48,6 +48,10 @@ hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
     return bad("every sram size must be positive");
   }
   if (npu.dram().bytes_per_cycle() < 0) return bad("dram.bytes_per_cycle must not be negative");
+  if (npu.has_parameter_cache() && !(npu.parameter_cache().host_bytes_per_cycle() > 0)) {
+    // Constants that do not fit must come from somewhere, at some speed.
+    return bad("parameter_cache.host_bytes_per_cycle must be positive");
+  }
   for (const std::string& extension : npu.extensions()) {
     if (findExtension(extension) == nullptr) {
       std::string known;

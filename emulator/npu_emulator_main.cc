@@ -63,6 +63,8 @@ timeline (docs/scheduler.md).
                       edge16      nnremote-edge16: 16x16 output-stationary array @ 800 MHz
                       large128    nnremote-large128: 128x128 weight-stationary array @ 1 GHz
                       scalesim32  nnremote-scalesim32: SCALE-Sim's example 32x32 configuration
+                      edgetpu     nnremote-edgetpu: Google's Edge TPU from its public facts: 64x64
+                                  array @ 480 MHz, 8 MiB parameter cache, PCIe host link
                     An entry remote:ADDR serves the devices of the npu_emulator at ADDR (plain
                     TCP or a unix socket), through the proxy driver, under their own names:
                     chaining, so that this host can front another (a dev board). Their errors,

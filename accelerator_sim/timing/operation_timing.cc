@@ -26,6 +26,7 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
   const uint32_t rows = npu.systolic_array().rows(), columns = npu.systolic_array().columns();
   const uint32_t cores = std::max(1u, npu.cores());
 
+  const bool parameterCache = npu.has_parameter_cache();
   uint64_t firstFill = 0;
   double weightedMapping = 0;
   for (const GemmWork& gemm : work.gemms) {
@@ -35,7 +36,8 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
     timing.macs += gemm.macs();
     weightedMapping += compute.mappingEfficiency * double(gemm.macs());
     const MemoryTraffic traffic = gemmTraffic(gemm, npu);
-    timing.dramReadBytes += traffic.dramReadBytes;
+    // Constants in a parameter cache come from it (or the host link), not from DRAM.
+    timing.dramReadBytes += traffic.dramReadBytes - (parameterCache ? traffic.filterDramReadBytes : 0);
     timing.dramWriteBytes += traffic.dramWriteBytes;
     timing.sramReadBytes += traffic.sramReadBytes;
     timing.sramWriteBytes += traffic.sramWriteBytes;
@@ -48,7 +50,7 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
   }
   if (work.gemms.empty()) {
     // Vector operations stream their operands through SRAM once, to and from DRAM.
-    timing.dramReadBytes = work.activationBytes + work.weightBytes;
+    timing.dramReadBytes = work.activationBytes + (parameterCache ? 0 : work.weightBytes);
     timing.dramWriteBytes = work.outputBytes;
     timing.sramReadBytes = timing.dramReadBytes;
     timing.sramWriteBytes = timing.dramWriteBytes;
@@ -66,6 +68,15 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
                          (timing.dramCycles > timing.computeCycles
                               ? timing.dramCycles - timing.computeCycles
                               : 0);
+  }
+  if (parameterCache && !work.weightsResident && work.weightBytes > 0 &&
+      npu.parameter_cache().host_bytes_per_cycle() > 0) {
+    // Streamed constants arrive over the host link while the operation computes; what does not
+    // fit behind the compute (and the DRAM transfers) stalls it.
+    const uint64_t hostCycles = static_cast<uint64_t>(
+        std::ceil(double(work.weightBytes) / npu.parameter_cache().host_bytes_per_cycle()));
+    const uint64_t hidden = std::max(timing.computeCycles, timing.dramCycles);
+    if (hostCycles > hidden) timing.stallCycles += hostCycles - hidden;
   }
   timing.totalCycles = timing.computeCycles + timing.stallCycles;
   if (timing.macs > 0) {

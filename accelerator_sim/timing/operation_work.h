@@ -30,6 +30,9 @@ struct OperationWork {
   uint64_t activationBytes = 0;
   uint64_t weightBytes = 0;
   uint64_t outputBytes = 0;
+  // With a parameter cache (NpuConfig.parameter_cache): whether this operation's constants are
+  // resident in it, or streamed over the host link.
+  bool weightsResident = false;
 };
 
 }  // namespace nnremote::sim

@@ -72,8 +72,8 @@ MemoryTraffic gemmTraffic(const GemmWork& gemm, const NpuConfig& npu) {
     return bytes * rowFolds;  // a column-indexed tile is needed again in every row fold
   };
   MemoryTraffic traffic;
-  traffic.dramReadBytes = dramReads(ifmapBytes, ifmapHalf, ifmapVaries) +
-                          dramReads(filterBytes, filterHalf, filterVaries);
+  traffic.filterDramReadBytes = dramReads(filterBytes, filterHalf, filterVaries);
+  traffic.dramReadBytes = dramReads(ifmapBytes, ifmapHalf, ifmapVaries) + traffic.filterDramReadBytes;
   traffic.dramWriteBytes = ofmapBytes;
   if (partialSums && rowFolds > 1 && ofmapBytes > ofmapHalf) {
     traffic.dramWriteBytes = ofmapBytes * rowFolds;
@@ -88,6 +88,7 @@ MemoryTraffic gemmTraffic(const GemmWork& gemm, const NpuConfig& npu) {
   traffic.firstFillBytes = std::min(traffic.dramReadBytes, traffic.dramReadBytes / folds + 1);
   const uint64_t repeat = std::max<uint64_t>(1, gemm.repeat);
   traffic.dramReadBytes *= repeat;
+  traffic.filterDramReadBytes *= repeat;
   traffic.dramWriteBytes *= repeat;
   traffic.sramReadBytes *= repeat;
   traffic.sramWriteBytes *= repeat;

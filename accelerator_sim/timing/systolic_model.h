@@ -38,6 +38,7 @@ struct MemoryTraffic {
   uint64_t dramReadBytes = 0, dramWriteBytes = 0;
   uint64_t sramReadBytes = 0, sramWriteBytes = 0;
   uint64_t firstFillBytes = 0;  // what must arrive before the first fold can start
+  uint64_t filterDramReadBytes = 0;  // the part of dramReadBytes that is the filter (B)
 };
 
 // DRAM and SRAM traffic of one GEMM tiled into folds, rows folds outermost. An operand that

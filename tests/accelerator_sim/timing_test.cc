@@ -260,6 +260,76 @@ TEST(MemoryModelTest, TimeOnDeviceFollowsTheModelThroughTheDevice) {
   EXPECT_GE(*edge.timing.timeInDriver, *edge.timing.timeOnDevice);
 }
 
+// Two 1x1 convolutions of 64 KiB float32 filters each, one after the other.
+hal::Model twoConvolutions() {
+  hal::ModelBuilder b;
+  uint32_t x = b.addInput(OperandType::TENSOR_FLOAT32, {1, 8, 8, 128});
+  for (int i = 0; i < 2; ++i) {
+    const uint32_t filter = b.addConstant(OperandType::TENSOR_FLOAT32, {128, 1, 1, 128},
+                                          std::vector<float>(128 * 128, 0.01f));
+    const uint32_t bias = b.addConstant(OperandType::TENSOR_FLOAT32, {128}, std::vector<float>(128, 0.0f));
+    const uint32_t out = i == 0 ? b.addTemporary(OperandType::TENSOR_FLOAT32, {1, 8, 8, 128})
+                                : b.addOutput(OperandType::TENSOR_FLOAT32, {1, 8, 8, 128});
+    b.addOperation(OperationType::CONV_2D,
+                   {x, filter, bias, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(0)}, {out});
+    x = out;
+  }
+  return b.build();
+}
+
+hal::ExecutionProfile profileOf(const hal::Model& model, const NpuConfig& npu) {
+  auto prepared = SimDevice::create(npu)->prepareModel(model, hal::ExecutionPreference::LOW_POWER,
+                                                       hal::Priority::LOW, std::nullopt, {}, {}, {});
+  EXPECT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({std::vector<uint8_t>(8 * 8 * 128 * 4)}, {8 * 8 * 128 * 4});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  EXPECT_TRUE(outcome.ok() && outcome->profile);
+  return *outcome->profile;
+}
+
+TEST(ParameterCacheTest, ResidentConstantsCostNothingAndTheRestStreamOverTheHostLink) {
+  const uint64_t filterBytes = 128 * 128 * 4, biasBytes = 128 * 4;
+  NpuConfig npu = edgeNpuConfig();
+  const hal::ExecutionProfile withoutCache = profileOf(twoConvolutions(), npu);
+  // A slow host link (1/8 byte per cycle), so streaming a filter costs far more than computing.
+  npu.mutable_parameter_cache()->set_host_bytes_per_cycle(0.125);
+  npu.mutable_parameter_cache()->set_capacity_kib(1024);  // both convolutions' constants fit
+  const hal::ExecutionProfile resident = profileOf(twoConvolutions(), npu);
+  npu.mutable_parameter_cache()->set_capacity_kib(65);  // the first's 64.5 KiB fit; the second's not
+  const hal::ExecutionProfile half = profileOf(twoConvolutions(), npu);
+  ASSERT_EQ(resident.operations.size(), 2u);
+  ASSERT_EQ(half.operations.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    // Resident filters are not read from DRAM (not even again for every row fold, as edge16's
+    // filter SRAM is too small for them); the input activations still are.
+    EXPECT_EQ(resident.operations[i].dramReadBytes, 8u * 8 * 128 * 4);
+    EXPECT_GE(withoutCache.operations[i].dramReadBytes, resident.operations[i].dramReadBytes + filterBytes);
+    EXPECT_LE(resident.operations[i].stallCycles, withoutCache.operations[i].stallCycles);
+  }
+  // Filled in execution order: the first is resident, the second streams its filter and bias
+  // at 1/8 byte per cycle, and what compute cannot hide stalls it.
+  EXPECT_EQ(half.operations[0].totalCycles, resident.operations[0].totalCycles);
+  const uint64_t streamCycles = (filterBytes + biasBytes) * 8;
+  const uint64_t hidden = std::max(half.operations[1].computeCycles, half.operations[1].dramCycles);
+  EXPECT_EQ(half.operations[1].stallCycles, resident.operations[1].stallCycles + (streamCycles - hidden));
+  EXPECT_GT(half.totalCycles, resident.totalCycles);
+}
+
+TEST(ParameterCacheTest, TheEdgeTpuPresetHasOneFromItsPublicFacts) {
+  auto edgetpu = npuPreset("edgetpu");
+  ASSERT_TRUE(edgetpu.ok()) << edgetpu.error().message;
+  EXPECT_EQ(deviceName(*edgetpu), "nnremote-edgetpu");
+  EXPECT_EQ(edgetpu->systolic_array().rows(), 64u);
+  EXPECT_EQ(edgetpu->clock_mhz(), 480);
+  EXPECT_EQ(edgetpu->parameter_cache().capacity_kib(), 8192u);
+  auto noLink = parseNpuConfig(
+      "vendor: \"a\" device_name: \"b\" clock_mhz: 1 systolic_array { rows: 1 columns: 1 } "
+      "sram { ifmap_kib: 1 filter_kib: 1 ofmap_kib: 1 } vector_unit { lanes: 1 } parameter_cache { capacity_kib: 8 }",
+      "b");
+  ASSERT_FALSE(noLink.ok());
+  EXPECT_THAT(noLink.error().message, HasSubstr("parameter_cache.host_bytes_per_cycle must be positive"));
+}
+
 // Total cycles of one timed execution of `model` on edge16.
 uint64_t timedCycles(const hal::Model& model, const std::vector<std::vector<uint8_t>>& inputs,
                      const std::vector<size_t>& outputs, hal::OperationType* firstType = nullptr) {
