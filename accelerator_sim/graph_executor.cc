@@ -161,6 +161,7 @@ class GraphRunner {
       offset += subgraph.operations.size();
     }
     if (npu.has_parameter_cache()) placeConstantsInCache();
+    if (npu.has_host_link()) findHostTransfers();
   }
 
   ExecutionReport& report() { return report_; }
@@ -282,6 +283,12 @@ class GraphRunner {
       OperationWork work = lowered.work();
       addOperandBytes(context, &work);
       work.weightsResident = subgraphIndex < 0 && op < residentConstants_.size() && residentConstants_[op];
+      if (subgraphIndex < 0 && op < firstReaderOf_.size()) {
+        for (uint32_t input : firstReaderOf_[op]) work.hostInputBytes += tensors[input].elementCount() * tensors[input].elementBytes;
+        for (uint32_t output : operation.outputs) {
+          if (modelOutputs_.count(output)) work.hostOutputBytes += tensors[output].elementCount() * tensors[output].elementBytes;
+        }
+      }
       const hal::OperationProfile timing = estimateOperation(work, operation.type, npu_);
       const uint32_t index = profile->operationIndex;
       *profile = timing;
@@ -441,10 +448,26 @@ class GraphRunner {
     }
   }
 
+  // Which model inputs each main operation is the first to read, and the model's outputs: what
+  // crosses a host link.
+  void findHostTransfers() {
+    std::set<uint32_t> unread(model_.main.inputIndexes.begin(), model_.main.inputIndexes.end());
+    for (const hal::Operation& operation : model_.main.operations) {
+      std::vector<uint32_t> first;
+      for (uint32_t input : operation.inputs) {
+        if (unread.erase(input) > 0) first.push_back(input);
+      }
+      firstReaderOf_.push_back(std::move(first));
+    }
+    modelOutputs_.insert(model_.main.outputIndexes.begin(), model_.main.outputIndexes.end());
+  }
+
   const hal::Model& model_;
   const NpuConfig& npu_;
   const ExecutionOptions& options_;
   std::vector<bool> residentConstants_;  // per main operation, with a parameter cache
+  std::vector<std::vector<uint32_t>> firstReaderOf_;  // per main operation, with a host link
+  std::set<uint32_t> modelOutputs_;
   std::vector<size_t> stateOffsets_;  // per referenced subgraph, after main's operations
   ExecutionReport report_;
   const OutputPlacement* mainPlacement_ = nullptr;

@@ -48,9 +48,12 @@ hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
     return bad("every sram size must be positive");
   }
   if (npu.dram().bytes_per_cycle() < 0) return bad("dram.bytes_per_cycle must not be negative");
-  if (npu.has_parameter_cache() && !(npu.parameter_cache().host_bytes_per_cycle() > 0)) {
+  if (npu.has_host_link() && !(npu.host_link().bytes_per_cycle() > 0)) {
+    return bad("host_link.bytes_per_cycle must be positive");
+  }
+  if (npu.has_parameter_cache() && !npu.has_host_link()) {
     // Constants that do not fit must come from somewhere, at some speed.
-    return bad("parameter_cache.host_bytes_per_cycle must be positive");
+    return bad("parameter_cache needs host_link, over which the constants that do not fit stream");
   }
   for (const std::string& extension : npu.extensions()) {
     if (findExtension(extension) == nullptr) {

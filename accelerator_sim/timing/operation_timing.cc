@@ -69,12 +69,13 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
                               ? timing.dramCycles - timing.computeCycles
                               : 0);
   }
-  if (parameterCache && !work.weightsResident && work.weightBytes > 0 &&
-      npu.parameter_cache().host_bytes_per_cycle() > 0) {
-    // Streamed constants arrive over the host link while the operation computes; what does not
-    // fit behind the compute (and the DRAM transfers) stalls it.
-    const uint64_t hostCycles = static_cast<uint64_t>(
-        std::ceil(double(work.weightBytes) / npu.parameter_cache().host_bytes_per_cycle()));
+  if (npu.has_host_link()) {
+    // Streamed constants and the model's inputs and outputs cross the host link while the
+    // operation computes; what does not fit behind the compute (and the DRAM transfers) stalls it.
+    const uint64_t hostBytes = work.hostInputBytes + work.hostOutputBytes +
+                               (parameterCache && !work.weightsResident ? work.weightBytes : 0);
+    const uint64_t hostCycles =
+        static_cast<uint64_t>(std::ceil(double(hostBytes) / npu.host_link().bytes_per_cycle()));
     const uint64_t hidden = std::max(timing.computeCycles, timing.dramCycles);
     if (hostCycles > hidden) timing.stallCycles += hostCycles - hidden;
   }

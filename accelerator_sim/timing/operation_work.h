@@ -33,6 +33,10 @@ struct OperationWork {
   // With a parameter cache (NpuConfig.parameter_cache): whether this operation's constants are
   // resident in it, or streamed over the host link.
   bool weightsResident = false;
+  // With a host link (NpuConfig.host_link): the bytes of the model's inputs this operation is the
+  // first to read, and of the model's outputs it writes; they cross the link.
+  uint64_t hostInputBytes = 0;
+  uint64_t hostOutputBytes = 0;
 };
 
 }  // namespace nnremote::sim
