@@ -6,81 +6,25 @@
 #include <sstream>
 
 #include "hal/text_escape.h"
+#include "tools/log_log_plot.h"
 
 namespace nnremote::tools {
 namespace {
-
-// 0.1 µs, 10 µs, 1 ms, 100 ms, 10 s: a decade's label in the unit it reads best in.
-std::string decadeLabel(double decade) {
-  const double us = std::pow(10.0, decade);
-  std::ostringstream label;
-  if (us < 1e3) {
-    label << us << " µs";
-  } else if (us < 1e6) {
-    label << us / 1e3 << " ms";
-  } else {
-    label << us / 1e6 << " s";
-  }
-  return label.str();
-}
 
 double meanRecordedUs(const ModelReplay& model) { return model.recordedDeviceUs / model.timedExecutions; }
 double meanReplayedUs(const ModelReplay& model) { return model.replayedDeviceUs / model.timedExecutions; }
 
 // Log-log scatter: x recorded, y replayed, one point per model with timing on both sides.
 std::string timingPlot(const ReplaySummary& summary) {
-  constexpr int kSize = 420, kMargin = 70;
-  std::vector<const ModelReplay*> timed;
-  double low = 1e300, high = 0;
+  std::vector<PlotPoint> points;
   for (const auto& model : summary.models) {
     if (model.timedExecutions == 0) continue;
-    timed.push_back(&model);
-    for (double us : {meanRecordedUs(model), meanReplayedUs(model)}) {
-      low = std::min(low, std::max(us, 0.01));
-      high = std::max(high, us);
-    }
-  }
-  if (timed.empty()) return "<p>No model has device timing on both sides: the replay device does not report it.</p>\n";
-  std::ostringstream svg;
-  svg << "<svg id=\"timing-plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kSize + 2 * kMargin
-      << "\" height=\"" << kSize + 2 * kMargin << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  // Whole decades around the data, so the 1x line and the grid are easy to read.
-  const double first = std::floor(std::log10(low)), last = std::max(std::ceil(std::log10(high)), first + 1);
-  const auto position = [&](double us) {
-    return (std::log10(std::max(us, 0.01)) - first) / (last - first) * kSize;
-  };
-  svg << "<rect x=\"" << kMargin << "\" y=\"" << kMargin << "\" width=\"" << kSize << "\" height=\"" << kSize
-      << "\" fill=\"#fafafa\" stroke=\"#999\"/>\n";
-  for (double decade = first; decade <= last; ++decade) {
-    const double offset = (decade - first) / (last - first) * kSize;
-    const std::string label = decadeLabel(decade);
-    svg << "<line x1=\"" << kMargin + offset << "\" y1=\"" << kMargin << "\" x2=\"" << kMargin + offset << "\" y2=\""
-        << kMargin + kSize << "\" stroke=\"#ddd\"/>\n"
-        << "<line x1=\"" << kMargin << "\" y1=\"" << kMargin + kSize - offset << "\" x2=\"" << kMargin + kSize
-        << "\" y2=\"" << kMargin + kSize - offset << "\" stroke=\"#ddd\"/>\n"
-        << "<text x=\"" << kMargin + offset << "\" y=\"" << kMargin + kSize + 16 << "\" text-anchor=\"middle\">"
-        << label << "</text>\n"
-        << "<text x=\"" << kMargin - 6 << "\" y=\"" << kMargin + kSize - offset + 4 << "\" text-anchor=\"end\">"
-        << label << "</text>\n";
-  }
-  svg << "<line x1=\"" << kMargin << "\" y1=\"" << kMargin + kSize << "\" x2=\"" << kMargin + kSize << "\" y2=\""
-      << kMargin << "\" stroke=\"#c33\" stroke-dasharray=\"6 4\"/>\n"
-      << "<text x=\"" << kMargin + kSize - 4 << "\" y=\"" << kMargin + 14 << "\" text-anchor=\"end\" fill=\"#c33\">1×</text>\n"
-      << "<text x=\"" << kMargin + kSize / 2 << "\" y=\"" << kMargin + kSize + 40
-      << "\" text-anchor=\"middle\">device time as recorded (mean per execution)</text>\n"
-      << "<text transform=\"translate(14," << kMargin + kSize / 2
-      << ") rotate(-90)\" text-anchor=\"middle\">device time as replayed</text>\n";
-  for (const ModelReplay* model : timed) {
-    const double x = kMargin + position(meanRecordedUs(*model));
-    const double y = kMargin + kSize - position(meanReplayedUs(*model));
     std::ostringstream tip;
-    tip << model->label << ": " << meanRecordedUs(*model) << " µs recorded, " << meanReplayedUs(*model) << " µs replayed";
-    svg << "<circle class=\"model\" cx=\"" << x << "\" cy=\"" << y << "\" r=\"4\" fill=\""
-        << (model->differed > 0 ? "#d62728" : "#1f77b4") << "\" fill-opacity=\"0.7\"><title>" << hal::xmlEscape(tip.str())
-        << "</title></circle>\n";
+    tip << model.label << ": " << meanRecordedUs(model) << " µs recorded, " << meanReplayedUs(model) << " µs replayed";
+    points.push_back({meanRecordedUs(model), meanReplayedUs(model), tip.str(), model.differed > 0});
   }
-  svg << "</svg>\n";
-  return svg.str();
+  if (points.empty()) return "<p>No model has device timing on both sides: the replay device does not report it.</p>\n";
+  return logLogPlot(points, {"timing-plot", "device time as recorded (mean per execution)", "device time as replayed", {}});
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+// Simulated latency of the networks built in code against what real NPUs publish for them.
+#ifndef NNREMOTE_BENCHMARKS_CALIBRATION_H_
+#define NNREMOTE_BENCHMARKS_CALIBRATION_H_
+
+#include <string>
+#include <vector>
+
+#include "hal/result.h"
+
+namespace nnremote::benchmarks {
+
+// A published latency: a network on a real NPU, and where the figure comes from.
+struct PublishedLatency {
+  std::string preset;   // the simulated NPU that stands for the real one
+  std::string network;  // as published
+  std::string model;    // the built-in model (nnremote --model)
+  double milliseconds;
+  std::string source;
+};
+
+// Coral's Edge TPU benchmark table (coral.ai, "Edge TPU performance benchmarks", time per
+// inference, Dev Board), for the networks built in code.
+const std::vector<PublishedLatency>& publishedLatencies();
+
+struct CalibrationRow {
+  PublishedLatency published;
+  double simulatedMilliseconds = 0;
+  double ratio() const { return simulatedMilliseconds / published.milliseconds; }
+};
+
+// Runs every published network once on its preset, in process, with timing.
+hal::Result<std::vector<CalibrationRow>> calibrate();
+
+std::string calibrationTable(const std::vector<CalibrationRow>& rows);
+// A self-contained page: the table and a log-log plot of simulated against published, one point
+// per network, lines at 1x and at the ±25% band.
+std::string calibrationHtml(const std::vector<CalibrationRow>& rows);
+
+}  // namespace nnremote::benchmarks
+
+#endif  // NNREMOTE_BENCHMARKS_CALIBRATION_H_
