@@ -20,6 +20,7 @@ const std::vector<PublishedLatency>& publishedLatencies() {
       {"edgetpu", "Inception v1 224", "inception-v1-quant8", 4.1, "Coral Edge TPU benchmarks, Dev Board"},
       {"edgetpu", "SqueezeNet", "squeezenet-quant8", 2.0, "Coral Edge TPU benchmarks, Dev Board"},
       {"edgetpu", "ResNet-50 V1 299", "resnet50-quant8", 56, "Coral Edge TPU benchmarks, Dev Board"},
+      {"edgetpu", "MobileNet v1 SSD", "mobilenet-ssd-quant8", 11, "Coral Edge TPU benchmarks, Dev Board"},
   };
   return *latencies;
 }
@@ -32,7 +33,7 @@ hal::Result<std::vector<CalibrationRow>> calibrate() {
     const auto device = emulator::createSimulatedNpu(npu);
     NN_ASSIGN_OR_RETURN(auto prepared, device->prepareModel(built.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                                             hal::Priority::MEDIUM, std::nullopt, {}, {}, {}));
-    NN_ASSIGN_OR_RETURN(auto io, hal::makeRequest({built.input}, {built.outputBytes}));
+    NN_ASSIGN_OR_RETURN(auto io, hal::makeRequest({built.input}, built.outputSizes));
     NN_ASSIGN_OR_RETURN(auto outcome,
                         prepared->execute(io.request, hal::MeasureTiming::YES, std::nullopt, std::nullopt));
     if (!outcome.profile || outcome.profile->clockHz <= 0) {

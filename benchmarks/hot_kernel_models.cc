@@ -41,7 +41,7 @@ BuiltModel finish(const hal::ModelBuilder& b, Precision precision, const std::ve
   BuiltModel built;
   built.model = b.build();
   built.input = deterministicData(precision, hal::elementCount(inputDims), 7);
-  built.outputBytes = hal::sizeOfData(tensorType(precision), outputDims).value_or(0);
+  built.outputSizes = {hal::sizeOfData(tensorType(precision), outputDims).value_or(0)};
   return built;
 }
 

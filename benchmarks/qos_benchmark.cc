@@ -123,7 +123,7 @@ Client makeClient(const std::string& address, const tools::BuiltModel& model, ha
                                                     std::nullopt, {}, {}, {});
   // Pools in shared memory, as a client on the emulator's host would have them: registered once,
   // never copied (MobileNet's input is 600 KB).
-  client.io = *hal::makeRequest({model.input}, {model.outputBytes}, hal::createSharedMemory);
+  client.io = *hal::makeRequest({model.input}, model.outputSizes, hal::createSharedMemory);
   return client;
 }
 
@@ -189,7 +189,7 @@ double longestMobileNetOperationUs() {
   const auto mobilenet = *tools::builtInModel("mobilenet");
   auto prepared = *device->prepareModel(mobilenet.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                         hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
-  auto io = *hal::makeRequest({mobilenet.input}, {mobilenet.outputBytes});
+  auto io = *hal::makeRequest({mobilenet.input}, mobilenet.outputSizes);
   auto outcome = *prepared->execute(io.request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
   uint64_t longest = 0;
   for (const auto& op : outcome.profile->operations) longest = std::max(longest, op.totalCycles);

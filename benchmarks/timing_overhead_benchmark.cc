@@ -27,7 +27,7 @@ void executeMobileNet(benchmark::State& state, Precision precision, MeasureTimin
   auto device = nnremote::sim::SimDevice::create(nnremote::sim::edgeNpuConfig());
   auto prepared = device->prepareModel(built.model, nnremote::hal::ExecutionPreference::SUSTAINED_SPEED,
                                        nnremote::hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
-  auto io = nnremote::hal::makeRequest({built.input}, {built.outputBytes});
+  auto io = nnremote::hal::makeRequest({built.input}, built.outputSizes);
   if (!prepared.ok() || !io.ok()) {
     state.SkipWithError("cannot prepare MobileNet v1");
     return;
@@ -42,7 +42,7 @@ void executeMobileNet(benchmark::State& state, Precision precision, MeasureTimin
 // The graph executor directly, reporting the share of host time the timing model took.
 void timingModelShare(benchmark::State& state, Precision precision) {
   const auto built = nnremote::tools::buildMobileNetV1(precision);
-  auto io = nnremote::hal::makeRequest({built.input}, {built.outputBytes});
+  auto io = nnremote::hal::makeRequest({built.input}, built.outputSizes);
   const auto npu = nnremote::sim::edgeNpuConfig();
   // Kept across executions, as a prepared model keeps them (XNNPACK's packed weights).
   std::unique_ptr<nnremote::sim::OperationState[]> states(

@@ -89,10 +89,10 @@ Engines& enginesFor(const Workload& workload) {
 
 // The simulator's output for the model's deterministic input.
 std::vector<uint8_t> runSimulator(Engines& e) {
-  auto io = nnremote::hal::makeRequest({e.built.input}, {e.built.outputBytes});
+  auto io = nnremote::hal::makeRequest({e.built.input}, e.built.outputSizes);
   auto outcome = e.simulator->execute(io->request, nnremote::hal::MeasureTiming::NO, std::nullopt, std::nullopt);
   if (!outcome.ok()) return {};
-  return nnremote::hal::fromMemory<uint8_t>(io->outputs[0], e.built.outputBytes);
+  return nnremote::hal::fromMemory<uint8_t>(io->outputs[0], e.built.outputSizes[0]);
 }
 
 // Both engines must agree before their speeds mean anything.
@@ -121,7 +121,7 @@ bool checkAgreement(const Workload& workload) {
 
 void simulator(benchmark::State& state, const Workload& workload) {
   Engines& e = enginesFor(workload);
-  auto io = nnremote::hal::makeRequest({e.built.input}, {e.built.outputBytes});
+  auto io = nnremote::hal::makeRequest({e.built.input}, e.built.outputSizes);
   if (!e.simulator || !io.ok()) {
     state.SkipWithError("cannot prepare the model on the simulator");
     return;

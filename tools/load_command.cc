@@ -56,7 +56,7 @@ ClientTally runClient(const LoadOptions& options) {
   auto prepared = device->prepareModel(options.model.model, hal::ExecutionPreference::SUSTAINED_SPEED,
                                        options.priority, std::nullopt, {}, {}, {});
   if (!prepared.ok()) return countError(&tally, prepared.error()), tally;
-  auto io = hal::makeRequest({options.model.input}, {options.model.outputBytes});
+  auto io = hal::makeRequest({options.model.input}, options.model.outputSizes);
   if (!io.ok()) return countError(&tally, io.error()), tally;
   hal::SharedBurst burst;
   if (options.burst) {

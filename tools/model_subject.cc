@@ -13,7 +13,7 @@ hal::Result<ModelSubject> modelSubjectFromFlags(const std::string& defaultBuiltI
   if (casesPath.empty()) {
     const std::string builtInName = modelName.empty() ? defaultBuiltIn : modelName;
     NN_ASSIGN_OR_RETURN(auto built, builtInModel(builtInName));
-    return ModelSubject{builtInName, built.model, {built.input}, {built.outputBytes}};
+    return ModelSubject{builtInName, built.model, {built.input}, built.outputSizes};
   }
   NN_ASSIGN_OR_RETURN(auto cases, cts::loadSpecFile(casesPath, casesPath));
   for (const auto& testCase : cases) {

@@ -23,10 +23,10 @@ std::vector<uint8_t> runOnSimulator(const tools::BuiltModel& built) {
                                        hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
   EXPECT_TRUE(prepared.ok());
   if (!prepared.ok()) return {};
-  auto io = hal::makeRequest({built.input}, {built.outputBytes});
+  auto io = hal::makeRequest({built.input}, built.outputSizes);
   auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
   EXPECT_TRUE(outcome.ok());
-  return hal::fromMemory<uint8_t>(io->outputs[0], built.outputBytes);
+  return hal::fromMemory<uint8_t>(io->outputs[0], built.outputSizes[0]);
 }
 
 // MobileNet v1's output bytes from the simulator and from XNNPACK.

@@ -35,7 +35,7 @@ class TraceTest : public ::testing::Test {
       auto prepared = dut.device->prepareModel(mobilenet.model, hal::ExecutionPreference::SUSTAINED_SPEED,
                                                hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
       ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-      auto io = hal::makeRequest({mobilenet.input}, {mobilenet.outputBytes});
+      auto io = hal::makeRequest({mobilenet.input}, mobilenet.outputSizes);
       auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
       ASSERT_TRUE(outcome.ok()) << outcome.error().message;
       ASSERT_TRUE(outcome->profile) << "the proxy must carry the device's profile";

@@ -13,7 +13,7 @@ namespace {
 // Each network as float32 ("NAME") and quant8 ("NAME-quant8").
 const std::pair<const char*, BuiltModel (*)(Precision)> kNetworks[] = {
     {"mobilenet", buildMobileNetV1}, {"mobilenet-v2", buildMobileNetV2}, {"inception-v1", buildInceptionV1},
-    {"squeezenet", buildSqueezeNet}, {"resnet50", buildResNet50V1},
+    {"squeezenet", buildSqueezeNet}, {"resnet50", buildResNet50V1}, {"mobilenet-ssd", buildMobileNetV1Ssd},
 };
 
 }  // namespace
@@ -33,7 +33,7 @@ hal::Result<BuiltModel> builtInModel(const std::string& name) {
     BuiltModel built;
     built.model = sample.model;
     built.input = hal::toBytes(sample.input);
-    built.outputBytes = 4 * sizeof(float);
+    built.outputSizes = {4 * sizeof(float)};
     return built;
   }
   for (const auto& [network, build] : kNetworks) {

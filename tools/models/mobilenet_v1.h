@@ -15,8 +15,8 @@ enum class Precision { FLOAT32, QUANT8 };
 
 struct BuiltModel {
   hal::Model model;
-  std::vector<uint8_t> input;   // one deterministic image
-  size_t outputBytes = 0;
+  std::vector<uint8_t> input;       // one deterministic image
+  std::vector<size_t> outputSizes;  // bytes of each output
 };
 
 BuiltModel buildMobileNetV1(Precision precision);

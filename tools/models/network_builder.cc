@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "hal/operand_types.h"
+
 namespace nnremote::tools {
 namespace {
 
@@ -125,8 +127,9 @@ Tensor NetworkBuilder::classifier(const Tensor& features, uint32_t classes) {
   const uint32_t w = weights({classes, 1, 1, features.channels}, features.channels);
   const uint32_t bias = this->bias(classes, scaleOf(features.operand), scaleOf(w));
   // Logits are signed: quant8 centres them on 128.
-  const Tensor logits{b_.addTemporary(tensorType(), {1, 1, 1, classes}, quantized() ? 0.2f : 0.0f, quantized() ? 128 : 0),
-                      1, 1, classes};
+  const Tensor logits{b_.addTemporary(tensorType(), {1, features.height, features.width, classes},
+                                      quantized() ? 0.2f : 0.0f, quantized() ? 128 : 0),
+                      features.height, features.width, classes};
   b_.addOperation(OperationType::CONV_2D,
                   {features.operand, w, bias, b_.addInt32(1), b_.addInt32(1), b_.addInt32(1), b_.addInt32(0)},
                   {logits.operand});
@@ -145,19 +148,25 @@ BuiltModel NetworkBuilder::finishWithSoftmax(const Tensor& logits) {
   const uint32_t probabilities = b_.addOutput(type, {1, classes}, quantized() ? 1.0f / 256 : 0.0f, 0);
   b_.addOperation(OperationType::SOFTMAX, {flat, b_.addFloat32(1.0f)}, {probabilities});
 
+  return finish();
+}
+
+BuiltModel NetworkBuilder::finish() {
   BuiltModel built;
   built.model = b_.build();
+  for (uint32_t output : built.model.main.outputIndexes) {
+    const hal::Operand& operand = built.model.main.operands[output];
+    built.outputSizes.push_back(hal::sizeOfData(operand.type, operand.dimensions).value_or(0));
+  }
   Lcg pixels;
   const size_t count = size_t(input_.height) * input_.width * input_.channels;
   if (quantized()) {
     built.input.resize(count);
     for (uint8_t& v : built.input) v = static_cast<uint8_t>(128 + std::lround(127 * pixels.uniform()));
-    built.outputBytes = classes;
   } else {
     std::vector<float> values(count);
     for (float& v : values) v = pixels.uniform();
     built.input = hal::toBytes(values);
-    built.outputBytes = classes * sizeof(float);
   }
   return built;
 }

@@ -53,15 +53,20 @@ class NetworkBuilder {
   Tensor add(const Tensor& a, const Tensor& b, Activation activation);
   Tensor concatChannels(const std::vector<Tensor>& parts);
 
-  // The classifier the TFLite models end with: a 1x1 convolution of `features` (1 x 1 x C) to
-  // `classes` logits, without activation.
+  // A 1x1 convolution of `features` to `classes` logits, without activation, at every position:
+  // the classifier the TFLite models end with (on 1 x 1 features), and SSD's box predictors.
   Tensor classifier(const Tensor& features, uint32_t classes);
   // RESHAPE of `logits` (1 x 1 x classes) to [1, classes] and SOFTMAX as the output; then the
   // model, with one deterministic input image.
   BuiltModel finishWithSoftmax(const Tensor& logits);
+  // The model as it stands, whose outputs were added with raw(), with one deterministic input.
+  BuiltModel finish();
+
+  // For layers this builder has no method for.
+  hal::ModelBuilder& raw() { return b_; }
+  hal::OperandType tensorType() const;
 
  private:
-  hal::OperandType tensorType() const;
   // Weights with variance 2 / fan_in (He), so activations stay in range through deep networks.
   uint32_t weights(std::vector<uint32_t> dims, uint32_t fanIn);
   uint32_t bias(uint32_t channels, float inputScale, float weightScale);

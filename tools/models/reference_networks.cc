@@ -1,5 +1,9 @@
 #include "tools/models/reference_networks.h"
 
+#include <iterator>
+#include <utility>
+#include <vector>
+
 #include "tools/models/network_builder.h"
 
 namespace nnremote::tools {
@@ -46,7 +50,98 @@ Tensor bottleneck(NetworkBuilder& b, const Tensor& in, uint32_t width, uint32_t 
   return b.add(x, shortcut, Activation::RELU);
 }
 
+// SSD anchors: one [ycenter, xcenter, height, width] box per anchor, spread over the grid.
+std::vector<float> ssdAnchors(const std::vector<std::pair<uint32_t, uint32_t>>& grids) {
+  std::vector<float> anchors;
+  for (const auto& [size, perPosition] : grids) {
+    for (uint32_t y = 0; y < size; ++y) {
+      for (uint32_t x = 0; x < size; ++x) {
+        for (uint32_t a = 0; a < perPosition; ++a) {
+          const float scale = 0.2f + 0.15f * float(a) / float(perPosition);
+          anchors.insert(anchors.end(), {(y + 0.5f) / size, (x + 0.5f) / size, scale, scale});
+        }
+      }
+    }
+  }
+  return anchors;
+}
+
 }  // namespace
+
+BuiltModel buildMobileNetV1Ssd(Precision precision) {
+  NetworkBuilder b(precision);
+  Tensor x = b.conv(b.input(300, 300, 3), 32, 3, 2, Activation::RELU6);  // 150
+  const std::pair<uint32_t, uint32_t> blocks[] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},
+                                                  {512, 2}, {512, 1}, {512, 1}, {512, 1}, {512, 1},
+                                                  {512, 1}, {1024, 2}, {1024, 1}};  // output channels, stride
+  std::vector<Tensor> features;
+  for (size_t i = 0; i < std::size(blocks); ++i) {
+    x = b.depthwise(x, 3, blocks[i].second, Activation::RELU6);
+    x = b.conv(x, blocks[i].first, 1, 1, Activation::RELU6);
+    if (i == 10 || i == 12) features.push_back(x);  // conv11: 19x19x512, conv13: 10x10x1024
+  }
+  for (const auto& [reduce, channels] : {std::pair<uint32_t, uint32_t>{256, 512}, {128, 256}, {128, 256}, {64, 128}}) {
+    x = b.conv(b.conv(x, reduce, 1, 1, Activation::RELU6), channels, 3, 2, Activation::RELU6);  // 5, 3, 2, 1
+    features.push_back(x);
+  }
+
+  // Box predictors: per position, 4 box offsets and 91 class logits for each anchor.
+  constexpr uint32_t kClasses = 91, kDetections = 10;
+  hal::ModelBuilder& raw = b.raw();
+  const hal::OperandType type = b.tensorType();
+  std::vector<uint32_t> boxParts, classParts;
+  std::vector<std::pair<uint32_t, uint32_t>> grids;
+  uint32_t anchors = 0;
+  for (size_t i = 0; i < features.size(); ++i) {
+    const Tensor& feature = features[i];
+    const uint32_t perPosition = i == 0 ? 3 : 6;
+    const uint32_t count = feature.height * feature.width * perPosition;
+    grids.emplace_back(feature.height, perPosition);
+    anchors += count;
+    for (const auto& [width, parts] : {std::make_pair(4u, &boxParts), std::make_pair(kClasses, &classParts)}) {
+      const Tensor logits = b.classifier(feature, width * perPosition);
+      const auto& operand = raw.model().main.operands[logits.operand];
+      const uint32_t reshaped = raw.addTemporary(type, {1, count, width}, operand.scale, operand.zeroPoint);
+      raw.addOperation(hal::OperationType::RESHAPE,
+                       {logits.operand, raw.addConstant(hal::OperandType::TENSOR_INT32, {3},
+                                                        std::vector<int32_t>{1, int32_t(count), int32_t(width)})},
+                       {reshaped});
+      parts->push_back(reshaped);
+    }
+  }
+  // All anchors together, as float32: the postprocessing runs on floats.
+  auto concatenated = [&](std::vector<uint32_t> parts, uint32_t width) {
+    const auto& first = raw.model().main.operands[parts.front()];
+    const float scale = first.scale;
+    const int32_t zeroPoint = first.zeroPoint;
+    const uint32_t all = raw.addTemporary(type, {1, anchors, width}, scale, zeroPoint);
+    parts.push_back(raw.addInt32(1));
+    raw.addOperation(hal::OperationType::CONCATENATION, parts, {all});
+    if (!b.quantized()) return all;
+    const uint32_t real = raw.addTemporary(hal::OperandType::TENSOR_FLOAT32, {1, anchors, width});
+    raw.addOperation(hal::OperationType::DEQUANTIZE, {all}, {real});
+    return real;
+  };
+  const uint32_t boxes = concatenated(boxParts, 4);
+  const uint32_t classLogits = concatenated(classParts, kClasses);
+  const uint32_t scores = raw.addTemporary(hal::OperandType::TENSOR_FLOAT32, {1, anchors, kClasses});
+  raw.addOperation(hal::OperationType::LOGISTIC, {classLogits}, {scores});
+
+  const uint32_t detectionScores = raw.addOutput(hal::OperandType::TENSOR_FLOAT32, {1, kDetections});
+  const uint32_t detectionBoxes = raw.addOutput(hal::OperandType::TENSOR_FLOAT32, {1, kDetections, 4});
+  const uint32_t detectionClasses = raw.addOutput(hal::OperandType::TENSOR_INT32, {1, kDetections});
+  const uint32_t detections = raw.addOutput(hal::OperandType::TENSOR_INT32, {1});
+  // The TFLite model's TFLite_Detection_PostProcess options: box scales 10, 10, 5, 5; fast NMS;
+  // one class per detection; IoU 0.6; a score threshold just above 0; background excluded.
+  raw.addOperation(
+      hal::OperationType::DETECTION_POSTPROCESSING,
+      {scores, boxes, raw.addConstant(hal::OperandType::TENSOR_FLOAT32, {anchors, 4}, ssdAnchors(grids)),
+       raw.addFloat32(10.0f), raw.addFloat32(10.0f), raw.addFloat32(5.0f), raw.addFloat32(5.0f), raw.addBool(false),
+       raw.addInt32(kDetections), raw.addInt32(1), raw.addInt32(100), raw.addFloat32(0.6f), raw.addFloat32(1e-8f),
+       raw.addBool(false)},
+      {detectionScores, detectionBoxes, detectionClasses, detections});
+  return b.finish();
+}
 
 BuiltModel buildMobileNetV2(Precision precision) {
   NetworkBuilder b(precision);

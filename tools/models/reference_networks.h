@@ -24,6 +24,13 @@ BuiltModel buildSqueezeNet(Precision precision);
 // stride on the first 1x1 of a stage, projection shortcuts, 1001 classes.
 BuiltModel buildResNet50V1(Precision precision);
 
+// MobileNet v1 SSD at 300x300 as the TensorFlow object detection API builds it (Liu et al. 2016;
+// ssd_mobilenet_v1_coco): feature maps from conv11 (19x19) and conv13 (10x10) and four extra
+// layers down to 1x1, 1x1 box predictors with 3 then 6 anchors per position (1,917 anchors), 91
+// classes with background, and DETECTION_POSTPROCESSING to 10 detections, as the TFLite model
+// ends. Outputs: scores [1, 10], boxes [1, 10, 4], classes [1, 10], detections [1].
+BuiltModel buildMobileNetV1Ssd(Precision precision);
+
 }  // namespace nnremote::tools
 
 #endif  // NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
