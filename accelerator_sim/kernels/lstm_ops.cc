@@ -432,6 +432,12 @@ bool mergeLstmOutputs(const OperationContext& context) { return context.scalar<u
 Status prepareBidirectionalLstm(OperationContext& context) {
   const Tensor& in = context.input(0);
   if (in.rank() != 3) return unsupported(context) << "input must have rank 3";
+  // The auxiliary input is a sequence like the input: the same steps and batches, its own size.
+  const Tensor& aux = context.input(kAuxInput);
+  if (present(aux) && (aux.rank() != 3 || aux.dim(0) != in.dim(0) || aux.dim(1) != in.dim(1))) {
+    return unsupported(context) << "the auxiliary input (input " << kAuxInput
+                                << ") must have rank 3 and the input's first two dimensions";
+  }
   const SequenceLayout layout = sequenceLayout(in, context.scalar<uint8_t>(kBiTimeMajor) != 0);
   const BidirectionalInputs inputs = bidirectionalInputs(context);
   NN_ASSIGN_OR_RETURN(const LstmCell fw, prepareDirection(context, bidirectionalOperands(false), in.dim(2),
