@@ -21,13 +21,16 @@
 #include "emulator/emulator_server.h"
 #include "emulator/fault_injection.h"
 #include "emulator/graph_dump_device.h"
+#include "emulator/pool_records.h"
 #include "emulator/recording_device.h"
 #include "emulator/remote_devices.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
 #include "hal/file_contents.h"
 #include "hal/vlog.h"
+#include "farm/pool_registration.h"
 #include "flags/command_line.h"
+#include "flags/flag_types.h"
 #include "flags/named_flag.h"
 #include "proxy_driver/channel_security.h"
 
@@ -107,6 +110,20 @@ timeline (docs/scheduler.md).
   --vlog=TAGS       log what the server does to stderr, by tag: compilation, execution, burst,
                     fence, wire, or all (comma-separated; same as NNREMOTE_VLOG=TAGS). Off, it
                     costs nothing measurable (docs/diagnostics.md)
+
+Farms (docs/farm.md): register the devices in a pool that clients find through etcd
+(nnremote --target=etcd://HOST:PORT/POOL, nnremote farm list):
+  --etcd=HOST:PORT[,HOST:PORT...]
+                    the etcd cluster's members (its v3 gRPC API). Each device is registered
+                    under /nnremote/pools/POOL/devices/ADDRESS/DEVICE with its address, type,
+                    version, NPU, load and queue depth, on a lease the emulator keeps alive. If
+                    etcd cannot be reached, the emulator retries with backoff and serves its
+                    clients meanwhile; a stop (Ctrl-C, SIGTERM) deletes the keys at once
+  --advertise=ADDR  the address the pool gives clients (default: the one listened on; needed
+                    when listening on 0.0.0.0 or [::])
+  --pool=NAME       the pool to register in (default: default)
+  --etcd-ttl=S      the lease's time to live, 2 to 60 s (default 5): a dead emulator's devices
+                    leave the pool this long after it died
 
 Security (docs/security.md). Every session belongs to the identity that opened it, and only
 that identity can use it and its handles:
@@ -229,6 +246,12 @@ NNREMOTE_FLAG(std::string, remote_tls_server_name, "remote-tls-server-name", "",
               "remote:ADDR: the name its certificate must carry");
 NNREMOTE_FLAG(std::string, remote_token_file, "remote-token-file", "", "remote:ADDR: send the bearer token in FILE");
 NNREMOTE_FLAG(std::string, fault, "fault", "", "KIND:AFTER_N[:DEVICE]: inject a fault (testing)");
+NNREMOTE_FLAG(std::string, etcd, "etcd", "", "HOST:PORT[,...]: register the devices in an etcd pool");
+NNREMOTE_FLAG(std::string, advertise, "advertise", "", "the address the pool gives clients");
+NNREMOTE_FLAG(std::string, pool, "pool", "default", "the etcd pool to register in");
+using LeaseSeconds = nnremote::flags::WholeNumber<2, 60>;
+NNREMOTE_FLAG(LeaseSeconds, etcd_ttl, "etcd-ttl", LeaseSeconds{5},
+              "seconds a dead emulator's devices stay in the pool");
 
 void collectBackendFlag() {
   // Also called once as the flag is registered, with its empty default.
@@ -374,11 +397,35 @@ int main(int argc, char** argv) {
               << (serverOptions.security.tokens.empty() ? "" : ", and bearer tokens travel unencrypted") << std::endl;
   }
 
+  // Registered only once serving: a client that finds the devices can use them.
+  std::unique_ptr<nnremote::farm::PoolRegistration> registration;
+  if (const std::string etcd = absl::GetFlag(FLAGS_etcd); !etcd.empty()) {
+    nnremote::farm::RegistrationOptions pool;
+    pool.endpoints = etcd;
+    pool.pool = absl::GetFlag(FLAGS_pool);
+    pool.ttl = std::chrono::seconds(absl::GetFlag(FLAGS_etcd_ttl).value);
+    std::string advertise = absl::GetFlag(FLAGS_advertise);
+    if (advertise.empty()) advertise = (*server)->address();
+    if (absl::StartsWith(advertise, "0.0.0.0:") || absl::StartsWith(advertise, "[::]:")) {
+      std::cerr << "npu_emulator: --etcd: listening on " << advertise
+                << " names no host clients can reach; give --advertise=HOST:PORT\n";
+      return 2;
+    }
+    auto started = nnremote::farm::PoolRegistration::start(
+        pool, nnremote::emulator::poolRecordsOf(*devices, advertise), std::cout);
+    if (!started.ok()) {
+      std::cerr << "npu_emulator: --etcd: " << started.error().message << "\n";
+      return 2;
+    }
+    registration = std::move(started).value();
+  }
+
   std::thread stopper([&] {
     int signal = 0;
     sigwait(&stopSignals, &signal);
     std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
     if (faults) faults->releaseAll();  // a hung execution would hold the shutdown forever
+    registration.reset();  // out of the pool first: no client is sent here any more
     (*server)->shutdown();
   });
   (*server)->wait();

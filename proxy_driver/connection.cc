@@ -1,5 +1,7 @@
 #include "proxy_driver/connection.h"
 
+#include <unistd.h>
+
 #include "proto/grpc_status.h"
 #include "proxy_driver/session_watcher.h"
 #include "hal/vlog.h"
@@ -9,8 +11,42 @@ namespace nnremote::proxy {
 // Must match the server's emulator::kWireVersion.
 constexpr uint32_t kClientWireVersion = 1;
 
+namespace {
+
+// Who holds a device, as `nnremote farm list` shows it: the client's name, host and process.
+std::string holderName(const ConnectionOptions& options) {
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  return options.clientName + "@" + host + ":" + std::to_string(::getpid());
+}
+
+}  // namespace
+
 hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& address,
                                                              const ConnectionOptions& options) {
+  if (farm::isPoolTarget(address)) {
+    NN_ASSIGN_OR_RETURN(const farm::PoolTarget target, farm::parsePoolTarget(address));
+    farm::ClaimOptions claiming;
+    claiming.avoidAddresses = options.poolAvoid;
+    claiming.holder = holderName(options);
+    const auto giveUp = std::chrono::steady_clock::now() + options.poolWait;
+    for (;;) {
+      claiming.wait = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                 giveUp - std::chrono::steady_clock::now()));
+      NN_ASSIGN_OR_RETURN(auto claim, farm::claimDevice(target, claiming));
+      NN_VLOG(WIRE) << address << " picked " << claim->device() << " at " << claim->address()
+                    << (claim->exclusive() ? ", held exclusively" : "");
+      auto connection = connect(claim->address(), options);
+      if (connection.ok()) {
+        (*connection)->claim_ = std::move(claim);
+        return connection;
+      }
+      // An emulator that died a moment ago is still listed until its lease expires: try another.
+      if (connection.error().code != hal::ErrorStatus::DEAD_OBJECT) return connection.error();
+      NN_VLOG(WIRE) << claim->address() << " does not answer; picking another device of the pool";
+      claiming.avoidAddresses.push_back(claim->address());
+    }
+  }
   std::shared_ptr<Connection> connection(new Connection());
   connection->address_ = address;
   connection->options_ = options;
@@ -92,6 +128,11 @@ Connection::~Connection() {
   }
 }
 
+const std::string& Connection::pooledDevice() const {
+  static const std::string kNone;
+  return claim_ != nullptr ? claim_->device() : kNone;
+}
+
 SessionRef Connection::currentSession() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return session_;
@@ -140,6 +181,12 @@ hal::Result<SessionRef> Connection::session() {
   std::chrono::milliseconds pause(50);
   hal::Error last = hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "no attempt made";
   while (std::chrono::steady_clock::now() < giveUp) {
+    // A pool's device that left the pool is not coming back: its emulator is gone.
+    if (claim_ != nullptr && !claim_->stillListed()) {
+      return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+             << "the session at " << address_ << " was lost and " << claim_->device()
+             << " has left the farm's pool (its emulator is gone)";
+    }
     if (channel_->WaitForConnected(std::chrono::system_clock::now() + pause)) {
       auto opened = openSession();
       if (opened.ok()) {

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "farm/pool.h"
 #include "hal/result.h"
 #include "hal/types.h"
 #include "proto/nnremote.grpc.pb.h"
@@ -61,6 +62,10 @@ struct ConnectionOptions {
   bool reconnect = true;
   // How long one recovery keeps trying before the call fails with DEAD_OBJECT.
   std::chrono::milliseconds reconnectTimeout{10000};
+  // etcd:// targets (farm/pool.h): how long to wait for a matching device to be in the pool (or,
+  // exclusive, to be free), and emulators not to pick.
+  std::chrono::milliseconds poolWait{0};
+  std::vector<std::string> poolAvoid;
 };
 
 // The session a call runs in: its id and generation (how many sessions came before it).
@@ -73,6 +78,9 @@ class Connection {
  public:
   // Connects to `address` ("unix:PATH", "unix-abstract:NAME" or "HOST:PORT") and opens a
   // session. A server that cannot be reached gives DEAD_OBJECT.
+  // An etcd://ENDPOINTS/POOL[?...] target (docs/farm.md) first picks a device from that pool
+  // (holding it, with exclusive=1, for as long as the connection lives) and connects to its
+  // emulator; the connection then offers only that device.
   static hal::Result<std::shared_ptr<Connection>> connect(const std::string& address,
                                                           const ConnectionOptions& options = {});
   ~Connection();
@@ -102,6 +110,8 @@ class Connection {
   // Who the server takes this client to be ("uid:N", a certificate subject, a token's identity).
   const std::string& identity() const { return identity_; }
   const std::string& address() const { return address_; }
+  // The device an etcd:// target picked; empty for a plain address.
+  const std::string& pooledDevice() const;
   const ConnectionOptions& options() const { return options_; }
   // Whether the server runs on this host: the address is a unix socket.
   bool sameHost() const { return address_.rfind("unix", 0) == 0; }
@@ -138,6 +148,7 @@ class Connection {
   std::shared_ptr<SessionWatcher> watcher_;
   std::string identity_;
   std::unique_ptr<PoolTransport> pools_;
+  std::unique_ptr<farm::DeviceClaim> claim_;  // an etcd:// target's device; released after the session closes
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

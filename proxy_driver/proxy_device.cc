@@ -21,6 +21,8 @@ hal::Result<std::vector<std::shared_ptr<ProxyDevice>>> ProxyDevice::discover(
   if (!status.ok()) return wire_conv::fromGrpcStatus(status);
   std::vector<std::shared_ptr<ProxyDevice>> devices;
   for (const auto& info : response.devices()) {
+    // A pool target offers the one device it picked.
+    if (!connection->pooledDevice().empty() && info.name() != connection->pooledDevice()) continue;
     devices.push_back(std::make_shared<ProxyDevice>(connection, info));
   }
   return devices;

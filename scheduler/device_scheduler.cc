@@ -33,7 +33,10 @@ JobResult DeviceScheduler::finish(DeviceTimeline::JobId id, hal::TimePoint arriv
     }
   }
   timeline_.commit(id);
-  return JobResult{id, arrival, timeline_.placement(id), timeline_.ownTime(id)};
+  JobResult result{id, arrival, timeline_.placement(id), timeline_.ownTime(id)};
+  busy_ += result.ownTime;
+  ++committedJobs_;
+  return result;
 }
 
 void DeviceScheduler::cancel(DeviceTimeline::JobId id) {
@@ -51,6 +54,11 @@ hal::Result<JobResult> DeviceScheduler::run(TimelineJobSpec spec) {
 hal::TimePoint DeviceScheduler::endOf(DeviceTimeline::JobId id, hal::TimePoint ifForgotten) const {
   std::lock_guard<std::mutex> lock(mutex_);
   return timeline_.endOf(id).value_or(ifForgotten);
+}
+
+DeviceScheduler::Load DeviceScheduler::load() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return Load{timeline_.jobsAt(options_.time->now()), busy_, committedJobs_};
 }
 
 std::vector<DeviceTimeline::Entry> DeviceScheduler::snapshot() const {

@@ -60,11 +60,21 @@ class DeviceScheduler {
 
   std::vector<DeviceTimeline::Entry> snapshot() const;
 
+  // How busy the device is, for a farm's load balancing and for metrics.
+  struct Load {
+    size_t jobsNow = 0;           // on the device now: running, preempted or waiting
+    hal::Duration busy{0};        // device time of every job committed so far
+    uint64_t committedJobs = 0;   // jobs committed so far
+  };
+  Load load() const;
+
  private:
   SchedulerOptions options_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // the schedule changed
   DeviceTimeline timeline_;
+  hal::Duration busy_{0};        // guarded by mutex_
+  uint64_t committedJobs_ = 0;   // guarded by mutex_
 };
 
 }  // namespace nnremote::scheduler

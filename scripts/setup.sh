@@ -20,6 +20,9 @@ packages=(
   libxnnpack-dev libpthreadpool-dev
   # Arm NN and its reference CPU backend: //backends/armnn:armnn_backend.so (docs/backends.md).
   libarmnn-dev libarmnn-cpuref-backend22
+  # Farms (docs/farm.md): etcd, which the farm tests and scripts/farm_demo.sh start as a real
+  # 3-member cluster on loopback.
+  etcd-server
 )
 
 if [ "${1:-}" = "--with-browser" ]; then packages+=(chromium); fi

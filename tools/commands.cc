@@ -15,6 +15,8 @@
 #include "hal/operand_types.h"
 #include "hal/text_escape.h"
 #include "tests/conformance/cts_runner.h"
+#include "farm/pool.h"
+#include "tools/conform_shard.h"
 #include "tools/connection_flags.h"
 #include "tools/model_subject.h"
 #include "tools/models/built_in.h"
@@ -25,13 +27,14 @@
 #include "tools/target.h"
 
 namespace nnremote::tools {
-namespace {
 
 int fail(const std::string& command, const hal::Error& error) {
   std::cerr << "nnremote " << command << ": " << hal::toString(error.code) << ": " << error.message
             << "\n";
   return 1;
 }
+
+namespace {
 
 std::string formatDuration(const hal::OptionalDuration& duration) {
   if (!duration.has_value()) return "not available";
@@ -129,6 +132,10 @@ int runConform() {
   options.memory = *memory;
   const std::string cases = absl::GetFlag(FLAGS_cases);
   if (cases.empty()) return fail("conform", hal::invalidArgument() << "--cases=DIR is required");
+  const auto shard = shardFromFlagOrEnvironment(absl::GetFlag(FLAGS_shard));
+  if (!shard.ok()) return fail("conform", shard.error());
+  options.shardIndex = shard->index;
+  options.shardCount = shard->count;
 
   // --in-process runs the simulator (behind its scheduler) directly, without the emulator and
   // proxy in between.
@@ -153,6 +160,21 @@ int runConform() {
     auto chosen = target->device(absl::GetFlag(FLAGS_device));
     if (!chosen.ok()) return fail("conform", chosen.error());
     device = *chosen;
+    // A farm's pool has other devices: a model whose device died runs again on another, and so do
+    // the models after it (the shard re-leases). The dead emulator is avoided while its keys
+    // have not expired yet.
+    if (farm::isPoolTarget(absl::GetFlag(FLAGS_target))) {
+      options.replaceLostDevice = [&, avoid = std::vector<std::string>()]() mutable -> hal::Result<hal::SharedDevice> {
+        avoid.push_back(target->address);
+        device.reset();
+        target.reset();  // releases the dead device's hold
+        NN_ASSIGN_OR_RETURN(Target replacement, openTarget("", avoid));
+        target = std::move(replacement);
+        NN_ASSIGN_OR_RETURN(device, target->device(absl::GetFlag(FLAGS_device)));
+        std::cout << "Continuing on " << target->description << "\n";
+        return device;
+      };
+    }
   }
   if (flags::wasGiven(FLAGS_cache_dir)) {
     options.cacheDirectory = absl::GetFlag(FLAGS_cache_dir);
@@ -168,7 +190,11 @@ int runConform() {
                                                     << error.message());
     }
   }
-  std::cout << "Running conformance models under " << cases << " on " << device->getName()
+  std::cout << "Running conformance models under " << cases
+            << (options.shardCount > 1 ? " (shard " + std::to_string(options.shardIndex) + " of " +
+                                             std::to_string(options.shardCount) + ")"
+                                       : std::string())
+            << " on " << device->getName()
             << (inProcess ? " (in process)" : " (through the proxy driver)") << ", executor " << executorName
             << ", memory " << memoryName
             << (options.cacheDirectory.empty() ? "" : ", each prepared with a cache and again from it")

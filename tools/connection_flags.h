@@ -11,8 +11,8 @@
 
 namespace nnremote::tools {
 
-// `commandFlags` plus target, tls-ca, tls-cert, tls-key, tls-server-name, token-file and
-// no-reconnect.
+// `commandFlags` plus target, tls-ca, tls-cert, tls-key, tls-server-name, token-file,
+// no-reconnect and wait.
 std::set<std::string> withConnectionFlags(std::set<std::string> commandFlags);
 
 // Connection options from those flags: PEM and token files are read here, so a missing file is

@@ -103,10 +103,7 @@ int64_t percentile(const std::vector<int64_t>& sorted, double p) {
   return sorted[index];
 }
 
-int fail(const hal::Error& error) {
-  std::cerr << "nnremote load: " << hal::toString(error.code) << ": " << error.message << "\n";
-  return 1;
-}
+int fail(const hal::Error& error) { return tools::fail("load", error); }
 
 }  // namespace
 

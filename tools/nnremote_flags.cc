@@ -6,17 +6,25 @@
 
 using nnremote::tools::ClientCount;
 using nnremote::tools::DeadlineMicros;
+using nnremote::tools::DeviceCount;
 using nnremote::tools::IdleSessionCount;
 using nnremote::tools::LoadSeconds;
 
 NNREMOTE_FLAG(std::string, target, "target", "",
-              "the npu_emulator: unix:PATH, unix-abstract:NAME or HOST:PORT (default: one in this process)");
+              "the npu_emulator: unix:PATH, unix-abstract:NAME, HOST:PORT or etcd://ENDPOINTS/POOL[?...] "
+              "(default: one in this process)");
 NNREMOTE_FLAG(std::string, tls_ca, "tls-ca", "", "connect over TLS, trusting this PEM CA");
 NNREMOTE_FLAG(std::string, tls_cert, "tls-cert", "", "mutual TLS: this client's PEM certificate");
 NNREMOTE_FLAG(std::string, tls_key, "tls-key", "", "mutual TLS: the PEM key of --tls-cert");
 NNREMOTE_FLAG(std::string, tls_server_name, "tls-server-name", "", "the name the server's certificate must carry");
 NNREMOTE_FLAG(std::string, token_file, "token-file", "", "send the bearer token in FILE on every call");
 NNREMOTE_FLAG(bool, no_reconnect, "no-reconnect", false, "fail with DEAD_OBJECT when the server goes away");
+NNREMOTE_FLAG(absl::Duration, wait, "wait", absl::Seconds(30),
+              "etcd:// targets and farm wait: how long to wait for a (free) device, e.g. 30s or 2m");
+NNREMOTE_FLAG(std::string, etcd, "etcd", "", "farm: the etcd cluster, HOST:PORT[,HOST:PORT...]");
+NNREMOTE_FLAG(std::string, pool, "pool", "default", "farm: the pool");
+NNREMOTE_FLAG(DeviceCount, devices, "devices", DeviceCount{1}, "farm wait: how many devices to wait for");
+NNREMOTE_FLAG(std::string, shard, "shard", "", "conform: I/N runs the I-th (from 0) of N slices of the models");
 
 NNREMOTE_FLAG(std::string, device, "device", "", "the device to use (default: the first)");
 NNREMOTE_FLAG(std::string, model, "model", "", "a built-in model, or a model of --cases");

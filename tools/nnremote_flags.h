@@ -8,6 +8,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/time/time.h"
 #include "flags/flag_types.h"
 #include "hal/types.h"
 
@@ -16,6 +17,7 @@ namespace nnremote::tools {
 using ClientCount = flags::WholeNumber<1, 1024>;
 using LoadSeconds = flags::WholeNumber<1, 86400>;
 using IdleSessionCount = flags::WholeNumber<0, 100000>;
+using DeviceCount = flags::WholeNumber<1, 100000>;
 using DeadlineMicros = flags::WholeNumber<1, int64_t{86400} * 1000000>;  // up to a day
 
 // --deadline-us as a duration from the start of each execution; none if not given.
@@ -31,6 +33,12 @@ ABSL_DECLARE_FLAG(std::string, tls_key);
 ABSL_DECLARE_FLAG(std::string, tls_server_name);
 ABSL_DECLARE_FLAG(std::string, token_file);
 ABSL_DECLARE_FLAG(bool, no_reconnect);
+ABSL_DECLARE_FLAG(absl::Duration, wait);
+// Farms (tools/farm_command.cc).
+ABSL_DECLARE_FLAG(std::string, etcd);
+ABSL_DECLARE_FLAG(std::string, pool);
+ABSL_DECLARE_FLAG(nnremote::tools::DeviceCount, devices);
+ABSL_DECLARE_FLAG(std::string, shard);
 // What to run, and how.
 ABSL_DECLARE_FLAG(std::string, device);
 ABSL_DECLARE_FLAG(std::string, model);

@@ -33,12 +33,21 @@ Commands:
                types and shapes, and each operation's simulated device time
   replay       run a recording (npu_emulator --record=DIR) against another server or backend
                and compare outputs, statuses and timing with what was recorded
+  farm list    print a farm's device pool in etcd: device, address, type, load, queue, holder
+  farm wait    wait until a pool has --devices=N devices (for scripts)
 
 Flags (every command but cost and graph, which use no server):
   --target=ADDR   the npu_emulator to use: unix:PATH, unix-abstract:NAME or HOST:PORT. Without
                   it, nnremote starts an emulator inside this process on the default simulated
                   NPUs (nnremote-edge16, nnremote-large128) and still goes through the proxy
                   driver and gRPC.
+                  A farm's pool (docs/farm.md):
+                  etcd://HOST:PORT[,HOST:PORT...]/POOL[?device=NAME|type=TYPE][&exclusive=1]
+                  picks the least-loaded matching device of POOL; with exclusive=1, one nobody
+                  holds, held (an etcd transaction on this process's lease) until nnremote ends
+                  or dies. TYPE is accelerator, cpu, gpu or other.
+  --wait=DURATION with an etcd:// target, how long to wait for a matching (free) device, e.g.
+                  30s (the default), 500ms or 2m; then nnremote fails naming what the pool has
   --device=NAME   the device to use (default: the first one; run-sample: all of them)
   --tls-ca=PEM    connect over TLS, trusting this CA for the server's certificate
   --tls-cert=PEM --tls-key=PEM
@@ -73,6 +82,11 @@ Flags (conform):
                   that cache; both preparations are executed and checked. Through the proxy the
                   files stay on this host and only their bytes travel (docs/caching.md)
   --verbose       also print a line for every unsupported model
+  --shard=I/N     run only the I-th of N deterministic slices of the models (I from 0 to N-1:
+                  every N-th model, counted over the sorted files); without it, Bazel's
+                  TEST_SHARD_INDEX and TEST_TOTAL_SHARDS do the same, and TEST_SHARD_STATUS_FILE
+                  is touched. With an etcd:// target, a model that finds its device lost
+                  (DEAD_OBJECT) is run again on another device of the pool
   conform prints a line per failing model with the first mismatching element, and ends with
   "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked
   expect_failure passes when preparation or execution is refused with an error. WHILE loops
@@ -105,6 +119,13 @@ Flags (load):
   (latencies are the clients' wall clock, over successful executions; R counts the sessions
   clients replaced after losing the server). Several loads may run
   at once against one emulator; each reports its own line.
+
+Flags (farm list, farm wait):
+  --etcd=HOST:PORT[,HOST:PORT...]
+                  the etcd cluster the emulators register in (npu_emulator --etcd)
+  --pool=NAME     the pool (default: default)
+  --devices=N     farm wait: how many devices to wait for (default 1)
+  --wait=DURATION farm wait: how long (default 30s); then it prints the pool and exits 1
 
 Flags (graph):
   --cases=FILE    a conformance-format JSON file; --model=NAME picks one of its models (default:
@@ -149,6 +170,8 @@ Examples:
   nnremote load --target=unix:/tmp/nnremote.sock --model=mobilenet --clients=4 --priority=low --seconds=30
   nnremote run-sample --deadline-us=5 --priority=high
   nnremote graph --cases=../shared/conformance/V1_0/conv_float.json --format=html --output=conv.html
+  nnremote farm wait --etcd=127.0.0.1:2379 --pool=lab --devices=4 --wait=60s
+  nnremote conform --target='etcd://127.0.0.1:2379/lab?exclusive=1' --cases=../shared/conformance --shard=0/8
   nnremote replay --recording=/tmp/rec --target=unix:/tmp/board.sock --device=armnn-cpuref --html=replay.html
 )";
 
@@ -164,7 +187,8 @@ const Command& command(const std::string& name) {
       {"devices", runDevices, withConnectionFlags({})},
       {"run-sample", runSample, withConnectionFlags({"device", "priority", "deadline-us"})},
       {"conform", runConform,
-       withConnectionFlags({"cases", "device", "junit", "in-process", "verbose", "executor", "memory", "cache-dir"})},
+       withConnectionFlags(
+           {"cases", "device", "junit", "in-process", "verbose", "executor", "memory", "cache-dir", "shard"})},
       {"cost", runCost, {"scalesim-config", "topology", "gemm", "output", "count-cycles"}},
       {"trace", runTrace, withConnectionFlags({"device", "model", "cases", "config", "json", "html"})},
       {"load", runLoad,
@@ -172,6 +196,8 @@ const Command& command(const std::string& name) {
            {"device", "model", "clients", "priority", "seconds", "executor", "idle-sessions", "deadline-us"})},
       {"replay", runReplay, withConnectionFlags({"recording", "device", "exact", "html"})},
       {"graph", runGraph, {"cases", "model", "format", "output", "config"}},
+      {"farm list", runFarmList, {"etcd", "pool"}},
+      {"farm wait", runFarmWait, {"etcd", "pool", "devices", "wait"}},
   };
   static const Command kUnknown{nullptr, nullptr, {}};
   for (const auto& candidate : *commands) {
@@ -187,7 +213,12 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
-  const std::vector<std::string> positional = nnremote::flags::parseCommandLine(argc, argv, kUsage);
+  std::vector<std::string> positional = nnremote::flags::parseCommandLine(argc, argv, kUsage);
+  // "farm list" and "farm wait" are one command in two words.
+  if (positional.size() >= 2 && positional[0] == "farm") {
+    positional[0] += " " + positional[1];
+    positional.erase(positional.begin() + 1);
+  }
   if (positional.size() == 1 && positional[0] == "help") {
     std::cout << kUsage;
     return 0;

@@ -20,9 +20,10 @@ hal::Result<std::shared_ptr<proxy::ProxyDevice>> Target::device(const std::strin
   return error << ")";
 }
 
-hal::Result<Target> openTarget(const std::string& localNpus) {
+hal::Result<Target> openTarget(const std::string& localNpus, const std::vector<std::string>& avoid) {
   Target target;
   NN_ASSIGN_OR_RETURN(target.options, connectionOptionsFromFlags());
+  target.options.poolAvoid = avoid;
   const std::string address = absl::GetFlag(FLAGS_target);
   std::string connectTo = address;
   if (address.empty()) {
@@ -35,8 +36,12 @@ hal::Result<Target> openTarget(const std::string& localNpus) {
   } else {
     target.description = address;
   }
-  target.address = connectTo;
   NN_ASSIGN_OR_RETURN(target.connection, proxy::Connection::connect(connectTo, target.options));
+  // An etcd:// target resolved to one emulator; more connections go straight there.
+  target.address = target.connection->address();
+  if (const std::string& pooled = target.connection->pooledDevice(); !pooled.empty()) {
+    target.description = address + " (" + pooled + " at " + target.address + ")";
+  }
   NN_ASSIGN_OR_RETURN(target.devices, proxy::ProxyDevice::discover(target.connection));
   return target;
 }

@@ -30,7 +30,8 @@ struct Target {
 // The server --target names, or without it one started in this process serving `localNpus`
 // (a --config list; empty: the default NPUs), connected with the security flags
 // (tools/connection_flags.h).
-hal::Result<Target> openTarget(const std::string& localNpus = "");
+// With an etcd:// --target, `avoid` lists emulators not to pick (ones found dead).
+hal::Result<Target> openTarget(const std::string& localNpus = "", const std::vector<std::string>& avoid = {});
 
 }  // namespace nnremote::tools
 

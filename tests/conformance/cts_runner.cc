@@ -252,12 +252,18 @@ hal::Result<std::vector<hal::CacheFile>> cacheHandles(const std::string& directo
   return handles;
 }
 
+// A stage that returned an error: the right answer for an expect_failure model, unless the
+// device itself was lost (DEAD_OBJECT), which says nothing about the model.
+CaseResult refusedOrFailed(const CtsTestCase& testCase, const std::string& stage, const hal::Error& error) {
+  const bool lost = error.code == hal::ErrorStatus::DEAD_OBJECT;
+  if (testCase.expectFailure && !lost) return CaseResult{Outcome::PASSED, ""};
+  return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " + error.message, lost};
+}
+
 CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCase,
                            const hal::SharedPreparedModel& prepared, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
-    if (testCase.expectFailure) return CaseResult{Outcome::PASSED, ""};
-    return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " +
-                                           error.message};
+    return cts::refusedOrFailed(testCase, stage, error);
   };
   std::vector<size_t> outputSizes;
   for (const GoldenOutput& golden : testCase.outputs) outputSizes.push_back(golden.data.size());
@@ -332,9 +338,7 @@ CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCa
 
 CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
-    if (testCase.expectFailure) return CaseResult{Outcome::PASSED, ""};
-    return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " +
-                                           error.message};
+    return cts::refusedOrFailed(testCase, stage, error);
   };
   auto supported = device.getSupportedOperations(testCase.model);
   if (!supported.ok()) return refusedOrFailed("getSupportedOperations", supported.error());
@@ -369,8 +373,11 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
   if (fresh.outcome != Outcome::PASSED) return fresh;
   auto fromCache = device.prepareModelFromCache(std::nullopt, *modelCache, *dataCache, token);
   if (!fromCache.ok()) {
-    return {Outcome::FAILED, "prepareModelFromCache failed: " + std::string(hal::toString(fromCache.error().code)) +
-                                 ": " + fromCache.error().message};
+    // The model prepared fine once, so even an expect_failure model must come back from its cache.
+    return {Outcome::FAILED,
+            "prepareModelFromCache failed: " + std::string(hal::toString(fromCache.error().code)) + ": " +
+                fromCache.error().message,
+            fromCache.error().code == hal::ErrorStatus::DEAD_OBJECT};
   }
   CaseResult cached = executeAndCheck(device, testCase, *fromCache, options);
   if (cached.outcome != Outcome::PASSED) cached.message = "prepared from cache: " + cached.message;
@@ -384,7 +391,15 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
                                      onCase,
                                  const RunOptions& options) {
   NN_ASSIGN_OR_RETURN(std::vector<std::string> files, findSpecFiles(directory));
+  if (options.shardCount == 0 || options.shardIndex >= options.shardCount) {
+    return hal::invalidArgument() << "shard " << options.shardIndex << " of " << options.shardCount
+                                  << " does not exist (shards are 0 to " << options.shardCount << " - 1)";
+  }
   Totals totals;
+  const hal::IDevice* current = &device;
+  hal::SharedDevice replacement;  // keeps a replacing device alive
+  size_t replacements = 0;
+  size_t ordinal = 0;  // of every case under `directory`, for sharding
   for (const std::string& file : files) {
     const std::string relative =
         std::filesystem::relative(file, directory).generic_string();
@@ -397,7 +412,22 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
     const std::string version =
         relative.find('/') == std::string::npos ? "." : relative.substr(0, relative.find('/'));
     for (const CtsTestCase& testCase : *cases) {
-      const CaseResult result = runCase(device, testCase, options);
+      if (ordinal++ % options.shardCount != options.shardIndex) continue;
+      CaseResult result = runCase(*current, testCase, options);
+      // A lost device (its server died) says nothing about the model: run it again elsewhere.
+      while (result.deviceLost && options.replaceLostDevice && replacements < options.maxReplacements) {
+        ++replacements;
+        log << "LOST " << current->getName() << " running " << testCase.fullName() << " (" << result.message
+            << "); replacing it (" << replacements << " of at most " << options.maxReplacements << ")\n";
+        auto replaced = options.replaceLostDevice();
+        if (!replaced.ok()) {
+          result.message += "; no replacement device: " + replaced.error().message;
+          break;
+        }
+        replacement = std::move(replaced).value();
+        current = replacement.get();
+        result = runCase(*current, testCase, options);
+      }
       Totals* bucket = perVersion ? &(*perVersion)[version] : nullptr;
       switch (result.outcome) {
         case Outcome::PASSED:

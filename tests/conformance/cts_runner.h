@@ -18,6 +18,7 @@ enum class Outcome { PASSED, FAILED, UNSUPPORTED };
 struct CaseResult {
   Outcome outcome = Outcome::PASSED;
   std::string message;  // why it failed or is unsupported
+  bool deviceLost = false;  // it failed because the device was lost (DEAD_OBJECT)
 };
 
 // How each case is executed.
@@ -33,6 +34,14 @@ struct RunOptions {
   // token is the SHA-256 of the case's name), then prepared again from that cache; both
   // preparations are executed and checked.
   std::string cacheDirectory;
+  // runDirectory runs only every shardCount-th case, from the shardIndex-th (0-based), counted
+  // over the sorted files: deterministic slices that together cover every case once.
+  size_t shardIndex = 0;
+  size_t shardCount = 1;
+  // runDirectory: when a case finds the device lost, a new device to run it (and the rest) on,
+  // e.g. another device of a farm's pool; at most maxReplacements times in a run.
+  std::function<hal::Result<hal::SharedDevice>()> replaceLostDevice;
+  size_t maxReplacements = 4;
 };
 
 // Parses "sync", "async", "reusable", "burst", "fenced" / "bytes", "shm", "device".
@@ -57,7 +66,8 @@ struct Totals {
   size_t passed = 0, failed = 0, unsupported = 0;
 };
 
-// Runs every case under `directory` and reports a line per failure to `log`; per-version totals
+// Runs every case under `directory` (or options' shard of them) and reports a line per failure
+// to `log`; per-version totals
 // (keyed by the first path component below `directory`) go into `perVersion` when given.
 hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& directory,
                                  std::ostream& log,
