@@ -1,5 +1,7 @@
 #include "farm/etcd_client.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_split.h"
 
 namespace nnremote::farm {
@@ -46,6 +48,9 @@ hal::Result<std::shared_ptr<EtcdClient>> EtcdClient::create(const std::string& e
     // A member that comes back is used again soon; gRPC's default backoff grows to two minutes.
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    // Also each connection attempt's limit (default 20 s): a starting etcd accepts connections
+    // before it serves them, and one made then would hang that long.
+    arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
     Member member;
     member.endpoint = std::string(endpoint);
     member.channel = grpc::CreateCustomChannel(member.endpoint, grpc::InsecureChannelCredentials(), arguments);
@@ -61,14 +66,20 @@ hal::Result<std::shared_ptr<EtcdClient>> EtcdClient::create(const std::string& e
 std::unique_ptr<grpc::ClientContext> EtcdClient::context(std::chrono::milliseconds timeout) const {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + timeout);
+  // Wait (within the deadline) for the member to be connected rather than fail at once while it
+  // is not: in a process without a gRPC server, only a waiting call drives the connection.
+  context->set_wait_for_ready(true);
   return context;
 }
 
 template <typename Call>
 hal::Status EtcdClient::onSomeMember(const char* what, Call call) {
+  // Round the members until the call's time is up: one may be dead, and after losing the leader
+  // the others answer only once they have elected a new one (about a second).
+  const auto giveUp = std::chrono::steady_clock::now() + callTimeout_;
   const size_t first = current_.load();
   grpc::Status status;
-  for (size_t attempt = 0; attempt < members_.size(); ++attempt) {
+  for (size_t attempt = 0; attempt == 0 || std::chrono::steady_clock::now() < giveUp; ++attempt) {
     const size_t index = (first + attempt) % members_.size();
     status = call(members_[index]);
     if (status.ok()) {
@@ -80,12 +91,18 @@ hal::Status EtcdClient::onSomeMember(const char* what, Call call) {
   return etcdError(what, endpointList_, status);
 }
 
+std::chrono::milliseconds EtcdClient::memberTimeout() const {
+  // A share of the call's time, at most a second: a dead member leaves time for the others.
+  return std::clamp<std::chrono::milliseconds>(callTimeout_ / static_cast<int>(members_.size()),
+                                               std::chrono::milliseconds(300), std::chrono::milliseconds(1000));
+}
+
 hal::Result<int64_t> EtcdClient::grantLease(std::chrono::seconds ttl) {
   etcdserverpb::LeaseGrantRequest request;
   request.set_ttl(ttl.count());
   etcdserverpb::LeaseGrantResponse response;
   NN_RETURN_IF_ERROR(onSomeMember("LeaseGrant", [&](Member& member) {
-    return member.lease->LeaseGrant(context(callTimeout_).get(), request, &response);
+    return member.lease->LeaseGrant(context(memberTimeout()).get(), request, &response);
   }));
   if (!response.error().empty()) {
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "etcd LeaseGrant: " << response.error();
@@ -96,7 +113,7 @@ hal::Result<int64_t> EtcdClient::grantLease(std::chrono::seconds ttl) {
 hal::Result<bool> EtcdClient::keepAlive(int64_t lease) {
   etcdserverpb::LeaseKeepAliveResponse response;
   NN_RETURN_IF_ERROR(onSomeMember("LeaseKeepAlive", [&](Member& member) {
-    auto streamContext = context(callTimeout_);
+    auto streamContext = context(memberTimeout());
     auto stream = member.lease->LeaseKeepAlive(streamContext.get());
     etcdserverpb::LeaseKeepAliveRequest request;
     request.set_id(lease);
@@ -116,7 +133,7 @@ hal::Status EtcdClient::revokeLease(int64_t lease) {
   request.set_id(lease);
   etcdserverpb::LeaseRevokeResponse response;
   return onSomeMember("LeaseRevoke", [&](Member& member) {
-    return member.lease->LeaseRevoke(context(callTimeout_).get(), request, &response);
+    return member.lease->LeaseRevoke(context(memberTimeout()).get(), request, &response);
   });
 }
 
@@ -127,7 +144,7 @@ hal::Status EtcdClient::put(const std::string& key, const std::string& value, in
   request.set_lease(lease);
   etcdserverpb::PutResponse response;
   return onSomeMember("Put", [&](Member& member) {
-    return member.kv->Put(context(callTimeout_).get(), request, &response);
+    return member.kv->Put(context(memberTimeout()).get(), request, &response);
   });
 }
 
@@ -144,7 +161,7 @@ hal::Result<bool> EtcdClient::putIfAbsent(const std::string& key, const std::str
   put->set_lease(lease);
   etcdserverpb::TxnResponse response;
   NN_RETURN_IF_ERROR(onSomeMember("Txn", [&](Member& member) {
-    return member.kv->Txn(context(callTimeout_).get(), request, &response);
+    return member.kv->Txn(context(memberTimeout()).get(), request, &response);
   }));
   return response.succeeded();
 }
@@ -159,7 +176,7 @@ hal::Result<bool> EtcdClient::deleteIfValue(const std::string& key, const std::s
   request.add_success()->mutable_request_delete_range()->set_key(key);
   etcdserverpb::TxnResponse response;
   NN_RETURN_IF_ERROR(onSomeMember("Txn", [&](Member& member) {
-    return member.kv->Txn(context(callTimeout_).get(), request, &response);
+    return member.kv->Txn(context(memberTimeout()).get(), request, &response);
   }));
   return response.succeeded();
 }
@@ -169,7 +186,7 @@ hal::Status EtcdClient::remove(const std::string& key) {
   request.set_key(key);
   etcdserverpb::DeleteRangeResponse response;
   return onSomeMember("DeleteRange", [&](Member& member) {
-    return member.kv->DeleteRange(context(callTimeout_).get(), request, &response);
+    return member.kv->DeleteRange(context(memberTimeout()).get(), request, &response);
   });
 }
 
@@ -179,7 +196,7 @@ hal::Result<std::vector<KeyValue>> EtcdClient::getPrefix(const std::string& pref
   request.set_range_end(prefixRangeEnd(prefix));
   etcdserverpb::RangeResponse response;
   NN_RETURN_IF_ERROR(onSomeMember("Range", [&](Member& member) {
-    return member.kv->Range(context(callTimeout_).get(), request, &response);
+    return member.kv->Range(context(memberTimeout()).get(), request, &response);
   }));
   lastRevision_.store(response.header().revision());
   std::vector<KeyValue> found;
@@ -194,7 +211,9 @@ hal::Result<bool> EtcdClient::waitForChange(const std::string& prefix, int64_t r
   NN_RETURN_IF_ERROR(onSomeMember("Watch", [&](Member& member) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return grpc::Status::OK;
-    auto streamContext = context(left);
+    // At most a second per watch: a member that does not answer must not hold the caller, who
+    // looks again after a quiet watch anyway.
+    auto streamContext = context(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)));
     auto stream = member.watch->Watch(streamContext.get());
     etcdserverpb::WatchRequest request;
     auto* create = request.mutable_create_request();

@@ -31,7 +31,7 @@ class EtcdClient {
   // `endpoints`: "HOST:PORT[,HOST:PORT...]". Makes no call: a cluster that is down now is
   // found when it comes up.
   static hal::Result<std::shared_ptr<EtcdClient>> create(const std::string& endpoints,
-                                                         std::chrono::milliseconds callTimeout = std::chrono::seconds(3));
+                                                         std::chrono::milliseconds callTimeout = std::chrono::seconds(5));
 
   const std::string& endpoints() const { return endpointList_; }
 
@@ -51,8 +51,9 @@ class EtcdClient {
   hal::Status remove(const std::string& key);
   // Every key under `prefix`, in key order.
   hal::Result<std::vector<KeyValue>> getPrefix(const std::string& prefix);
-  // Waits until a key under `prefix` changes after `revision` or `timeout` passes, through a Watch
-  // stream: true if something changed. Used by waiters instead of polling.
+  // Waits until a key under `prefix` changes after `revision`, through a Watch stream, for at most
+  // `timeout` or a second, whichever is shorter: true if something changed (callers look again
+  // either way). Lets waiters sleep instead of polling.
   hal::Result<bool> waitForChange(const std::string& prefix, int64_t revision, std::chrono::milliseconds timeout);
   // The store's revision seen by the last getPrefix (for waitForChange).
   int64_t lastRevision() const { return lastRevision_.load(); }
@@ -72,9 +73,10 @@ class EtcdClient {
   template <typename Call>
   hal::Status onSomeMember(const char* what, Call call);
   std::unique_ptr<grpc::ClientContext> context(std::chrono::milliseconds timeout) const;
+  std::chrono::milliseconds memberTimeout() const;
 
   std::string endpointList_;
-  std::chrono::milliseconds callTimeout_{3000};
+  std::chrono::milliseconds callTimeout_{5000};
   std::vector<Member> members_;
   std::atomic<size_t> current_{0};
   std::atomic<int64_t> lastRevision_{0};

@@ -25,19 +25,23 @@ run_and_count() {
   bazel_status=${PIPESTATUS[0]}
   local run_failed=0
   while read -r target status; do
-    xml="bazel-testlogs/${target#//}"; xml="${xml/://}/test.xml"
-    if [ "$status" != PASSED ] && [ "$status" != FAILED ] || [ ! -f "$xml" ]; then
+    logs="bazel-testlogs/${target#//}"; logs="${logs/://}"
+    # A sharded target (shard_count) has a test.xml per shard.
+    xmls=("$logs/test.xml")
+    [ -f "$logs/test.xml" ] || xmls=("$logs"/shard_*_of_*/test.xml)
+    if [ "$status" != PASSED ] && [ "$status" != FAILED ] || [ ! -f "${xmls[0]}" ]; then
       echo "counted as failed: $target ($status)"
       run_failed=$((run_failed + 1))
       continue
     fi
     # Count test cases, not assertions: a case with several <failure> elements failed once.
     read -r cases bad skip < <(awk '
+      FNR == 1      { open = 0 }
       /<testcase /  { cases++; open = ($0 !~ /\/>[[:space:]]*$/); failed = 0 }
       /<(failure|error)[ >]/ { if (open && !failed) { bad++; failed = 1 } }
       /<skipped/    { if (open) skip++ }
       /<\/testcase>/ { open = 0 }
-      END { print cases + 0, bad + 0, skip + 0 }' "$xml")
+      END { print cases + 0, bad + 0, skip + 0 }' "${xmls[@]}")
     [ "$status" = FAILED ] && [ "$bad" -eq 0 ] && bad=1
     passed=$((passed + cases - bad - skip))
     run_failed=$((run_failed + bad))

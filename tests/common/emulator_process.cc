@@ -59,6 +59,10 @@ void EmulatorProcess::kill() {
   }
 }
 
+void EmulatorProcess::terminate() {
+  if (pid_ > 0 && !exited_) ::kill(pid_, SIGTERM);
+}
+
 int EmulatorProcess::waitForExit(std::chrono::milliseconds within) {
   const auto until = std::chrono::steady_clock::now() + within;
   int status = 0;

@@ -22,6 +22,8 @@ class EmulatorProcess {
   ~EmulatorProcess();
 
   void kill();
+  // Asks it to stop cleanly (SIGTERM), as Ctrl-C would.
+  void terminate();
   // Waits (bounded) for the process to end: its wait status, or -1 if it did not end in time.
   int waitForExit(std::chrono::milliseconds within);
 
