@@ -5,6 +5,7 @@
 #include "hal/operand_types.h"
 #include "proto/grpc_status.h"
 #include "hal/vlog.h"
+#include "emulator/wire_traffic.h"
 
 namespace nnremote::emulator {
 
@@ -25,8 +26,15 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
                     wire::ExecuteResponse* response) {
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     std::string* data = response->add_output_data();
-    if (!wire_conv::outputTravelsBack(wireRequest, i)) continue;
     const auto& location = request.outputs[i].location;
+    if (!wire_conv::outputTravelsBack(wireRequest, i)) {
+      // Written in place: shared memory (or a device buffer, which stays on the server).
+      if (location.poolIndex < request.pools.size() &&
+          std::holds_alternative<hal::SharedMemory>(request.pools[location.poolIndex])) {
+        countTraffic(Direction::OUT, Transport::SHARED_MEMORY, location.length);
+      }
+      continue;
+    }
     const auto& memory = std::get<hal::SharedMemory>(request.pools[location.poolIndex]);
     uint64_t length = location.length;
     const hal::OperandType type = model.main.operands[model.main.outputIndexes[i]].type;
@@ -39,22 +47,32 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
     if (length > kMaxInlineOutputBytes) {
       (*response->mutable_output_bulk_transfer_ids())[static_cast<uint32_t>(i)] =
           session.downloads.add({memory, location.offset, length});
+      countTraffic(Direction::OUT, Transport::BULK, length);
       continue;
     }
     data->assign(reinterpret_cast<const char*>(memory->data() + location.offset), length);
+    countTraffic(Direction::OUT, Transport::INLINE, length);
   }
 }
 
 wire_conv::MemoryResolver resolverFor(Session& session) {
   return [&session](const wire::Memory& memory) -> hal::Result<hal::SharedMemory> {
+    Transport transport = Transport::INLINE;
+    hal::Result<hal::SharedMemory> resolved = hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "unresolved";
     switch (memory.kind_case()) {
       case wire::Memory::kRegisteredMemoryId:
-        return session.registeredMemories.find(memory.registered_memory_id());
+        transport = Transport::SHARED_MEMORY;
+        resolved = session.registeredMemories.find(memory.registered_memory_id());
+        break;
       case wire::Memory::kBulkTransferId:
-        return session.uploads.take(memory.bulk_transfer_id());
+        transport = Transport::BULK;
+        resolved = session.uploads.take(memory.bulk_transfer_id());
+        break;
       default:
-        return wire_conv::resolveInlineOnly(memory);
+        resolved = wire_conv::resolveInlineOnly(memory);
     }
+    if (resolved.ok() && *resolved != nullptr) countTraffic(Direction::IN, transport, (*resolved)->size());
+    return resolved;
   };
 }
 

@@ -22,6 +22,7 @@
 #include "emulator/fault_injection.h"
 #include "emulator/graph_dump_device.h"
 #include "emulator/pool_records.h"
+#include "emulator/prometheus_metrics.h"
 #include "emulator/recording_device.h"
 #include "emulator/remote_devices.h"
 #include "emulator/server_config.h"
@@ -124,6 +125,11 @@ Farms (docs/farm.md): register the devices in a pool that clients find through e
   --pool=NAME       the pool to register in (default: default)
   --etcd-ttl=S      the lease's time to live, 2 to 60 s (default 5): a dead emulator's devices
                     leave the pool this long after it died
+  --metrics=HOST:PORT
+                    serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one and
+                    prints it): executions by device, priority and status; latency and
+                    queue-wait histograms; simulated device time; queue depth; sessions;
+                    prepared models; bytes in and out by transport (inline, bulk, shared memory)
 
 Security (docs/security.md). Every session belongs to the identity that opened it, and only
 that identity can use it and its handles:
@@ -249,6 +255,7 @@ NNREMOTE_FLAG(std::string, fault, "fault", "", "KIND:AFTER_N[:DEVICE]: inject a 
 NNREMOTE_FLAG(std::string, etcd, "etcd", "", "HOST:PORT[,...]: register the devices in an etcd pool");
 NNREMOTE_FLAG(std::string, advertise, "advertise", "", "the address the pool gives clients");
 NNREMOTE_FLAG(std::string, pool, "pool", "default", "the etcd pool to register in");
+NNREMOTE_FLAG(std::string, metrics, "metrics", "", "HOST:PORT: serve Prometheus metrics on /metrics");
 using LeaseSeconds = nnremote::flags::WholeNumber<2, 60>;
 NNREMOTE_FLAG(LeaseSeconds, etcd_ttl, "etcd-ttl", LeaseSeconds{5},
               "seconds a dead emulator's devices stay in the pool");
@@ -395,6 +402,18 @@ int main(int argc, char** argv) {
     std::cerr << "npu_emulator: WARNING: serving plain TCP (--insecure): anyone who can reach "
               << (*server)->address() << " can use these devices"
               << (serverOptions.security.tokens.empty() ? "" : ", and bearer tokens travel unencrypted") << std::endl;
+  }
+
+  std::unique_ptr<nnremote::emulator::MetricsExporter> metrics;
+  if (const std::string address = absl::GetFlag(FLAGS_metrics); !address.empty()) {
+    auto exporter = nnremote::emulator::MetricsExporter::start(address, *devices, (*server)->service());
+    if (!exporter.ok()) {
+      std::cerr << "npu_emulator: --metrics: " << exporter.error().message << "\n";
+      return 2;
+    }
+    metrics = std::move(exporter).value();
+    const std::string host = address.substr(0, address.rfind(':'));
+    std::cout << "npu_emulator: metrics at http://" << host << ":" << metrics->port() << "/metrics" << std::endl;
   }
 
   // Registered only once serving: a client that finds the devices can use them.

@@ -7,22 +7,9 @@
 #include <memory>
 #include <mutex>
 
-#include "hal/forwarding_device.h"
 #include "scheduler/scheduled_device.h"
 
 namespace nnremote::emulator {
-
-const scheduler::DeviceScheduler* schedulerOf(const hal::SharedDevice& device) {
-  const hal::IDevice* current = device.get();
-  while (current != nullptr) {
-    if (const auto* scheduled = dynamic_cast<const scheduler::ScheduledDevice*>(current)) {
-      return &scheduled->scheduler();
-    }
-    const auto* decorator = dynamic_cast<const hal::ForwardingDevice*>(current);
-    current = decorator != nullptr ? decorator->inner().get() : nullptr;
-  }
-  return nullptr;
-}
 
 namespace {
 
@@ -62,7 +49,7 @@ farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice
   auto probe = std::make_shared<LoadProbe>();
   probe->busy.assign(devices.size(), hal::Duration{0});
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (const auto* scheduler = schedulerOf(devices[i])) probe->busy[i] = scheduler->load().busy;
+    if (const auto* scheduler = scheduler::findScheduler(devices[i])) probe->busy[i] = scheduler->load().busy;
   }
   return [devices = std::move(devices), address = std::move(address), probe, process = thisProcess()] {
     std::lock_guard<std::mutex> lock(probe->mutex);
@@ -78,7 +65,7 @@ farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice
       record.set_version(devices[i]->getVersionString());
       record.set_npu(npuSummary(devices[i]->getVersionString()));
       record.set_emulator(process);
-      if (const auto* scheduler = schedulerOf(devices[i])) {
+      if (const auto* scheduler = scheduler::findScheduler(devices[i])) {
         const scheduler::DeviceScheduler::Load load = scheduler->load();
         const double busySeconds = std::chrono::duration<double>(load.busy - probe->busy[i]).count();
         probe->busy[i] = load.busy;

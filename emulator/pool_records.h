@@ -8,13 +8,8 @@
 
 #include "farm/pool_registration.h"
 #include "hal/i_device.h"
-#include "scheduler/device_scheduler.h"
 
 namespace nnremote::emulator {
-
-// The scheduler behind a served device, found through its decorators (recording, faults, graph
-// dumps); null for a device without one (another emulator's, served with remote:).
-const scheduler::DeviceScheduler* schedulerOf(const hal::SharedDevice& device);
 
 // The records of `devices` as served at `address`; each call measures load since the last.
 farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice> devices, std::string address);

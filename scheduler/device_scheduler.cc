@@ -58,7 +58,16 @@ hal::TimePoint DeviceScheduler::endOf(DeviceTimeline::JobId id, hal::TimePoint i
 
 DeviceScheduler::Load DeviceScheduler::load() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return Load{timeline_.jobsAt(options_.time->now()), busy_, committedJobs_};
+  return Load{timeline_.jobsAt(options_.time->now()), busy_, committedJobs_, preparedModels_.load()};
+}
+
+void DeviceScheduler::observeExecutions(std::function<void(const ExecutionReport&)> observer) const {
+  std::atomic_store(&observer_, std::make_shared<const std::function<void(const ExecutionReport&)>>(std::move(observer)));
+}
+
+void DeviceScheduler::reportExecution(const ExecutionReport& report) const {
+  // No lock on the execution path: the observer is swapped whole.
+  if (const auto observer = std::atomic_load(&observer_); observer != nullptr && *observer) (*observer)(report);
 }
 
 std::vector<DeviceTimeline::Entry> DeviceScheduler::snapshot() const {

@@ -8,6 +8,7 @@
 #ifndef NNREMOTE_SCHEDULER_DEVICE_SCHEDULER_H_
 #define NNREMOTE_SCHEDULER_DEVICE_SCHEDULER_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -27,6 +28,15 @@ struct SchedulerOptions {
   // The simulated time a preparation occupies the device. Unset: the host time the wrapped
   // device took to prepare.
   std::function<hal::Duration(const hal::Model&)> preparationTime;
+};
+
+// One execution as its client saw it, for metrics (npu_emulator --metrics).
+struct ExecutionReport {
+  hal::Priority priority = hal::Priority::MEDIUM;
+  hal::ErrorStatus status = hal::ErrorStatus::NONE;
+  hal::Duration latency{0};     // host wall clock, from the call to its answer
+  hal::Duration deviceTime{0};  // its own time on the simulated device (0 if it never ran)
+  hal::Duration queueWait{0};   // on the timeline, from its arrival to its start
 };
 
 // What became of a job on the timeline, once it is final for its client.
@@ -65,8 +75,16 @@ class DeviceScheduler {
     size_t jobsNow = 0;           // on the device now: running, preempted or waiting
     hal::Duration busy{0};        // device time of every job committed so far
     uint64_t committedJobs = 0;   // jobs committed so far
+    int64_t preparedModels = 0;   // prepared on the device and not yet released
   };
   Load load() const;
+
+  // Whoever wants to hear of every execution (set once, before serving).
+  void observeExecutions(std::function<void(const ExecutionReport&)> observer) const;
+  void reportExecution(const ExecutionReport& report) const;
+  // Counted by the prepared models themselves, for load().
+  void preparedModelAdded() { preparedModels_.fetch_add(1); }
+  void preparedModelReleased() { preparedModels_.fetch_sub(1); }
 
  private:
   SchedulerOptions options_;
@@ -75,6 +93,8 @@ class DeviceScheduler {
   DeviceTimeline timeline_;
   hal::Duration busy_{0};        // guarded by mutex_
   uint64_t committedJobs_ = 0;   // guarded by mutex_
+  std::atomic<int64_t> preparedModels_{0};
+  mutable std::shared_ptr<const std::function<void(const ExecutionReport&)>> observer_;  // atomic_load/store
 };
 
 }  // namespace nnremote::scheduler

@@ -80,14 +80,34 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
   ScheduledPreparedModel(hal::SharedPreparedModel inner, std::shared_ptr<DeviceScheduler> scheduler,
                          hal::Priority priority, std::vector<hal::OperandType> outputTypes)
       : inner_(std::move(inner)), scheduler_(std::move(scheduler)), priority_(priority),
-        outputTypes_(std::move(outputTypes)) {}
+        outputTypes_(std::move(outputTypes)) {
+    scheduler_->preparedModelAdded();
+  }
+  ~ScheduledPreparedModel() override { scheduler_->preparedModelReleased(); }
 
   const hal::SharedPreparedModel& inner() const { return inner_; }
   const hal::Model* getModel() const override { return inner_->getModel(); }
 
+  // Every executor (sync, async, reusable, burst, fenced) comes here; each execution is reported
+  // to the scheduler's observer with how it ended.
   hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
                                              const hal::OptionalTimePoint& deadline,
                                              const hal::OptionalDuration& loopTimeoutDuration) const override {
+    ExecutionReport report;
+    report.priority = priority_;
+    const TimePoint start = hal::Clock::now();
+    auto outcome = schedule(request, measure, deadline, loopTimeoutDuration, &report);
+    report.latency = std::chrono::duration_cast<Duration>(hal::Clock::now() - start);
+    report.status = outcome.ok() ? ErrorStatus::NONE : outcome.error().code;
+    scheduler_->reportExecution(report);
+    return outcome;
+  }
+
+ private:
+  hal::Result<hal::ExecutionOutcome> schedule(const hal::Request& request, hal::MeasureTiming measure,
+                                              const hal::OptionalTimePoint& deadline,
+                                              const hal::OptionalDuration& loopTimeoutDuration,
+                                              ExecutionReport* report) const {
     NN_ASSIGN_OR_RETURN(const hal::OptionalDuration left, timeLeft(deadline, "execution"));
     const TimePoint arrival = arrivalTime();
     const InputShapes shapes = inputShapes(request);
@@ -150,6 +170,8 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
       lastJob_ = job.id;
       lastEnd_ = job.placement.end;
     }
+    report->deviceTime = own;
+    report->queueWait = std::max(Duration::zero(), std::chrono::duration_cast<Duration>(job.placement.start - job.arrival));
     if (job.placement.stopped) return stoppedForDeadline("execution", job);
     if (staged) staged->publish(outcome.outputShapes);
 
@@ -227,6 +249,16 @@ hal::SharedPreparedModel unwrapScheduled(const hal::SharedPreparedModel& prepare
 
 ScheduledDevice::ScheduledDevice(hal::SharedDevice inner, std::shared_ptr<DeviceScheduler> scheduler)
     : ForwardingDevice(std::move(inner)), scheduler_(std::move(scheduler)) {}
+
+const DeviceScheduler* findScheduler(const hal::SharedDevice& device) {
+  const hal::IDevice* current = device.get();
+  while (current != nullptr) {
+    if (const auto* scheduled = dynamic_cast<const ScheduledDevice*>(current)) return &scheduled->scheduler();
+    const auto* decorator = dynamic_cast<const hal::ForwardingDevice*>(current);
+    current = decorator != nullptr ? decorator->inner().get() : nullptr;
+  }
+  return nullptr;
+}
 
 hal::SharedDevice ScheduledDevice::create(hal::SharedDevice inner, SchedulerOptions options) {
   return std::make_shared<ScheduledDevice>(std::move(inner), std::make_shared<DeviceScheduler>(std::move(options)));

@@ -61,6 +61,10 @@ class ScheduledPreparedModel;
 // `preparedModel` itself.
 hal::SharedPreparedModel unwrapScheduled(const hal::SharedPreparedModel& preparedModel);
 
+// The scheduler behind `device`, found through the decorators around it (hal::ForwardingDevice:
+// recording, faults, graph dumps); null for a device without one (e.g. another emulator's).
+const DeviceScheduler* findScheduler(const hal::SharedDevice& device);
+
 }  // namespace nnremote::scheduler
 
 #endif  // NNREMOTE_SCHEDULER_SCHEDULED_DEVICE_H_

@@ -23,6 +23,9 @@ packages=(
   # Farms (docs/farm.md): etcd, which the farm tests and scripts/farm_demo.sh start as a real
   # 3-member cluster on loopback.
   etcd-server
+  # npu_emulator --metrics is served with prometheus-cpp; the tests check it with Prometheus' own
+  # promtool (package prometheus).
+  prometheus-cpp-dev prometheus
 )
 
 if [ "${1:-}" = "--with-browser" ]; then packages+=(chromium); fi

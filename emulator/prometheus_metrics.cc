@@ -1,0 +1,145 @@
+#include "emulator/prometheus_metrics.h"
+
+#include <prometheus/collectable.h>
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <chrono>
+
+#include "emulator/wire_traffic.h"
+#include "scheduler/scheduled_device.h"
+
+namespace nnremote::emulator {
+namespace {
+
+const char* priorityLabel(hal::Priority priority) {
+  switch (priority) {
+    case hal::Priority::LOW: return "low";
+    case hal::Priority::HIGH: return "high";
+    default: return "medium";
+  }
+}
+
+double seconds(hal::Duration duration) { return std::chrono::duration<double>(duration).count(); }
+
+// 50 us to about 13 s, doubling: sample-model round trips to MobileNet under load.
+prometheus::Histogram::BucketBoundaries latencyBuckets() {
+  prometheus::Histogram::BucketBoundaries bounds;
+  for (double bound = 50e-6; bound < 15.0; bound *= 2) bounds.push_back(bound);
+  return bounds;
+}
+
+prometheus::ClientMetric gauge(double value, std::vector<prometheus::ClientMetric::Label> labels = {}) {
+  prometheus::ClientMetric metric;
+  metric.label = std::move(labels);
+  metric.gauge.value = value;
+  return metric;
+}
+
+}  // namespace
+
+// The metrics that are read when Prometheus scrapes rather than counted as they happen.
+class MetricsExporter::Snapshot final : public prometheus::Collectable {
+ public:
+  Snapshot(std::vector<hal::SharedDevice> devices, const AcceleratorService& service)
+      : devices_(std::move(devices)), service_(service) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    prometheus::MetricFamily depth{"nnremote_queue_depth", "Jobs on the device now: running, preempted or waiting",
+                                   prometheus::MetricType::Gauge, {}};
+    prometheus::MetricFamily prepared{"nnremote_prepared_models", "Prepared models alive on the device",
+                                      prometheus::MetricType::Gauge, {}};
+    for (const auto& device : devices_) {
+      const scheduler::DeviceScheduler* scheduler = scheduler::findScheduler(device);
+      if (scheduler == nullptr) continue;
+      const auto load = scheduler->load();
+      depth.metric.push_back(gauge(static_cast<double>(load.jobsNow), {{"device", device->getName()}}));
+      prepared.metric.push_back(gauge(static_cast<double>(load.preparedModels), {{"device", device->getName()}}));
+    }
+    prometheus::MetricFamily sessions{"nnremote_sessions", "Client sessions open", prometheus::MetricType::Gauge,
+                                      {gauge(static_cast<double>(service_.sessions().size()))}};
+    prometheus::MetricFamily bytes{"nnremote_transfer_bytes_total",
+                                   "Bytes of models, requests and results moved, by direction and transport",
+                                   prometheus::MetricType::Counter, {}};
+    for (const Direction direction : {Direction::IN, Direction::OUT}) {
+      for (const Transport transport : {Transport::INLINE, Transport::BULK, Transport::SHARED_MEMORY}) {
+        prometheus::ClientMetric metric;
+        metric.label = {{"direction", toString(direction)}, {"transport", toString(transport)}};
+        metric.counter.value = static_cast<double>(trafficSoFar(direction, transport));
+        bytes.metric.push_back(std::move(metric));
+      }
+    }
+    return {std::move(depth), std::move(prepared), std::move(sessions), std::move(bytes)};
+  }
+
+ private:
+  const std::vector<hal::SharedDevice> devices_;
+  const AcceleratorService& service_;
+};
+
+hal::Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::string& address,
+                                                                     const std::vector<hal::SharedDevice>& devices,
+                                                                     const AcceleratorService& service) {
+  std::unique_ptr<MetricsExporter> exporter(new MetricsExporter());
+  exporter->devices_ = devices;
+  exporter->registry_ = std::make_shared<prometheus::Registry>();
+  auto& executions = prometheus::BuildCounter()
+                         .Name("nnremote_executions_total")
+                         .Help("Executions by device, priority and how they ended (HAL status; NONE: success)")
+                         .Register(*exporter->registry_);
+  auto& latency = prometheus::BuildHistogram()
+                      .Name("nnremote_execution_latency_seconds")
+                      .Help("Host wall clock of each execution on the device, queueing included")
+                      .Register(*exporter->registry_);
+  auto& queueWait = prometheus::BuildHistogram()
+                        .Name("nnremote_queue_wait_seconds")
+                        .Help("Time each execution waited on the simulated device before it started")
+                        .Register(*exporter->registry_);
+  auto& deviceTime = prometheus::BuildCounter()
+                         .Name("nnremote_device_time_seconds_total")
+                         .Help("Simulated device time of every execution")
+                         .Register(*exporter->registry_);
+  for (const auto& device : devices) {
+    const scheduler::DeviceScheduler* scheduler = scheduler::findScheduler(device);
+    if (scheduler == nullptr) continue;
+    const std::string name = device->getName();
+    prometheus::Histogram* latencyOfDevice = &latency.Add({{"device", name}}, latencyBuckets());
+    prometheus::Histogram* waitOfDevice = &queueWait.Add({{"device", name}}, latencyBuckets());
+    prometheus::Counter* timeOfDevice = &deviceTime.Add({{"device", name}});
+    scheduler->observeExecutions([&executions, name, latencyOfDevice, waitOfDevice,
+                                  timeOfDevice](const scheduler::ExecutionReport& report) {
+      executions.Add({{"device", name}, {"priority", priorityLabel(report.priority)}, {"status", hal::toString(report.status)}})
+          .Increment();
+      latencyOfDevice->Observe(seconds(report.latency));
+      if (report.deviceTime > hal::Duration::zero()) {
+        waitOfDevice->Observe(seconds(report.queueWait));
+        timeOfDevice->Increment(seconds(report.deviceTime));
+      }
+    });
+  }
+  exporter->snapshot_ = std::make_shared<Snapshot>(devices, service);
+  try {
+    exporter->exposer_ = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/1);
+  } catch (const std::exception& error) {
+    return hal::invalidArgument() << "cannot serve metrics at " << address << ": " << error.what();
+  }
+  exporter->exposer_->RegisterCollectable(exporter->registry_);
+  exporter->exposer_->RegisterCollectable(exporter->snapshot_);
+  return exporter;
+}
+
+MetricsExporter::~MetricsExporter() {
+  // Executions that end after this must not reach the families about to go.
+  for (const auto& device : devices_) {
+    if (const auto* scheduler = scheduler::findScheduler(device)) scheduler->observeExecutions(nullptr);
+  }
+}
+
+int MetricsExporter::port() const {
+  const auto ports = exposer_->GetListeningPorts();
+  return ports.empty() ? 0 : ports.front();
+}
+
+}  // namespace nnremote::emulator

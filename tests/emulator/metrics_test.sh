@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# npu_emulator --metrics: the page parses with Prometheus' own promtool, and its counters agree
+# with what clients ran: executions by status, bytes by transport, nothing left open after.
+set -uo pipefail
+source tests/common/test_helpers.sh
+emulator=emulator/npu_emulator nnremote=tools/nnremote
+socket=/tmp/nnremote-metrics-$$.sock
+$emulator --listen=unix:$socket --metrics=127.0.0.1:0 > "$TEST_TMPDIR/emulator.log" 2>&1 &
+emulator_pid=$!
+trap 'kill -9 $emulator_pid 2>/dev/null' EXIT
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -n 's|^npu_emulator: metrics at http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$TEST_TMPDIR/emulator.log")
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+check "the emulator prints where its metrics are" [ -n "$port" ]
+
+# GET /metrics over bash's /dev/tcp (no curl on a bare machine).
+scrape() {
+  exec 3<> "/dev/tcp/127.0.0.1/$port"
+  printf 'GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3
+  sed '1,/^\r$/d' <&3
+  exec 3>&-
+}
+# value NAME{LABELS}: the sample's value, 0 if absent.
+value() { awk -v name="$1" '$1 == name { print $2; found = 1 } END { if (!found) print 0 }' "$TEST_TMPDIR/metrics.txt"; }
+
+conformance=$(dirname "$(readlink -f README.md)")/../shared/conformance
+cases=tests/conformance/extensions
+[ -d "$conformance/V1_0" ] && cases=$conformance/V1_0
+$nnremote conform --target=unix:$socket --cases="$cases" > "$TEST_TMPDIR/sync.log"
+$nnremote conform --target=unix:$socket --cases="$cases" --memory=shm > "$TEST_TMPDIR/shm.log"
+$nnremote conform --target=unix:$socket --cases="$cases" --executor=burst > "$TEST_TMPDIR/burst.log"
+passed=0
+for log in sync shm burst; do passed=$((passed + $(tail -n 1 "$TEST_TMPDIR/$log.log" | cut -d' ' -f1))); done
+$nnremote run-sample --target=unix:$socket --device=nnremote-edge16 --deadline-us=5 > /dev/null 2>&1
+
+scrape > "$TEST_TMPDIR/metrics.txt"
+check "promtool check metrics accepts the page" sh -c "promtool check metrics < '$TEST_TMPDIR/metrics.txt'"
+succeeded=$(grep -E '^nnremote_executions_total\{.*status="NONE"' "$TEST_TMPDIR/metrics.txt" | awk '{s += $2} END {print s + 0}')
+echo "conform passed $passed models; executions_total{status=NONE} = $succeeded"
+check "successful executions match the models conform passed (plus none else)" [ "$succeeded" -eq "$passed" ]
+check "a deadline miss is counted by its status" \
+  [ "$(value 'nnremote_executions_total{device="nnremote-edge16",priority="medium",status="MISSED_DEADLINE_PERSISTENT"}')" = 1 ]
+check "inline bytes came in" [ "$(value 'nnremote_transfer_bytes_total{direction="in",transport="inline"}')" != 0 ]
+check "shared-memory bytes came in" [ "$(value 'nnremote_transfer_bytes_total{direction="in",transport="shared_memory"}')" != 0 ]
+check "results went out in shared memory too" [ "$(value 'nnremote_transfer_bytes_total{direction="out",transport="shared_memory"}')" != 0 ]
+check "device time was counted" [ "$(value 'nnremote_device_time_seconds_total{device="nnremote-edge16"}')" != 0 ]
+check "the latency histogram counts every execution" \
+  [ "$(value 'nnremote_execution_latency_seconds_count{device="nnremote-edge16"}')" -eq $((succeeded + 1)) ]
+check "no session is left open" [ "$(value nnremote_sessions)" = 0 ]
+check "no prepared model is left" [ "$(value 'nnremote_prepared_models{device="nnremote-edge16"}')" = 0 ]
+
+# A session held open shows.
+$nnremote load --target=unix:$socket --clients=2 --seconds=2 > /dev/null 2>&1 &
+load_pid=$!
+sleep 1
+scrape > "$TEST_TMPDIR/metrics.txt"
+check "open sessions are counted" [ "$(value nnremote_sessions)" -ge 2 ]
+wait $load_pid
+
+check "a port already taken is refused at start" \
+  sh -c "$emulator --listen=unix:$socket-2 --metrics=127.0.0.1:$port 2>&1 | grep -q 'cannot serve metrics at 127.0.0.1:$port'"
+echo "$failures failed"
+[ "$failures" -eq 0 ]
