@@ -19,6 +19,7 @@ int runTrace();
 int runLoad();    // load_command.cc
 int runReplay();  // replay_command.cc
 int runGraph();   // graph_command.cc
+int runBench();     // bench_command.cc
 int runFarmList();  // farm_command.cc
 int runFarmWait();
 

@@ -29,6 +29,9 @@ Commands:
                config and topology files unchanged, prints its COMPUTE_REPORT.csv layout
   load         drive many clients at one emulator (like Triton's perf_analyzer) and print one
                summary line: latencies, throughput, and every failure by status
+  bench        like load, with timing on every execution, and write an HTML report with plots
+               (latency percentiles and histogram, throughput over time, device time next to
+               wall time, where the device time goes) and optionally JSON
   graph        draw a model's graph as Graphviz DOT or an HTML page: operations, operands with
                types and shapes, and each operation's simulated device time
   replay       run a recording (npu_emulator --record=DIR) against another server or backend
@@ -127,6 +130,12 @@ Flags (farm list, farm wait):
   --devices=N     farm wait: how many devices to wait for (default 1)
   --wait=DURATION farm wait: how long (default 30s); then it prints the pool and exits 1
 
+Flags (bench): load's --model, --clients, --seconds, --priority and --executor, and
+  --html=FILE     the report: one self-contained page, plots drawn inline (required)
+  --json=FILE     the same numbers as JSON
+  bench ends with "executions=N errors=N p50_us=X p99_us=Y throughput_per_s=Z" and exits 1 if
+  any execution failed.
+
 Flags (graph):
   --cases=FILE    a conformance-format JSON file; --model=NAME picks one of its models (default:
                   the first). Without --cases, --model names a built-in model (default mobilenet)
@@ -170,6 +179,7 @@ Examples:
   nnremote load --target=unix:/tmp/nnremote.sock --model=mobilenet --clients=4 --priority=low --seconds=30
   nnremote run-sample --deadline-us=5 --priority=high
   nnremote graph --cases=../shared/conformance/V1_0/conv_float.json --format=html --output=conv.html
+  nnremote bench --target=unix:/tmp/nnremote.sock --model=mobilenet --clients=4 --seconds=10 --html=bench.html
   nnremote farm wait --etcd=127.0.0.1:2379 --pool=lab --devices=4 --wait=60s
   nnremote conform --target='etcd://127.0.0.1:2379/lab?exclusive=1' --cases=../shared/conformance --shard=0/8
   nnremote replay --recording=/tmp/rec --target=unix:/tmp/board.sock --device=armnn-cpuref --html=replay.html
@@ -196,6 +206,8 @@ const Command& command(const std::string& name) {
            {"device", "model", "clients", "priority", "seconds", "executor", "idle-sessions", "deadline-us"})},
       {"replay", runReplay, withConnectionFlags({"recording", "device", "exact", "html"})},
       {"graph", runGraph, {"cases", "model", "format", "output", "config"}},
+      {"bench", runBench,
+       withConnectionFlags({"device", "model", "clients", "priority", "seconds", "executor", "html", "json"})},
       {"farm list", runFarmList, {"etcd", "pool"}},
       {"farm wait", runFarmWait, {"etcd", "pool", "devices", "wait"}},
   };
