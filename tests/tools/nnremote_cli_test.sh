@@ -244,5 +244,23 @@ check "npu_emulator exits cleanly on SIGTERM" grep -q "shutting down" "$TEST_TMP
 check "a gone server is reported as DEAD_OBJECT" bash -c \
   "$nnremote devices --target=unix:$socket 2>&1 | grep -q DEAD_OBJECT"
 
+# Farm inputs that need no etcd to be refused (tests/farm has the rest against a real cluster).
+check "a malformed etcd:// target is INVALID_ARGUMENT naming what is wrong" bash -c \
+  "$nnremote devices --target='etcd://127.0.0.1/lab' 2>&1 | grep -q \"INVALID_ARGUMENT: malformed pool target 'etcd://127.0.0.1/lab': endpoint '127.0.0.1' is not HOST:PORT\""
+check "an etcd:// target with an unknown parameter is refused" bash -c \
+  "$nnremote devices --target='etcd://127.0.0.1:2379/lab?colour=red' 2>&1 | grep -q \"unknown or empty parameter 'colour=red'\""
+check "an unreachable etcd fails the command naming it, within its call timeout" bash -c \
+  "timeout 30 $nnremote devices --target='etcd://127.0.0.1:1/lab' --wait=100ms 2>&1 | grep -q 'etcd Range at 127.0.0.1:1'"
+check "a negative --wait is refused" bash -c \
+  "$nnremote devices --target='etcd://127.0.0.1:2379/lab' --wait=-1s 2>&1 | grep -q -- '--wait must not be negative'"
+check "farm list needs --etcd" bash -c "$nnremote farm list 2>&1 | grep -q -- '--etcd=HOST:PORT\\[,HOST:PORT...\\] is required'"
+check "a farm command takes only its own flags" bash -c \
+  "$nnremote farm wait --etcd=127.0.0.1:1 --cases=x >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "a shard that does not exist is refused" bash -c \
+  "$nnremote conform --cases=tests/conformance/extensions --shard=8/8 2>&1 | grep -q 'expected I/N with N from 1'"
+check "npu_emulator refuses a bad --etcd endpoint and a bad TTL" bash -c \
+  "$emulator --listen=unix:/tmp/nnremote-cli-etcd-\$\$.sock --etcd=nohost 2>&1 | grep -q \"etcd endpoint 'nohost' is not HOST:PORT\" &&
+   $emulator --etcd-ttl=1 2>&1 | grep -q \"flag 'etcd-ttl'; must be a whole number from 2 to 60\""
+
 echo "$failures failed checks"
 [ $failures -eq 0 ]
