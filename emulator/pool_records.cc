@@ -1,27 +1,17 @@
 #include "emulator/pool_records.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <mutex>
 
+#include "farm/pool.h"
+#include "hal/operand_types.h"
 #include "scheduler/scheduled_device.h"
 
 namespace nnremote::emulator {
 
 namespace {
-
-const char* typeName(hal::DeviceType type) {
-  switch (type) {
-    case hal::DeviceType::ACCELERATOR: return "ACCELERATOR";
-    case hal::DeviceType::CPU: return "CPU";
-    case hal::DeviceType::GPU: return "GPU";
-    case hal::DeviceType::OTHER: return "OTHER";
-    default: return "UNKNOWN";
-  }
-}
 
 // The simulator's version string ends with its NPU in parentheses, e.g.
 // "nnremote-sim 0.2 (16x16 OUTPUT_STATIONARY @ 800 MHz)"; other backends have none.
@@ -29,12 +19,6 @@ std::string npuSummary(const std::string& version) {
   const size_t open = version.rfind('(');
   if (open == std::string::npos || version.back() != ')') return "";
   return version.substr(open + 1, version.size() - open - 2);
-}
-
-std::string thisProcess() {
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
-  return std::string(host) + ":" + std::to_string(::getpid());
 }
 
 struct LoadProbe {
@@ -51,7 +35,7 @@ farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice
   for (size_t i = 0; i < devices.size(); ++i) {
     if (const auto* scheduler = scheduler::findScheduler(devices[i])) probe->busy[i] = scheduler->load().busy;
   }
-  return [devices = std::move(devices), address = std::move(address), probe, process = thisProcess()] {
+  return [devices = std::move(devices), address = std::move(address), probe, process = farm::thisProcessName()] {
     std::lock_guard<std::mutex> lock(probe->mutex);
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - probe->lastLook).count();
@@ -61,7 +45,7 @@ farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice
       farm::DeviceRecord record;
       record.set_address(address);
       record.set_device(devices[i]->getName());
-      record.set_type(typeName(devices[i]->getType()));
+      record.set_type(hal::toString(devices[i]->getType()));
       record.set_version(devices[i]->getVersionString());
       record.set_npu(npuSummary(devices[i]->getVersionString()));
       record.set_emulator(process);

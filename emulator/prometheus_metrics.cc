@@ -9,18 +9,11 @@
 #include <chrono>
 
 #include "emulator/wire_traffic.h"
+#include "hal/operand_types.h"
 #include "scheduler/scheduled_device.h"
 
 namespace nnremote::emulator {
 namespace {
-
-const char* priorityLabel(hal::Priority priority) {
-  switch (priority) {
-    case hal::Priority::LOW: return "low";
-    case hal::Priority::HIGH: return "high";
-    default: return "medium";
-  }
-}
 
 double seconds(hal::Duration duration) { return std::chrono::duration<double>(duration).count(); }
 
@@ -110,7 +103,7 @@ hal::Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::
     prometheus::Counter* timeOfDevice = &deviceTime.Add({{"device", name}});
     scheduler->observeExecutions([&executions, name, latencyOfDevice, waitOfDevice,
                                   timeOfDevice](const scheduler::ExecutionReport& report) {
-      executions.Add({{"device", name}, {"priority", priorityLabel(report.priority)}, {"status", hal::toString(report.status)}})
+      executions.Add({{"device", name}, {"priority", hal::priorityName(report.priority)}, {"status", hal::toString(report.status)}})
           .Increment();
       latencyOfDevice->Observe(seconds(report.latency));
       if (report.deviceTime > hal::Duration::zero()) {

@@ -21,6 +21,15 @@ bool memberUnreachable(const grpc::Status& status) {
 
 }  // namespace
 
+hal::Status checkEndpoint(absl::string_view endpoint) {
+  const size_t colon = endpoint.rfind(':');
+  if (colon == absl::string_view::npos || colon == 0 || colon + 1 == endpoint.size() ||
+      endpoint.substr(colon + 1).find_first_not_of("0123456789") != absl::string_view::npos) {
+    return hal::invalidArgument() << "endpoint '" << endpoint << "' is not HOST:PORT";
+  }
+  return {};
+}
+
 std::string prefixRangeEnd(const std::string& prefix) {
   std::string end = prefix;
   while (!end.empty()) {
@@ -39,11 +48,7 @@ hal::Result<std::shared_ptr<EtcdClient>> EtcdClient::create(const std::string& e
   client->endpointList_ = endpoints;
   client->callTimeout_ = callTimeout;
   for (absl::string_view endpoint : absl::StrSplit(endpoints, ',', absl::SkipWhitespace())) {
-    const size_t colon = endpoint.rfind(':');
-    if (colon == absl::string_view::npos || colon == 0 || colon + 1 == endpoint.size() ||
-        endpoint.substr(colon + 1).find_first_not_of("0123456789") != absl::string_view::npos) {
-      return hal::invalidArgument() << "etcd endpoint '" << endpoint << "' is not HOST:PORT";
-    }
+    if (auto valid = checkEndpoint(endpoint); !valid.ok()) return hal::invalidArgument() << "etcd " << valid.error().message;
     grpc::ChannelArguments arguments;
     // A member that comes back is used again soon; gRPC's default backoff grows to two minutes.
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "farm/etcd_v3.grpc.pb.h"
 #include "hal/result.h"
 
@@ -81,6 +82,9 @@ class EtcdClient {
   std::atomic<size_t> current_{0};
   std::atomic<int64_t> lastRevision_{0};
 };
+
+// INVALID_ARGUMENT unless `endpoint` is HOST:PORT.
+hal::Status checkEndpoint(absl::string_view endpoint);
 
 // The end of the key range holding every key that starts with `prefix` (etcd's convention).
 std::string prefixRangeEnd(const std::string& prefix);

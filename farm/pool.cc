@@ -1,6 +1,7 @@
 #include "farm/pool.h"
 
 #include <google/protobuf/util/json_util.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -16,6 +17,12 @@ namespace nnremote::farm {
 constexpr char kTargetScheme[] = "etcd://";
 
 std::string poolPrefix(const std::string& pool) { return "/nnremote/pools/" + pool + "/"; }
+
+std::string thisProcessName() {
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  return std::string(host) + ":" + std::to_string(::getpid());
+}
 
 std::string deviceKey(const std::string& pool, const std::string& address, const std::string& device) {
   return poolPrefix(pool) + "devices/" + address + "/" + device;
@@ -93,11 +100,7 @@ hal::Result<PoolTarget> parsePoolTarget(const std::string& text) {
   target.endpoints = std::string(rest.substr(0, slash));
   if (target.endpoints.empty()) return bad("no etcd endpoint");
   for (absl::string_view endpoint : absl::StrSplit(target.endpoints, ',')) {
-    const size_t colon = endpoint.rfind(':');
-    if (colon == absl::string_view::npos || colon == 0 || colon + 1 == endpoint.size() ||
-        endpoint.substr(colon + 1).find_first_not_of("0123456789") != absl::string_view::npos) {
-      return bad("endpoint '" + std::string(endpoint) + "' is not HOST:PORT");
-    }
+    if (auto valid = checkEndpoint(endpoint); !valid.ok()) return bad(valid.error().message);
   }
   rest.remove_prefix(slash + 1);
   const size_t question = rest.find('?');

@@ -24,6 +24,8 @@
 namespace nnremote::farm {
 
 std::string poolPrefix(const std::string& pool);
+// "HOST:PID" of this process: who registered a device, or holds one.
+std::string thisProcessName();
 std::string deviceKey(const std::string& pool, const std::string& address, const std::string& device);
 std::string holdKey(const std::string& pool, const std::string& address, const std::string& device);
 std::string encodeRecord(const DeviceRecord& record);

@@ -1,5 +1,6 @@
 #include "flags/flag_types.h"
 
+#include "hal/operand_types.h"
 #include "hal/vlog.h"
 
 namespace nnremote::flags {
@@ -16,22 +17,13 @@ bool AbslParseFlag(absl::string_view text, VlogTags* tags, std::string* error) {
 
 std::string AbslUnparseFlag(const VlogTags& tags) { return tags.list; }
 
-const char* priorityName(hal::Priority priority) {
-  switch (priority) {
-    case hal::Priority::LOW: return "low";
-    case hal::Priority::MEDIUM: return "medium";
-    case hal::Priority::HIGH: return "high";
-  }
-  return "?";
-}
-
 }  // namespace nnremote::flags
 
 namespace nnremote::hal {
 
 bool AbslParseFlag(absl::string_view text, Priority* priority, std::string* error) {
   for (const Priority candidate : {Priority::LOW, Priority::MEDIUM, Priority::HIGH}) {
-    if (text == flags::priorityName(candidate)) {
+    if (text == hal::priorityName(candidate)) {
       *priority = candidate;
       return true;
     }
@@ -40,6 +32,6 @@ bool AbslParseFlag(absl::string_view text, Priority* priority, std::string* erro
   return false;
 }
 
-std::string AbslUnparseFlag(Priority priority) { return flags::priorityName(priority); }
+std::string AbslUnparseFlag(Priority priority) { return hal::priorityName(priority); }
 
 }  // namespace nnremote::hal

@@ -43,7 +43,6 @@ struct VlogTags {
 bool AbslParseFlag(absl::string_view text, VlogTags* tags, std::string* error);
 std::string AbslUnparseFlag(const VlogTags& tags);
 
-const char* priorityName(hal::Priority priority);  // "low", "medium" or "high"
 
 }  // namespace nnremote::flags
 

@@ -172,6 +172,15 @@ std::string toString(Operand::LifeTime lifetime) {
   return "LifeTime(" + std::to_string(code) + ")";
 }
 
+const char* priorityName(Priority priority) {
+  switch (priority) {
+    case Priority::LOW: return "low";
+    case Priority::MEDIUM: return "medium";
+    case Priority::HIGH: return "high";
+  }
+  return "?";
+}
+
 std::string toString(DeviceType type) {
   switch (type) {
     case DeviceType::UNKNOWN: return "UNKNOWN";

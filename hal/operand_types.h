@@ -42,6 +42,8 @@ std::string toString(OperandType type);
 std::string toString(OperationType type);
 std::string toString(Operand::LifeTime lifetime);
 std::string toString(DeviceType type);
+// "low", "medium" or "high", as flags and metrics spell priorities.
+const char* priorityName(Priority priority);
 std::string toString(Version version);
 std::string toString(const std::vector<uint32_t>& dimensions);
 

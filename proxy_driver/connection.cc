@@ -1,7 +1,5 @@
 #include "proxy_driver/connection.h"
 
-#include <unistd.h>
-
 #include "proto/grpc_status.h"
 #include "proxy_driver/session_watcher.h"
 #include "hal/vlog.h"
@@ -15,9 +13,7 @@ namespace {
 
 // Who holds a device, as `nnremote farm list` shows it: the client's name, host and process.
 std::string holderName(const ConnectionOptions& options) {
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
-  return options.clientName + "@" + host + ":" + std::to_string(::getpid());
+  return options.clientName + "@" + farm::thisProcessName();
 }
 
 }  // namespace

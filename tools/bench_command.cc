@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "tools/bench_report.h"
+#include "hal/operand_types.h"
 #include "tools/commands.h"
 #include "tools/load_clients.h"
 #include "tools/nnremote_flags.h"
@@ -49,7 +50,7 @@ int runBench() {
   options.connection = target->options;
   run.device = options.deviceName;
   run.target = target->description;
-  run.priority = flags::priorityName(options.priority);
+  run.priority = hal::priorityName(options.priority);
   std::cout << "nnremote bench: " << run.clients << " client" << (run.clients == 1 ? "" : "s") << " running "
             << run.model << " (" << run.executor << ") on " << run.device << " at " << run.target << " for "
             << absl::GetFlag(FLAGS_seconds).value << " s" << std::endl;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "hal/operand_types.h"
 #include "tools/commands.h"
 #include "tools/connection_flags.h"
 #include "tools/load_clients.h"
@@ -52,7 +53,7 @@ int runLoad() {
     if (!connection.ok()) return fail(hal::withContext(connection.error(), "idle session " + std::to_string(i)));
     idleSessions.push_back(*connection);
   }
-  std::cout << "nnremote load: " << clients << " " << flags::priorityName(options.priority)
+  std::cout << "nnremote load: " << clients << " " << hal::priorityName(options.priority)
             << "-priority clients running " << modelName << " (" << executor << ") on " << options.deviceName
             << " at " << target->description << " for " << seconds << " s, " << idle << " idle sessions" << std::endl;
 
@@ -69,7 +70,7 @@ int runLoad() {
   std::vector<int64_t> latenciesUs;
   for (const ExecutionSample& sample : total.samples) latenciesUs.push_back(sample.latencyUs);
   std::sort(latenciesUs.begin(), latenciesUs.end());
-  std::cout << "priority=" << flags::priorityName(options.priority) << " clients=" << clients
+  std::cout << "priority=" << hal::priorityName(options.priority) << " clients=" << clients
             << " executions=" << total.executions << " errors=" << errors
             << " p50_us=" << percentile(latenciesUs, 0.50) << " p99_us=" << percentile(latenciesUs, 0.99)
             << " throughput_per_s=" << static_cast<int64_t>(static_cast<double>(latenciesUs.size()) / elapsed)
