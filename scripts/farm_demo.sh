@@ -51,6 +51,9 @@ expected_models() {
     END { print total + 0 }' "$index"
 }
 
+# Seconds since a `date +%s.%N` reading, to a tenth (awk: bc is not on every machine).
+seconds_since() { awk -v since="$1" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", now - since }'; }
+
 work=$(mktemp -d /tmp/nnremote-farm.XXXXXX)
 trap 'farm_stop; rm -rf "$work"' EXIT
 pool=demo
@@ -79,7 +82,7 @@ faults() {
       killed_at=$(date +%s.%N)
       echo "farm demo: killed the emulator at $address (SIGKILL) after ${elapsed} s"
       for _ in $(seq 1 $((ttl * 20 + 100))); do farm_device_listed "$pool" "$address" || break; sleep 0.05; done
-      echo "farm demo: its devices left the pool $(echo "$(date +%s.%N) - $killed_at" | bc | xargs printf '%.1f') s after it died (TTL $ttl s)"
+      echo "farm demo: its devices left the pool $(seconds_since "$killed_at") s after it died (TTL $ttl s)"
     fi
     if [ -n "$kill_etcd_after" ] && [ $killed_etcd = 0 ] && [ "$elapsed" -ge "$kill_etcd_after" ]; then
       killed_etcd=1
@@ -97,7 +100,7 @@ faults_pid=$!
 status=0
 for pid in "${shard_pids[@]}"; do wait "$pid" 2> /dev/null || status=1; done
 kill "$faults_pid" 2> /dev/null; wait "$faults_pid" 2> /dev/null
-wall=$(echo "$(date +%s.%N) - $start" | bc | xargs printf '%.1f')
+wall=$(seconds_since "$start")
 
 passed=0 failed=0 unsupported=0
 for shard in $(seq 0 $((shards - 1))); do
