@@ -102,8 +102,13 @@ FloatRange activationRange(FusedActivation activation) {
 
 QuantRange activationRange(FusedActivation activation, const Tensor& output, int32_t qmin,
                            int32_t qmax) {
-  auto quantize = [&](float x) {
-    return output.zeroPoint + static_cast<int32_t>(std::round(x / output.scale));
+  auto quantize = [&](float x) -> int32_t {
+    // A tiny (subnormal) scale puts a bound past any int32, even at infinity: clamp before
+    // converting, which an out-of-range float-to-int conversion is not.
+    const double q = static_cast<double>(output.zeroPoint) + static_cast<double>(std::round(x / output.scale));
+    if (std::isnan(q)) return output.zeroPoint;
+    return static_cast<int32_t>(std::clamp(q, static_cast<double>(std::numeric_limits<int32_t>::min()),
+                                           static_cast<double>(std::numeric_limits<int32_t>::max())));
   };
   switch (activation) {
     case FusedActivation::RELU:
