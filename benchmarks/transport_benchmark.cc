@@ -5,7 +5,8 @@
 //   bazel run //benchmarks:transport_benchmark
 //
 // Cases:
-//  1. raw gRPC unary and bidirectional ping-pong with a 16-byte payload (the baselines);
+//  1. raw gRPC unary and bidirectional ping-pong with a 16-byte payload (the baselines), on the
+//     synchronous API and on the callback API that npu_emulator serves with;
 //  2. a synchronous execution of a 1-operation model through the proxy driver (target <= 1.25x
 //     raw unary);
 //  3. a burst execution of the same model over its gRPC stream (target <= 1.15x raw bidi);
@@ -51,10 +52,44 @@ class EchoService final : public bench::Echo::Service {
   }
 };
 
+// The same echo on gRPC's callback API, answered inline on gRPC's own thread: what the API
+// costs by itself, next to the synchronous baseline above.
+class CallbackEchoService final : public bench::Echo::CallbackService {
+  grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context, const bench::Payload* request,
+                                 bench::Payload* reply) override {
+    *reply = *request;
+    auto* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+  grpc::ServerBidiReactor<bench::Payload, bench::Payload>* PingStream(grpc::CallbackServerContext*) override {
+    class Echoer final : public grpc::ServerBidiReactor<bench::Payload, bench::Payload> {
+     public:
+      Echoer() { StartRead(&payload_); }
+      void OnReadDone(bool ok) override {
+        if (!ok) return Finish(grpc::Status::OK);
+        StartWrite(&payload_);
+      }
+      void OnWriteDone(bool ok) override {
+        if (!ok) return Finish(grpc::Status::OK);
+        StartRead(&payload_);
+      }
+      void OnDone() override { delete this; }
+
+     private:
+      bench::Payload payload_;
+    };
+    return new Echoer();
+  }
+};
+
 // Servers shared by all cases, on unix sockets (the same-host transport).
 struct Fixture {
   EchoService echo;
+  CallbackEchoService callbackEcho;
   std::unique_ptr<grpc::Server> echoServer;
+  std::unique_ptr<grpc::Server> callbackEchoServer;
+  std::shared_ptr<bench::Echo::Stub> callbackEchoStub;
   std::unique_ptr<emulator::EmulatorServer> emulator;
   std::shared_ptr<proxy::Connection> connection;
   std::shared_ptr<proxy::Connection> bytesConnection;  // never uses shared memory
@@ -68,6 +103,13 @@ struct Fixture {
     builder.RegisterService(&echo);
     echoServer = builder.BuildAndStart();
     echoStub = bench::Echo::NewStub(grpc::CreateChannel(echoAddress, grpc::InsecureChannelCredentials()));
+    const std::string callbackAddress = "unix-abstract:nnremote-bench-cb-echo-" + std::to_string(::getpid());
+    grpc::ServerBuilder callbackBuilder;
+    callbackBuilder.AddListeningPort(callbackAddress, grpc::InsecureServerCredentials());
+    callbackBuilder.RegisterService(&callbackEcho);
+    callbackEchoServer = callbackBuilder.BuildAndStart();
+    callbackEchoStub =
+        bench::Echo::NewStub(grpc::CreateChannel(callbackAddress, grpc::InsecureChannelCredentials()));
     // The device as npu_emulator serves it: the simulator behind its scheduler.
     emulator = std::move(emulator::EmulatorServer::start({emulator::createSimulatedNpu(sim::edgeNpuConfig())},
                                                          "unix-abstract:nnremote-bench-" + std::to_string(::getpid()))
@@ -102,22 +144,23 @@ class Latencies {
   std::vector<double> samples_;
 };
 
-void rawUnary(benchmark::State& state) {
+void rawUnary(benchmark::State& state, bool callback) {
+  auto& stub = callback ? fixture().callbackEchoStub : fixture().echoStub;
   bench::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   Latencies latencies;
   for (auto _ : state) {
     const auto start = Clock::now();
     grpc::ClientContext context;
-    if (!fixture().echoStub->Ping(&context, request, &reply).ok()) state.SkipWithError("ping failed");
+    if (!stub->Ping(&context, request, &reply).ok()) state.SkipWithError("ping failed");
     latencies.add(Clock::now() - start);
   }
   latencies.report(state);
 }
 
-void rawBidi(benchmark::State& state) {
+void rawBidi(benchmark::State& state, bool callback) {
   grpc::ClientContext context;
-  auto stream = fixture().echoStub->PingStream(&context);
+  auto stream = (callback ? fixture().callbackEchoStub : fixture().echoStub)->PingStream(&context);
   bench::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   Latencies latencies;
@@ -275,8 +318,10 @@ void inputVia(benchmark::State& state, bool shared) {
   latencies.report(state);
 }
 
-BENCHMARK(rawUnary)->Name("1_raw_grpc_unary")->UseRealTime();
-BENCHMARK(rawBidi)->Name("1_raw_grpc_bidi")->UseRealTime();
+BENCHMARK_CAPTURE(rawUnary, sync, false)->Name("1_raw_grpc_unary")->UseRealTime();
+BENCHMARK_CAPTURE(rawBidi, sync, false)->Name("1_raw_grpc_bidi")->UseRealTime();
+BENCHMARK_CAPTURE(rawUnary, callback, true)->Name("1_raw_grpc_callback_unary")->UseRealTime();
+BENCHMARK_CAPTURE(rawBidi, callback, true)->Name("1_raw_grpc_callback_bidi")->UseRealTime();
 BENCHMARK(emulatorTrivialRpc)->Name("2_emulator_get_device_info")->UseRealTime();
 BENCHMARK(inProcessExecute)->Name("2_in_process_execute")->Arg(0)->Arg(1)->UseRealTime();
 BENCHMARK(proxySyncExecute)->Name("2_proxy_sync_execute")->UseRealTime();

@@ -1,5 +1,7 @@
 #include "emulator/accelerator_service.h"
 
+#include "emulator/accelerator_callbacks.h"
+
 #include "emulator/caller_session.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
@@ -16,7 +18,8 @@ AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices, S
     : devices_(std::move(devices)),
       sessions_(sessionLimits),
       clientAccess_(std::move(clientAccess)),
-      authenticator_(std::move(authenticator)) {}
+      authenticator_(std::move(authenticator)),
+      callbacks_(makeAcceleratorCallbacks(*this)) {}
 
 grpc::Status AcceleratorService::callerSession(const grpc::ServerContextBase& context, uint64_t id,
                                                std::shared_ptr<Session>* session) const {
@@ -37,7 +40,7 @@ hal::Result<hal::SharedDevice> AcceleratorService::findDevice(const std::string&
   return error;
 }
 
-grpc::Status AcceleratorService::OpenSession(grpc::ServerContext* context,
+grpc::Status AcceleratorService::OpenSession(grpc::ServerContextBase* context,
                                              const wire::OpenSessionRequest* request,
                                              wire::OpenSessionResponse* response) {
   std::string identity;
@@ -57,7 +60,7 @@ grpc::Status AcceleratorService::OpenSession(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::CloseSession(grpc::ServerContext* context,
+grpc::Status AcceleratorService::CloseSession(grpc::ServerContextBase* context,
                                               const wire::CloseSessionRequest* request,
                                               wire::Empty*) {
   std::string identity;
@@ -91,7 +94,7 @@ hal::Status AcceleratorService::checkExtensionsAllowed(const hal::Model& model, 
   return {};
 }
 
-grpc::Status AcceleratorService::ListDevices(grpc::ServerContext* context, const wire::ListDevicesRequest*,
+grpc::Status AcceleratorService::ListDevices(grpc::ServerContextBase* context, const wire::ListDevicesRequest*,
                                              wire::ListDevicesResponse* response) {
   std::string identity;
   if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
@@ -101,7 +104,7 @@ grpc::Status AcceleratorService::ListDevices(grpc::ServerContext* context, const
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::GetDeviceInfo(grpc::ServerContext* context,
+grpc::Status AcceleratorService::GetDeviceInfo(grpc::ServerContextBase* context,
                                                const wire::GetDeviceInfoRequest* request,
                                                wire::DeviceInfo* response) {
   std::string identity;

@@ -25,12 +25,14 @@ namespace nnremote::emulator {
 // The wire version this server speaks; clients with a different major version are refused.
 constexpr uint32_t kWireVersion = 1;
 
-// Every method here is synchronous and short: in gRPC 1.51 a service with any callback method
-// sends its synchronous methods through extra thread hops, about 20 us per call on a unix
-// socket. What waits is on callback services of its own, so it holds no thread: session
-// liveness (sessionWatch()) and executions, fences and bursts (waits()). Work that outlives a
-// call (started and fenced executions) runs on a WorkPool, and waits for fences by callback.
-class AcceleratorService final : public wire::Accelerator::Service {
+// The handlers of the Accelerator RPCs, one method each. They are served on gRPC's callback
+// API by callbacks() (emulator/accelerator_callbacks.h), which answers calls that touch only the
+// server's tables at once and runs those that reach a device on a WorkPool thread, so no call
+// holds a thread while it waits for its client. What waits is on callback services of its own:
+// session liveness (sessionWatch()) and executions, fences and bursts (waits()). Work that
+// outlives a call (started and fenced executions) runs on the WorkPool, and waits for fences by
+// callback.
+class AcceleratorService final {
  public:
   // Every call is identified by `authenticator` (UNAUTHENTICATED when it proves nothing the
   // server accepts); a session and its handles are usable only by the identity that opened it,
@@ -40,10 +42,10 @@ class AcceleratorService final : public wire::Accelerator::Service {
 
   const SessionRegistry& sessions() const { return sessions_; }
 
-  grpc::Status OpenSession(grpc::ServerContext*, const wire::OpenSessionRequest*,
-                           wire::OpenSessionResponse*) override;
-  grpc::Status CloseSession(grpc::ServerContext*, const wire::CloseSessionRequest*,
-                            wire::Empty*) override;
+  grpc::Status OpenSession(grpc::ServerContextBase*, const wire::OpenSessionRequest*,
+                           wire::OpenSessionResponse*);
+  grpc::Status CloseSession(grpc::ServerContextBase*, const wire::CloseSessionRequest*,
+                            wire::Empty*);
   // Session liveness (WatchSession) is served by sessionWatch(), a callback service that holds
   // no thread per session; register it on the same server.
   SessionWatchService& sessionWatch() { return watch_; }
@@ -53,60 +55,85 @@ class AcceleratorService final : public wire::Accelerator::Service {
   // AwaitExecution, GetExecuteFencedInfo, WaitFence and Burst: a callback service to register
   // on the same server.
   AcceleratorWaitsService& waits() { return waits_; }
-  // Threads lent to executions and bursts right now (for tests and benchmarks).
+  // The Accelerator service itself, to register on the same server.
+  grpc::Service& callbacks() { return *callbacks_; }
+  // Threads lent to calls, executions and bursts right now (for tests and benchmarks).
   const WorkPool& workPool() const { return pool_; }
+  WorkPool& workPool() { return pool_; }
 
-  grpc::Status ListDevices(grpc::ServerContext*, const wire::ListDevicesRequest*,
-                           wire::ListDevicesResponse*) override;
-  grpc::Status GetDeviceInfo(grpc::ServerContext*, const wire::GetDeviceInfoRequest*,
-                             wire::DeviceInfo*) override;
-  grpc::Status GetSupportedOperations(grpc::ServerContext*,
+  grpc::Status ListDevices(grpc::ServerContextBase*, const wire::ListDevicesRequest*,
+                           wire::ListDevicesResponse*);
+  grpc::Status GetDeviceInfo(grpc::ServerContextBase*, const wire::GetDeviceInfoRequest*,
+                             wire::DeviceInfo*);
+  grpc::Status GetSupportedOperations(grpc::ServerContextBase*,
                                       const wire::GetSupportedOperationsRequest*,
-                                      wire::GetSupportedOperationsResponse*) override;
+                                      wire::GetSupportedOperationsResponse*);
 
-  grpc::Status PrepareModel(grpc::ServerContext*, const wire::PrepareModelRequest*,
-                            wire::PrepareModelResponse*) override;
-  grpc::Status PrepareModelFromCache(grpc::ServerContext*, const wire::PrepareModelFromCacheRequest*,
-                                     wire::PrepareModelResponse*) override;
-  grpc::Status ReleasePreparedModel(grpc::ServerContext*, const wire::ReleasePreparedModelRequest*,
-                                    wire::Empty*) override;
+  grpc::Status PrepareModel(grpc::ServerContextBase*, const wire::PrepareModelRequest*,
+                            wire::PrepareModelResponse*);
+  grpc::Status PrepareModelFromCache(grpc::ServerContextBase*, const wire::PrepareModelFromCacheRequest*,
+                                     wire::PrepareModelResponse*);
+  grpc::Status ReleasePreparedModel(grpc::ServerContextBase*, const wire::ReleasePreparedModelRequest*,
+                                    wire::Empty*);
 
-  grpc::Status Execute(grpc::ServerContext*, const wire::ExecuteRequest*,
-                       wire::ExecuteResponse*) override;
+  grpc::Status Execute(grpc::ServerContextBase*, const wire::ExecuteRequest*,
+                       wire::ExecuteResponse*);
 
-  grpc::Status StartExecution(grpc::ServerContext*, const wire::ExecuteRequest*,
-                              wire::StartExecutionResponse*) override;
-  grpc::Status ExecuteFenced(grpc::ServerContext*, const wire::ExecuteFencedRequest*,
-                             wire::ExecuteFencedResponse*) override;
-  grpc::Status CreateReusableExecution(grpc::ServerContext*,
+  grpc::Status StartExecution(grpc::ServerContextBase*, const wire::ExecuteRequest*,
+                              wire::StartExecutionResponse*);
+  grpc::Status ExecuteFenced(grpc::ServerContextBase*, const wire::ExecuteFencedRequest*,
+                             wire::ExecuteFencedResponse*);
+  grpc::Status CreateReusableExecution(grpc::ServerContextBase*,
                                        const wire::CreateReusableExecutionRequest*,
-                                       wire::CreateReusableExecutionResponse*) override;
-  grpc::Status ComputeReusableExecution(grpc::ServerContext*,
+                                       wire::CreateReusableExecutionResponse*);
+  grpc::Status ComputeReusableExecution(grpc::ServerContextBase*,
                                         const wire::ComputeReusableExecutionRequest*,
-                                        wire::ExecuteResponse*) override;
-  grpc::Status ReleaseReusableExecution(grpc::ServerContext*,
+                                        wire::ExecuteResponse*);
+  grpc::Status ReleaseReusableExecution(grpc::ServerContextBase*,
                                         const wire::ReleaseReusableExecutionRequest*,
-                                        wire::Empty*) override;
-  grpc::Status RegisterMemory(grpc::ServerContext*, const wire::RegisterMemoryRequest*,
-                              wire::RegisterMemoryResponse*) override;
-  grpc::Status UnregisterMemory(grpc::ServerContext*, const wire::UnregisterMemoryRequest*,
-                                wire::Empty*) override;
-  grpc::Status UploadBulk(grpc::ServerContext*, grpc::ServerReader<wire::BulkChunk>*,
-                          wire::BulkTransferHandle*) override;
-  grpc::Status DownloadBulk(grpc::ServerContext*, const wire::BulkTransferHandle*,
-                            grpc::ServerWriter<wire::BulkChunk>*) override;
-  grpc::Status AllocateBuffer(grpc::ServerContext*, const wire::AllocateBufferRequest*,
-                              wire::AllocateBufferResponse*) override;
-  grpc::Status CopyToBuffer(grpc::ServerContext*, const wire::CopyToBufferRequest*,
-                            wire::Empty*) override;
-  grpc::Status CopyFromBuffer(grpc::ServerContext*, const wire::CopyFromBufferRequest*,
-                              wire::CopyFromBufferResponse*) override;
-  grpc::Status ReleaseBuffer(grpc::ServerContext*, const wire::ReleaseBufferRequest*,
-                             wire::Empty*) override;
-  grpc::Status CreateFence(grpc::ServerContext*, const wire::CreateFenceRequest*,
-                           wire::CreateFenceResponse*) override;
-  grpc::Status SignalFence(grpc::ServerContext*, const wire::SignalFenceRequest*,
-                           wire::Empty*) override;
+                                        wire::Empty*);
+  grpc::Status RegisterMemory(grpc::ServerContextBase*, const wire::RegisterMemoryRequest*,
+                              wire::RegisterMemoryResponse*);
+  grpc::Status UnregisterMemory(grpc::ServerContextBase*, const wire::UnregisterMemoryRequest*,
+                                wire::Empty*);
+  // UploadBulk and DownloadBulk stream their chunks, so they are served in steps: a chunk at a
+  // time, each step in one callback of the call's reactor.
+  struct BulkUpload {
+    std::shared_ptr<Session> session;
+    uint64_t sessionId = 0;
+    uint64_t total = 0;
+    uint64_t received = 0;
+    hal::SharedMemory memory;
+  };
+  // The first chunk names the session and the size: checked against the quota, then allocated.
+  grpc::Status beginUpload(const grpc::ServerContextBase& context, const wire::BulkChunk& first, BulkUpload* upload);
+  // Each chunk continues where the last one ended.
+  grpc::Status continueUpload(const wire::BulkChunk& chunk, BulkUpload* upload);
+  // The client's side ended: the upload is complete, or an error names what is missing.
+  grpc::Status endUpload(BulkUpload* upload, wire::BulkTransferHandle* response);
+
+  struct BulkDownload {
+    uint64_t sessionId = 0;
+    PendingDownload output;
+    uint64_t sent = 0;
+    bool started = false;  // a chunk was sent
+  };
+  grpc::Status beginDownload(const grpc::ServerContextBase& context, const wire::BulkTransferHandle& request,
+                             BulkDownload* download);
+  // The next chunk to send; false once everything was sent.
+  static bool nextDownloadChunk(BulkDownload* download, wire::BulkChunk* chunk);
+  grpc::Status AllocateBuffer(grpc::ServerContextBase*, const wire::AllocateBufferRequest*,
+                              wire::AllocateBufferResponse*);
+  grpc::Status CopyToBuffer(grpc::ServerContextBase*, const wire::CopyToBufferRequest*,
+                            wire::Empty*);
+  grpc::Status CopyFromBuffer(grpc::ServerContextBase*, const wire::CopyFromBufferRequest*,
+                              wire::CopyFromBufferResponse*);
+  grpc::Status ReleaseBuffer(grpc::ServerContextBase*, const wire::ReleaseBufferRequest*,
+                             wire::Empty*);
+  grpc::Status CreateFence(grpc::ServerContextBase*, const wire::CreateFenceRequest*,
+                           wire::CreateFenceResponse*);
+  grpc::Status SignalFence(grpc::ServerContextBase*, const wire::SignalFenceRequest*,
+                           wire::Empty*);
 
  private:
   // The caller's identity, or UNAUTHENTICATED.
@@ -138,6 +165,7 @@ class AcceleratorService final : public wire::Accelerator::Service {
   const ClientAccess clientAccess_;
   const std::unique_ptr<Authenticator> authenticator_;
   SessionWatchService watch_{sessions_, *authenticator_};
+  std::unique_ptr<grpc::Service> callbacks_;  // serves the methods above
   // Declared last: destroyed first, so work still running ends before what it uses. Timers go
   // before the pool, since their callbacks hand work to it.
   WorkPool pool_;

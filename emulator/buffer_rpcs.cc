@@ -14,7 +14,7 @@ using hal::ErrorStatus;
 using hal::makeError;
 using wire_conv::toGrpcStatus;
 
-grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext* context, const wire::AllocateBufferRequest* request,
+grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContextBase* context, const wire::AllocateBufferRequest* request,
                                                 wire::AllocateBufferResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -66,7 +66,7 @@ grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContext* context, co
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContext* context, const wire::CopyToBufferRequest* request,
+grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContextBase* context, const wire::CopyToBufferRequest* request,
                                               wire::Empty*) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -77,7 +77,7 @@ grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContext* context, cons
   return toGrpcStatus((*buffer)->copyFrom(*source, {request->dimensions().begin(), request->dimensions().end()}));
 }
 
-grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContext* context, const wire::CopyFromBufferRequest* request,
+grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContextBase* context, const wire::CopyFromBufferRequest* request,
                                                 wire::CopyFromBufferResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -96,7 +96,7 @@ grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContext* context, co
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContext* context, const wire::ReleaseBufferRequest* request,
+grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContextBase* context, const wire::ReleaseBufferRequest* request,
                                                wire::Empty*) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;

@@ -93,10 +93,11 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   // Models and tensors are bounded by the schema's own limits, not gRPC's 4 MiB default.
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
-  builder.RegisterService(server->service_.get());
+  builder.RegisterService(&server->service_->callbacks());
   builder.RegisterService(&server->service_->sessionWatch());
   builder.RegisterService(&server->service_->waits());
   // Callback handlers run on gRPC's shared threads, which may predate this server.
+  handOffToGrpc(&server->service_->callbacks());
   handOffToGrpc(&server->service_->sessionWatch());
   handOffToGrpc(&server->service_->waits());
   server->server_ = builder.BuildAndStart();

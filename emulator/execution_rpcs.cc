@@ -15,7 +15,7 @@ using hal::ErrorStatus;
 using hal::makeError;
 using wire_conv::toGrpcStatus;
 
-grpc::Status AcceleratorService::Execute(grpc::ServerContext* context, const wire::ExecuteRequest* request,
+grpc::Status AcceleratorService::Execute(grpc::ServerContextBase* context, const wire::ExecuteRequest* request,
                                          wire::ExecuteResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -27,7 +27,7 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContext* context, const wir
   return respond(*v->session, request->request(), v->request, *v->entry.model, outcome, response);
 }
 
-grpc::Status AcceleratorService::StartExecution(grpc::ServerContext* context, const wire::ExecuteRequest* request,
+grpc::Status AcceleratorService::StartExecution(grpc::ServerContextBase* context, const wire::ExecuteRequest* request,
                                                 wire::StartExecutionResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -54,7 +54,7 @@ grpc::Status AcceleratorService::StartExecution(grpc::ServerContext* context, co
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContext* context,
+grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContextBase* context,
                                                          const wire::CreateReusableExecutionRequest* request,
                                                          wire::CreateReusableExecutionResponse* response) {
   std::shared_ptr<Session> session;
@@ -72,7 +72,7 @@ grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContext* co
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext* context,
+grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContextBase* context,
                                                           const wire::ComputeReusableExecutionRequest* request,
                                                           wire::ExecuteResponse* response) {
   std::shared_ptr<Session> session;
@@ -107,7 +107,7 @@ grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContext* c
   return respond(*session, r.wireRequest, r.request, *r.model, outcome, response);
 }
 
-grpc::Status AcceleratorService::ReleaseReusableExecution(grpc::ServerContext* context,
+grpc::Status AcceleratorService::ReleaseReusableExecution(grpc::ServerContextBase* context,
                                                           const wire::ReleaseReusableExecutionRequest* request,
                                                           wire::Empty*) {
   std::shared_ptr<Session> session;
@@ -115,7 +115,7 @@ grpc::Status AcceleratorService::ReleaseReusableExecution(grpc::ServerContext* c
   return toGrpcStatus(session->reusableExecutions.erase(request->reusable_execution_id()));
 }
 
-grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContext* context, const wire::ExecuteFencedRequest* request,
+grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context, const wire::ExecuteFencedRequest* request,
                                                wire::ExecuteFencedResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;

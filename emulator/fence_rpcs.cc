@@ -10,7 +10,7 @@ using hal::ErrorStatus;
 using hal::makeError;
 using wire_conv::toGrpcStatus;
 
-grpc::Status AcceleratorService::CreateFence(grpc::ServerContext* context, const wire::CreateFenceRequest* request,
+grpc::Status AcceleratorService::CreateFence(grpc::ServerContextBase* context, const wire::CreateFenceRequest* request,
                                              wire::CreateFenceResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -24,7 +24,7 @@ grpc::Status AcceleratorService::CreateFence(grpc::ServerContext* context, const
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::SignalFence(grpc::ServerContext* context, const wire::SignalFenceRequest* request,
+grpc::Status AcceleratorService::SignalFence(grpc::ServerContextBase* context, const wire::SignalFenceRequest* request,
                                              wire::Empty*) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;

@@ -23,7 +23,7 @@ constexpr uint64_t kMaxBulkUploadBytes = uint64_t{16} << 30;
 
 }  // namespace
 
-grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext* context,
+grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContextBase* context,
                                                 const wire::RegisterMemoryRequest* request,
                                                 wire::RegisterMemoryResponse* response) {
   std::shared_ptr<Session> session;
@@ -43,7 +43,7 @@ grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContext* context,
+grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContextBase* context,
                                                   const wire::UnregisterMemoryRequest* request,
                                                   wire::Empty*) {
   std::shared_ptr<Session> session;
@@ -54,24 +54,19 @@ grpc::Status AcceleratorService::UnregisterMemory(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext* context,
-                                            grpc::ServerReader<wire::BulkChunk>* reader,
-                                            wire::BulkTransferHandle* response) {
-  wire::BulkChunk chunk;
-  if (!reader->Read(&chunk)) {
-    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT) << "UploadBulk received no chunk");
-  }
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, chunk.session_id(), &session); !refused.ok()) return refused;
-  const uint64_t total = chunk.total_size();
+grpc::Status AcceleratorService::beginUpload(const grpc::ServerContextBase& context, const wire::BulkChunk& first,
+                                             BulkUpload* upload) {
+  if (auto refused = callerSession(context, first.session_id(), &upload->session); !refused.ok()) return refused;
+  const Session& session = *upload->session;
+  const uint64_t total = first.total_size();
   if (total > kMaxBulkUploadBytes) {
     return toGrpcStatus(makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
                         << "total_size " << total << " exceeds the " << kMaxBulkUploadBytes
                         << "-byte limit of one bulk transfer");
   }
   // An upload is used by one call; it must fit beside what the session has registered.
-  const SessionLimits& limits = session->limits();
-  if (const uint64_t held = session->registeredBytes.load();
+  const SessionLimits& limits = session.limits();
+  if (const uint64_t held = session.registeredBytes.load();
       total > limits.registeredMemoryBytes || held > limits.registeredMemoryBytes - total) {
     return toGrpcStatus(makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
                         << "an upload of " << total << " bytes does not fit beside the " << held
@@ -80,45 +75,57 @@ grpc::Status AcceleratorService::UploadBulk(grpc::ServerContext* context,
   }
   auto memory = hal::createHeapMemory(total);
   if (!memory.ok()) return toGrpcStatus(memory.error());
-  uint64_t received = 0;
-  do {
-    if (chunk.offset() != received || chunk.data().size() > total - received) {
-      return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
-                          << "bulk chunk at offset " << chunk.offset() << " with "
-                          << chunk.data().size() << " bytes does not continue the " << received
-                          << " bytes received of " << total);
-    }
-    std::memcpy((*memory)->data() + received, chunk.data().data(), chunk.data().size());
-    received += chunk.data().size();
-  } while (reader->Read(&chunk));
-  if (received != total) {
+  upload->memory = std::move(memory).value();
+  upload->sessionId = first.session_id();
+  upload->total = total;
+  return continueUpload(first, upload);
+}
+
+grpc::Status AcceleratorService::continueUpload(const wire::BulkChunk& chunk, BulkUpload* upload) {
+  if (chunk.offset() != upload->received || chunk.data().size() > upload->total - upload->received) {
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
-                        << "the upload ended after " << received << " of " << total << " bytes");
+                        << "bulk chunk at offset " << chunk.offset() << " with " << chunk.data().size()
+                        << " bytes does not continue the " << upload->received << " bytes received of "
+                        << upload->total);
   }
-  response->set_session_id(chunk.session_id());
-  response->set_bulk_transfer_id(session->uploads.add(std::move(memory).value()));
+  std::memcpy(upload->memory->data() + upload->received, chunk.data().data(), chunk.data().size());
+  upload->received += chunk.data().size();
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::DownloadBulk(grpc::ServerContext* context,
-                                              const wire::BulkTransferHandle* request,
-                                              grpc::ServerWriter<wire::BulkChunk>* writer) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto download = session->downloads.take(request->bulk_transfer_id());
-  if (!download.ok()) return toGrpcStatus(download.error());
-  wire::BulkChunk chunk;
-  chunk.set_session_id(request->session_id());
-  chunk.set_total_size(download->length);
-  uint64_t sent = 0;
-  do {
-    const uint64_t size = std::min<uint64_t>(kBulkChunkBytes, download->length - sent);
-    chunk.set_offset(sent);
-    chunk.set_data(download->memory->data() + download->offset + sent, size);
-    if (!writer->Write(chunk)) break;  // the client went away
-    sent += size;
-  } while (sent < download->length);
+grpc::Status AcceleratorService::endUpload(BulkUpload* upload, wire::BulkTransferHandle* response) {
+  if (upload->received != upload->total) {
+    return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                        << "the upload ended after " << upload->received << " of " << upload->total << " bytes");
+  }
+  response->set_session_id(upload->sessionId);
+  response->set_bulk_transfer_id(upload->session->uploads.add(std::move(upload->memory)));
   return grpc::Status::OK;
+}
+
+grpc::Status AcceleratorService::beginDownload(const grpc::ServerContextBase& context,
+                                               const wire::BulkTransferHandle& request, BulkDownload* download) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(context, request.session_id(), &session); !refused.ok()) return refused;
+  auto output = session->downloads.take(request.bulk_transfer_id());
+  if (!output.ok()) return toGrpcStatus(output.error());
+  download->sessionId = request.session_id();
+  download->output = std::move(output).value();
+  return grpc::Status::OK;
+}
+
+bool AcceleratorService::nextDownloadChunk(BulkDownload* download, wire::BulkChunk* chunk) {
+  const PendingDownload& output = download->output;
+  // An empty output still sends one chunk, which tells its size.
+  if (download->started && download->sent >= output.length) return false;
+  download->started = true;
+  const uint64_t size = std::min<uint64_t>(kBulkChunkBytes, output.length - download->sent);
+  chunk->set_session_id(download->sessionId);
+  chunk->set_total_size(output.length);
+  chunk->set_offset(download->sent);
+  chunk->set_data(output.memory->data() + output.offset + download->sent, size);
+  download->sent += size;
+  return true;
 }
 
 }  // namespace nnremote::emulator

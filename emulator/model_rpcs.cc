@@ -63,7 +63,7 @@ hal::Result<AcceleratorService::ResolvedModel> AcceleratorService::resolveModel(
 }
 
 grpc::Status AcceleratorService::GetSupportedOperations(
-    grpc::ServerContext* context, const wire::GetSupportedOperationsRequest* request,
+    grpc::ServerContextBase* context, const wire::GetSupportedOperationsRequest* request,
     wire::GetSupportedOperationsResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -75,7 +75,7 @@ grpc::Status AcceleratorService::GetSupportedOperations(
   return grpc::Status::OK;
 }
 
-grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
+grpc::Status AcceleratorService::PrepareModel(grpc::ServerContextBase* context,
                                               const wire::PrepareModelRequest* request,
                                               wire::PrepareModelResponse* response) {
   std::shared_ptr<Session> session;
@@ -116,7 +116,7 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContext* context,
 }
 
 grpc::Status AcceleratorService::PrepareModelFromCache(
-    grpc::ServerContext* context, const wire::PrepareModelFromCacheRequest* request,
+    grpc::ServerContextBase* context, const wire::PrepareModelFromCacheRequest* request,
     wire::PrepareModelResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
@@ -148,7 +148,7 @@ grpc::Status AcceleratorService::PrepareModelFromCache(
 }
 
 grpc::Status AcceleratorService::ReleasePreparedModel(
-    grpc::ServerContext* context, const wire::ReleasePreparedModelRequest* request, wire::Empty*) {
+    grpc::ServerContextBase* context, const wire::ReleasePreparedModelRequest* request, wire::Empty*) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
   return toGrpcStatus(session->preparedModels.erase(request->prepared_model_id()));

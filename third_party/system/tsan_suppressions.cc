@@ -22,6 +22,7 @@ extern "C" const char* __tsan_default_suppressions() {
          // A finished stream's writer (or reader-writer), freed by gRPC once its last callback is done.
          "race:ServerCallbackWriterImpl::~ServerCallbackWriterImpl\n"
          "race:ServerCallbackReaderWriterImpl::~ServerCallbackReaderWriterImpl\n"
+         "race:ServerCallbackReaderImpl::~ServerCallbackReaderImpl\n"
          // A callback reactor's message, which gRPC parses into (or serializes from) on its own
          // threads after our thread handed it over with StartRead/StartWrite/Finish.
          "race:grpc::internal::CallOpRecvMessage<\n"
@@ -35,6 +36,11 @@ extern "C" const char* __tsan_default_suppressions() {
          "race:BurstReactor::OnDone\n"
          "race:FenceReactor::OnDone\n"
          "race:SessionWatchService::MultiWatch::OnDone\n"
+         // A unary callback's call state (context, request, response), used by our handler on a
+         // pool thread before Finish(), then freed by gRPC's header code once the call is done.
+         "race:grpc::internal::CallbackUnaryHandler<\n"
+         "race:UploadReactor::OnDone\n"
+         "race:DownloadReactor::OnDone\n"
          "called_from_lib:libabsl_bad_optional_access.so*\n"
          "called_from_lib:libabsl_bad_variant_access.so*\n"
          "called_from_lib:libabsl_base.so*\n"

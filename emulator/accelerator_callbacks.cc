@@ -1,0 +1,324 @@
+#include "emulator/accelerator_callbacks.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
+
+#include "emulator/accelerator_service.h"
+#include "emulator/grpc_handoff.h"
+#include "proto/conversions.h"
+#include "proto/grpc_status.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using hal::ErrorStatus;
+using hal::makeError;
+
+template <typename Request, typename Response>
+using Handler = grpc::Status (AcceleratorService::*)(grpc::ServerContextBase*, const Request*, Response*);
+
+// UploadBulk: the first chunk opens the upload, each later one continues it, and the end of the
+// client's side completes it. An error ends the call at once; what was received is dropped.
+class UploadReactor final : public grpc::ServerReadReactor<wire::BulkChunk> {
+ public:
+  UploadReactor(grpc::CallbackServerContext* context, AcceleratorService& service, wire::BulkTransferHandle* response)
+      : context_(context), service_(service), response_(response) {
+    handOffToGrpc(this);
+    StartRead(&chunk_);
+  }
+
+  void OnReadDone(bool ok) override {
+    takeBackFromGrpc(this);
+    if (!ok) {  // the client's side ended (or the call was cancelled)
+      if (!started_) {
+        return finish(wire_conv::toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                                              << "UploadBulk received no chunk"));
+      }
+      return finish(service_.endUpload(&upload_, response_));
+    }
+    const grpc::Status status =
+        started_ ? service_.continueUpload(chunk_, &upload_) : service_.beginUpload(*context_, chunk_, &upload_);
+    started_ = true;
+    if (!status.ok()) return finish(status);
+    handOffToGrpc(this);
+    StartRead(&chunk_);
+  }
+
+  void OnDone() override {
+    takeBackFromGrpc(this);
+    delete this;
+  }
+
+ private:
+  void finish(const grpc::Status& status) {
+    upload_.memory.reset();  // an upload that failed holds nothing
+    handOffToGrpc(this);
+    Finish(status);
+  }
+
+  grpc::CallbackServerContext* const context_;
+  AcceleratorService& service_;
+  wire::BulkTransferHandle* const response_;
+  wire::BulkChunk chunk_;
+  AcceleratorService::BulkUpload upload_;
+  bool started_ = false;
+};
+
+// DownloadBulk: one chunk in flight at a time; a client that goes away ends the call.
+class DownloadReactor final : public grpc::ServerWriteReactor<wire::BulkChunk> {
+ public:
+  DownloadReactor(grpc::CallbackServerContext* context, AcceleratorService& service,
+                  const wire::BulkTransferHandle* request) {
+    const grpc::Status status = service.beginDownload(*context, *request, &download_);
+    if (!status.ok()) {
+      handOffToGrpc(this);
+      Finish(status);
+      return;
+    }
+    writeNext();
+  }
+
+  void OnWriteDone(bool ok) override {
+    takeBackFromGrpc(this);
+    if (!ok) {  // the client went away
+      handOffToGrpc(this);
+      Finish(grpc::Status::OK);
+      return;
+    }
+    writeNext();
+  }
+
+  void OnDone() override {
+    takeBackFromGrpc(this);
+    delete this;
+  }
+
+ private:
+  void writeNext() {
+    const bool more = AcceleratorService::nextDownloadChunk(&download_, &chunk_);
+    handOffToGrpc(this);
+    if (!more) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    StartWrite(&chunk_);
+  }
+
+  AcceleratorService::BulkDownload download_;
+  wire::BulkChunk chunk_;
+};
+
+// Which executions may run inline on gRPC's callback thread. A hand-off to the pool costs a
+// thread wake-up (50-100 us on a virtual machine, as much as the whole call), so an execution of
+// a prepared model whose last call was quick runs where it arrived, as the synchronous server
+// ran every call. At most one at a time, so gRPC's few callback threads are never all taken by
+// executions; one that turns out slow sends the next of its kind back to the pool.
+class QuickExecutions {
+ public:
+  using Key = std::pair<uint64_t, uint64_t>;  // session, prepared model or reusable execution
+
+  bool claimInline(const Key& key) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = quick_.find(key);
+      if (it == quick_.end() || !it->second) return false;
+    }
+    bool expected = false;
+    return inlineRunning_.compare_exchange_strong(expected, true);
+  }
+  void finished(const Key& key, std::chrono::steady_clock::duration took, bool ranInline) {
+    if (ranInline) inlineRunning_.store(false);
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Bounded: forgetting only sends a call to the pool once more.
+    if (quick_.size() >= kRemembered && quick_.count(key) == 0) quick_.clear();
+    quick_[key] = took <= kQuick;
+  }
+
+ private:
+  struct KeyHash {
+    size_t operator()(const Key& key) const { return std::hash<uint64_t>()(key.first * 0x9e3779b97f4a7c15ULL ^ key.second); }
+  };
+  static constexpr std::chrono::microseconds kQuick{200};
+  static constexpr size_t kRemembered = 4096;
+  std::mutex mutex_;
+  std::unordered_map<Key, bool, KeyHash> quick_;
+  std::atomic<bool> inlineRunning_{false};
+};
+
+class AcceleratorCallbacks final : public wire::Accelerator::CallbackService {
+ public:
+  explicit AcceleratorCallbacks(AcceleratorService& service) : service_(service) {}
+
+  // Answered at once: they touch only the server's own tables.
+  grpc::ServerUnaryReactor* OpenSession(grpc::CallbackServerContext* context, const wire::OpenSessionRequest* request,
+                                        wire::OpenSessionResponse* response) override {
+    return answerNow(context, &AcceleratorService::OpenSession, request, response);
+  }
+  grpc::ServerUnaryReactor* ListDevices(grpc::CallbackServerContext* context, const wire::ListDevicesRequest* request,
+                                        wire::ListDevicesResponse* response) override {
+    return answerNow(context, &AcceleratorService::ListDevices, request, response);
+  }
+  grpc::ServerUnaryReactor* GetDeviceInfo(grpc::CallbackServerContext* context,
+                                          const wire::GetDeviceInfoRequest* request,
+                                          wire::DeviceInfo* response) override {
+    return answerNow(context, &AcceleratorService::GetDeviceInfo, request, response);
+  }
+  grpc::ServerUnaryReactor* StartExecution(grpc::CallbackServerContext* context, const wire::ExecuteRequest* request,
+                                           wire::StartExecutionResponse* response) override {
+    return answerNow(context, &AcceleratorService::StartExecution, request, response);
+  }
+  grpc::ServerUnaryReactor* ExecuteFenced(grpc::CallbackServerContext* context,
+                                          const wire::ExecuteFencedRequest* request,
+                                          wire::ExecuteFencedResponse* response) override {
+    return answerNow(context, &AcceleratorService::ExecuteFenced, request, response);
+  }
+  grpc::ServerUnaryReactor* RegisterMemory(grpc::CallbackServerContext* context,
+                                           const wire::RegisterMemoryRequest* request,
+                                           wire::RegisterMemoryResponse* response) override {
+    return answerNow(context, &AcceleratorService::RegisterMemory, request, response);
+  }
+  grpc::ServerUnaryReactor* UnregisterMemory(grpc::CallbackServerContext* context,
+                                             const wire::UnregisterMemoryRequest* request,
+                                             wire::Empty* response) override {
+    return answerNow(context, &AcceleratorService::UnregisterMemory, request, response);
+  }
+  grpc::ServerUnaryReactor* CreateFence(grpc::CallbackServerContext* context, const wire::CreateFenceRequest* request,
+                                        wire::CreateFenceResponse* response) override {
+    return answerNow(context, &AcceleratorService::CreateFence, request, response);
+  }
+  grpc::ServerUnaryReactor* SignalFence(grpc::CallbackServerContext* context, const wire::SignalFenceRequest* request,
+                                        wire::Empty* response) override {
+    return answerNow(context, &AcceleratorService::SignalFence, request, response);
+  }
+
+  // On the pool: they reach a device, which may take its time.
+  grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context, const wire::CloseSessionRequest* request,
+                                         wire::Empty* response) override {
+    return answerOnPool(context, &AcceleratorService::CloseSession, request, response);
+  }
+  grpc::ServerUnaryReactor* GetSupportedOperations(grpc::CallbackServerContext* context,
+                                                   const wire::GetSupportedOperationsRequest* request,
+                                                   wire::GetSupportedOperationsResponse* response) override {
+    return answerOnPool(context, &AcceleratorService::GetSupportedOperations, request, response);
+  }
+  grpc::ServerUnaryReactor* PrepareModel(grpc::CallbackServerContext* context, const wire::PrepareModelRequest* request,
+                                         wire::PrepareModelResponse* response) override {
+    return answerOnPool(context, &AcceleratorService::PrepareModel, request, response);
+  }
+  grpc::ServerUnaryReactor* PrepareModelFromCache(grpc::CallbackServerContext* context,
+                                                  const wire::PrepareModelFromCacheRequest* request,
+                                                  wire::PrepareModelResponse* response) override {
+    return answerOnPool(context, &AcceleratorService::PrepareModelFromCache, request, response);
+  }
+  grpc::ServerUnaryReactor* ReleasePreparedModel(grpc::CallbackServerContext* context,
+                                                 const wire::ReleasePreparedModelRequest* request,
+                                                 wire::Empty* response) override {
+    return answerOnPool(context, &AcceleratorService::ReleasePreparedModel, request, response);
+  }
+  grpc::ServerUnaryReactor* Execute(grpc::CallbackServerContext* context, const wire::ExecuteRequest* request,
+                                    wire::ExecuteResponse* response) override {
+    return answerExecution(context, &AcceleratorService::Execute, request, response,
+                           {request->session_id(), request->prepared_model_id()});
+  }
+  grpc::ServerUnaryReactor* CreateReusableExecution(grpc::CallbackServerContext* context,
+                                                    const wire::CreateReusableExecutionRequest* request,
+                                                    wire::CreateReusableExecutionResponse* response) override {
+    return answerOnPool(context, &AcceleratorService::CreateReusableExecution, request, response);
+  }
+  grpc::ServerUnaryReactor* ComputeReusableExecution(grpc::CallbackServerContext* context,
+                                                     const wire::ComputeReusableExecutionRequest* request,
+                                                     wire::ExecuteResponse* response) override {
+    return answerExecution(context, &AcceleratorService::ComputeReusableExecution, request, response,
+                           {request->session_id(), request->reusable_execution_id()});
+  }
+  grpc::ServerUnaryReactor* ReleaseReusableExecution(grpc::CallbackServerContext* context,
+                                                     const wire::ReleaseReusableExecutionRequest* request,
+                                                     wire::Empty* response) override {
+    return answerOnPool(context, &AcceleratorService::ReleaseReusableExecution, request, response);
+  }
+  grpc::ServerUnaryReactor* AllocateBuffer(grpc::CallbackServerContext* context,
+                                           const wire::AllocateBufferRequest* request,
+                                           wire::AllocateBufferResponse* response) override {
+    return answerOnPool(context, &AcceleratorService::AllocateBuffer, request, response);
+  }
+  grpc::ServerUnaryReactor* CopyToBuffer(grpc::CallbackServerContext* context, const wire::CopyToBufferRequest* request,
+                                         wire::Empty* response) override {
+    return answerOnPool(context, &AcceleratorService::CopyToBuffer, request, response);
+  }
+  grpc::ServerUnaryReactor* CopyFromBuffer(grpc::CallbackServerContext* context,
+                                           const wire::CopyFromBufferRequest* request,
+                                           wire::CopyFromBufferResponse* response) override {
+    return answerOnPool(context, &AcceleratorService::CopyFromBuffer, request, response);
+  }
+  grpc::ServerUnaryReactor* ReleaseBuffer(grpc::CallbackServerContext* context, const wire::ReleaseBufferRequest* request,
+                                          wire::Empty* response) override {
+    return answerOnPool(context, &AcceleratorService::ReleaseBuffer, request, response);
+  }
+
+  grpc::ServerReadReactor<wire::BulkChunk>* UploadBulk(grpc::CallbackServerContext* context,
+                                                       wire::BulkTransferHandle* response) override {
+    return new UploadReactor(context, service_, response);
+  }
+  grpc::ServerWriteReactor<wire::BulkChunk>* DownloadBulk(grpc::CallbackServerContext* context,
+                                                          const wire::BulkTransferHandle* request) override {
+    return new DownloadReactor(context, service_, request);
+  }
+
+ private:
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* answerNow(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
+                                      const Request* request, Response* response) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    const grpc::Status status = (service_.*handler)(context, request, response);
+    handOffToGrpc(response);
+    reactor->Finish(status);
+    return reactor;
+  }
+
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* answerOnPool(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
+                                         const Request* request, Response* response) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    // The request, response and context live until Finish; the reactor may be finished from any
+    // thread.
+    service_.workPool().submit([this, context, handler, request, response, reactor] {
+      const grpc::Status status = (service_.*handler)(context, request, response);
+      handOffToGrpc(response);
+      reactor->Finish(status);
+    });
+    return reactor;
+  }
+
+  // Inline when it was quick last time and no other execution runs inline; else on the pool.
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* answerExecution(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
+                                            const Request* request, Response* response, QuickExecutions::Key key) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    auto run = [this, context, handler, request, response, reactor, key](bool ranInline) {
+      const auto start = std::chrono::steady_clock::now();
+      const grpc::Status status = (service_.*handler)(context, request, response);
+      quick_.finished(key, std::chrono::steady_clock::now() - start, ranInline);
+      handOffToGrpc(response);
+      reactor->Finish(status);
+    };
+    if (quick_.claimInline(key)) {
+      run(true);
+    } else {
+      service_.workPool().submit([run] { run(false); });
+    }
+    return reactor;
+  }
+
+  AcceleratorService& service_;
+  QuickExecutions quick_;
+};
+
+}  // namespace
+
+std::unique_ptr<grpc::Service> makeAcceleratorCallbacks(AcceleratorService& service) {
+  return std::make_unique<AcceleratorCallbacks>(service);
+}
+
+}  // namespace nnremote::emulator
