@@ -1,13 +1,7 @@
 #include "emulator/accelerator_callbacks.h"
 
-#include <atomic>
-#include <chrono>
-#include <mutex>
-#include <unordered_map>
-
 #include "emulator/accelerator_service.h"
 #include "emulator/grpc_handoff.h"
-#include "proto/conversions.h"
 #include "proto/grpc_status.h"
 
 namespace nnremote::emulator {
@@ -108,43 +102,6 @@ class DownloadReactor final : public grpc::ServerWriteReactor<wire::BulkChunk> {
 
   AcceleratorService::BulkDownload download_;
   wire::BulkChunk chunk_;
-};
-
-// Which executions may run inline on gRPC's callback thread. A hand-off to the pool costs a
-// thread wake-up (50-100 us on a virtual machine, as much as the whole call), so an execution of
-// a prepared model whose last call was quick runs where it arrived, as the synchronous server
-// ran every call. At most one at a time, so gRPC's few callback threads are never all taken by
-// executions; one that turns out slow sends the next of its kind back to the pool.
-class QuickExecutions {
- public:
-  using Key = std::pair<uint64_t, uint64_t>;  // session, prepared model or reusable execution
-
-  bool claimInline(const Key& key) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      const auto it = quick_.find(key);
-      if (it == quick_.end() || !it->second) return false;
-    }
-    bool expected = false;
-    return inlineRunning_.compare_exchange_strong(expected, true);
-  }
-  void finished(const Key& key, std::chrono::steady_clock::duration took, bool ranInline) {
-    if (ranInline) inlineRunning_.store(false);
-    std::lock_guard<std::mutex> lock(mutex_);
-    // Bounded: forgetting only sends a call to the pool once more.
-    if (quick_.size() >= kRemembered && quick_.count(key) == 0) quick_.clear();
-    quick_[key] = took <= kQuick;
-  }
-
- private:
-  struct KeyHash {
-    size_t operator()(const Key& key) const { return std::hash<uint64_t>()(key.first * 0x9e3779b97f4a7c15ULL ^ key.second); }
-  };
-  static constexpr std::chrono::microseconds kQuick{200};
-  static constexpr size_t kRemembered = 4096;
-  std::mutex mutex_;
-  std::unordered_map<Key, bool, KeyHash> quick_;
-  std::atomic<bool> inlineRunning_{false};
 };
 
 class AcceleratorCallbacks final : public wire::Accelerator::CallbackService {
@@ -296,23 +253,15 @@ class AcceleratorCallbacks final : public wire::Accelerator::CallbackService {
   grpc::ServerUnaryReactor* answerExecution(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
                                             const Request* request, Response* response, QuickExecutions::Key key) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    auto run = [this, context, handler, request, response, reactor, key](bool ranInline) {
-      const auto start = std::chrono::steady_clock::now();
+    service_.quickExecutions().run(key, [this, context, handler, request, response, reactor] {
       const grpc::Status status = (service_.*handler)(context, request, response);
-      quick_.finished(key, std::chrono::steady_clock::now() - start, ranInline);
       handOffToGrpc(response);
       reactor->Finish(status);
-    };
-    if (quick_.claimInline(key)) {
-      run(true);
-    } else {
-      service_.workPool().submit([run] { run(false); });
-    }
+    });
     return reactor;
   }
 
   AcceleratorService& service_;
-  QuickExecutions quick_;
 };
 
 }  // namespace

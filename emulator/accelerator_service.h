@@ -15,6 +15,7 @@
 #include "emulator/session_registry.h"
 #include "emulator/session_watch_service.h"
 #include "emulator/timer_queue.h"
+#include "emulator/quick_executions.h"
 #include "emulator/waits_service.h"
 #include "emulator/work_pool.h"
 #include "hal/i_device.h"
@@ -60,6 +61,7 @@ class AcceleratorService final {
   // Threads lent to calls, executions and bursts right now (for tests and benchmarks).
   const WorkPool& workPool() const { return pool_; }
   WorkPool& workPool() { return pool_; }
+  QuickExecutions& quickExecutions() { return quick_; }
 
   grpc::Status ListDevices(grpc::ServerContextBase*, const wire::ListDevicesRequest*,
                            wire::ListDevicesResponse*);
@@ -167,10 +169,12 @@ class AcceleratorService final {
   SessionWatchService watch_{sessions_, *authenticator_};
   std::unique_ptr<grpc::Service> callbacks_;  // serves the methods above
   // Declared last: destroyed first, so work still running ends before what it uses. Timers go
-  // before the pool, since their callbacks hand work to it.
+  // before the pool, since their callbacks hand work to it, and the pool before quick_, which
+  // its tasks report to.
+  QuickExecutions quick_{pool_};
   WorkPool pool_;
   TimerQueue timers_;
-  AcceleratorWaitsService waits_{sessions_, *authenticator_, pool_, timers_};
+  AcceleratorWaitsService waits_{sessions_, *authenticator_, pool_, quick_, timers_};
 };
 
 }  // namespace nnremote::emulator

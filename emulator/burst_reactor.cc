@@ -28,8 +28,8 @@ constexpr std::chrono::milliseconds kParkQueueAfterIdle(50);
 class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wire::BurstResponse> {
  public:
   BurstReactor(grpc::CallbackServerContext* context, const SessionRegistry& sessions,
-               const Authenticator& authenticator, WorkPool& pool)
-      : context_(context), sessions_(sessions), authenticator_(authenticator), pool_(pool) {
+               const Authenticator& authenticator, WorkPool& pool, QuickExecutions& quick)
+      : context_(context), sessions_(sessions), authenticator_(authenticator), pool_(pool), quick_(quick) {
     handOffToGrpc(this);
     StartRead(&incoming_);
   }
@@ -48,13 +48,12 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
     }
     switch (incoming_.kind_case()) {
       case wire::BurstRequest::kExecute: {
-        // Executions take a pool thread; the next message is read once this one is answered,
-        // so messages are handled in order.
+        // The next message is read once this one is answered, so messages are handled in order.
         {
           std::lock_guard<std::mutex> lock(mutex_);
           executing_ = true;
         }
-        pool_.submit([this, message = std::move(incoming_)] {
+        quick_.run(quickKey_, [this, message = std::move(incoming_)] {
           wire::BurstResponse response;
           const hal::Status status = handler_->handle(message, &response);
           std::unique_lock<std::mutex> lock(mutex_);
@@ -143,6 +142,7 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
     auto burst = entry->preparedModel->configureExecutionBurst();
     if (!burst.ok()) return refuse(toGrpcStatus(burst.error()));
     openSlot_.emplace(std::move(slot).value());
+    quickKey_ = {session->id(), open.prepared_model_id()};
     handler_ = std::make_unique<BurstHandler>(session, *entry, *burst);
     NN_VLOG(BURST) << "session " << session->id() << " burst opened on prepared model " << open.prepared_model_id()
                    << (open.want_shared_queue() ? ", asking for a shared queue" : "");
@@ -261,10 +261,12 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
   const SessionRegistry& sessions_;
   const Authenticator& authenticator_;
   WorkPool& pool_;
+  QuickExecutions& quick_;
 
   wire::BurstRequest incoming_;              // the one outstanding read
   std::unique_ptr<BurstHandler> handler_;    // set by the open message
   std::optional<QuotaSlot> openSlot_;        // counts the burst in session_quotas.bursts
+  QuickExecutions::Key quickKey_;            // where its executions run
   std::unique_ptr<wire::SharedQueue> queue_;  // set at open, for a same-host client
   std::atomic<bool> stopQueue_{false};
 
@@ -285,8 +287,9 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
 grpc::ServerBidiReactor<wire::BurstRequest, wire::BurstResponse>* startBurst(grpc::CallbackServerContext* context,
                                                                              const SessionRegistry& sessions,
                                                                              const Authenticator& authenticator,
-                                                                             WorkPool& pool) {
-  return new BurstReactor(context, sessions, authenticator, pool);
+                                                                             WorkPool& pool,
+                                                                             QuickExecutions& quick) {
+  return new BurstReactor(context, sessions, authenticator, pool, quick);
 }
 
 }  // namespace nnremote::emulator

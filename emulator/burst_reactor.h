@@ -1,5 +1,6 @@
 // A burst's server side, on gRPC's callback API: while its client is between executions the
-// burst holds no thread. Stream messages are handled in order, executions on a WorkPool thread.
+// burst holds no thread. Stream messages are handled in order; executions run where
+// QuickExecutions places them (inline when quick, else on a WorkPool thread).
 // A same-host client gets a shared-memory queue too; the queue is served on a pool thread while
 // busy and parked when idle (proto/shared_queue.h), and the client wakes it over the stream.
 #ifndef NNREMOTE_EMULATOR_BURST_REACTOR_H_
@@ -8,6 +9,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "emulator/caller_identity.h"
+#include "emulator/quick_executions.h"
 #include "emulator/session_registry.h"
 #include "emulator/work_pool.h"
 #include "proto/nnremote.pb.h"
@@ -18,7 +20,8 @@ namespace nnremote::emulator {
 grpc::ServerBidiReactor<wire::BurstRequest, wire::BurstResponse>* startBurst(grpc::CallbackServerContext* context,
                                                                              const SessionRegistry& sessions,
                                                                              const Authenticator& authenticator,
-                                                                             WorkPool& pool);
+                                                                             WorkPool& pool,
+                                                                             QuickExecutions& quick);
 
 }  // namespace nnremote::emulator
 

@@ -174,7 +174,7 @@ grpc::ServerUnaryReactor* AcceleratorWaitsService::WaitFence(grpc::CallbackServe
 
 grpc::ServerBidiReactor<wire::BurstRequest, wire::BurstResponse>* AcceleratorWaitsService::Burst(
     grpc::CallbackServerContext* context) {
-  return startBurst(context, sessions_, authenticator_, pool_);
+  return startBurst(context, sessions_, authenticator_, pool_, quick_);
 }
 
 }  // namespace nnremote::emulator

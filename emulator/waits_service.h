@@ -8,6 +8,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "emulator/caller_identity.h"
+#include "emulator/quick_executions.h"
 #include "emulator/session_registry.h"
 #include "emulator/timer_queue.h"
 #include "emulator/work_pool.h"
@@ -18,8 +19,8 @@ namespace nnremote::emulator {
 class AcceleratorWaitsService final : public wire::AcceleratorWaits::CallbackService {
  public:
   AcceleratorWaitsService(const SessionRegistry& sessions, const Authenticator& authenticator, WorkPool& pool,
-                          TimerQueue& timers)
-      : sessions_(sessions), authenticator_(authenticator), pool_(pool), timers_(timers) {}
+                          QuickExecutions& quick, TimerQueue& timers)
+      : sessions_(sessions), authenticator_(authenticator), pool_(pool), quick_(quick), timers_(timers) {}
 
   grpc::ServerUnaryReactor* AwaitExecution(grpc::CallbackServerContext* context,
                                            const wire::AwaitExecutionRequest* request,
@@ -37,6 +38,7 @@ class AcceleratorWaitsService final : public wire::AcceleratorWaits::CallbackSer
   const SessionRegistry& sessions_;
   const Authenticator& authenticator_;
   WorkPool& pool_;
+  QuickExecutions& quick_;
   TimerQueue& timers_;
 };
 

@@ -1,0 +1,54 @@
+// Where an execution runs: on the gRPC callback thread it arrived on, or on the WorkPool.
+//
+// A hand-off to the pool costs a thread wake-up, and on a virtual machine that is 50-100 us: as
+// much as the whole round trip of a small model. So an execution whose previous run under the
+// same key (a session's prepared model, reusable execution or burst) was quick runs where it
+// arrived, as the synchronous server ran every call. At most one runs inline at a time, so
+// gRPC's few callback threads are never all taken by executions, and one that turns out slow
+// sends the next of its kind back to the pool. A key seen for the first time goes to the pool.
+#ifndef NNREMOTE_EMULATOR_QUICK_EXECUTIONS_H_
+#define NNREMOTE_EMULATOR_QUICK_EXECUTIONS_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "emulator/work_pool.h"
+
+namespace nnremote::emulator {
+
+class QuickExecutions {
+ public:
+  // The session's id and the id of what executes (prepared model or reusable execution). Ids are
+  // random 64-bit values, so the kinds share one space; a collision only misplaces one call.
+  using Key = std::pair<uint64_t, uint64_t>;
+  static constexpr std::chrono::microseconds kQuick{200};
+
+  explicit QuickExecutions(WorkPool& pool) : pool_(pool) {}
+
+  // Runs `execution` inline when `key` was quick last time and nothing else runs inline, else
+  // on the pool; either way it is timed for the next call under `key`. `execution` finishes its
+  // own gRPC call.
+  void run(const Key& key, std::function<void()> execution);
+
+ private:
+  struct KeyHash {
+    size_t operator()(const Key& key) const { return std::hash<uint64_t>()(key.first * 0x9e3779b97f4a7c15ULL ^ key.second); }
+  };
+  bool claimInline(const Key& key);
+  void finished(const Key& key, std::chrono::steady_clock::duration took);
+
+  static constexpr size_t kRemembered = 4096;
+  WorkPool& pool_;
+  std::mutex mutex_;
+  std::unordered_map<Key, bool, KeyHash> quick_;
+  std::atomic<bool> inlineRunning_{false};
+};
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_QUICK_EXECUTIONS_H_
