@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "absl/synchronization/mutex.h"
+
 #include "emulator/grpc_handoff.h"
 
 namespace nnremote::emulator {
@@ -65,6 +67,8 @@ hal::Status checkClientAccess(const std::vector<hal::SharedDevice>& devices, con
 }
 
 }  // namespace
+
+void turnOffAbslDeadlockDetection() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
 
 hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<hal::SharedDevice> devices,
                                                                    const std::string& address,

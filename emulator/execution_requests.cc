@@ -58,19 +58,19 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
 wire_conv::MemoryResolver resolverFor(Session& session) {
   return [&session](const wire::Memory& memory) -> hal::Result<hal::SharedMemory> {
     Transport transport = Transport::INLINE;
-    hal::Result<hal::SharedMemory> resolved = hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "unresolved";
-    switch (memory.kind_case()) {
-      case wire::Memory::kRegisteredMemoryId:
-        transport = Transport::SHARED_MEMORY;
-        resolved = session.registeredMemories.find(memory.registered_memory_id());
-        break;
-      case wire::Memory::kBulkTransferId:
-        transport = Transport::BULK;
-        resolved = session.uploads.take(memory.bulk_transfer_id());
-        break;
-      default:
-        resolved = wire_conv::resolveInlineOnly(memory);
-    }
+    auto resolve = [&]() -> hal::Result<hal::SharedMemory> {
+      switch (memory.kind_case()) {
+        case wire::Memory::kRegisteredMemoryId:
+          transport = Transport::SHARED_MEMORY;
+          return session.registeredMemories.find(memory.registered_memory_id());
+        case wire::Memory::kBulkTransferId:
+          transport = Transport::BULK;
+          return session.uploads.take(memory.bulk_transfer_id());
+        default:
+          return wire_conv::resolveInlineOnly(memory);
+      }
+    };
+    hal::Result<hal::SharedMemory> resolved = resolve();
     if (resolved.ok() && *resolved != nullptr) countTraffic(Direction::IN, transport, (*resolved)->size());
     return resolved;
   };

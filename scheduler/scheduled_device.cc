@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include "hal/execution_adapters.h"
 #include "scheduler/background_workers.h"
@@ -145,14 +146,14 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     // background threads, so it never takes a core from a higher-priority client's host work.
     const hal::Request& toRun = staged ? staged->request() : request;
     auto compute = [&] { return inner()->execute(toRun, hal::MeasureTiming::YES, std::nullopt, loopTimeoutDuration); };
-    hal::Result<hal::ExecutionOutcome> computed = hal::makeError(ErrorStatus::GENERAL_FAILURE) << "not computed";
+    std::optional<hal::Result<hal::ExecutionOutcome>> computed;  // no placeholder error: building one costs a stream
     if (priority_ == hal::Priority::LOW) {
-      runInBackground([&] { computed = compute(); });
+      runInBackground([&] { computed.emplace(compute()); });
     } else {
-      computed = compute();
+      computed.emplace(compute());
     }
-    if (!computed.ok()) return failBeforeRunning(computed.error());
-    hal::ExecutionOutcome outcome = std::move(computed).value();
+    if (!computed->ok()) return failBeforeRunning(computed->error());
+    hal::ExecutionOutcome outcome = std::move(*computed).value();
     const Duration hostTime = std::chrono::duration_cast<Duration>(hal::Clock::now() - hostStart);
     std::vector<Duration> segments = segmentsOf(outcome, hostTime);
     const Duration own = sum(segments);

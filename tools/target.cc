@@ -30,6 +30,7 @@ hal::Result<Target> openTarget(const std::string& localNpus, const std::vector<s
     NN_ASSIGN_OR_RETURN(const auto npus, sim::npuConfigsFromList(localNpus));
     const auto devices = emulator::createSimulatedNpus(npus);
     const std::string local = "unix-abstract:nnremote-local-" + std::to_string(::getpid());
+    emulator::turnOffAbslDeadlockDetection();
     NN_ASSIGN_OR_RETURN(target.localServer, emulator::EmulatorServer::start(devices, local));
     connectTo = target.localServer->address();
     target.description = "an in-process npu_emulator (" + connectTo + ")";
