@@ -53,9 +53,11 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
           std::lock_guard<std::mutex> lock(mutex_);
           executing_ = true;
         }
-        quick_.run(quickKey_, [this, message = std::move(incoming_)] {
+        // No read is outstanding until it is answered, so it runs on incoming_ itself, whose
+        // allocations the next message reuses.
+        quick_.run(quickKey_, [this] {
           wire::BurstResponse response;
-          const hal::Status status = handler_->handle(message, &response);
+          const hal::Status status = handler_->handle(incoming_, &response);
           std::unique_lock<std::mutex> lock(mutex_);
           executing_ = false;
           if (!status.ok()) {
