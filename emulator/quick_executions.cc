@@ -30,7 +30,7 @@ void QuickExecutions::finished(const Key& key, std::chrono::steady_clock::durati
   std::lock_guard<std::mutex> lock(mutex_);
   // Bounded: forgetting only sends a call to the pool once more.
   if (quick_.size() >= kRemembered && quick_.count(key) == 0) quick_.clear();
-  quick_[key] = took <= kQuick;
+  quick_[key] = took <= quickUpTo_;
 }
 
 }  // namespace nnremote::emulator

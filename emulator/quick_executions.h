@@ -28,7 +28,9 @@ class QuickExecutions {
   using Key = std::pair<uint64_t, uint64_t>;
   static constexpr std::chrono::microseconds kQuick{200};
 
-  explicit QuickExecutions(WorkPool& pool) : pool_(pool) {}
+  // `quickUpTo`: how long an execution may take for the next one under its key to run inline.
+  explicit QuickExecutions(WorkPool& pool, std::chrono::microseconds quickUpTo = kQuick)
+      : pool_(pool), quickUpTo_(quickUpTo) {}
 
   // Runs `execution` inline when `key` was quick last time and nothing else runs inline, else
   // on the pool; either way it is timed for the next call under `key`. `execution` finishes its
@@ -44,6 +46,7 @@ class QuickExecutions {
 
   static constexpr size_t kRemembered = 4096;
   WorkPool& pool_;
+  const std::chrono::microseconds quickUpTo_;
   std::mutex mutex_;
   std::unordered_map<Key, bool, KeyHash> quick_;
   std::atomic<bool> inlineRunning_{false};

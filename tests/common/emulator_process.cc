@@ -1,4 +1,5 @@
 #include "tests/common/emulator_process.h"
+#include "tests/common/unique_names.h"
 
 #include <signal.h>
 #include <sys/socket.h>
@@ -77,8 +78,7 @@ int EmulatorProcess::waitForExit(std::chrono::milliseconds within) {
 }
 
 std::string EmulatorProcess::uniqueAddress(const std::string& name) {
-  static int counter = 0;
-  return "unix:/tmp/nnremote-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".sock";
+  return "unix:/tmp/nnremote-" + name + "-" + uniqueToken() + ".sock";
 }
 
 }  // namespace nnremote::testing

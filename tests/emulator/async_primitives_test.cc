@@ -1,16 +1,19 @@
 // What the server's waiting calls are built on: threads lent only while there is work
-// (WorkPool), timers on one thread (TimerQueue), and fence waits completed by callback
-// (SyncFence::onSignal, FenceWait, awaitAllFences). Waits in these tests are bounded; they
+// (WorkPool), executions placed inline or on the pool (QuickExecutions), timers on one thread
+// (TimerQueue), and fence waits completed by callback (SyncFence::onSignal, FenceWait,
+// awaitAllFences). Waits in these tests are bounded; they
 // assert order and outcomes, not durations.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <thread>
 
 #include "emulator/fence_waits.h"
+#include "emulator/quick_executions.h"
 #include "emulator/timer_queue.h"
 #include "emulator/work_pool.h"
 
@@ -66,6 +69,61 @@ TEST(WorkPoolTest, DestructionWaitsForRunningTasks) {
     });
   }
   EXPECT_TRUE(done.load());
+}
+
+// Runs one execution under `key` and returns the thread it ran on, once it has run.
+std::thread::id runOn(QuickExecutions& quick, QuickExecutions::Key key, std::function<void()> body = [] {}) {
+  std::promise<std::thread::id> ran;
+  auto where = ran.get_future();
+  quick.run(key, [&ran, body] {
+    body();
+    ran.set_value(std::this_thread::get_id());
+  });
+  return where.get();
+}
+
+TEST(QuickExecutionsTest, AKeyRunsOnThePoolFirstThenInlineOnceItWasQuick) {
+  WorkPool pool;
+  QuickExecutions quick(pool, /*quickUpTo=*/std::chrono::hours(1));  // everything counts as quick
+  const auto here = std::this_thread::get_id();
+  EXPECT_NE(runOn(quick, {1, 10}), here) << "an unknown key goes to the pool";
+  // The pool thread records the time after the task, so the second run waits for that record.
+  ASSERT_TRUE(eventually([&] { return runOn(quick, {1, 10}) == here; }));
+  EXPECT_EQ(runOn(quick, {1, 10}), here);
+  EXPECT_NE(runOn(quick, {1, 11}), here) << "another prepared model of the session is another key";
+  EXPECT_NE(runOn(quick, {2, 10}), here) << "another session is another key";
+}
+
+TEST(QuickExecutionsTest, ASlowKeyStaysOnThePool) {
+  WorkPool pool;
+  QuickExecutions quick(pool, /*quickUpTo=*/std::chrono::microseconds(0));  // nothing is quick
+  const auto here = std::this_thread::get_id();
+  for (int i = 0; i < 5; ++i) EXPECT_NE(runOn(quick, {1, 10}, [] { std::this_thread::sleep_for(1ms); }), here);
+}
+
+TEST(QuickExecutionsTest, OnlyOneRunsInlineAtATime) {
+  WorkPool pool;
+  QuickExecutions quick(pool, std::chrono::hours(1));
+  for (const uint64_t model : {10, 11}) {  // both keys known to be quick
+    (void)runOn(quick, {1, model});
+    ASSERT_TRUE(eventually([&] { return runOn(quick, {1, model}) == std::this_thread::get_id(); }));
+  }
+  // One thread holds the inline slot while another runs the other quick key.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> holding{false};
+  std::thread holder([&] {
+    (void)runOn(quick, {1, 10}, [&] {
+      holding = true;
+      released.wait();
+    });
+  });
+  ASSERT_TRUE(eventually([&] { return holding.load(); }));
+  std::thread other([&] { EXPECT_NE(runOn(quick, {1, 11}), std::this_thread::get_id()) << "the slot was taken"; });
+  other.join();
+  release.set_value();
+  holder.join();
+  EXPECT_EQ(runOn(quick, {1, 11}), std::this_thread::get_id()) << "the slot is free again";
 }
 
 TEST(TimerQueueTest, RunsCallbacksInTimeOrderAndNotCancelledOnes) {

@@ -11,6 +11,7 @@
 #include "proxy_driver/proxy_burst.h"
 #include "proxy_driver/proxy_device.h"
 #include "tests/common/server_options.h"
+#include "tests/common/unique_names.h"
 
 namespace nnremote::proxy {
 namespace {
@@ -22,9 +23,8 @@ using ::testing::HasSubstr;
 enum class Transport { TCP_STREAM, UNIX_SHARED_QUEUE };
 
 std::string addressFor(Transport transport) {
-  static int counter = 0;
   if (transport == Transport::TCP_STREAM) return "127.0.0.1:0";
-  return "unix-abstract:nnremote-burst-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  return "unix-abstract:nnremote-burst-test-" + testing::uniqueToken();
 }
 
 class BurstTest : public ::testing::TestWithParam<Transport> {
