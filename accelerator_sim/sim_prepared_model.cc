@@ -17,6 +17,7 @@ using hal::makeError;
 SimPreparedModel::SimPreparedModel(hal::Model model, NpuConfig npu)
     : model_(std::move(model)),
       npu_(std::move(npu)),
+      deviceName_(deviceName(npu_)),
       constantBytes_(constantBytes(model_)),
       operationStates_(new OperationState[operationStateCount(model_)]) {}
 
@@ -43,10 +44,10 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
   }
   NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, model_));
   std::vector<std::pair<const SimBuffer*, size_t>> writtenBuffers;  // (buffer, output index)
-  NN_ASSIGN_OR_RETURN(const hal::Request resolved, resolveDeviceBuffers(request, &writtenBuffers));
+  NN_ASSIGN_OR_RETURN(const std::optional<hal::Request> resolved, resolveDeviceBuffers(request, &writtenBuffers));
   const bool timed = measure == hal::MeasureTiming::YES;
-  NN_ASSIGN_OR_RETURN(ExecutionReport report,
-                      executeGraph(model_, resolved, npu_, executionOptions(timed, loopTimeoutDuration)));
+  NN_ASSIGN_OR_RETURN(ExecutionReport report, executeGraph(model_, resolved ? *resolved : request, npu_,
+                                                           executionOptions(timed, loopTimeoutDuration)));
   for (const auto& [buffer, output] : writtenBuffers) {
     buffer->markInitialized(report.outputShapes[output].dimensions);
   }
@@ -64,7 +65,7 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
         hostWall > report.kernelNanoseconds ? hostWall - report.kernelNanoseconds : 0;
     outcome.timing.timeOnDevice = onDevice;
     outcome.timing.timeInDriver = onDevice + std::chrono::nanoseconds(driverWork);
-    report.profile.deviceName = deviceName(npu_);
+    report.profile.deviceName = deviceName_;
     report.profile.clockHz = clockHz(npu_);
     report.profile.hostWallNanoseconds = hostWall;
     outcome.profile = std::make_shared<const hal::ExecutionProfile>(std::move(report.profile));
@@ -72,11 +73,11 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
   return outcome;
 }
 
-hal::Result<hal::Request> SimPreparedModel::resolveDeviceBuffers(
+hal::Result<std::optional<hal::Request>> SimPreparedModel::resolveDeviceBuffers(
     const hal::Request& request, std::vector<std::pair<const SimBuffer*, size_t>>* written) const {
   bool any = false;
   for (const auto& pool : request.pools) any = any || !std::holds_alternative<hal::SharedMemory>(pool);
-  if (!any) return request;
+  if (!any) return std::optional<hal::Request>();
   hal::Request resolved = request;
   auto resolveArgument = [&](hal::Request::Argument& argument, size_t index, bool isInput) -> hal::Status {
     if (argument.lifetime != hal::Request::Argument::LifeTime::POOL) return {};
@@ -110,7 +111,7 @@ hal::Result<hal::Request> SimPreparedModel::resolveDeviceBuffers(
   for (auto& pool : resolved.pools) {
     if (!std::holds_alternative<hal::SharedMemory>(pool)) pool = *hal::createHeapMemory(0);
   }
-  return resolved;
+  return std::optional<hal::Request>(std::move(resolved));
 }
 
 hal::Status SimPreparedModel::validateReusableRequest(const hal::Request& request) const {

@@ -3,6 +3,8 @@
 #define NNREMOTE_ACCELERATOR_SIM_SIM_PREPARED_MODEL_H_
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "accelerator_sim/graph_executor.h"
 #include "accelerator_sim/npu_config.h"
@@ -37,12 +39,14 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
  private:
   ExecutionOptions executionOptions(bool withTiming, const hal::OptionalDuration& loopTimeoutDuration) const;
   // Replaces device-buffer pools with the buffers' memory; lists the buffers outputs write.
-  hal::Result<hal::Request> resolveDeviceBuffers(
+  // Nothing (no copy of the request) when it names no device buffer.
+  hal::Result<std::optional<hal::Request>> resolveDeviceBuffers(
       const hal::Request& request, std::vector<std::pair<const SimBuffer*, size_t>>* written) const;
 
  private:
   hal::Model model_;
   NpuConfig npu_;
+  std::string deviceName_;  // as profiles name it, made once
   uint64_t constantBytes_;
   // One per operation of every subgraph, kept across executions (kernels' packed weights).
   std::unique_ptr<OperationState[]> operationStates_;

@@ -29,6 +29,8 @@ class QuickExecutions {
   static constexpr std::chrono::microseconds kQuick{200};
 
   // `quickUpTo`: how long an execution may take for the next one under its key to run inline.
+  // A pool task reports its time here after the execution, so this must outlive `pool`'s tasks:
+  // declare it before the pool, which then is destroyed first and waits for them.
   explicit QuickExecutions(WorkPool& pool, std::chrono::microseconds quickUpTo = kQuick)
       : pool_(pool), quickUpTo_(quickUpTo) {}
 

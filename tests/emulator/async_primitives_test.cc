@@ -82,9 +82,17 @@ std::thread::id runOn(QuickExecutions& quick, QuickExecutions::Key key, std::fun
   return where.get();
 }
 
-TEST(QuickExecutionsTest, AKeyRunsOnThePoolFirstThenInlineOnceItWasQuick) {
+// Held as AcceleratorService holds them: a pool task reports its time to `quick` after the
+// execution, so `quick` is declared first and destroyed after the pool has waited for its tasks.
+struct QuickOnPool {
+  explicit QuickOnPool(std::chrono::microseconds quickUpTo) : quick(pool, quickUpTo) {}
+  QuickExecutions quick;
   WorkPool pool;
-  QuickExecutions quick(pool, /*quickUpTo=*/std::chrono::hours(1));  // everything counts as quick
+};
+
+TEST(QuickExecutionsTest, AKeyRunsOnThePoolFirstThenInlineOnceItWasQuick) {
+  QuickOnPool held(/*quickUpTo=*/std::chrono::hours(1));  // everything counts as quick
+  QuickExecutions& quick = held.quick;
   const auto here = std::this_thread::get_id();
   EXPECT_NE(runOn(quick, {1, 10}), here) << "an unknown key goes to the pool";
   // The pool thread records the time after the task, so the second run waits for that record.
@@ -95,15 +103,15 @@ TEST(QuickExecutionsTest, AKeyRunsOnThePoolFirstThenInlineOnceItWasQuick) {
 }
 
 TEST(QuickExecutionsTest, ASlowKeyStaysOnThePool) {
-  WorkPool pool;
-  QuickExecutions quick(pool, /*quickUpTo=*/std::chrono::microseconds(0));  // nothing is quick
+  QuickOnPool held(/*quickUpTo=*/std::chrono::microseconds(0));  // nothing is quick
+  QuickExecutions& quick = held.quick;
   const auto here = std::this_thread::get_id();
   for (int i = 0; i < 5; ++i) EXPECT_NE(runOn(quick, {1, 10}, [] { std::this_thread::sleep_for(1ms); }), here);
 }
 
 TEST(QuickExecutionsTest, OnlyOneRunsInlineAtATime) {
-  WorkPool pool;
-  QuickExecutions quick(pool, std::chrono::hours(1));
+  QuickOnPool held(std::chrono::hours(1));
+  QuickExecutions& quick = held.quick;
   for (const uint64_t model : {10, 11}) {  // both keys known to be quick
     (void)runOn(quick, {1, model});
     ASSERT_TRUE(eventually([&] { return runOn(quick, {1, model}) == std::this_thread::get_id(); }));
