@@ -224,13 +224,21 @@ class AcceleratorCallbacks final : public wire::Accelerator::CallbackService {
   }
 
  private:
+  // Runs the handler and finishes the call with its status. The request, response and context
+  // live until Finish, and the reactor may be finished from any thread.
+  template <typename Request, typename Response>
+  void handleAndFinish(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
+                       const Request* request, Response* response, grpc::ServerUnaryReactor* reactor) {
+    const grpc::Status status = (service_.*handler)(context, request, response);
+    handOffToGrpc(response);
+    reactor->Finish(status);
+  }
+
   template <typename Request, typename Response>
   grpc::ServerUnaryReactor* answerNow(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
                                       const Request* request, Response* response) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    const grpc::Status status = (service_.*handler)(context, request, response);
-    handOffToGrpc(response);
-    reactor->Finish(status);
+    handleAndFinish(context, handler, request, response, reactor);
     return reactor;
   }
 
@@ -238,13 +246,8 @@ class AcceleratorCallbacks final : public wire::Accelerator::CallbackService {
   grpc::ServerUnaryReactor* answerOnPool(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
                                          const Request* request, Response* response) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    // The request, response and context live until Finish; the reactor may be finished from any
-    // thread.
-    service_.workPool().submit([this, context, handler, request, response, reactor] {
-      const grpc::Status status = (service_.*handler)(context, request, response);
-      handOffToGrpc(response);
-      reactor->Finish(status);
-    });
+    service_.workPool().submit(
+        [this, context, handler, request, response, reactor] { handleAndFinish(context, handler, request, response, reactor); });
     return reactor;
   }
 
@@ -253,11 +256,8 @@ class AcceleratorCallbacks final : public wire::Accelerator::CallbackService {
   grpc::ServerUnaryReactor* answerExecution(grpc::CallbackServerContext* context, Handler<Request, Response> handler,
                                             const Request* request, Response* response, QuickExecutions::Key key) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    service_.quickExecutions().run(key, [this, context, handler, request, response, reactor] {
-      const grpc::Status status = (service_.*handler)(context, request, response);
-      handOffToGrpc(response);
-      reactor->Finish(status);
-    });
+    service_.quickExecutions().run(
+        key, [this, context, handler, request, response, reactor] { handleAndFinish(context, handler, request, response, reactor); });
     return reactor;
   }
 
