@@ -1,8 +1,30 @@
 #include "proxy_driver/session_watcher.h"
 
-#include <vector>
+#include <algorithm>
 
 namespace nnremote::proxy {
+
+struct SessionWatcher::Stream {
+  struct Tag {
+    Stream* stream;
+    Operation operation;
+  };
+
+  explicit Stream(uint64_t number) : number(number) {}
+  void* tag(Operation operation) { return &tags[static_cast<int>(operation)]; }
+
+  const uint64_t number;
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientAsyncReaderWriter<wire::WatchSessionsRequest, wire::SessionEvent>> calls;
+  wire::SessionEvent event;            // the read outstanding
+  wire::WatchSessionsRequest request;  // the write outstanding
+  grpc::Status status;
+  Tag tags[4] = {{this, Operation::kStart}, {this, Operation::kRead}, {this, Operation::kWrite}, {this, Operation::kFinish}};
+  bool started = false;
+  bool writing = false;
+  bool readsEnded = false;  // the stream broke or the server ended it
+  bool finishing = false;
+};
 
 std::shared_ptr<SessionWatcher> SessionWatcher::shared(const std::string& key, std::shared_ptr<grpc::Channel> channel) {
   static std::mutex registryMutex;
@@ -24,106 +46,185 @@ SessionWatcher::~SessionWatcher() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    if (context_ != nullptr) context_->TryCancel();
   }
   changed_.notify_all();
   thread_.join();
 }
 
-bool SessionWatcher::send(const wire::WatchSessionsRequest& request) {
-  std::lock_guard<std::mutex> lock(writeMutex_);
-  return stream_ != nullptr && stream_->Write(request);
-}
-
 void SessionWatcher::watch(uint64_t sessionId, std::function<void()> ended) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   Watched& entry = watched_[sessionId];
   entry.ended = std::move(ended);
-  entry.stream = 0;
-  if (!streamOpen_) {
-    changed_.notify_all();  // the thread opens a stream for it
-    return;
+  entry.stream = 0;  // a stream that is breaking cannot take it: the next one will
+  if (stream_ != nullptr && !stream_->readsEnded) {
+    // Written on the open stream; if that stream breaks first, its end reports this session too.
+    entry.stream = stream_->number;
+    pendingAdds_.push_back(sessionId);
   }
-  // Sent on the open stream; if that stream is breaking, its end reports this session too.
-  entry.stream = streamNumber_;
-  wire::WatchSessionsRequest request;
-  request.add_add(sessionId);
-  std::lock_guard<std::mutex> write(writeMutex_);
-  if (stream_ != nullptr) (void)stream_->Write(request);
+  wake_ = true;
+  changed_.notify_all();
 }
 
 void SessionWatcher::unwatch(uint64_t sessionId) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   const auto it = watched_.find(sessionId);
   if (it == watched_.end()) return;
-  const bool sent = streamOpen_ && it->second.stream == streamNumber_;
+  const bool onOpenStream = stream_ != nullptr && it->second.stream == stream_->number;
   watched_.erase(it);
-  if (!sent) return;
-  wire::WatchSessionsRequest request;
-  request.add_remove(sessionId);
-  std::lock_guard<std::mutex> write(writeMutex_);
-  if (stream_ != nullptr) (void)stream_->Write(request);
+  if (!onOpenStream) return;
+  const auto unsent = std::find(pendingAdds_.begin(), pendingAdds_.end(), sessionId);
+  if (unsent != pendingAdds_.end()) {
+    pendingAdds_.erase(unsent);
+  } else {
+    pendingRemoves_.push_back(sessionId);
+  }
+  wake_ = true;
+  changed_.notify_all();
 }
 
 void SessionWatcher::run() {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (true) {
-    changed_.wait(lock, [&] {
-      if (stopping_) return true;
-      for (const auto& [id, entry] : watched_) {
-        if (entry.stream == 0) return true;
-      }
-      return false;
-    });
-    if (stopping_) return;
-    grpc::ClientContext context;
-    const uint64_t number = ++streamNumber_;
-    auto stream = stub_->WatchSessions(&context);
-    wire::WatchSessionsRequest request;
-    for (auto& [id, entry] : watched_) {
-      if (entry.stream != 0) continue;
-      entry.stream = number;
-      request.add_add(id);
+  while (!stopping_) {
+    // With nothing on the queue there is nothing to poll for: sleep until told.
+    auto told = [&] { return stopping_ || wake_; };
+    if (outstanding_ == 0) {
+      changed_.wait(lock, told);
+    } else {
+      changed_.wait_for(lock, kPollInterval, told);
     }
-    context_ = &context;
-    {
-      std::lock_guard<std::mutex> write(writeMutex_);
-      stream_ = stream.get();
-      (void)stream_->Write(request);
+    wake_ = false;
+    if (stopping_) break;
+    openStreamLocked();
+    writeChangesLocked();
+    if (outstanding_ > 0) {
+      lock.unlock();
+      collectCompletions(/*wait=*/false);
+      lock.lock();
     }
-    streamOpen_ = true;
+  }
+  // Ending the stream ends the server's watch of its sessions; none are left by now, since
+  // every Connection unwatched its session before letting go of the watcher.
+  if (stream_ != nullptr) stream_->context.TryCancel();
+  while (outstanding_ > 0) {
     lock.unlock();
+    collectCompletions(/*wait=*/true);
+    lock.lock();
+  }
+  lock.unlock();
+  queue_.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (queue_.Next(&tag, &ok)) {
+  }
+}
 
-    wire::SessionEvent event;
-    while (stream->Read(&event)) {
-      // The server no longer watches this session (it was closed, or is not ours).
-      std::lock_guard<std::mutex> relock(mutex_);
-      const auto it = watched_.find(event.session_id());
-      if (it == watched_.end() || it->second.stream != number) continue;
-      std::function<void()> ended = std::move(it->second.ended);
-      watched_.erase(it);
-      ended();
+void SessionWatcher::openStreamLocked() {
+  if (stream_ != nullptr) return;
+  const bool anyWaiting =
+      std::any_of(watched_.begin(), watched_.end(), [](const auto& entry) { return entry.second.stream == 0; });
+  if (!anyWaiting) return;
+  stream_ = std::make_unique<Stream>(++streamNumber_);
+  pendingAdds_.clear();
+  pendingRemoves_.clear();
+  for (auto& [id, entry] : watched_) {
+    if (entry.stream != 0) continue;
+    entry.stream = stream_->number;
+    pendingAdds_.push_back(id);
+  }
+  ++outstanding_;
+  stream_->calls = stub_->AsyncWatchSessions(&stream_->context, &queue_, stream_->tag(Operation::kStart));
+}
+
+void SessionWatcher::writeChangesLocked() {
+  Stream* stream = stream_.get();
+  if (stream == nullptr || !stream->started || stream->writing || stream->readsEnded) return;
+  if (pendingAdds_.empty() && pendingRemoves_.empty()) return;
+  stream->request.Clear();
+  for (uint64_t id : pendingAdds_) stream->request.add_add(id);
+  for (uint64_t id : pendingRemoves_) stream->request.add_remove(id);
+  pendingAdds_.clear();
+  pendingRemoves_.clear();
+  stream->writing = true;
+  ++outstanding_;
+  stream->calls->Write(stream->request, stream->tag(Operation::kWrite));
+}
+
+void SessionWatcher::collectCompletions(bool wait) {
+  void* tag = nullptr;
+  bool ok = false;
+  if (wait) {
+    if (queue_.Next(&tag, &ok)) {
+      auto* done = static_cast<Stream::Tag*>(tag);
+      completed(done->stream, done->operation, ok);
     }
-    lock.lock();
-    streamOpen_ = false;
-    context_ = nullptr;
-    {
-      std::lock_guard<std::mutex> write(writeMutex_);
-      stream_ = nullptr;
-    }
-    lock.unlock();
-    (void)stream->Finish();
-    lock.lock();
-    // Everything this stream watched is gone with it.
-    for (auto it = watched_.begin(); it != watched_.end();) {
-      if (it->second.stream != number) {
-        ++it;
-        continue;
+    return;
+  }
+  // A deadline already passed: take what is there, polling the sockets once without waiting.
+  while (queue_.AsyncNext(&tag, &ok, std::chrono::system_clock::now()) == grpc::CompletionQueue::GOT_EVENT) {
+    auto* done = static_cast<Stream::Tag*>(tag);
+    completed(done->stream, done->operation, ok);
+  }
+}
+
+void SessionWatcher::completed(Stream* stream, Operation operation, bool ok) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --outstanding_;
+  switch (operation) {
+    case Operation::kStart:
+      if (ok) {
+        stream->started = true;
+        ++outstanding_;
+        stream->calls->Read(&stream->event, stream->tag(Operation::kRead));
+        writeChangesLocked();
+      } else {
+        stream->readsEnded = true;
       }
-      std::function<void()> ended = std::move(it->second.ended);
-      it = watched_.erase(it);
-      ended();
+      break;
+    case Operation::kRead:
+      if (!ok) {
+        stream->readsEnded = true;
+        break;
+      }
+      {
+        // The server no longer watches this session (it was closed, or is not ours).
+        const auto it = watched_.find(stream->event.session_id());
+        if (it != watched_.end() && it->second.stream == stream->number) {
+          std::function<void()> ended = std::move(it->second.ended);
+          watched_.erase(it);
+          ended();
+        }
+      }
+      ++outstanding_;
+      stream->calls->Read(&stream->event, stream->tag(Operation::kRead));
+      break;
+    case Operation::kWrite:
+      stream->writing = false;
+      if (ok) writeChangesLocked();
+      break;
+    case Operation::kFinish:
+      endSessionsOfLocked(stream->number);
+      if (stream_.get() == stream) stream_.reset();
+      wake_ = true;  // sessions that waited for the next stream get one
+      return;
+  }
+  // A broken stream is finished once its last write is back.
+  if (stream->readsEnded && !stream->writing && !stream->finishing) {
+    stream->finishing = true;
+    ++outstanding_;
+    stream->calls->Finish(&stream->status, stream->tag(Operation::kFinish));
+  }
+}
+
+void SessionWatcher::endSessionsOfLocked(uint64_t number) {
+  // Everything the stream watched is gone with it.
+  for (auto it = watched_.begin(); it != watched_.end();) {
+    if (it->second.stream != number) {
+      ++it;
+      continue;
     }
+    std::function<void()> ended = std::move(it->second.ended);
+    it = watched_.erase(it);
+    ended();
   }
 }
 

@@ -2,9 +2,18 @@
 // stream watches all their sessions (one stream per session would cost the server about
 // 17 KiB each). When the stream breaks (the server or the connection is gone), every session it
 // watched is reported ended; sessions registered later are watched on a new stream.
+//
+// The stream never holds a thread blocked inside gRPC. A thread waiting in gRPC polls the
+// process's sockets for everyone, so a watcher waiting there would take the answers of the
+// application's own calls and hand each one over with a wake-up: two context switches more per
+// round trip. Instead the stream runs on the asynchronous API and its thread collects what
+// completed without waiting in gRPC, when it is told of a change and every kPollInterval: the
+// application's calls make progress on the stream while they poll, and the watcher's own
+// non-blocking poll does while the application is idle.
 #ifndef NNREMOTE_PROXY_DRIVER_SESSION_WATCHER_H_
 #define NNREMOTE_PROXY_DRIVER_SESSION_WATCHER_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -13,6 +22,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -22,6 +32,9 @@ namespace nnremote::proxy {
 
 class SessionWatcher {
  public:
+  // How long a session's end may go unnoticed while the application makes no call.
+  static constexpr std::chrono::milliseconds kPollInterval{50};
+
   // The process's watcher for `key` (the server's address and how the client authenticates),
   // made on `channel` if there is none.
   static std::shared_ptr<SessionWatcher> shared(const std::string& key, std::shared_ptr<grpc::Channel> channel);
@@ -35,12 +48,25 @@ class SessionWatcher {
 
  private:
   explicit SessionWatcher(std::shared_ptr<grpc::Channel> channel);
+
+  // One WatchSessions stream and the operation it has outstanding on the completion queue.
+  struct Stream;
+  enum class Operation { kStart, kRead, kWrite, kFinish };
+
   void run();
-  // Sends `request` on the current stream, if there is one.
-  bool send(const wire::WatchSessionsRequest& request);
+  // Opens a stream for the sessions waiting for one, if any and none is open.
+  void openStreamLocked();
+  // Sends the adds and removes not yet sent, unless a write is outstanding.
+  void writeChangesLocked();
+  // Takes what completed on the queue; with `wait`, blocks until something did.
+  void collectCompletions(bool wait);
+  void completed(Stream* stream, Operation operation, bool ok);
+  // Ends every session watched on `number`: the stream is gone.
+  void endSessionsOfLocked(uint64_t number);
 
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::SessionWatch::Stub> stub_;
+  grpc::CompletionQueue queue_;
 
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -49,11 +75,11 @@ class SessionWatcher {
     uint64_t stream = 0;  // the stream it was sent on; 0: waiting for the next stream
   };
   std::map<uint64_t, Watched> watched_;
-  uint64_t streamNumber_ = 0;  // the stream open now, if streamOpen_
-  bool streamOpen_ = false;
-  grpc::ClientContext* context_ = nullptr;
-  grpc::ClientReaderWriter<wire::WatchSessionsRequest, wire::SessionEvent>* stream_ = nullptr;
-  std::mutex writeMutex_;  // one writer at a time on the stream
+  std::unique_ptr<Stream> stream_;  // the open stream, if any
+  uint64_t streamNumber_ = 0;       // the last stream opened
+  std::vector<uint64_t> pendingAdds_, pendingRemoves_;  // for the open stream, not yet written
+  int outstanding_ = 0;  // operations on the queue, of all streams
+  bool wake_ = false;    // watch or unwatch has something for the thread
   bool stopping_ = false;
   std::thread thread_;
 };
