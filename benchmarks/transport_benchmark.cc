@@ -16,7 +16,11 @@
 //     16 MiB). RELU reads and writes the tensor once each, so the report also compares with the
 //     same execution in process plus one round trip: what the transport itself adds;
 //  6. cases 2 and 3 again, each call taken in turn with its raw baseline, so that both see the
-//     same moment of a noisy host (the ratios printed last).
+//     same moment of a noisy host (the ratios printed last), against raw gRPC on the
+//     synchronous API (the targets) and on the callback API that npu_emulator serves with.
+// The servers run each in a process of their own, as an application and npu_emulator do in use
+// (--servers=own-process, the default), or all in the benchmark's process
+// (--servers=same-process).
 // Each case also reports what one round trip costs the whole process: cpu_us and context
 // switches, steadier than latency on a busy virtual machine.
 #include <benchmark/benchmark.h>
@@ -26,10 +30,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "accelerator_sim/sim_device.h"
@@ -37,7 +48,9 @@
 #include "emulator/emulator_server.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
+#include "proto/conversions.h"
 #include "proxy_driver/proxy_device.h"
+#include "proxy_driver/proxy_prepared_model.h"
 
 namespace {
 
@@ -88,44 +101,111 @@ class CallbackEchoService final : public bench::Echo::CallbackService {
   }
 };
 
-// Servers shared by all cases, on unix sockets (the same-host transport).
-struct Fixture {
+// Where the servers of all cases listen: unix sockets (the same-host transport), named after the
+// benchmark's process so that two runs at once do not meet.
+struct Addresses {
+  std::string echo, callbackEcho, emulator;
+  static Addresses of(pid_t owner) {
+    const std::string token = std::to_string(owner);
+    return {"unix-abstract:nnremote-bench-echo-" + token, "unix-abstract:nnremote-bench-cb-echo-" + token,
+            "unix-abstract:nnremote-bench-" + token};
+  }
+};
+
+// The servers of all cases: the two raw echo servers, and the emulator as npu_emulator serves
+// its device (the simulator behind its scheduler).
+enum class ServerKind { kSyncEcho, kCallbackEcho, kEmulator };
+constexpr ServerKind kServerKinds[] = {ServerKind::kSyncEcho, ServerKind::kCallbackEcho, ServerKind::kEmulator};
+
+struct Server {
   EchoService echo;
   CallbackEchoService callbackEcho;
-  std::unique_ptr<grpc::Server> echoServer;
-  std::unique_ptr<grpc::Server> callbackEchoServer;
-  std::shared_ptr<bench::Echo::Stub> callbackEchoStub;
+  std::unique_ptr<grpc::Server> grpcServer;
   std::unique_ptr<emulator::EmulatorServer> emulator;
+
+  Server(ServerKind kind, const Addresses& at) {
+    if (kind == ServerKind::kEmulator) {
+      emulator = std::move(
+          emulator::EmulatorServer::start({emulator::createSimulatedNpu(sim::edgeNpuConfig())}, at.emulator).value());
+      return;
+    }
+    grpc::ServerBuilder builder;
+    if (kind == ServerKind::kSyncEcho) {
+      builder.AddListeningPort(at.echo, grpc::InsecureServerCredentials());
+      builder.RegisterService(&echo);
+    } else {
+      builder.AddListeningPort(at.callbackEcho, grpc::InsecureServerCredentials());
+      builder.RegisterService(&callbackEcho);
+    }
+    grpcServer = builder.BuildAndStart();
+  }
+};
+
+// With --servers=own-process (the default) each server runs in a child process of its own, as
+// an application and npu_emulator do in use. gRPC's threads that wait for work also poll the
+// sockets of their whole process, so a server that shares a process with another server, or
+// with the client, takes some of their traffic and hands it over with a wake-up. With
+// --servers=same-process they all share this process.
+std::vector<pid_t>& serverProcesses() {
+  static std::vector<pid_t> pids;
+  return pids;
+}
+
+// Forks a child that holds the server of `kind`, before this process touches gRPC, and waits
+// (at most 30 s) until it listens. The child ends when this process does.
+bool startServerProcess(ServerKind kind, const Addresses& at) {
+  int ready[2];
+  if (::pipe(ready) != 0) return false;
+  const pid_t parent = ::getpid();
+  const pid_t child = ::fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    ::close(ready[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(0);
+    Server server(kind, at);
+    const char byte = 1;
+    (void)!::write(ready[1], &byte, 1);
+    for (;;) ::pause();  // until the benchmark ends (SIGTERM)
+  }
+  ::close(ready[1]);
+  serverProcesses().push_back(child);
+  pollfd wait{ready[0], POLLIN, 0};
+  char byte = 0;
+  const bool started = ::poll(&wait, 1, 30000) == 1 && ::read(ready[0], &byte, 1) == 1;
+  ::close(ready[0]);
+  return started;
+}
+
+void stopServerProcesses() {
+  for (pid_t pid : serverProcesses()) ::kill(pid, SIGTERM);
+  for (pid_t pid : serverProcesses()) ::waitpid(pid, nullptr, 0);
+  serverProcesses().clear();
+}
+
+// The client side shared by all cases: stubs and proxy connections to the servers.
+struct Fixture {
+  std::vector<std::unique_ptr<Server>> servers;  // only with --servers=same-process
+  std::shared_ptr<bench::Echo::Stub> echoStub;
+  std::shared_ptr<bench::Echo::Stub> callbackEchoStub;
   std::shared_ptr<proxy::Connection> connection;
   std::shared_ptr<proxy::Connection> bytesConnection;  // never uses shared memory
   std::shared_ptr<proxy::Connection> streamBurstConnection;  // bursts on the gRPC stream only
-  std::shared_ptr<bench::Echo::Stub> echoStub;
 
   Fixture() {
-    const std::string echoAddress = "unix-abstract:nnremote-bench-echo-" + std::to_string(::getpid());
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort(echoAddress, grpc::InsecureServerCredentials());
-    builder.RegisterService(&echo);
-    echoServer = builder.BuildAndStart();
-    echoStub = bench::Echo::NewStub(grpc::CreateChannel(echoAddress, grpc::InsecureChannelCredentials()));
-    const std::string callbackAddress = "unix-abstract:nnremote-bench-cb-echo-" + std::to_string(::getpid());
-    grpc::ServerBuilder callbackBuilder;
-    callbackBuilder.AddListeningPort(callbackAddress, grpc::InsecureServerCredentials());
-    callbackBuilder.RegisterService(&callbackEcho);
-    callbackEchoServer = callbackBuilder.BuildAndStart();
-    callbackEchoStub =
-        bench::Echo::NewStub(grpc::CreateChannel(callbackAddress, grpc::InsecureChannelCredentials()));
-    // The device as npu_emulator serves it: the simulator behind its scheduler.
-    emulator = std::move(emulator::EmulatorServer::start({emulator::createSimulatedNpu(sim::edgeNpuConfig())},
-                                                         "unix-abstract:nnremote-bench-" + std::to_string(::getpid()))
-                             .value());
-    connection = *proxy::Connection::connect(emulator->address());
+    const Addresses at = Addresses::of(::getpid());
+    if (serverProcesses().empty()) {
+      for (ServerKind kind : kServerKinds) servers.push_back(std::make_unique<Server>(kind, at));
+    }
+    echoStub = bench::Echo::NewStub(grpc::CreateChannel(at.echo, grpc::InsecureChannelCredentials()));
+    callbackEchoStub = bench::Echo::NewStub(grpc::CreateChannel(at.callbackEcho, grpc::InsecureChannelCredentials()));
+    connection = *proxy::Connection::connect(at.emulator);
     proxy::ConnectionOptions bytesOnly;
     bytesOnly.useSharedMemory = false;
-    bytesConnection = *proxy::Connection::connect(emulator->address(), bytesOnly);
+    bytesConnection = *proxy::Connection::connect(at.emulator, bytesOnly);
     proxy::ConnectionOptions streamBursts;
     streamBursts.useSharedMemoryBursts = false;
-    streamBurstConnection = *proxy::Connection::connect(emulator->address(), streamBursts);
+    streamBurstConnection = *proxy::Connection::connect(at.emulator, streamBursts);
   }
 };
 
@@ -134,7 +214,8 @@ Fixture& fixture() {
   return *instance;
 }
 
-// CPU time and context switches of the whole process (client, server and gRPC's threads).
+// CPU time and context switches of the processes taking part: this one and the servers', with
+// all their threads (client, server and gRPC's).
 struct ProcessUsage {
   double cpuUs = 0;
   double contextSwitches = 0;
@@ -142,7 +223,46 @@ struct ProcessUsage {
     rusage usage{};
     ::getrusage(RUSAGE_SELF, &usage);
     auto us = [](const timeval& t) { return t.tv_sec * 1e6 + t.tv_usec; };
-    return {us(usage.ru_utime) + us(usage.ru_stime), static_cast<double>(usage.ru_nvcsw + usage.ru_nivcsw)};
+    ProcessUsage total{us(usage.ru_utime) + us(usage.ru_stime), static_cast<double>(usage.ru_nvcsw + usage.ru_nivcsw)};
+    for (pid_t pid : serverProcesses()) {
+      const ProcessUsage server = ofServerProcess(pid);
+      total.cpuUs += server.cpuUs;
+      total.contextSwitches += server.contextSwitches;
+    }
+    return total;
+  }
+
+ private:
+  // From /proc: the process's CPU time (utime and stime, fields 14 and 15 of stat, in clock
+  // ticks) and the context switches of each of its threads.
+  static ProcessUsage ofServerProcess(pid_t pid) {
+    ProcessUsage usage;
+    const std::string dir = "/proc/" + std::to_string(pid);
+    std::ifstream stat(dir + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t nameEnd = line.rfind(')');
+    if (nameEnd != std::string::npos) {
+      std::istringstream fields(line.substr(nameEnd + 1));
+      std::string skipped;
+      for (int field = 3; field <= 13; ++field) fields >> skipped;
+      double utime = 0, stime = 0;
+      fields >> utime >> stime;
+      usage.cpuUs = (utime + stime) * 1e6 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    }
+    if (DIR* tasks = ::opendir((dir + "/task").c_str())) {
+      while (const dirent* task = ::readdir(tasks)) {
+        if (task->d_name[0] == '.') continue;
+        std::ifstream status(dir + "/task/" + task->d_name + "/status");
+        while (std::getline(status, line)) {
+          if (line.rfind("voluntary_ctxt_switches:", 0) == 0 || line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) {
+            usage.contextSwitches += std::stod(line.substr(line.find(':') + 1));
+          }
+        }
+      }
+      ::closedir(tasks);
+    }
+    return usage;
   }
 };
 
@@ -309,25 +429,28 @@ void interleaved(benchmark::State& state, Ours ours, Raw raw) {
   rawLatencies.reportPercentiles(state, "raw_");
 }
 
-void syncExecuteAndRawUnary(benchmark::State& state) {
+// `callback`: the raw baseline on gRPC's callback API, as npu_emulator serves, rather than on
+// the synchronous one; the difference is what the API costs by itself.
+void syncExecuteAndRawUnary(benchmark::State& state, bool callback) {
   auto prepared = prepareRelu(4, fixture().connection);
   auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
+  auto& stub = callback ? fixture().callbackEchoStub : fixture().echoStub;
   bench::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   interleaved(
       state, [&] { return prepared->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok(); },
       [&] {
         grpc::ClientContext context;
-        return fixture().echoStub->Ping(&context, request, &reply).ok();
+        return stub->Ping(&context, request, &reply).ok();
       });
 }
 
-void burstExecuteAndRawBidi(benchmark::State& state) {
+void burstExecuteAndRawBidi(benchmark::State& state, bool callback) {
   auto prepared = prepareRelu(4, fixture().streamBurstConnection);
   auto burst = *prepared->configureExecutionBurst();
   auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
   grpc::ClientContext context;
-  auto stream = fixture().echoStub->PingStream(&context);
+  auto stream = (callback ? fixture().callbackEchoStub : fixture().echoStub)->PingStream(&context);
   bench::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   interleaved(
@@ -335,6 +458,42 @@ void burstExecuteAndRawBidi(benchmark::State& state) {
       [&] { return stream->Write(request) && stream->Read(&reply); });
   stream->WritesDone();
   (void)stream->Finish();
+}
+
+// The burst's wire messages sent by a raw gRPC client, with the raw callback-API echo taken in
+// turn: what the server side of a burst costs without the proxy driver's own work.
+void rawClientBurstAndRawCallbackBidi(benchmark::State& state) {
+  const auto& connection = fixture().streamBurstConnection;
+  auto prepared = prepareRelu(4, connection);
+  const auto where = std::static_pointer_cast<const proxy::ProxyPreparedModel>(prepared)->current();
+  if (!where.ok()) return state.SkipWithError("no session");
+  auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
+  grpc::ClientContext burstContext;
+  auto burst = connection->waitsStub().Burst(&burstContext);
+  wire::BurstRequest open;
+  open.mutable_open()->set_session_id(where->first.id);
+  open.mutable_open()->set_prepared_model_id(where->second);
+  if (!burst->Write(open)) return state.SkipWithError("burst open failed");
+  wire::BurstRequest execute;
+  *execute.mutable_execute()->mutable_request() = *wire_conv::toWire(io.request);
+  wire::BurstResponse response;
+  grpc::ClientContext echoContext;
+  auto echo = fixture().callbackEchoStub->PingStream(&echoContext);
+  bench::Payload request, reply;
+  request.set_data(std::string(16, 'x'));
+  uint64_t serial = 0;
+  interleaved(
+      state,
+      [&] {
+        execute.mutable_execute()->set_serial(++serial);
+        return burst->Write(execute) && burst->Read(&response) && response.serial() == serial &&
+               response.error().status() == wire::NONE;
+      },
+      [&] { return echo->Write(request) && echo->Read(&reply); });
+  burst->WritesDone();
+  (void)burst->Finish();
+  echo->WritesDone();
+  (void)echo->Finish();
 }
 
 // memcpy of the tensor plus one raw unary round trip: what a zero-copy transport should cost.
@@ -403,8 +562,15 @@ BENCHMARK(emulatorTrivialRpc)->Name("2_emulator_get_device_info")->UseRealTime()
 BENCHMARK(inProcessExecute)->Name("2_in_process_execute")->Arg(0)->Arg(1)->UseRealTime();
 BENCHMARK(proxySyncExecute)->Name("2_proxy_sync_execute")->UseRealTime();
 BENCHMARK_CAPTURE(proxyBurstExecute, stream, false)->Name("3_proxy_burst_execute")->UseRealTime();
-BENCHMARK(syncExecuteAndRawUnary)->Name("6_sync_execute_and_raw_unary_in_turn")->UseRealTime();
-BENCHMARK(burstExecuteAndRawBidi)->Name("6_burst_execute_and_raw_bidi_in_turn")->UseRealTime();
+BENCHMARK_CAPTURE(syncExecuteAndRawUnary, sync, false)->Name("6_sync_execute_and_raw_unary_in_turn")->UseRealTime();
+BENCHMARK_CAPTURE(burstExecuteAndRawBidi, sync, false)->Name("6_burst_execute_and_raw_bidi_in_turn")->UseRealTime();
+BENCHMARK_CAPTURE(syncExecuteAndRawUnary, callback, true)
+    ->Name("6_sync_execute_and_raw_callback_unary_in_turn")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(burstExecuteAndRawBidi, callback, true)
+    ->Name("6_burst_execute_and_raw_callback_bidi_in_turn")
+    ->UseRealTime();
+BENCHMARK(rawClientBurstAndRawCallbackBidi)->Name("6_raw_client_burst_and_raw_callback_bidi_in_turn")->UseRealTime();
 BENCHMARK_CAPTURE(proxyBurstExecute, shared_queue, true)->Name("4_shared_queue_burst_execute")->UseRealTime();
 BENCHMARK(memcpyPlusRoundTrip)->Name("5_memcpy_plus_round_trip")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
 BENCHMARK(inProcessRelu)->Name("5_in_process_relu")->Arg(1 << 20)->Arg(16 << 20)->UseRealTime();
@@ -442,6 +608,15 @@ class RatioReporter : public benchmark::ConsoleReporter {
           "6_sync_execute_and_raw_unary_in_turn/raw", "<= 1.25x");
     ratio("burst execute / raw bidi, taken in turn", "6_burst_execute_and_raw_bidi_in_turn",
           "6_burst_execute_and_raw_bidi_in_turn/raw", "<= 1.15x");
+    ratio("sync execute / raw callback-API unary, taken in turn", "6_sync_execute_and_raw_callback_unary_in_turn",
+          "6_sync_execute_and_raw_callback_unary_in_turn/raw", "-");
+    ratio("burst execute / raw callback-API bidi, taken in turn", "6_burst_execute_and_raw_callback_bidi_in_turn",
+          "6_burst_execute_and_raw_callback_bidi_in_turn/raw", "-");
+    ratio("burst messages from a raw client / raw callback-API bidi, in turn",
+          "6_raw_client_burst_and_raw_callback_bidi_in_turn", "6_raw_client_burst_and_raw_callback_bidi_in_turn/raw",
+          "-");
+    ratio("raw callback-API bidi / raw bidi", "1_raw_grpc_callback_bidi", "1_raw_grpc_bidi", "-");
+    ratio("raw callback-API unary / raw unary", "1_raw_grpc_callback_unary", "1_raw_grpc_unary", "-");
     std::printf("%-68s p50 %8.1f us   p99 %8.1f us   (target p50 <= 20 us)\n", "same-host shared-queue burst execute",
                 p50_["4_shared_queue_burst_execute"], p99_["4_shared_queue_burst_execute"]);
     ratio("shared-queue burst / gRPC-stream burst", "4_shared_queue_burst_execute", "3_proxy_burst_execute", "-");
@@ -466,10 +641,39 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Our own flag, taken out before Google Benchmark reads the rest.
+  bool ownProcess = true;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--servers=own-process") {
+      ownProcess = true;
+    } else if (arg == "--servers=same-process") {
+      ownProcess = false;
+    } else if (arg.rfind("--servers", 0) == 0) {
+      std::fprintf(stderr, "unknown %s: --servers=own-process (the default) or --servers=same-process\n", arg.c_str());
+      return 2;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
   emulator::turnOffAbslDeadlockDetection();  // as npu_emulator does; the raw baselines gain as much
   benchmark::Initialize(&argc, argv);
+  if (ownProcess) {
+    for (ServerKind kind : kServerKinds) {
+      if (!startServerProcess(kind, Addresses::of(::getpid()))) {
+        std::fprintf(stderr, "a server process did not start within 30 s\n");
+        stopServerProcesses();
+        return 1;
+      }
+    }
+  }
+  std::printf("servers: %s\n", ownProcess ? "each in a process of its own (--servers=own-process)"
+                                          : "all in this process (--servers=same-process)");
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
+  stopServerProcesses();
   return 0;
 }
