@@ -159,6 +159,8 @@ hal::Error Connection::callFailed(const grpc::Status& status, uint64_t generatio
 }
 
 hal::Result<SessionRef> Connection::session() {
+  // Before any of our locks: the watcher calls markLost, which takes mutex_.
+  if (watcher_ != nullptr) watcher_->catchUp();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!lost_) return session_;

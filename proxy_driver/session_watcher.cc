@@ -153,21 +153,22 @@ void SessionWatcher::collectCompletions(bool wait) {
   void* tag = nullptr;
   bool ok = false;
   if (wait) {
-    if (queue_.Next(&tag, &ok)) {
-      auto* done = static_cast<Stream::Tag*>(tag);
-      completed(done->stream, done->operation, ok);
-    }
+    if (queue_.Next(&tag, &ok)) completed(tag, ok);
     return;
   }
   // A deadline already passed: take what is there, polling the sockets once without waiting.
   while (queue_.AsyncNext(&tag, &ok, std::chrono::system_clock::now()) == grpc::CompletionQueue::GOT_EVENT) {
-    auto* done = static_cast<Stream::Tag*>(tag);
-    completed(done->stream, done->operation, ok);
+    completed(tag, ok);
   }
 }
 
-void SessionWatcher::completed(Stream* stream, Operation operation, bool ok) {
+void SessionWatcher::completed(void* tag, bool ok) {
+  // The tag is read under the lock its stream was made under: the queue hands it over inside
+  // libgrpc, where ThreadSanitizer cannot see the ordering.
   std::lock_guard<std::mutex> lock(mutex_);
+  const auto* done = static_cast<const Stream::Tag*>(tag);
+  Stream* stream = done->stream;
+  const Operation operation = done->operation;
   --outstanding_;
   switch (operation) {
     case Operation::kStart:
@@ -177,12 +178,12 @@ void SessionWatcher::completed(Stream* stream, Operation operation, bool ok) {
         stream->calls->Read(&stream->event, stream->tag(Operation::kRead));
         writeChangesLocked();
       } else {
-        stream->readsEnded = true;
+        readsEndedLocked(stream);
       }
       break;
     case Operation::kRead:
       if (!ok) {
-        stream->readsEnded = true;
+        readsEndedLocked(stream);
         break;
       }
       {
@@ -202,7 +203,6 @@ void SessionWatcher::completed(Stream* stream, Operation operation, bool ok) {
       if (ok) writeChangesLocked();
       break;
     case Operation::kFinish:
-      endSessionsOfLocked(stream->number);
       if (stream_.get() == stream) stream_.reset();
       wake_ = true;  // sessions that waited for the next stream get one
       return;
@@ -215,8 +215,22 @@ void SessionWatcher::completed(Stream* stream, Operation operation, bool ok) {
   }
 }
 
-void SessionWatcher::endSessionsOfLocked(uint64_t number) {
-  // Everything the stream watched is gone with it.
+void SessionWatcher::catchUp() {
+  // Back to back calls poll the sockets themselves; only a call after a pause needs this.
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  int64_t last = lastCatchUp_.load(std::memory_order_relaxed);
+  if (now - last < std::chrono::duration_cast<std::chrono::nanoseconds>(kCatchUpPause).count()) return;
+  if (!lastCatchUp_.compare_exchange_strong(last, now)) return;  // another caller does it
+  collectCompletions(/*wait=*/false);
+}
+
+void SessionWatcher::readsEndedLocked(Stream* stream) {
+  stream->readsEnded = true;
+  // The server no longer watches anything on it: every session the stream watched is gone
+  // with it, now rather than when the stream is finished.
+  const uint64_t number = stream->number;
   for (auto it = watched_.begin(); it != watched_.end();) {
     if (it->second.stream != number) {
       ++it;

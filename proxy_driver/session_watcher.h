@@ -9,10 +9,12 @@
 // round trip. Instead the stream runs on the asynchronous API and its thread collects what
 // completed without waiting in gRPC, when it is told of a change and every kPollInterval: the
 // application's calls make progress on the stream while they poll, and the watcher's own
-// non-blocking poll does while the application is idle.
+// non-blocking poll does while the application is idle. A call made after a pause first
+// catches up (catchUp), so a server that went away meanwhile is known before the call is sent.
 #ifndef NNREMOTE_PROXY_DRIVER_SESSION_WATCHER_H_
 #define NNREMOTE_PROXY_DRIVER_SESSION_WATCHER_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -34,6 +36,7 @@ class SessionWatcher {
  public:
   // How long a session's end may go unnoticed while the application makes no call.
   static constexpr std::chrono::milliseconds kPollInterval{50};
+  static constexpr std::chrono::milliseconds kCatchUpPause{1};
 
   // The process's watcher for `key` (the server's address and how the client authenticates),
   // made on `channel` if there is none.
@@ -45,6 +48,11 @@ class SessionWatcher {
   void watch(uint64_t sessionId, std::function<void()> ended);
   // Stops watching; once this returns, `ended` for it will not run.
   void unwatch(uint64_t sessionId);
+  // Takes in what the sockets have for the stream now, so that a call about to be made after a
+  // pause knows of a session that ended meanwhile (a server that restarted while the client was
+  // idle) rather than finding out by failing. Called by the caller's thread, not under a lock
+  // that `ended` takes; does nothing when the last catch-up was less than kCatchUpPause ago.
+  void catchUp();
 
  private:
   explicit SessionWatcher(std::shared_ptr<grpc::Channel> channel);
@@ -60,9 +68,10 @@ class SessionWatcher {
   void writeChangesLocked();
   // Takes what completed on the queue; with `wait`, blocks until something did.
   void collectCompletions(bool wait);
-  void completed(Stream* stream, Operation operation, bool ok);
-  // Ends every session watched on `number`: the stream is gone.
-  void endSessionsOfLocked(uint64_t number);
+  // What the queue returned for `tag` (a Stream::Tag).
+  void completed(void* tag, bool ok);
+  // The stream broke or the server ended it: ends every session it watched.
+  void readsEndedLocked(Stream* stream);
 
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<wire::SessionWatch::Stub> stub_;
@@ -81,6 +90,7 @@ class SessionWatcher {
   int outstanding_ = 0;  // operations on the queue, of all streams
   bool wake_ = false;    // watch or unwatch has something for the thread
   bool stopping_ = false;
+  std::atomic<int64_t> lastCatchUp_{0};  // steady clock, ns
   std::thread thread_;
 };
 
