@@ -156,8 +156,10 @@ void SessionWatcher::collectCompletions(bool wait) {
     if (queue_.Next(&tag, &ok)) completed(tag, ok);
     return;
   }
-  // A deadline already passed: take what is there, polling the sockets once without waiting.
-  while (queue_.AsyncNext(&tag, &ok, std::chrono::system_clock::now()) == grpc::CompletionQueue::GOT_EVENT) {
+  // A deadline long past: take what is there, polling the sockets once without waiting. (Not
+  // "now": gRPC rounds deadlines up to the next millisecond, and would wait up to that long in
+  // the poller, taking other threads' answers meanwhile.)
+  while (queue_.AsyncNext(&tag, &ok, gpr_inf_past(GPR_CLOCK_MONOTONIC)) == grpc::CompletionQueue::GOT_EVENT) {
     completed(tag, ok);
   }
 }
