@@ -22,14 +22,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <sys/resource.h>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "benchmarks/process_stats.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
@@ -73,28 +72,10 @@ class ServerProcess {
     ::waitpid(pid_, nullptr, 0);
   }
   const std::string& address() const { return address_; }
-  // CPU seconds the server has used (user + system), from /proc/PID/stat.
-  double cpuSeconds() const {
-    std::ifstream file("/proc/" + std::to_string(pid_) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    std::istringstream fields(text.substr(text.rfind(')') + 2));
-    std::string field;
-    long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && fields >> field; ++i) {
-      if (i == 14) utime = std::stol(field);
-      if (i == 15) stime = std::stol(field);
-    }
-    return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-  }
+  // CPU seconds the server has used (user + system).
+  double cpuSeconds() const { return bench::processCpuSeconds(pid_); }
   // A field of /proc/PID/status, e.g. "Threads" or "VmRSS" (kB).
-  long status(const std::string& field) const {
-    std::ifstream file("/proc/" + std::to_string(pid_) + "/status");
-    std::string line;
-    while (std::getline(file, line)) {
-      if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-    }
-    return -1;
-  }
+  long status(const std::string& field) const { return bench::processStatusField(pid_, field); }
 
  private:
   std::string address_;

@@ -30,12 +30,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <thread>
 
-#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -44,6 +41,7 @@
 #include <unistd.h>
 
 #include "accelerator_sim/sim_device.h"
+#include "benchmarks/process_stats.h"
 #include "benchmarks/echo.grpc.pb.h"
 #include "emulator/emulator_server.h"
 #include "emulator/simulated_npus.h"
@@ -225,44 +223,10 @@ struct ProcessUsage {
     auto us = [](const timeval& t) { return t.tv_sec * 1e6 + t.tv_usec; };
     ProcessUsage total{us(usage.ru_utime) + us(usage.ru_stime), static_cast<double>(usage.ru_nvcsw + usage.ru_nivcsw)};
     for (pid_t pid : serverProcesses()) {
-      const ProcessUsage server = ofServerProcess(pid);
-      total.cpuUs += server.cpuUs;
-      total.contextSwitches += server.contextSwitches;
+      total.cpuUs += bench::processCpuSeconds(pid) * 1e6;
+      total.contextSwitches += bench::processContextSwitches(pid);
     }
     return total;
-  }
-
- private:
-  // From /proc: the process's CPU time (utime and stime, fields 14 and 15 of stat, in clock
-  // ticks) and the context switches of each of its threads.
-  static ProcessUsage ofServerProcess(pid_t pid) {
-    ProcessUsage usage;
-    const std::string dir = "/proc/" + std::to_string(pid);
-    std::ifstream stat(dir + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const size_t nameEnd = line.rfind(')');
-    if (nameEnd != std::string::npos) {
-      std::istringstream fields(line.substr(nameEnd + 1));
-      std::string skipped;
-      for (int field = 3; field <= 13; ++field) fields >> skipped;
-      double utime = 0, stime = 0;
-      fields >> utime >> stime;
-      usage.cpuUs = (utime + stime) * 1e6 / static_cast<double>(::sysconf(_SC_CLK_TCK));
-    }
-    if (DIR* tasks = ::opendir((dir + "/task").c_str())) {
-      while (const dirent* task = ::readdir(tasks)) {
-        if (task->d_name[0] == '.') continue;
-        std::ifstream status(dir + "/task/" + task->d_name + "/status");
-        while (std::getline(status, line)) {
-          if (line.rfind("voluntary_ctxt_switches:", 0) == 0 || line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) {
-            usage.contextSwitches += std::stod(line.substr(line.find(':') + 1));
-          }
-        }
-      }
-      ::closedir(tasks);
-    }
-    return usage;
   }
 };
 
