@@ -206,7 +206,10 @@ void SessionWatcher::completed(void* tag, bool ok) {
       break;
     case Operation::kFinish:
       if (stream_.get() == stream) stream_.reset();
-      wake_ = true;  // sessions that waited for the next stream get one
+      // Sessions that waited for the next stream get one; this may run on a caller's thread
+      // (catchUp), so the watcher's thread is told.
+      wake_ = true;
+      changed_.notify_all();
       return;
   }
   // A broken stream is finished once its last write is back.
