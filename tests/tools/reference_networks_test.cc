@@ -28,6 +28,8 @@ struct Published {
 // over convolutions, which hold nearly all of them.
 const Published kPublished[] = {
     {"mobilenet-quant8", 4.2, 0.569, {1, 1001}},     {"mobilenet-v2-quant8", 3.47, 0.300, {1, 1001}},
+    // MobileNet v1 0.25-224 (Howard et al. 2017, table 7: 0.5 M parameters, 41 M MACs).
+    {"mobilenet-0.25-quant8", 0.47, 0.041, {1, 1001}, 0.03},
     {"inception-v1-quant8", 6.6, 1.50, {1, 1001}},   {"squeezenet-quant8", 1.245, 0.777, {1, 1000}},
     {"resnet50-quant8", 25.5, 7.26, {1, 1001}},
     // SSD MobileNet v1 300 (Howard et al. 2017, table 13: 6.8 M parameters, 1.2 G MACs).

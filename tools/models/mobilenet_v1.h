@@ -21,6 +21,10 @@ struct BuiltModel {
 
 BuiltModel buildMobileNetV1(Precision precision);
 
+// MobileNet v1 0.25-224: every layer a quarter as wide (Howard et al. 2017, section 3.3; at
+// least 8 channels, as TF-slim's depth multiplier rounds), the same 28 layers and 1001 classes.
+BuiltModel buildMobileNetV1Quarter(Precision precision);
+
 }  // namespace nnremote::tools
 
 #endif  // NNREMOTE_TOOLS_MODELS_MOBILENET_V1_H_
