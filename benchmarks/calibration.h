@@ -18,8 +18,9 @@ struct PublishedLatency {
   std::string source;
 };
 
-// Coral's Edge TPU benchmark table (coral.ai, "Edge TPU performance benchmarks", time per
-// inference, Dev Board), for the networks built in code.
+// For the networks built in code: Coral's Edge TPU benchmark table (coral.ai, "Edge TPU
+// performance benchmarks", time per inference, Dev Board), and the VS680's "Offline NPU Infer"
+// column of Synaptics' SyNAP documentation (Reference Models, Timings; median of 10).
 const std::vector<PublishedLatency>& publishedLatencies();
 
 struct CalibrationRow {

@@ -347,6 +347,18 @@ TEST(ParameterCacheTest, TheEdgeTpuPresetHasOneFromItsPublicFacts) {
   EXPECT_THAT(noLink.error().message, HasSubstr("parameter_cache needs host_link"));
 }
 
+TEST(NpuPresetTest, TheVs680PresetReachesTheMeasuredPeakOfSyNAPsTestModel) {
+  auto vs680 = npuPreset("vs680");
+  ASSERT_TRUE(vs680.ok()) << vs680.error().message;
+  EXPECT_EQ(deviceName(*vs680), "nnremote-vs680");
+  // 913,519,411,200 operations in 119.34 ms (SyNAP documentation, docs/timing.md).
+  const double measuredPeak = 913519411200.0 / 0.11934;
+  const double peak = 2.0 * vs680->systolic_array().rows() * vs680->systolic_array().columns() *
+                      vs680->clock_mhz() * 1e6 * std::max(1u, vs680->cores());
+  EXPECT_NEAR(peak / measuredPeak, 1.0, 0.01);
+  EXPECT_FALSE(vs680->has_parameter_cache());  // weights stay in DRAM
+}
+
 // Total cycles of one timed execution of `model` on edge16.
 uint64_t timedCycles(const hal::Model& model, const std::vector<std::vector<uint8_t>>& inputs,
                      const std::vector<size_t>& outputs, hal::OperationType* firstType = nullptr) {
