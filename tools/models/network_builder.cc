@@ -61,10 +61,21 @@ Tensor NetworkBuilder::activationTensor(uint32_t height, uint32_t width, uint32_
 
 Tensor NetworkBuilder::conv(const Tensor& in, uint32_t outChannels, uint32_t kernel, uint32_t stride,
                             Activation activation, Padding padding) {
-  const uint32_t w = weights({outChannels, kernel, kernel, in.channels}, kernel * kernel * in.channels);
+  return convolution(in, outChannels, kernel, kernel, stride, activation, padding);
+}
+
+Tensor NetworkBuilder::factorizedConv(const Tensor& in, uint32_t outChannels, uint32_t kernelHeight,
+                                      uint32_t kernelWidth, Activation activation) {
+  return convolution(in, outChannels, kernelHeight, kernelWidth, 1, activation, Padding::SAME);
+}
+
+Tensor NetworkBuilder::convolution(const Tensor& in, uint32_t outChannels, uint32_t kernelHeight,
+                                   uint32_t kernelWidth, uint32_t stride, Activation activation, Padding padding) {
+  const uint32_t w =
+      weights({outChannels, kernelHeight, kernelWidth, in.channels}, kernelHeight * kernelWidth * in.channels);
   const uint32_t bias = this->bias(outChannels, scaleOf(in.operand), scaleOf(w));
-  const Tensor out = activationTensor(outputSize(in.height, kernel, stride, padding),
-                                      outputSize(in.width, kernel, stride, padding), outChannels);
+  const Tensor out = activationTensor(outputSize(in.height, kernelHeight, stride, padding),
+                                      outputSize(in.width, kernelWidth, stride, padding), outChannels);
   b_.addOperation(OperationType::CONV_2D,
                   {in.operand, w, bias, b_.addInt32(int32_t(padding)), b_.addInt32(stride), b_.addInt32(stride),
                    b_.addInt32(int32_t(activation))},

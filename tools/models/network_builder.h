@@ -45,6 +45,10 @@ class NetworkBuilder {
 
   Tensor conv(const Tensor& in, uint32_t outChannels, uint32_t kernel, uint32_t stride, Activation activation,
               Padding padding = Padding::SAME);
+  // A kernelHeight x kernelWidth convolution with stride 1 and SAME padding: Inception's
+  // factorized 1x7, 7x1, 1x3 and 3x1 convolutions.
+  Tensor factorizedConv(const Tensor& in, uint32_t outChannels, uint32_t kernelHeight, uint32_t kernelWidth,
+                        Activation activation);
   // Channel multiplier 1.
   Tensor depthwise(const Tensor& in, uint32_t kernel, uint32_t stride, Activation activation,
                    Padding padding = Padding::SAME);
@@ -73,6 +77,8 @@ class NetworkBuilder {
   float scaleOf(uint32_t operand) { return b_.model().main.operands[operand].scale; }
   Tensor activationTensor(uint32_t height, uint32_t width, uint32_t channels);
   Tensor pool(hal::OperationType type, const Tensor& in, uint32_t kernel, uint32_t stride, Padding padding);
+  Tensor convolution(const Tensor& in, uint32_t outChannels, uint32_t kernelHeight, uint32_t kernelWidth,
+                     uint32_t stride, Activation activation, Padding padding);
 
   Precision precision_;
   hal::ModelBuilder b_;
