@@ -23,6 +23,7 @@ const std::vector<PublishedLatency>& publishedLatencies() {
       {"edgetpu", "MobileNet v1 SSD", "mobilenet-ssd-quant8", 11, "Coral Edge TPU benchmarks, Dev Board"},
       {"vs680", "MobileNet v2 224", "mobilenet-v2-quant8", 1.79, "SyNAP documentation, VS680, offline NPU infer"},
       {"vs680", "MobileNet v1 0.25 224", "mobilenet-0.25-quant8", 0.77, "SyNAP documentation, VS680, offline NPU infer"},
+      {"vs680", "Inception v4 299", "inception-v4-quant8", 19.59, "SyNAP documentation, VS680, offline NPU infer"},
   };
   return *latencies;
 }

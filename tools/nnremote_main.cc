@@ -168,9 +168,9 @@ Flags (cost):
 Built-in models (--model): sample, a small CNN; and image networks built in code with their
 reference architectures' layer shapes and fixed pseudo-random weights, each as float32 (NAME)
 and quant8 (NAME-quant8): mobilenet (MobileNet v1 1.0-224), mobilenet-0.25 (MobileNet v1
-0.25-224), mobilenet-v2 (1.0-224), inception-v1 (224, as TF-slim builds it), squeezenet (v1.0,
-224), resnet50 (v1, 299x299), mobilenet-ssd (MobileNet v1 SSD 300, ending in
-DETECTION_POSTPROCESSING; 4 outputs).
+0.25-224), mobilenet-v2 (1.0-224), inception-v1 (224, as TF-slim builds it), inception-v4
+(299x299, as TF-slim builds it), squeezenet (v1.0, 224), resnet50 (v1, 299x299), mobilenet-ssd
+(MobileNet v1 SSD 300, ending in DETECTION_POSTPROCESSING; 4 outputs).
 
 Examples:
   nnremote devices --target=unix:/tmp/nnremote.sock

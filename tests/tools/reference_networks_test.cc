@@ -24,7 +24,8 @@ struct Published {
 // Parameters and MACs: MobileNet v1 (Howard et al. 2017, table 8: 4.2 M, 569 M), MobileNet v2
 // (Sandler et al. 2018, table 5: 3.4 M, 300 M), Inception v1 as TF-slim builds it (6.6 M,
 // 1.5 G), SqueezeNet v1.0 (Iandola et al. 2016, table 2: 1.25 M weights; 0.78 G MACs at 224),
-// ResNet-50 v1 (He et al. 2015: 25.5 M; 4.1 G at 224, so 7.3 G at 299). Weights are counted
+// ResNet-50 v1 (He et al. 2015: 25.5 M; 4.1 G at 224, so 7.3 G at 299), Inception v4 (42.7 M
+// parameters and 12.3 G multiply-adds at 299, as model zoos give it). Weights are counted
 // over convolutions, which hold nearly all of them.
 const Published kPublished[] = {
     {"mobilenet-quant8", 4.2, 0.569, {1, 1001}},     {"mobilenet-v2-quant8", 3.47, 0.300, {1, 1001}},
@@ -32,6 +33,7 @@ const Published kPublished[] = {
     {"mobilenet-0.25-quant8", 0.47, 0.041, {1, 1001}, 0.03},
     {"inception-v1-quant8", 6.6, 1.50, {1, 1001}},   {"squeezenet-quant8", 1.245, 0.777, {1, 1000}},
     {"resnet50-quant8", 25.5, 7.26, {1, 1001}},
+    {"inception-v4-quant8", 42.7, 12.3, {1, 1001}},
     // SSD MobileNet v1 300 (Howard et al. 2017, table 13: 6.8 M parameters, 1.2 G MACs).
     {"mobilenet-ssd-quant8", 6.8, 1.2, {1, 10}, 0.045},
 };

@@ -50,6 +50,38 @@ Tensor bottleneck(NetworkBuilder& b, const Tensor& in, uint32_t width, uint32_t 
   return b.add(x, shortcut, Activation::RELU);
 }
 
+// Inception v4's blocks (Szegedy et al. 2016, figures 3-8, as TF-slim builds them); every
+// convolution with ReLU, SAME unless VALID is named.
+constexpr Activation kRelu = Activation::RELU;
+
+Tensor averagePooledProjection(NetworkBuilder& b, const Tensor& in, uint32_t channels) {
+  return b.conv(b.averagePool(in, 3, 1, Padding::SAME), channels, 1, 1, kRelu);
+}
+
+Tensor inceptionV4A(NetworkBuilder& b, const Tensor& in) {  // 35x35x384
+  const Tensor branch1 = b.conv(b.conv(in, 64, 1, 1, kRelu), 96, 3, 1, kRelu);
+  const Tensor branch2 = b.conv(b.conv(b.conv(in, 64, 1, 1, kRelu), 96, 3, 1, kRelu), 96, 3, 1, kRelu);
+  return b.concatChannels({b.conv(in, 96, 1, 1, kRelu), branch1, branch2, averagePooledProjection(b, in, 96)});
+}
+
+Tensor inceptionV4B(NetworkBuilder& b, const Tensor& in) {  // 17x17x1024
+  Tensor branch1 = b.conv(in, 192, 1, 1, kRelu);
+  branch1 = b.factorizedConv(b.factorizedConv(branch1, 224, 1, 7, kRelu), 256, 7, 1, kRelu);
+  Tensor branch2 = b.factorizedConv(b.conv(in, 192, 1, 1, kRelu), 192, 7, 1, kRelu);
+  branch2 = b.factorizedConv(b.factorizedConv(branch2, 224, 1, 7, kRelu), 224, 7, 1, kRelu);
+  branch2 = b.factorizedConv(branch2, 256, 1, 7, kRelu);
+  return b.concatChannels({b.conv(in, 384, 1, 1, kRelu), branch1, branch2, averagePooledProjection(b, in, 128)});
+}
+
+Tensor inceptionV4C(NetworkBuilder& b, const Tensor& in) {  // 8x8x1536
+  const Tensor reduced1 = b.conv(in, 384, 1, 1, kRelu);
+  Tensor reduced2 = b.factorizedConv(b.conv(in, 384, 1, 1, kRelu), 448, 3, 1, kRelu);
+  reduced2 = b.factorizedConv(reduced2, 512, 1, 3, kRelu);
+  return b.concatChannels({b.conv(in, 256, 1, 1, kRelu), b.factorizedConv(reduced1, 256, 1, 3, kRelu),
+                           b.factorizedConv(reduced1, 256, 3, 1, kRelu), b.factorizedConv(reduced2, 256, 1, 3, kRelu),
+                           b.factorizedConv(reduced2, 256, 3, 1, kRelu), averagePooledProjection(b, in, 256)});
+}
+
 // SSD anchors: one [ycenter, xcenter, height, width] box per anchor, spread over the grid.
 std::vector<float> ssdAnchors(const std::vector<std::pair<uint32_t, uint32_t>>& grids) {
   std::vector<float> anchors;
@@ -212,6 +244,32 @@ BuiltModel buildResNet50V1(Precision precision) {
     for (uint32_t i = 0; i < stage.blocks; ++i) x = bottleneck(b, x, stage.width, i == 0 ? stage.stride : 1);
   }
   return b.finishWithSoftmax(b.classifier(b.averagePool(x, x.height, 1, Padding::VALID), 1001));  // 10 x 10
+}
+
+BuiltModel buildInceptionV4(Precision precision) {
+  NetworkBuilder b(precision);
+  // Stem (figure 3).
+  Tensor x = b.conv(b.input(299, 299, 3), 32, 3, 2, kRelu, Padding::VALID);  // 149
+  x = b.conv(x, 32, 3, 1, kRelu, Padding::VALID);                             // 147
+  x = b.conv(x, 64, 3, 1, kRelu);
+  x = b.concatChannels({b.maxPool(x, 3, 2, Padding::VALID), b.conv(x, 96, 3, 2, kRelu, Padding::VALID)});  // 73
+  const Tensor left = b.conv(b.conv(x, 64, 1, 1, kRelu), 96, 3, 1, kRelu, Padding::VALID);                // 71
+  Tensor right = b.factorizedConv(b.conv(x, 64, 1, 1, kRelu), 64, 1, 7, kRelu);
+  right = b.conv(b.factorizedConv(right, 64, 7, 1, kRelu), 96, 3, 1, kRelu, Padding::VALID);
+  x = b.concatChannels({left, right});
+  x = b.concatChannels({b.conv(x, 192, 3, 2, kRelu, Padding::VALID), b.maxPool(x, 3, 2, Padding::VALID)});  // 35
+  for (int i = 0; i < 4; ++i) x = inceptionV4A(b, x);
+  // Reduction-A (figure 7, k=192, l=224, m=256, n=384): to 17x17x1024.
+  Tensor reduced = b.conv(b.conv(b.conv(x, 192, 1, 1, kRelu), 224, 3, 1, kRelu), 256, 3, 2, kRelu, Padding::VALID);
+  x = b.concatChannels({b.conv(x, 384, 3, 2, kRelu, Padding::VALID), reduced, b.maxPool(x, 3, 2, Padding::VALID)});
+  for (int i = 0; i < 7; ++i) x = inceptionV4B(b, x);
+  // Reduction-B (figure 8): to 8x8x1536.
+  const Tensor narrow = b.conv(b.conv(x, 192, 1, 1, kRelu), 192, 3, 2, kRelu, Padding::VALID);
+  reduced = b.factorizedConv(b.factorizedConv(b.conv(x, 256, 1, 1, kRelu), 256, 1, 7, kRelu), 320, 7, 1, kRelu);
+  reduced = b.conv(reduced, 320, 3, 2, kRelu, Padding::VALID);
+  x = b.concatChannels({narrow, reduced, b.maxPool(x, 3, 2, Padding::VALID)});
+  for (int i = 0; i < 3; ++i) x = inceptionV4C(b, x);
+  return b.finishWithSoftmax(b.classifier(b.averagePool(x, x.height, 1, Padding::VALID), 1001));
 }
 
 }  // namespace nnremote::tools

@@ -1,6 +1,7 @@
-// The networks of Coral's Edge TPU benchmark table (docs/timing.md), built in code with their
-// reference architectures' layer shapes and deterministic pseudo-random weights. Each ends with
-// a 1x1 convolution classifier, RESHAPE and SOFTMAX, as the TFLite models do.
+// The networks of Coral's Edge TPU and Synaptics' VS680 benchmark tables (docs/timing.md), built
+// in code with their reference architectures' layer shapes and deterministic pseudo-random
+// weights. Each ends with a 1x1 convolution classifier, RESHAPE and SOFTMAX, as the TFLite models
+// do.
 #ifndef NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
 #define NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
 
@@ -15,6 +16,12 @@ BuiltModel buildMobileNetV2(Precision precision);
 // Inception v1 at 224 as TF-slim builds it (GoogLeNet, Szegedy et al. 2014, table 1, with the
 // "5x5" branches as 3x3 convolutions, as in the TFLite model Coral benchmarks), 1001 classes.
 BuiltModel buildInceptionV1(Precision precision);
+
+// Inception v4 at 299x299 (Szegedy et al. 2016, "Inception-v4, Inception-ResNet and the Impact
+// of Residual Connections on Learning", figures 3-9, as TF-slim builds it): the stem, 4
+// Inception-A, Reduction-A, 7 Inception-B, Reduction-B, 3 Inception-C, 1001 classes. The network
+// of Synaptics' VS680 table.
+BuiltModel buildInceptionV4(Precision precision);
 
 // SqueezeNet v1.0 (Iandola et al. 2016, table 1) at 224: conv1 7x7/2 96, 8 fire modules, conv10
 // to 1000 classes, with VALID windows.
