@@ -113,6 +113,7 @@ TEST(DeviceTimelineTest, AJobThatCanNoLongerMeetItsDeadlineStopsAtABoundary) {
   const auto first = submit(timeline, job(Priority::MEDIUM, 0, {6, 6}));
   // 3 ms of work, due at 10: it would fit on an idle device, but first holds it until 12.
   const auto late = submit(timeline, job(Priority::MEDIUM, 0, {1, 1, 1}, 10));
+  EXPECT_EQ(timeline.placement(first).end, at(12));  // an equal priority does not preempt it
   const TimelinePlacement l = timeline.placement(late);
   EXPECT_TRUE(l.stopped);
   EXPECT_TRUE(l.runs.empty());
