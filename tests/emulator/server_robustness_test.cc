@@ -509,7 +509,9 @@ TEST_F(ServerTest, ClientsOfAGoneServerGetDeadObjectPromptly) {
     ASSERT_FALSE(supported.ok());
     EXPECT_EQ(supported.error().code, hal::ErrorStatus::DEAD_OBJECT);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
-    if (reconnect) EXPECT_THAT(supported.error().message, HasSubstr("did not come back within 300 ms"));
+    if (reconnect) {
+      EXPECT_THAT(supported.error().message, HasSubstr("did not come back within 300 ms"));
+    }
   }
 }
 
