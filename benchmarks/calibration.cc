@@ -71,7 +71,8 @@ std::string calibrationHtml(const std::vector<CalibrationRow>& rows) {
     std::ostringstream tip;
     tip << row.published.network << " on " << row.published.preset << ": " << row.simulatedMilliseconds
         << " ms simulated, " << row.published.milliseconds << " ms published";
-    points.push_back({row.published.milliseconds * 1e3, row.simulatedMilliseconds * 1e3, tip.str(), outside});
+    points.push_back(
+        {row.published.milliseconds * 1e3, row.simulatedMilliseconds * 1e3, tip.str(), outside, row.published.preset});
     table << "<tr" << (outside ? " class=\"outside\"" : "") << "><td>" << hal::xmlEscape(row.published.preset)
           << "</td><td>" << hal::xmlEscape(row.published.network) << "</td><td>" << row.simulatedMilliseconds
           << "</td><td>" << row.published.milliseconds << "</td><td>" << row.ratio() << "</td></tr>\n";

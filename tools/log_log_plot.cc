@@ -23,6 +23,31 @@ std::string decadeLabel(double decade) {
   return label.str();
 }
 
+// One marker, centred on (x, y): shape 0 a circle, 1 a square, 2 a triangle, 3 a diamond, then
+// again. Markers of the points have class "model"; `title` (escaped) shows on hover.
+void marker(std::ostringstream& svg, size_t shape, double x, double y, const char* fill, const std::string& cssClass,
+            const std::string& title) {
+  const std::string style = "class=\"" + cssClass + "\" fill=\"" + fill + "\" fill-opacity=\"0.7\"";
+  const std::string tooltip = title.empty() ? "" : "<title>" + title + "</title>";
+  std::ostringstream points;
+  switch (shape % 4) {
+    case 0:
+      svg << "<circle " << style << " cx=\"" << x << "\" cy=\"" << y << "\" r=\"4\">" << tooltip << "</circle>\n";
+      return;
+    case 1:
+      svg << "<rect " << style << " x=\"" << x - 4 << "\" y=\"" << y - 4 << "\" width=\"8\" height=\"8\">" << tooltip
+          << "</rect>\n";
+      return;
+    case 2:
+      points << x << "," << y - 5 << " " << x - 5 << "," << y + 4 << " " << x + 5 << "," << y + 4;
+      break;
+    default:
+      points << x << "," << y - 5 << " " << x + 5 << "," << y << " " << x << "," << y + 5 << " " << x - 5 << "," << y;
+      break;
+  }
+  svg << "<polygon " << style << " points=\"" << points.str() << "\">" << tooltip << "</polygon>\n";
+}
+
 }  // namespace
 
 std::string logLogPlot(const std::vector<PlotPoint>& points, const PlotOptions& options) {
@@ -76,12 +101,21 @@ std::string logLogPlot(const std::vector<PlotPoint>& points, const PlotOptions& 
       << hal::xmlEscape(options.xLabel) << "</text>\n"
       << "<text transform=\"translate(14," << kMargin + kSize / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
       << hal::xmlEscape(options.yLabel) << "</text>\n";
+  std::vector<std::string> series;  // in order of first appearance
   for (const PlotPoint& point : points) {
-    const double x = kMargin + position(point.xUs);
-    const double y = kMargin + kSize - position(point.yUs);
-    svg << "<circle class=\"model\" cx=\"" << x << "\" cy=\"" << y << "\" r=\"4\" fill=\""
-        << (point.highlighted ? "#d62728" : "#1f77b4") << "\" fill-opacity=\"0.7\"><title>"
-        << hal::xmlEscape(point.tip) << "</title></circle>\n";
+    if (std::find(series.begin(), series.end(), point.series) == series.end()) series.push_back(point.series);
+  }
+  for (const PlotPoint& point : points) {
+    const size_t shape = std::find(series.begin(), series.end(), point.series) - series.begin();
+    marker(svg, shape, kMargin + position(point.xUs), kMargin + kSize - position(point.yUs),
+           point.highlighted ? "#d62728" : "#1f77b4", "model", hal::xmlEscape(point.tip));
+  }
+  if (series.size() > 1) {  // the legend, in the plot's top left corner
+    for (size_t i = 0; i < series.size(); ++i) {
+      const double y = kMargin + 16 + 18 * double(i);
+      marker(svg, i, kMargin + 14, y, "#555", "legend", "");
+      svg << "<text x=\"" << kMargin + 26 << "\" y=\"" << y + 4 << "\">" << hal::xmlEscape(series[i]) << "</text>\n";
+    }
   }
   svg << "</svg>\n";
   return svg.str();

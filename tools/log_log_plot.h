@@ -12,6 +12,9 @@ struct PlotPoint {
   double xUs = 0, yUs = 0;  // microseconds
   std::string tip;          // shown on hover
   bool highlighted = false; // drawn red
+  // Points of one series share a marker (circle, square, triangle, diamond, in order of first
+  // appearance); with two series or more, a legend names them.
+  std::string series;
 };
 
 struct PlotOptions {

@@ -1,6 +1,8 @@
 // The calibration report prices every published network on its preset, and its page plots one
-// point per network.
+// point per network, with a marker per preset.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "benchmarks/calibration.h"
 
@@ -31,9 +33,21 @@ TEST(CalibrationTest, EveryPublishedNetworkIsPricedOnItsPreset) {
   const std::string table = calibrationTable(*rows);
   EXPECT_NE(table.find("ResNet-50 V1 299"), std::string::npos) << table;
   const std::string html = calibrationHtml(*rows);
-  size_t circles = 0;
-  for (size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1)) ++circles;
-  EXPECT_EQ(circles, rows->size());
+  // One marker per network, a shape per preset, and a legend naming the presets.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("class=\"model\""), rows->size());
+  auto networksOn = [&](const std::string& preset) {
+    return size_t(std::count_if(rows->begin(), rows->end(),
+                                [&](const CalibrationRow& r) { return r.published.preset == preset; }));
+  };
+  EXPECT_EQ(count("<circle class=\"model\""), networksOn("edgetpu"));  // the first preset's marker
+  EXPECT_EQ(count("<rect class=\"model\""), networksOn("vs680"));      // the second's
+  EXPECT_EQ(count("class=\"legend\""), 2u);
+  EXPECT_NE(html.find(">vs680</text>"), std::string::npos);
   EXPECT_NE(html.find("0.75×"), std::string::npos);
   EXPECT_NE(html.find("1.25×"), std::string::npos);
 }
