@@ -81,15 +81,22 @@ std::string logLogPlot(const std::vector<PlotPoint>& points, const PlotOptions& 
         << "<text x=\"" << kMargin - 6 << "\" y=\"" << kMargin + kSize - offset + 4 << "\" text-anchor=\"end\">"
         << label << "</text>\n";
   }
-  // y = factor * x is a line of slope 1 on log axes, shifted by log10(factor).
+  // y = factor * x is a line of slope 1 on log axes, shifted by log10(factor). Lines above 1x are
+  // labelled where they start (bottom left), the others where they end (top right), so that the
+  // labels of a narrow band do not overlap.
   const auto diagonal = [&](double factor, const char* dash, const std::string& label) {
     const double shift = std::log10(factor) / (last - first) * kSize;
     const double x0 = std::max(0.0, -shift), x1 = std::min(double(kSize), kSize - shift);
     if (x1 <= x0) return;
     svg << "<line x1=\"" << kMargin + x0 << "\" y1=\"" << kMargin + kSize - (x0 + shift) << "\" x2=\"" << kMargin + x1
-        << "\" y2=\"" << kMargin + kSize - (x1 + shift) << "\" stroke=\"#c33\" stroke-dasharray=\"" << dash << "\"/>\n"
-        << "<text x=\"" << kMargin + x1 - 4 << "\" y=\"" << kMargin + kSize - (x1 + shift) + 14
-        << "\" text-anchor=\"end\" fill=\"#c33\">" << label << "</text>\n";
+        << "\" y2=\"" << kMargin + kSize - (x1 + shift) << "\" stroke=\"#c33\" stroke-dasharray=\"" << dash << "\"/>\n";
+    if (factor > 1) {
+      svg << "<text x=\"" << kMargin + x0 + 4 << "\" y=\"" << kMargin + kSize - (x0 + shift) - 6
+          << "\" text-anchor=\"start\" fill=\"#c33\">" << label << "</text>\n";
+    } else {
+      svg << "<text x=\"" << kMargin + x1 - 4 << "\" y=\"" << kMargin + kSize - (x1 + shift) + 14
+          << "\" text-anchor=\"end\" fill=\"#c33\">" << label << "</text>\n";
+    }
   };
   diagonal(1.0, "6 4", "1×");
   for (double band : options.bands) {
