@@ -14,16 +14,18 @@
 namespace nnremote::benchmarks {
 
 const std::vector<PublishedLatency>& publishedLatencies() {
+  constexpr const char* kCoral = "Coral Edge TPU benchmarks, Dev Board";
+  constexpr const char* kSynap = "SyNAP documentation, VS680, offline NPU infer";
   static const auto* latencies = new std::vector<PublishedLatency>{
-      {"edgetpu", "MobileNet v1 224", "mobilenet-quant8", 2.4, "Coral Edge TPU benchmarks, Dev Board"},
-      {"edgetpu", "MobileNet v2 224", "mobilenet-v2-quant8", 2.6, "Coral Edge TPU benchmarks, Dev Board"},
-      {"edgetpu", "Inception v1 224", "inception-v1-quant8", 4.1, "Coral Edge TPU benchmarks, Dev Board"},
-      {"edgetpu", "SqueezeNet", "squeezenet-quant8", 2.0, "Coral Edge TPU benchmarks, Dev Board"},
-      {"edgetpu", "ResNet-50 V1 299", "resnet50-quant8", 56, "Coral Edge TPU benchmarks, Dev Board"},
-      {"edgetpu", "MobileNet v1 SSD", "mobilenet-ssd-quant8", 11, "Coral Edge TPU benchmarks, Dev Board"},
-      {"vs680", "MobileNet v2 224", "mobilenet-v2-quant8", 1.79, "SyNAP documentation, VS680, offline NPU infer"},
-      {"vs680", "MobileNet v1 0.25 224", "mobilenet-0.25-quant8", 0.77, "SyNAP documentation, VS680, offline NPU infer"},
-      {"vs680", "Inception v4 299", "inception-v4-quant8", 19.59, "SyNAP documentation, VS680, offline NPU infer"},
+      {"edgetpu", "MobileNet v1 224", "mobilenet-quant8", 2.4, kCoral},
+      {"edgetpu", "MobileNet v2 224", "mobilenet-v2-quant8", 2.6, kCoral},
+      {"edgetpu", "Inception v1 224", "inception-v1-quant8", 4.1, kCoral},
+      {"edgetpu", "SqueezeNet", "squeezenet-quant8", 2.0, kCoral},
+      {"edgetpu", "ResNet-50 V1 299", "resnet50-quant8", 56, kCoral},
+      {"edgetpu", "MobileNet v1 SSD", "mobilenet-ssd-quant8", 11, kCoral},
+      {"vs680", "MobileNet v2 224", "mobilenet-v2-quant8", 1.79, kSynap},
+      {"vs680", "MobileNet v1 0.25 224", "mobilenet-0.25-quant8", 0.77, kSynap},
+      {"vs680", "Inception v4 299", "inception-v4-quant8", 19.59, kSynap},
   };
   return *latencies;
 }

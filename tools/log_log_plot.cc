@@ -29,23 +29,25 @@ void marker(std::ostringstream& svg, size_t shape, double x, double y, const cha
             const std::string& title) {
   const std::string style = "class=\"" + cssClass + "\" fill=\"" + fill + "\" fill-opacity=\"0.7\"";
   const std::string tooltip = title.empty() ? "" : "<title>" + title + "</title>";
-  std::ostringstream points;
   switch (shape % 4) {
     case 0:
-      svg << "<circle " << style << " cx=\"" << x << "\" cy=\"" << y << "\" r=\"4\">" << tooltip << "</circle>\n";
+      svg << "<circle " << style << " cx=\"" << x << "\" cy=\"" << y << "\" r=\"4\">";
+      svg << tooltip << "</circle>\n";
       return;
     case 1:
-      svg << "<rect " << style << " x=\"" << x - 4 << "\" y=\"" << y - 4 << "\" width=\"8\" height=\"8\">" << tooltip
-          << "</rect>\n";
+      svg << "<rect " << style << " x=\"" << x - 4 << "\" y=\"" << y - 4 << "\" width=\"8\" height=\"8\">";
+      svg << tooltip << "</rect>\n";
       return;
-    case 2:
-      points << x << "," << y - 5 << " " << x - 5 << "," << y + 4 << " " << x + 5 << "," << y + 4;
+    case 2:  // a triangle
+      svg << "<polygon " << style << " points=\"" << x << "," << y - 5 << " " << x - 5 << "," << y + 4 << " " << x + 5
+          << "," << y + 4 << "\">";
       break;
-    default:
-      points << x << "," << y - 5 << " " << x + 5 << "," << y << " " << x << "," << y + 5 << " " << x - 5 << "," << y;
+    default:  // a diamond
+      svg << "<polygon " << style << " points=\"" << x << "," << y - 5 << " " << x + 5 << "," << y << " " << x << ","
+          << y + 5 << " " << x - 5 << "," << y << "\">";
       break;
   }
-  svg << "<polygon " << style << " points=\"" << points.str() << "\">" << tooltip << "</polygon>\n";
+  svg << tooltip << "</polygon>\n";
 }
 
 }  // namespace

@@ -12,11 +12,10 @@ namespace {
 
 // Each network as float32 ("NAME") and quant8 ("NAME-quant8").
 const std::pair<const char*, BuiltModel (*)(Precision)> kNetworks[] = {
-    {"mobilenet", buildMobileNetV1},       {"mobilenet-0.25", buildMobileNetV1Quarter},
-    {"mobilenet-v2", buildMobileNetV2},    {"inception-v1", buildInceptionV1},
-    {"inception-v4", buildInceptionV4},
-    {"squeezenet", buildSqueezeNet},       {"resnet50", buildResNet50V1},
-    {"mobilenet-ssd", buildMobileNetV1Ssd},
+    {"mobilenet", buildMobileNetV1},     {"mobilenet-0.25", buildMobileNetV1Quarter},
+    {"mobilenet-v2", buildMobileNetV2},  {"inception-v1", buildInceptionV1},
+    {"inception-v4", buildInceptionV4},  {"squeezenet", buildSqueezeNet},
+    {"resnet50", buildResNet50V1},       {"mobilenet-ssd", buildMobileNetV1Ssd},
 };
 
 }  // namespace
