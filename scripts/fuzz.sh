@@ -22,7 +22,7 @@ work=${NNREMOTE_FUZZ_DIR:-/tmp/nnremote-fuzz}
 mkdir -p "$work"
 
 bazel build --config=fuzz "${targets[@]/#///tests/fuzz:}" || exit 1
-bin=bazel-out/k8-fastbuildfuzz/bin/tests/fuzz
+bin=bazel-out/k8-fastbuildasan/bin/tests/fuzz
 if [ -d ../shared/conformance ] && [ ! -d "$work/seeds" ]; then
   bazel build //tests/fuzz:make_fuzz_corpus && bazel-bin/tests/fuzz/make_fuzz_corpus "$work/seeds" ../shared/conformance
 fi

@@ -9,7 +9,8 @@ packages=(
   g++ pkg-config
   # Test certificates for TLS and mutual TLS (the tests make their own).
   openssl
-  # The fuzz targets: clang with libFuzzer (scripts/fuzz.sh, docs/fuzzing.md).
+  # The sanitizer build and the fuzz targets: clang with libFuzzer (--config=asan and fuzz,
+  # docs/fuzzing.md).
   clang-14 libfuzzer-14-dev
   # Libraries, linked from the system.
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev

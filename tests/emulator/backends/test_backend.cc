@@ -56,8 +56,8 @@ class ThrowingDevice final : public hal::IDevice {
  private:
   const std::string name_ = "test-throwing";
   const std::string version_ = "1";
-  const std::vector<hal::Extension> extensions_;
-  const hal::Capabilities capabilities_;
+  const std::vector<hal::Extension> extensions_{};
+  const hal::Capabilities capabilities_{};
 };
 
 hal::Result<std::vector<hal::BackendDevice>> createTestDevices(const hal::BackendArguments& arguments) {
