@@ -76,6 +76,8 @@ class ByteReader {
     for (uint32_t& v : values) v = u32();
     return values;
   }
+  // Marks the input malformed, as a read past its end does; the caller then refuses it.
+  void fail() { failed_ = true; }
   bool failed() const { return failed_; }
   bool atEnd() const { return position_ == size_; }
 
@@ -128,7 +130,7 @@ hal::Operand readOperand(ByteReader& r) {
       break;
     }
     case 2: operand.extraParams = r.bytes(); break;
-    default: r.raw(nullptr, SIZE_MAX);  // marks the reader failed
+    default: r.fail();
   }
   return operand;
 }
@@ -260,7 +262,7 @@ hal::Result<SealedGraph> openModelCache(const std::vector<uint8_t>& bytes, const
     extension.prefix = static_cast<uint16_t>(r.u32());
   }
   const uint32_t subgraphs = r.count();
-  if (subgraphs == 0) r.raw(nullptr, SIZE_MAX);
+  if (subgraphs == 0) r.fail();
   for (uint32_t s = 0; s < subgraphs && !r.failed(); ++s) {
     if (s == 0) {
       sealed.graph.main = readSubgraph(r);

@@ -9,9 +9,9 @@ packages=(
   g++ pkg-config
   # Test certificates for TLS and mutual TLS (the tests make their own).
   openssl
-  # The sanitizer build and the fuzz targets: clang with libFuzzer (--config=asan and fuzz,
-  # docs/fuzzing.md).
-  clang-14 libfuzzer-14-dev
+  # The sanitizer build and the fuzz targets: clang with libFuzzer, linked by lld (--config=asan
+  # and fuzz, docs/fuzzing.md).
+  clang-14 libfuzzer-14-dev lld-14
   # Libraries, linked from the system.
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev

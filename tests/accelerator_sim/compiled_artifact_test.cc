@@ -90,6 +90,7 @@ TEST(CompiledArtifactTest, ASealedConstantAtAMisalignedOffsetStillLoadsCorrectly
   const hal::Digest seal = sealModelCache(binding, content.data(), content.size());
   content.insert(content.end(), seal.begin(), seal.end());
   std::vector<uint8_t> dataFile(kDataCacheHeaderBytes, 0);
+  dataFile.reserve(kDataCacheHeaderBytes + data.size());
   const char magic[4] = {'N', 'N', 'R', 'D'};
   std::memcpy(dataFile.data(), magic, 4);
   const uint32_t version = 1;

@@ -210,7 +210,9 @@ TEST(SharedQueueTest, AParkedServerIsWokenExactlyOncePerParkAndAnswersEveryReque
     EXPECT_GE(wakes, 1) << "it started parked";
     // Every wake but the first followed a park.
     EXPECT_LE(wakes, parks + 1);
-    if (parkAfter.count() == 0) EXPECT_GT(parks, 10) << "a server that parks at once parked rarely";
+    if (parkAfter.count() == 0) {
+      EXPECT_GT(parks, 10) << "a server that parks at once parked rarely";
+    }
   }
 }
 

@@ -68,7 +68,9 @@ class BurstTest : public ::testing::TestWithParam<Transport> {
     if (!burst.ok()) return nullptr;
     const auto* proxy = dynamic_cast<const ProxyBurst*>(burst->get());
     EXPECT_TRUE(proxy != nullptr);
-    if (proxy != nullptr) EXPECT_EQ(proxy->usesSharedQueue(), GetParam() == Transport::UNIX_SHARED_QUEUE);
+    if (proxy != nullptr) {
+      EXPECT_EQ(proxy->usesSharedQueue(), GetParam() == Transport::UNIX_SHARED_QUEUE);
+    }
     return *burst;
   }
 

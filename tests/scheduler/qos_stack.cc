@@ -16,7 +16,7 @@ sim::NpuConfig slowNpu() {
   return npu;
 }
 
-QosStack makeQosStack(Path path, QosStackOptions options) {
+QosStack makeQosStack(Path path, const QosStackOptions& options) {
   QosStack stack;
   stack.time = std::make_shared<scheduler::ManualTimeSource>(hal::TimePoint(std::chrono::hours(1)));
   emulator::SimulatedNpuOptions npuOptions;

@@ -34,7 +34,7 @@ struct QosStack {
 
 // edge16 clocked at 1 kHz.
 sim::NpuConfig slowNpu();
-QosStack makeQosStack(Path path, QosStackOptions options = {});
+QosStack makeQosStack(Path path, const QosStackOptions& options = QosStackOptions());
 
 }  // namespace nnremote::testing
 

@@ -334,7 +334,9 @@ TEST_P(SchedulingTest, PreparationsQueueAndMissDeadlinesToo) {
 }
 
 TEST_P(SchedulingTest, TensorsBeyondDeviceMemoryAreRefusedBeforeAllocating) {
-  QosStack stack = makeQosStack(GetParam(), {false, {}, sim::edgeNpuConfig()});
+  QosStackOptions onEdge;
+  onEdge.npu = sim::edgeNpuConfig();
+  QosStack stack = makeQosStack(GetParam(), onEdge);
   // TILE of a [1, 1] tensor by [16384, 32768]: a 2 GiB output on a device with 1 GiB.
   hal::ModelBuilder b;
   const uint32_t input = b.addInput(OperandType::TENSOR_FLOAT32, {1, 1});
@@ -351,7 +353,9 @@ TEST_P(SchedulingTest, TensorsBeyondDeviceMemoryAreRefusedBeforeAllocating) {
   // A model whose constants exceed device memory is refused at preparation.
   sim::NpuConfig tiny = sim::edgeNpuConfig();
   tiny.mutable_dram()->set_capacity_mib(1);
-  QosStack small = makeQosStack(GetParam(), {false, {}, tiny});
+  QosStackOptions tinyMemory;
+  tinyMemory.npu = tiny;
+  QosStack small = makeQosStack(GetParam(), tinyMemory);
   hal::ModelBuilder big;
   const uint32_t x = big.addInput(OperandType::TENSOR_FLOAT32, {1 << 19});
   const uint32_t weights = big.addConstant(OperandType::TENSOR_FLOAT32, {1 << 19}, std::vector<float>(1 << 19, 1.0f));
