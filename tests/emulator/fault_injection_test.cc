@@ -95,7 +95,9 @@ class FaultInjectionTest : public ::testing::TestWithParam<Executor> {
         break;
       }
     }
-    if (status.ok()) EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+    if (status.ok()) {
+      EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+    }
     return status;
   }
 

@@ -55,7 +55,9 @@ class ReconnectTest : public ::testing::TestWithParam<bool> {  // bursts on the 
     io->request.pools[0] = sharedInput_;
     const auto outcome = onBurst ? burst_->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt)
                                  : prepared_->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
-    if (outcome.ok()) EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+    if (outcome.ok()) {
+      EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+    }
     return outcome.status();
   }
 
