@@ -134,6 +134,7 @@ void addOperandBytes(const OperationContext& context, OperationWork* work) {
 void accumulate(const hal::OperationProfile& inner, hal::OperationProfile* outer) {
   outer->computeCycles += inner.computeCycles;
   outer->stallCycles += inner.stallCycles;
+  outer->overheadCycles += inner.overheadCycles;
   outer->totalCycles += inner.totalCycles;
   outer->macs += inner.macs;
   outer->dramReadBytes += inner.dramReadBytes;
@@ -351,12 +352,14 @@ class GraphRunner {
     return {};
   }
 
-  // The sequencer reads the condition back from device memory before it can branch.
+  // The sequencer reads the condition back from device memory before it can branch, and each
+  // branch it takes is an operation to start.
   void chargeDecision(hal::OperationProfile* profile) const {
     if (!options_.withTiming) return;
     const uint64_t latency = npu_.dram().latency_cycles();
     profile->computeCycles += latency;
-    profile->totalCycles += latency;
+    profile->overheadCycles += npu_.operation_overhead_cycles();
+    profile->totalCycles += latency + npu_.operation_overhead_cycles();
     profile->dramReadBytes += 1;
   }
 

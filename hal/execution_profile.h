@@ -19,8 +19,9 @@ struct OperationProfile {
   ProfileUnit unit = ProfileUnit::OTHER;
   uint64_t startCycle = 0;     // operations run back to back
   uint64_t computeCycles = 0;  // with unlimited memory bandwidth
-  uint64_t stallCycles = 0;    // waiting for DRAM
-  uint64_t totalCycles = 0;    // computeCycles + stallCycles
+  uint64_t stallCycles = 0;    // waiting for DRAM or the host link
+  uint64_t overheadCycles = 0;  // the fixed cost of any operation (NpuConfig.operation_overhead_cycles)
+  uint64_t totalCycles = 0;     // computeCycles + stallCycles + overheadCycles
   uint64_t macs = 0;
   // Percentages, for array operations (0 otherwise).
   double mappingEfficiency = 0;   // PEs mapped, averaged over folds

@@ -214,6 +214,7 @@ wire::ExecutionProfile toWire(const hal::ExecutionProfile& profile) {
     o->set_start_cycle(op.startCycle);
     o->set_compute_cycles(op.computeCycles);
     o->set_stall_cycles(op.stallCycles);
+    o->set_overhead_cycles(op.overheadCycles);
     o->set_total_cycles(op.totalCycles);
     o->set_macs(op.macs);
     o->set_mapping_efficiency(op.mappingEfficiency);
@@ -242,6 +243,7 @@ hal::ExecutionProfile fromWire(const wire::ExecutionProfile& profile) {
     op.startCycle = o.start_cycle();
     op.computeCycles = o.compute_cycles();
     op.stallCycles = o.stall_cycles();
+    op.overheadCycles = o.overhead_cycles();
     op.totalCycles = o.total_cycles();
     op.macs = o.macs();
     op.mappingEfficiency = o.mapping_efficiency();

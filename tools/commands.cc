@@ -295,13 +295,14 @@ int runTrace() {
   const hal::ExecutionProfile& profile = *outcome->profile;
 
   // The stats: one line per operation, then the totals.
-  std::printf("%-4s %-22s %-6s %12s %10s %8s %8s %12s %12s\n", "op", "type", "unit", "cycles",
-              "stall", "util%", "map%", "DRAM bytes", "SRAM bytes");
+  std::printf("%-4s %-22s %-6s %12s %10s %8s %8s %8s %12s %12s\n", "op", "type", "unit", "cycles",
+              "stall", "overhead", "util%", "map%", "DRAM bytes", "SRAM bytes");
   for (const auto& op : profile.operations) {
-    std::printf("%-4u %-22s %-6s %12llu %10llu %8.1f %8.1f %12llu %12llu\n", op.operationIndex,
+    std::printf("%-4u %-22s %-6s %12llu %10llu %8llu %8.1f %8.1f %12llu %12llu\n", op.operationIndex,
                 hal::toString(op.type).c_str(), op.unit == hal::ProfileUnit::ARRAY ? "array" : "vector",
                 static_cast<unsigned long long>(op.totalCycles),
-                static_cast<unsigned long long>(op.stallCycles), op.overallUtilization,
+                static_cast<unsigned long long>(op.stallCycles),
+                static_cast<unsigned long long>(op.overheadCycles), op.overallUtilization,
                 op.mappingEfficiency,
                 static_cast<unsigned long long>(op.dramReadBytes + op.dramWriteBytes),
                 static_cast<unsigned long long>(op.sramReadBytes + op.sramWriteBytes));

@@ -44,6 +44,7 @@ std::vector<std::pair<std::string, std::string>> sliceArguments(const hal::Opera
           {"total_cycles", std::to_string(op.totalCycles)},
           {"compute_cycles", std::to_string(op.computeCycles)},
           {"stall_cycles", std::to_string(op.stallCycles)},
+          {"overhead_cycles", std::to_string(op.overheadCycles)},
           {"macs", std::to_string(op.macs)},
           {"utilization_percent", number(op.overallUtilization)},
           {"compute_utilization_percent", number(op.computeUtilization)},

@@ -79,7 +79,8 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
     const uint64_t hidden = std::max(timing.computeCycles, timing.dramCycles);
     if (hostCycles > hidden) timing.stallCycles += hostCycles - hidden;
   }
-  timing.totalCycles = timing.computeCycles + timing.stallCycles;
+  timing.overheadCycles = npu.operation_overhead_cycles();
+  timing.totalCycles = timing.computeCycles + timing.stallCycles + timing.overheadCycles;
   if (timing.macs > 0) {
     const double pes = double(rows) * columns * cores;
     timing.mappingEfficiency = weightedMapping / double(timing.macs);

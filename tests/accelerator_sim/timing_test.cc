@@ -359,10 +359,11 @@ TEST(NpuPresetTest, TheVs680PresetReachesTheMeasuredPeakOfSyNAPsTestModel) {
   EXPECT_FALSE(vs680->has_parameter_cache());  // weights stay in DRAM
 }
 
-// Total cycles of one timed execution of `model` on edge16.
+// Total cycles of one timed execution of `model` on `npu` (edge16 unless given).
 uint64_t timedCycles(const hal::Model& model, const std::vector<std::vector<uint8_t>>& inputs,
-                     const std::vector<size_t>& outputs, hal::OperationType* firstType = nullptr) {
-  auto prepared = SimDevice::create(edgeNpuConfig())
+                     const std::vector<size_t>& outputs, hal::OperationType* firstType = nullptr,
+                     const NpuConfig& npu = edgeNpuConfig()) {
+  auto prepared = SimDevice::create(npu)
                       ->prepareModel(model, hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt,
                                      {}, {}, {});
   EXPECT_TRUE(prepared.ok()) << prepared.error().message;
@@ -413,6 +414,37 @@ TEST(ControlFlowTimingTest, AWhileCostsEveryIterationItRan) {
   const uint64_t none = cycles(0), one = cycles(1), five = cycles(5);
   ASSERT_GT(one, none);
   EXPECT_EQ(five - none, 5 * (one - none));
+}
+
+TEST(OperationOverheadTest, EveryOperationPaysItOnceOnTopOfItsWork) {
+  NpuConfig npu = edgeNpuConfig();
+  const hal::ExecutionProfile without = profileOf(twoConvolutions(), npu);
+  npu.set_operation_overhead_cycles(1000);
+  const hal::ExecutionProfile with = profileOf(twoConvolutions(), npu);
+  ASSERT_EQ(with.operations.size(), 2u);
+  ASSERT_EQ(without.operations.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const hal::OperationProfile &a = without.operations[i], &b = with.operations[i];
+    EXPECT_EQ(a.overheadCycles, 0u);
+    EXPECT_EQ(b.overheadCycles, 1000u);
+    // The work is priced as before; the overhead is added, not overlapped.
+    EXPECT_EQ(b.computeCycles, a.computeCycles);
+    EXPECT_EQ(b.stallCycles, a.stallCycles);
+    EXPECT_EQ(b.totalCycles, b.computeCycles + b.stallCycles + b.overheadCycles);
+    EXPECT_LT(b.overallUtilization, a.overallUtilization);
+  }
+  EXPECT_EQ(with.totalCycles, without.totalCycles + 2000);
+  EXPECT_EQ(with.operations[1].startCycle, with.operations[0].totalCycles);
+}
+
+TEST(OperationOverheadTest, AnIfPaysItForItsDecisionAndForEveryOperationOfItsBranch) {
+  NpuConfig npu = edgeNpuConfig();
+  npu.set_operation_overhead_cycles(1000);
+  const hal::Model model = testing::ifModel(expensiveBranch(), testing::addConstantModel(1));
+  const std::vector<uint8_t> x = hal::toBytes<float>({2});
+  // The taken branch has two operations (ADD, REDUCE_SUM); the other has one.
+  EXPECT_EQ(timedCycles(model, {{1}, x}, {4}, nullptr, npu), timedCycles(model, {{1}, x}, {4}) + 3000);
+  EXPECT_EQ(timedCycles(model, {{0}, x}, {4}, nullptr, npu), timedCycles(model, {{0}, x}, {4}) + 2000);
 }
 
 TEST(CapabilitiesTest, AreDerivedFromTheConfigAndStable) {

@@ -239,5 +239,53 @@ TEST(ConversionsTest, TimingAndDeadlinesRoundTrip) {
   EXPECT_FALSE(has);
 }
 
+TEST(ConversionsTest, ExecutionProfilesRoundTripEveryField) {
+  hal::ExecutionProfile profile;
+  profile.deviceName = "nnremote-edgetpu";
+  profile.clockHz = 480e6;
+  profile.totalCycles = 123456;
+  profile.hostWallNanoseconds = 789;
+  hal::OperationProfile op;
+  op.operationIndex = 3;
+  op.type = hal::OperationType::DEPTHWISE_CONV_2D;
+  op.unit = hal::ProfileUnit::VECTOR;
+  op.startCycle = 11;
+  op.computeCycles = 100;
+  op.stallCycles = 20;
+  op.overheadCycles = 8671;
+  op.totalCycles = 8791;
+  op.macs = 5;
+  op.mappingEfficiency = 50;
+  op.computeUtilization = 25;
+  op.overallUtilization = 12.5;
+  op.dramReadBytes = 1, op.dramWriteBytes = 2, op.sramReadBytes = 3, op.sramWriteBytes = 4;
+  op.dramCycles = 6;
+  profile.operations = {op, op};
+  const hal::ExecutionProfile back = fromWire(toWire(profile));
+  EXPECT_EQ(back.deviceName, profile.deviceName);
+  EXPECT_EQ(back.clockHz, profile.clockHz);
+  EXPECT_EQ(back.totalCycles, profile.totalCycles);
+  EXPECT_EQ(back.hostWallNanoseconds, profile.hostWallNanoseconds);
+  ASSERT_EQ(back.operations.size(), 2u);
+  const hal::OperationProfile& b = back.operations[1];
+  EXPECT_EQ(b.operationIndex, op.operationIndex);
+  EXPECT_EQ(b.type, op.type);
+  EXPECT_EQ(b.unit, op.unit);
+  EXPECT_EQ(b.startCycle, op.startCycle);
+  EXPECT_EQ(b.computeCycles, op.computeCycles);
+  EXPECT_EQ(b.stallCycles, op.stallCycles);
+  EXPECT_EQ(b.overheadCycles, op.overheadCycles);
+  EXPECT_EQ(b.totalCycles, op.totalCycles);
+  EXPECT_EQ(b.macs, op.macs);
+  EXPECT_EQ(b.mappingEfficiency, op.mappingEfficiency);
+  EXPECT_EQ(b.computeUtilization, op.computeUtilization);
+  EXPECT_EQ(b.overallUtilization, op.overallUtilization);
+  EXPECT_EQ(b.dramReadBytes, op.dramReadBytes);
+  EXPECT_EQ(b.dramWriteBytes, op.dramWriteBytes);
+  EXPECT_EQ(b.sramReadBytes, op.sramReadBytes);
+  EXPECT_EQ(b.sramWriteBytes, op.sramWriteBytes);
+  EXPECT_EQ(b.dramCycles, op.dramCycles);
+}
+
 }  // namespace
 }  // namespace nnremote::wire_conv

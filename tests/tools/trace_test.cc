@@ -61,7 +61,7 @@ TEST_F(TraceTest, ProfileHasOneEntryPerOperationBackToBack) {
   uint64_t cycle = 0;
   for (const auto& op : profile_->operations) {
     EXPECT_EQ(op.startCycle, cycle);
-    EXPECT_EQ(op.totalCycles, op.computeCycles + op.stallCycles);
+    EXPECT_EQ(op.totalCycles, op.computeCycles + op.stallCycles + op.overheadCycles);
     cycle += op.totalCycles;
     if (op.type == hal::OperationType::CONV_2D) {
       EXPECT_EQ(op.unit, hal::ProfileUnit::ARRAY);
@@ -108,7 +108,7 @@ TEST_F(TraceTest, ChromeTraceFollowsTheTraceEventFormat) {
     if (category == "array" || category == "vector") {
       ++operationSlices;
       const Struct& args = field(e, "args").struct_value();
-      for (const char* key : {"total_cycles", "stall_cycles", "utilization_percent", "dram_read_bytes",
+      for (const char* key : {"total_cycles", "stall_cycles", "overhead_cycles", "utilization_percent", "dram_read_bytes",
                               "sram_read_bytes", "mapping_efficiency_percent"}) {
         EXPECT_EQ(field(args, key).kind_case(), Value::kNumberValue) << key;
       }
