@@ -1,21 +1,31 @@
 // calibration_report: every network built in code on the preset that stands for a real NPU,
 // simulated against the latency that NPU publishes. `--html=FILE` also writes the table with a
-// log-log plot (docs/timing.md shows it).
+// log-log plot (docs/timing.md shows it); `--fit` fits each preset's operation overhead.
 #include <fstream>
 #include <iostream>
 
 #include "benchmarks/calibration.h"
+#include "benchmarks/overhead_fit.h"
 #include "flags/command_line.h"
 #include "flags/named_flag.h"
 
 NNREMOTE_FLAG(std::string, html, "html", "", "also write the table and a log-log plot to FILE");
+NNREMOTE_FLAG(bool, fit, "fit", false,
+              "also fit each preset's operation_overhead_cycles to its published latencies, with a "
+              "leave-one-out check");
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: calibration_report [--html=FILE]
+constexpr const char* kUsage = R"(usage: calibration_report [--html=FILE] [--fit]
 
 Runs each network of the published benchmark tables (docs/timing.md) on the preset that stands
 for that NPU, and prints simulated time, published time and their ratio, one row per network.
+
+--fit also fits, for each preset, the fixed cost of every operation
+(NpuConfig.operation_overhead_cycles): the whole number of cycles that minimises the sum of
+squared log ratios over its networks, leaving out those whose published time includes work off
+the NPU. Each network is then fitted again without it, and its ratio with that overhead shown:
+how well the fit predicts a network it has not seen.
 )";
 
 }  // namespace
@@ -31,6 +41,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << nnremote::benchmarks::calibrationTable(*rows);
+  if (absl::GetFlag(FLAGS_fit)) {
+    auto fits = nnremote::benchmarks::fitOperationOverheads();
+    if (!fits.ok()) {
+      std::cerr << "calibration_report: " << fits.error().message << "\n";
+      return 1;
+    }
+    std::cout << "\n" << nnremote::benchmarks::overheadFitReport(*fits);
+  }
   if (const std::string path = absl::GetFlag(FLAGS_html); !path.empty()) {
     std::ofstream file(path);
     file << nnremote::benchmarks::calibrationHtml(*rows);

@@ -1,10 +1,12 @@
 // The calibration report prices every published network on its preset, and its page plots one
-// point per network, with a marker per preset.
+// point per network, with a marker per preset. Each preset's operation overhead is the one its
+// published latencies give.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "benchmarks/calibration.h"
+#include "benchmarks/overhead_fit.h"
 
 namespace nnremote::benchmarks {
 namespace {
@@ -50,6 +52,48 @@ TEST(CalibrationTest, EveryPublishedNetworkIsPricedOnItsPreset) {
   EXPECT_NE(html.find(">vs680</text>"), std::string::npos);
   EXPECT_NE(html.find("0.75×"), std::string::npos);
   EXPECT_NE(html.find("1.25×"), std::string::npos);
+}
+
+TEST(OverheadFitTest, RecoversTheOverheadThatMadeThePublishedTimes) {
+  // Published times made with 5,000 cycles per operation: the fit finds exactly that.
+  std::vector<NetworkCost> exact = {{"a", 100000, 30, 100000 + 30 * 5000.0},
+                                    {"b", 2000000, 70, 2000000 + 70 * 5000.0},
+                                    {"c", 50000, 10, 50000 + 10 * 5000.0}};
+  EXPECT_EQ(fitOverheadCycles(exact), 5000u);
+  // Networks that want different overheads get one between them; one already slower than
+  // published wants none.
+  std::vector<NetworkCost> split = {{"a", 100000, 10, 100000 + 10 * 1000.0}, {"b", 100000, 10, 100000 + 10 * 3000.0}};
+  const uint64_t between = fitOverheadCycles(split);
+  EXPECT_GT(between, 1000u);
+  EXPECT_LT(between, 3000u);
+  EXPECT_EQ(fitOverheadCycles({{"slow", 200000, 10, 100000}}), 0u);
+}
+
+TEST(OverheadFitTest, EveryPresetSetsTheOverheadItsPublishedLatenciesGive) {
+  auto fits = fitOperationOverheads();
+  ASSERT_TRUE(fits.ok()) << fits.error().message;
+  auto rows = calibrate();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(fits->size(), 2u);
+  for (const OverheadFit& fit : *fits) {
+    // If the timing model changes, the presets are fitted again: `calibration_report --fit`.
+    EXPECT_EQ(fit.presetCycles, fit.cycles) << fit.preset << ": run calibration_report --fit and update its preset";
+    EXPECT_GT(fit.cycles, 0u) << fit.preset;
+    EXPECT_EQ(fit.leaveOneOut.size(), fit.fitted.size()) << fit.preset;
+  }
+  EXPECT_EQ((*fits)[0].preset, "edgetpu");
+  ASSERT_EQ((*fits)[0].leftOut.size(), 1u);
+  EXPECT_NE((*fits)[0].leftOut[0].find("MobileNet v1 SSD"), std::string::npos);
+  // With it, every network whose published time is the NPU's alone is within ±25%.
+  for (const CalibrationRow& row : *rows) {
+    if (!row.published.offNpu.empty()) continue;
+    EXPECT_GE(row.ratio(), 0.75) << row.published.preset << " " << row.published.network;
+    EXPECT_LE(row.ratio(), 1.25) << row.published.preset << " " << row.published.network;
+  }
+  const std::string report = overheadFitReport(*fits);
+  EXPECT_NE(report.find("edgetpu: operation_overhead_cycles " + std::to_string((*fits)[0].cycles)), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("left out: MobileNet v1 SSD"), std::string::npos) << report;
 }
 
 }  // namespace
