@@ -63,7 +63,7 @@ std::string calibrationTable(const std::vector<CalibrationRow>& rows) {
   for (const CalibrationRow& row : rows) {
     std::snprintf(line, sizeof line, "%-10s %-22s %14.3f %14.3f %7.2f%s\n", row.published.preset.c_str(),
                   row.published.network.c_str(), row.simulatedMilliseconds, row.published.milliseconds, row.ratio(),
-                  row.ratio() < 0.75 || row.ratio() > 1.25 ? "  outside ±25%" : "");
+                  outsideCalibrationBand(row.ratio()) ? "  outside ±25%" : "");
     out << line;
   }
   return out.str();
@@ -74,7 +74,7 @@ std::string calibrationHtml(const std::vector<CalibrationRow>& rows) {
   std::ostringstream table;
   table << std::fixed << std::setprecision(2);
   for (const CalibrationRow& row : rows) {
-    const bool outside = row.ratio() < 0.75 || row.ratio() > 1.25;
+    const bool outside = outsideCalibrationBand(row.ratio());
     std::ostringstream tip;
     tip << row.published.network << " on " << row.published.preset << ": " << row.simulatedMilliseconds
         << " ms simulated, " << row.published.milliseconds << " ms published";

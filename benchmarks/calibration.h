@@ -27,6 +27,9 @@ struct PublishedLatency {
 // column of Synaptics' SyNAP documentation (Reference Models, Timings; median of 10).
 const std::vector<PublishedLatency>& publishedLatencies();
 
+// The band a calibrated preset must reach: within ±25% of the published time.
+inline bool outsideCalibrationBand(double ratio) { return ratio < 0.75 || ratio > 1.25; }
+
 struct CalibrationRow {
   PublishedLatency published;
   double simulatedMilliseconds = 0;

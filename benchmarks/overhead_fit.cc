@@ -1,5 +1,6 @@
 #include "benchmarks/overhead_fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -96,7 +97,7 @@ std::string overheadFitReport(const std::vector<OverheadFit>& fits) {
     for (const OverheadFit::HeldOut& held : fit.leaveOneOut) {
       std::snprintf(line, sizeof line, "  %-22s fitted on the others: %6llu cycles (%6.2f us), its ratio %.2f%s\n",
                     held.network.c_str(), static_cast<unsigned long long>(held.cycles), held.cycles / fit.clockMhz,
-                    held.ratio, held.ratio < 0.75 || held.ratio > 1.25 ? "  outside ±25%" : "");
+                    held.ratio, outsideCalibrationBand(held.ratio) ? "  outside ±25%" : "");
       out << line;
     }
   }
