@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "accelerator_sim/extensions/extension_registry.h"
+#include "accelerator_sim/npu_config.h"
 #include "accelerator_sim/operand_lowering.h"
 #include "accelerator_sim/operation_registry.h"
 #include "hal/operand_types.h"
@@ -284,13 +285,16 @@ class GraphRunner {
       OperationWork work = lowered.work();
       addOperandBytes(context, &work);
       work.weightsResident = subgraphIndex < 0 && op < residentConstants_.size() && residentConstants_[op];
-      if (subgraphIndex < 0 && op < firstReaderOf_.size()) {
-        for (uint32_t input : firstReaderOf_[op]) work.hostInputBytes += tensors[input].elementCount() * tensors[input].elementBytes;
+      if (subgraphIndex < 0 && op < crossingInputsOf_.size()) {
+        for (uint32_t input : crossingInputsOf_[op]) work.hostInputBytes += tensors[input].elementCount() * tensors[input].elementBytes;
         for (uint32_t output : operation.outputs) {
-          if (modelOutputs_.count(output)) work.hostOutputBytes += tensors[output].elementCount() * tensors[output].elementBytes;
+          if (writesCrossingOutputs_[op] && modelOutputs_.count(output)) {
+            work.hostOutputBytes += tensors[output].elementCount() * tensors[output].elementBytes;
+          }
         }
       }
       const hal::OperationProfile timing = estimateOperation(work, operation.type, npu_);
+      if (timing.unit == hal::ProfileUnit::HOST) report_.profile.hostCpuCycles += timing.totalCycles;
       const uint32_t index = profile->operationIndex;
       *profile = timing;
       profile->operationIndex = index;
@@ -451,25 +455,49 @@ class GraphRunner {
     }
   }
 
-  // Which model inputs each main operation is the first to read, and the model's outputs: what
-  // crosses a host link.
+  // What crosses the host link before each main operation runs, and the model's outputs. The
+  // model's inputs start in host memory. An NPU operation needs brought over the inputs it is the
+  // first NPU operation to read; an operation the host's CPU runs (NpuConfig.host_cpu), the
+  // NPU's results it is the first host operation to read. Results the host CPU writes are in
+  // host memory, so its model outputs cost nothing more.
   void findHostTransfers() {
-    std::set<uint32_t> unread(model_.main.inputIndexes.begin(), model_.main.inputIndexes.end());
-    for (const hal::Operation& operation : model_.main.operations) {
-      std::vector<uint32_t> first;
+    const auto& main = model_.main;
+    std::vector<bool> onHost(main.operands.size(), false), onDevice(main.operands.size(), false);
+    for (uint32_t input : main.inputIndexes) onHost[input] = true;
+    modelOutputs_.insert(main.outputIndexes.begin(), main.outputIndexes.end());
+    for (const hal::Operation& operation : main.operations) {
+      const bool hostCpu = runsOnHostCpu(npu_, operation.type);
+      std::vector<bool>& here = hostCpu ? onHost : onDevice;
+      std::vector<uint32_t> crossing;
       for (uint32_t input : operation.inputs) {
-        if (unread.erase(input) > 0) first.push_back(input);
+        if (!producedAtRunTime(main.operands[input].lifetime) || here[input]) continue;
+        crossing.push_back(input);
+        here[input] = true;
       }
-      firstReaderOf_.push_back(std::move(first));
+      crossingInputsOf_.push_back(std::move(crossing));
+      for (uint32_t output : operation.outputs) {
+        here[output] = true;
+        // An NPU operation's model outputs cross back to the host as it writes them.
+        if (!hostCpu && modelOutputs_.count(output)) onHost[output] = true;
+      }
+      writesCrossingOutputs_.push_back(!hostCpu);
     }
-    modelOutputs_.insert(model_.main.outputIndexes.begin(), model_.main.outputIndexes.end());
+  }
+
+  static bool producedAtRunTime(hal::Operand::LifeTime lifetime) {
+    return lifetime == hal::Operand::LifeTime::SUBGRAPH_INPUT ||
+           lifetime == hal::Operand::LifeTime::SUBGRAPH_OUTPUT ||
+           lifetime == hal::Operand::LifeTime::TEMPORARY_VARIABLE;
   }
 
   const hal::Model& model_;
   const NpuConfig& npu_;
   const ExecutionOptions& options_;
   std::vector<bool> residentConstants_;  // per main operation, with a parameter cache
-  std::vector<std::vector<uint32_t>> firstReaderOf_;  // per main operation, with a host link
+  // Per main operation, with a host link: the inputs that cross it before the operation runs,
+  // and whether the model outputs it writes cross back (not when the host CPU ran it).
+  std::vector<std::vector<uint32_t>> crossingInputsOf_;
+  std::vector<bool> writesCrossingOutputs_;
   std::set<uint32_t> modelOutputs_;
   std::vector<size_t> stateOffsets_;  // per referenced subgraph, after main's operations
   ExecutionReport report_;

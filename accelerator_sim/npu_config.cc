@@ -2,6 +2,7 @@
 
 #include "accelerator_sim/extensions/extension_registry.h"
 #include "hal/file_contents.h"
+#include "hal/operand_types.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -55,6 +56,17 @@ hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
     // Constants that do not fit must come from somewhere, at some speed.
     return bad("parameter_cache needs host_link, over which the constants that do not fit stream");
   }
+  if (npu.has_host_cpu()) {
+    const HostCpu& host = npu.host_cpu();
+    if (!(host.clock_mhz() > 0)) return bad("host_cpu.clock_mhz must be positive");
+    if (!(host.cycles_per_element() > 0)) return bad("host_cpu.cycles_per_element must be positive");
+    for (int i = 0; i < host.operations_size(); ++i) {
+      if (!hal::operationTypeFromName(host.operations(i)).has_value()) {
+        return bad("host_cpu.operations[" + std::to_string(i) + "]: '" + host.operations(i) +
+                   "' is not an NNAPI operation name");
+      }
+    }
+  }
   for (const std::string& extension : npu.extensions()) {
     if (findExtension(extension) == nullptr) {
       std::string known;
@@ -79,6 +91,12 @@ hal::DeviceType halDeviceType(const NpuConfig& npu) {
 Dataflow dataflowOf(const NpuConfig& npu) {
   const Dataflow dataflow = npu.systolic_array().dataflow();
   return dataflow == DATAFLOW_UNSPECIFIED ? OUTPUT_STATIONARY : dataflow;
+}
+
+bool runsOnHostCpu(const NpuConfig& npu, hal::OperationType type) {
+  if (!npu.has_host_cpu()) return false;
+  const auto& names = npu.host_cpu().operations();
+  return std::find(names.begin(), names.end(), hal::toString(type)) != names.end();
 }
 
 uint64_t deviceMemoryBytes(const NpuConfig& npu) {

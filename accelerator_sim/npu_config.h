@@ -17,6 +17,8 @@ std::string deviceName(const NpuConfig& npu);
 hal::DeviceType halDeviceType(const NpuConfig& npu);
 inline double clockHz(const NpuConfig& npu) { return npu.clock_mhz() * 1e6; }
 Dataflow dataflowOf(const NpuConfig& npu);
+// Whether host_cpu runs operations of `type` instead of the NPU.
+bool runsOnHostCpu(const NpuConfig& npu, hal::OperationType type);
 // dram.capacity_mib in bytes (4 GiB when unset).
 uint64_t deviceMemoryBytes(const NpuConfig& npu);
 // engines, at least 1.

@@ -51,8 +51,12 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
   for (const auto& [buffer, output] : writtenBuffers) {
     buffer->markInitialized(report.outputShapes[output].dimensions);
   }
-  const auto onDevice = std::chrono::nanoseconds(static_cast<int64_t>(
-      static_cast<double>(report.profile.totalCycles) * 1e9 / clockHz(npu_)));
+  auto cyclesToTime = [&](uint64_t cycles) {
+    return std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(cycles) * 1e9 / clockHz(npu_)));
+  };
+  // Operations the host's CPU ran (NpuConfig.host_cpu) take time in the driver, not on the device.
+  const auto onDevice = cyclesToTime(report.profile.totalCycles - report.profile.hostCpuCycles);
+  const auto onHostCpu = cyclesToTime(report.profile.hostCpuCycles);
   const uint64_t hostWall =
       std::chrono::duration_cast<std::chrono::nanoseconds>(hal::Clock::now() - start).count();
 
@@ -64,7 +68,7 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
     const uint64_t driverWork =
         hostWall > report.kernelNanoseconds ? hostWall - report.kernelNanoseconds : 0;
     outcome.timing.timeOnDevice = onDevice;
-    outcome.timing.timeInDriver = onDevice + std::chrono::nanoseconds(driverWork);
+    outcome.timing.timeInDriver = onDevice + onHostCpu + std::chrono::nanoseconds(driverWork);
     report.profile.deviceName = deviceName_;
     report.profile.clockHz = clockHz(npu_);
     report.profile.hostWallNanoseconds = hostWall;

@@ -11,7 +11,19 @@
 
 namespace nnremote::hal {
 
-enum class ProfileUnit : int32_t { ARRAY = 0, VECTOR = 1, OTHER = 2 };
+// Where an operation ran: the NPU's systolic array or vector unit, the host's CPU (operations the
+// NPU leaves to it), or elsewhere (control flow, whose branches are profiled as a whole).
+enum class ProfileUnit : int32_t { ARRAY = 0, VECTOR = 1, OTHER = 2, HOST = 3 };
+
+inline const char* toString(ProfileUnit unit) {
+  switch (unit) {
+    case ProfileUnit::ARRAY: return "array";
+    case ProfileUnit::VECTOR: return "vector";
+    case ProfileUnit::HOST: return "host";
+    case ProfileUnit::OTHER: break;
+  }
+  return "other";
+}
 
 struct OperationProfile {
   uint32_t operationIndex = 0;  // in model.main.operations
@@ -36,6 +48,10 @@ struct ExecutionProfile {
   std::string deviceName;
   double clockHz = 0;
   uint64_t totalCycles = 0;
+  // Of totalCycles, those of operations the host's CPU ran (ProfileUnit::HOST, nested ones
+  // included), in the device's cycles like every figure here: the part of the execution that is
+  // not time on the device.
+  uint64_t hostCpuCycles = 0;
   // Host wall time the execution took on the machine that ran it: simulation cost, not device
   // time.
   uint64_t hostWallNanoseconds = 0;

@@ -206,6 +206,7 @@ wire::ExecutionProfile toWire(const hal::ExecutionProfile& profile) {
   out.set_clock_hz(profile.clockHz);
   out.set_total_cycles(profile.totalCycles);
   out.set_host_wall_nanoseconds(profile.hostWallNanoseconds);
+  out.set_host_cpu_cycles(profile.hostCpuCycles);
   for (const auto& op : profile.operations) {
     auto* o = out.add_operations();
     o->set_operation_index(op.operationIndex);
@@ -235,6 +236,7 @@ hal::ExecutionProfile fromWire(const wire::ExecutionProfile& profile) {
   out.clockHz = profile.clock_hz();
   out.totalCycles = profile.total_cycles();
   out.hostWallNanoseconds = profile.host_wall_nanoseconds();
+  out.hostCpuCycles = profile.host_cpu_cycles();
   for (const auto& o : profile.operations()) {
     hal::OperationProfile op;
     op.operationIndex = o.operation_index();

@@ -47,7 +47,8 @@ hal::Error stoppedForDeadline(const char* what, const JobResult& job) {
 }
 
 // One segment per operation the device reported, in simulated time; or the whole execution as
-// one segment (its reported device time, else the host time it took).
+// one segment (its reported device time, else the host time it took). Operations the host's
+// CPU ran do not hold the device: their time is the device's driver time (timeInDriver).
 std::vector<Duration> segmentsOf(const hal::ExecutionOutcome& outcome, Duration hostTime) {
   std::vector<Duration> segments;
   if (outcome.profile && outcome.profile->clockHz > 0 && !outcome.profile->operations.empty()) {
@@ -57,12 +58,13 @@ std::vector<Duration> segmentsOf(const hal::ExecutionOutcome& outcome, Duration 
     uint64_t cycles = 0;
     int64_t previousEnd = 0;
     for (const auto& op : outcome.profile->operations) {
+      if (op.unit == hal::ProfileUnit::HOST) continue;
       cycles += op.totalCycles;
       const int64_t end = static_cast<int64_t>(static_cast<double>(cycles) * 1e9 / clockHz);
       segments.emplace_back(end - previousEnd);
       previousEnd = end;
     }
-    return segments;
+    if (!segments.empty()) return segments;  // else the host's CPU ran everything
   }
   segments.push_back(outcome.timing.timeOnDevice.value_or(hostTime));
   return segments;

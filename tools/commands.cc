@@ -299,7 +299,7 @@ int runTrace() {
               "stall", "overhead", "util%", "map%", "DRAM bytes", "SRAM bytes");
   for (const auto& op : profile.operations) {
     std::printf("%-4u %-22s %-6s %12llu %10llu %8llu %8.1f %8.1f %12llu %12llu\n", op.operationIndex,
-                hal::toString(op.type).c_str(), op.unit == hal::ProfileUnit::ARRAY ? "array" : "vector",
+                hal::toString(op.type).c_str(), hal::toString(op.unit),
                 static_cast<unsigned long long>(op.totalCycles),
                 static_cast<unsigned long long>(op.stallCycles),
                 static_cast<unsigned long long>(op.overheadCycles), op.overallUtilization,
@@ -312,9 +312,12 @@ int runTrace() {
             << formatDuration(outcome->timing.timeInDriver) << ", host simulation wall time "
             << std::fixed << std::setprecision(3) << profile.hostWallNanoseconds / 1e6 << " ms\n";
   if (profile.clockHz > 0) {
-    // The whole model on the simulated NPU: its cycles at its clock.
+    // The whole model: its cycles at the NPU's clock, including any operations its host's CPU ran.
     std::cout << "simulated: " << std::setprecision(6) << double(profile.totalCycles) / profile.clockHz * 1e3
               << " ms\n";
+    if (profile.hostCpuCycles > 0) {
+      std::cout << "of which host CPU: " << double(profile.hostCpuCycles) / profile.clockHz * 1e3 << " ms\n";
+    }
   }
   const std::string title = subject->name + " on " + (*device)->getName();
   for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_json), toChromeTraceJson(profile)),

@@ -10,8 +10,9 @@
 namespace nnremote::tools {
 namespace {
 
-// Track ids: one per NPU unit, as Perfetto shows threads.
-constexpr int kArrayTrack = 1, kVectorTrack = 2, kDramTrack = 3, kHostTrack = 4;
+// Track ids: one per NPU unit and one for the host CPU's operations, as Perfetto shows threads;
+// kHostTrack is the simulation's own wall time.
+constexpr int kArrayTrack = 1, kVectorTrack = 2, kDramTrack = 3, kHostTrack = 4, kHostCpuTrack = 5;
 
 std::string jsonEscape(const std::string& text) {
   std::string out;
@@ -31,7 +32,20 @@ std::string number(double value) {
 }
 
 int trackOf(const hal::OperationProfile& op) {
-  return op.unit == hal::ProfileUnit::ARRAY ? kArrayTrack : kVectorTrack;
+  switch (op.unit) {
+    case hal::ProfileUnit::ARRAY: return kArrayTrack;
+    case hal::ProfileUnit::HOST: return kHostCpuTrack;
+    default: return kVectorTrack;
+  }
+}
+
+// The HTML timeline's row of an operation: array, vector unit, or host CPU (DMA is row 2).
+int htmlRowOf(const hal::OperationProfile& op) {
+  switch (trackOf(op)) {
+    case kArrayTrack: return 0;
+    case kHostCpuTrack: return 3;
+    default: return 1;
+  }
 }
 
 std::string sliceName(const hal::OperationProfile& op) {
@@ -72,7 +86,8 @@ std::string toChromeTraceJson(const hal::ExecutionProfile& profile) {
         jsonEscape(profile.deviceName) + " (simulated device time)\"}");
   for (const auto& [tid, name] : {std::make_pair(kArrayTrack, "systolic array"),
                                   std::make_pair(kVectorTrack, "vector unit"),
-                                  std::make_pair(kDramTrack, "DMA / DRAM")}) {
+                                  std::make_pair(kDramTrack, "DMA / DRAM"),
+                                  std::make_pair(kHostCpuTrack, "host CPU")}) {
     event("\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
           ",\"args\":{\"name\":\"" + name + "\"}");
   }
@@ -89,7 +104,7 @@ std::string toChromeTraceJson(const hal::ExecutionProfile& profile) {
     }
     const double ts = double(op.startCycle) * usPerCycle;
     event("\"name\":\"" + sliceName(op) + "\",\"cat\":\"" +
-          (op.unit == hal::ProfileUnit::ARRAY ? "array" : "vector") + "\",\"ph\":\"X\",\"pid\":1,\"tid\":" +
+          hal::toString(op.unit) + "\",\"ph\":\"X\",\"pid\":1,\"tid\":" +
           std::to_string(trackOf(op)) + ",\"ts\":" + number(ts) + ",\"dur\":" +
           number(double(op.totalCycles) * usPerCycle) + ",\"args\":{" + args.str() + "}");
     if (op.dramCycles > 0) {
@@ -114,7 +129,8 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
   const double total = std::max<double>(1.0, double(profile.totalCycles));
   const double usPerCycle = profile.clockHz > 0 ? 1e6 / profile.clockHz : 0;
   auto x = [&](uint64_t cycle) { return kLabel + plot * double(cycle) / total; };
-  const int height = kTop + 3 * kRow + 60;
+  constexpr int kRows = 4;
+  const int height = kTop + kRows * kRow + 60;
 
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height
@@ -125,15 +141,15 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
       << number(profile.clockHz / 1e6) << " MHz; " << profile.operations.size()
       << " operations; host simulation wall time " << number(profile.hostWallNanoseconds / 1e6)
       << " ms</text>\n";
-  const char* rows[] = {"systolic array", "vector unit", "DMA / DRAM"};
-  for (int r = 0; r < 3; ++r) {
+  const char* rows[kRows] = {"systolic array", "vector unit", "DMA / DRAM", "host CPU"};
+  for (int r = 0; r < kRows; ++r) {
     const int y = kTop + r * kRow;
     svg << "<rect x=\"" << kLabel << "\" y=\"" << y << "\" width=\"" << plot << "\" height=\""
         << kRow - 8 << "\" fill=\"#f3f3f3\"/>\n<text x=\"10\" y=\"" << y + kRow / 2 << "\">" << rows[r]
         << "</text>\n";
   }
   // Time axis in microseconds of device time.
-  const int axisY = kTop + 3 * kRow + 4;
+  const int axisY = kTop + kRows * kRow + 4;
   for (int tick = 0; tick <= 10; ++tick) {
     const double fx = kLabel + plot * tick / 10.0;
     svg << "<line x1=\"" << fx << "\" y1=\"" << kTop << "\" x2=\"" << fx << "\" y2=\"" << axisY
@@ -142,12 +158,12 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
         << number(total * usPerCycle * tick / 10.0) << " us</text>\n";
   }
   for (const hal::OperationProfile& op : profile.operations) {
-    const int row = op.unit == hal::ProfileUnit::ARRAY ? 0 : 1;
+    const int row = htmlRowOf(op);
     const double x0 = x(op.startCycle), width = std::max(1.0, x(op.startCycle + op.totalCycles) - x0);
     std::ostringstream tip;
     tip << sliceName(op);
     for (const auto& [key, value] : sliceArguments(op)) tip << "\n" << key << ": " << value;
-    const char* color = row == 0 ? "#4e79a7" : "#59a14f";
+    const char* color = row == 0 ? "#4e79a7" : row == 3 ? "#9c755f" : "#59a14f";
     svg << "<g class=\"op\"><title>" << hal::xmlEscape(tip.str()) << "</title><rect x=\"" << x0 << "\" y=\""
         << kTop + row * kRow + 2 << "\" width=\"" << width << "\" height=\"" << kRow - 12
         << "\" fill=\"" << color << "\" stroke=\"white\" stroke-width=\"0.5\"/>";
@@ -169,8 +185,8 @@ std::string toHtmlTimeline(const hal::ExecutionProfile& profile, const std::stri
           << ": " << op.dramReadBytes << " bytes read, " << op.dramWriteBytes << " written</title></rect>\n";
     }
   }
-  svg << "<text x=\"" << kLabel << "\" y=\"" << height - 8 << "\">blue: array, green: vector unit, "
-      << "red: DRAM stalls, orange: DRAM busy. Hover a slice for cycles, bytes and utilization.</text>\n";
+  svg << "<text x=\"" << kLabel << "\" y=\"" << height - 8 << "\">blue: array, green: vector unit, brown: host CPU, "
+      << "red: stalls (DRAM, host link), orange: DRAM busy. Hover a slice for cycles, bytes and utilization.</text>\n";
   svg << "</svg>\n";
 
   std::ostringstream html;

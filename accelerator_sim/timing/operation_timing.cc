@@ -16,10 +16,32 @@ double cyclesPerElement(const NpuConfig& npu, hal::OperationType type) {
   return it != costs.end() ? it->second : npu.vector_unit().default_cycles_per_element();
 }
 
+// An operation the host's CPU runs: its work on one core at host_cpu.cycles_per_element, after
+// the NPU's results it reads have crossed the host link. Expressed in the NPU's cycles, so the
+// execution's timeline adds up on one clock.
+hal::OperationProfile estimateHostCpuOperation(const OperationWork& work, hal::OperationType type,
+                                               const NpuConfig& npu) {
+  hal::OperationProfile timing;
+  timing.type = type;
+  timing.unit = hal::ProfileUnit::HOST;
+  for (const GemmWork& gemm : work.gemms) timing.macs += gemm.macs();
+  const HostCpu& host = npu.host_cpu();
+  const double hostCycles = double(work.vectorElements + timing.macs) * host.cycles_per_element();
+  timing.computeCycles = static_cast<uint64_t>(std::ceil(hostCycles * npu.clock_mhz() / host.clock_mhz()));
+  if (npu.has_host_link()) {
+    // The CPU cannot start before its inputs have arrived: the transfer does not overlap.
+    timing.stallCycles = static_cast<uint64_t>(
+        std::ceil(double(work.hostInputBytes + work.hostOutputBytes) / npu.host_link().bytes_per_cycle()));
+  }
+  timing.totalCycles = timing.computeCycles + timing.stallCycles;
+  return timing;
+}
+
 }  // namespace
 
 hal::OperationProfile estimateOperation(const OperationWork& work, hal::OperationType type,
                                         const NpuConfig& npu) {
+  if (runsOnHostCpu(npu, type)) return estimateHostCpuOperation(work, type, npu);
   hal::OperationProfile timing;
   timing.type = type;
   timing.unit = work.gemms.empty() ? hal::ProfileUnit::VECTOR : hal::ProfileUnit::ARRAY;

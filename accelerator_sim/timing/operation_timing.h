@@ -16,7 +16,8 @@ namespace nnremote::sim {
 
 // Prices `work` for operation `type` on `npu`. Array work and vector work of one operation run
 // one after the other; DRAM transfers overlap compute (double buffering) except the first
-// tile's fill and the DRAM latency.
+// tile's fill and the DRAM latency. An operation npu.host_cpu runs is priced on that CPU
+// instead (ProfileUnit::HOST).
 hal::OperationProfile estimateOperation(const OperationWork& work, hal::OperationType type,
                                   const NpuConfig& npu);
 

@@ -33,8 +33,10 @@ struct OperationWork {
   // With a parameter cache (NpuConfig.parameter_cache): whether this operation's constants are
   // resident in it, or streamed over the host link.
   bool weightsResident = false;
-  // With a host link (NpuConfig.host_link): the bytes of the model's inputs this operation is the
-  // first to read, and of the model's outputs it writes; they cross the link.
+  // With a host link (NpuConfig.host_link), the bytes that cross it for this operation: inputs
+  // brought to the side that runs it (the model's inputs for the first NPU operation to read
+  // them; the NPU's results for the first host-CPU operation to read them), and the model
+  // outputs an NPU operation writes.
   uint64_t hostInputBytes = 0;
   uint64_t hostOutputBytes = 0;
 };

@@ -447,6 +447,105 @@ TEST(OperationOverheadTest, AnIfPaysItForItsDecisionAndForEveryOperationOfItsBra
   EXPECT_EQ(timedCycles(model, {{0}, x}, {4}, nullptr, npu), timedCycles(model, {{0}, x}, {4}) + 2000);
 }
 
+// A quant8 ADD on the NPU, then DEQUANTIZE of its result to the model's float output: the
+// shape of an SSD's end, whose dequantization the Edge TPU leaves to the host CPU.
+hal::Model addThenDequantize(uint32_t elements) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(OperandType::TENSOR_QUANT8_ASYMM, {1, elements}, 0.5f, 0);
+  const uint32_t sum = b.addTemporary(OperandType::TENSOR_QUANT8_ASYMM, {1, elements}, 1.0f, 0);
+  b.addOperation(OperationType::ADD, {in, in, b.addInt32(0)}, {sum});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {1, elements});
+  b.addOperation(OperationType::DEQUANTIZE, {sum}, {out});
+  return b.build();
+}
+
+hal::ExecutionOutcome runTimed(const hal::Model& model, const NpuConfig& npu, std::vector<uint8_t> input,
+                               size_t outputBytes) {
+  auto prepared = SimDevice::create(npu)->prepareModel(model, hal::ExecutionPreference::LOW_POWER,
+                                                       hal::Priority::LOW, std::nullopt, {}, {}, {});
+  EXPECT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({std::move(input)}, {outputBytes});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  EXPECT_TRUE(outcome.ok() && outcome->profile) << (outcome.ok() ? "no profile" : outcome.error().message);
+  return std::move(outcome).value();
+}
+
+TEST(HostCpuTest, AnOperationLeftToTheHostCpuCostsItsWorkThereAndTheTransferOfItsInputs) {
+  constexpr uint32_t kElements = 60000;
+  NpuConfig npu = edgeNpuConfig();  // 800 MHz
+  npu.set_operation_overhead_cycles(100);
+  npu.mutable_host_link()->set_bytes_per_cycle(0.5);
+  HostCpu* host = npu.mutable_host_cpu();
+  host->add_operations("DEQUANTIZE");
+  host->set_clock_mhz(1600);  // twice the NPU's clock
+  host->set_cycles_per_element(3);
+  std::vector<uint8_t> input(kElements);
+  for (uint32_t i = 0; i < kElements; ++i) input[i] = uint8_t(i % 100);
+  const hal::ExecutionOutcome outcome = runTimed(addThenDequantize(kElements), npu, input, kElements * 4);
+  const hal::ExecutionProfile& profile = *outcome.profile;
+  ASSERT_EQ(profile.operations.size(), 2u);
+  const hal::OperationProfile& add = profile.operations[0];
+  const hal::OperationProfile& dequantize = profile.operations[1];
+  EXPECT_EQ(add.unit, hal::ProfileUnit::VECTOR);
+  EXPECT_EQ(dequantize.unit, hal::ProfileUnit::HOST);
+  // 3 host cycles an element at twice the clock: 1.5 of the NPU's cycles.
+  EXPECT_EQ(dequantize.computeCycles, kElements * 3 / 2);
+  // The ADD's result crosses the link to the host, 2 cycles a byte; the float output it writes
+  // is in host memory already. The CPU pays no NPU operation overhead and moves no NPU bytes.
+  EXPECT_EQ(dequantize.stallCycles, kElements * 2u);
+  EXPECT_EQ(dequantize.overheadCycles, 0u);
+  EXPECT_EQ(dequantize.totalCycles, dequantize.computeCycles + dequantize.stallCycles);
+  EXPECT_EQ(dequantize.dramReadBytes + dequantize.dramWriteBytes, 0u);
+  EXPECT_EQ(add.overheadCycles, 100u);
+  EXPECT_EQ(profile.hostCpuCycles, dequantize.totalCycles);
+  EXPECT_EQ(profile.totalCycles, add.totalCycles + dequantize.totalCycles);
+  // The host CPU's time is the driver's, not the device's.
+  const auto cycles = [&](uint64_t n) { return std::chrono::nanoseconds(int64_t(double(n) * 1e9 / clockHz(npu))); };
+  EXPECT_EQ(*outcome.timing.timeOnDevice, cycles(add.totalCycles));
+  EXPECT_GE(*outcome.timing.timeInDriver, cycles(add.totalCycles) + cycles(dequantize.totalCycles));
+  // The result is the same as on the NPU: only where it is priced changes.
+  npu.clear_host_cpu();
+  const hal::ExecutionOutcome onNpu = runTimed(addThenDequantize(kElements), npu, input, kElements * 4);
+  EXPECT_EQ(onNpu.profile->operations[1].unit, hal::ProfileUnit::VECTOR);
+  EXPECT_EQ(onNpu.profile->hostCpuCycles, 0u);
+  EXPECT_EQ(*onNpu.timing.timeOnDevice, cycles(onNpu.profile->totalCycles));
+}
+
+TEST(HostCpuTest, AModelInputTheHostCpuReadsDoesNotCross) {
+  constexpr uint32_t kElements = 4096;
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(OperandType::TENSOR_QUANT8_ASYMM, {1, kElements}, 0.5f, 0);
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {1, kElements});
+  b.addOperation(OperationType::DEQUANTIZE, {in}, {out});
+  NpuConfig npu = edgeNpuConfig();
+  npu.mutable_host_link()->set_bytes_per_cycle(0.5);
+  npu.mutable_host_cpu()->add_operations("DEQUANTIZE");
+  npu.mutable_host_cpu()->set_clock_mhz(800);
+  npu.mutable_host_cpu()->set_cycles_per_element(1);
+  const hal::ExecutionOutcome outcome = runTimed(b.build(), npu, std::vector<uint8_t>(kElements), kElements * 4);
+  ASSERT_EQ(outcome.profile->operations.size(), 1u);
+  EXPECT_EQ(outcome.profile->operations[0].stallCycles, 0u);
+  EXPECT_EQ(outcome.profile->operations[0].totalCycles, kElements);
+  EXPECT_EQ(outcome.timing.timeOnDevice->count(), 0);
+}
+
+TEST(HostCpuTest, ConfigErrorsNameTheField) {
+  const std::string base =
+      "vendor: \"a\" device_name: \"b\" clock_mhz: 1 systolic_array { rows: 1 columns: 1 } "
+      "sram { ifmap_kib: 1 filter_kib: 1 ofmap_kib: 1 } vector_unit { lanes: 1 } ";
+  for (const auto& [hostCpu, error] : std::vector<std::pair<std::string, std::string>>{
+           {"host_cpu { operations: \"DEQUANTIZE\" cycles_per_element: 1 }", "host_cpu.clock_mhz must be positive"},
+           {"host_cpu { operations: \"DEQUANTIZE\" clock_mhz: 1000 }", "host_cpu.cycles_per_element must be positive"},
+           {"host_cpu { operations: \"DEQUANTIZE\" operations: \"SORT\" clock_mhz: 1000 cycles_per_element: 1 }",
+            "host_cpu.operations[1]: 'SORT' is not an NNAPI operation name"}}) {
+    auto parsed = parseNpuConfig(base + hostCpu, "b");
+    ASSERT_FALSE(parsed.ok()) << hostCpu;
+    EXPECT_THAT(parsed.error().message, HasSubstr(error));
+  }
+  EXPECT_TRUE(
+      parseNpuConfig(base + "host_cpu { operations: \"DEQUANTIZE\" clock_mhz: 1000 cycles_per_element: 1 }", "b").ok());
+}
+
 TEST(CapabilitiesTest, AreDerivedFromTheConfigAndStable) {
   const hal::Capabilities edge = deriveCapabilities(edgeNpuConfig());
   const hal::Capabilities large = deriveCapabilities(largeNpuConfig());

@@ -245,6 +245,7 @@ TEST(ConversionsTest, ExecutionProfilesRoundTripEveryField) {
   profile.clockHz = 480e6;
   profile.totalCycles = 123456;
   profile.hostWallNanoseconds = 789;
+  profile.hostCpuCycles = 4321;
   hal::OperationProfile op;
   op.operationIndex = 3;
   op.type = hal::OperationType::DEPTHWISE_CONV_2D;
@@ -260,13 +261,17 @@ TEST(ConversionsTest, ExecutionProfilesRoundTripEveryField) {
   op.overallUtilization = 12.5;
   op.dramReadBytes = 1, op.dramWriteBytes = 2, op.sramReadBytes = 3, op.sramWriteBytes = 4;
   op.dramCycles = 6;
-  profile.operations = {op, op};
+  hal::OperationProfile onHost = op;
+  onHost.unit = hal::ProfileUnit::HOST;
+  profile.operations = {onHost, op};
   const hal::ExecutionProfile back = fromWire(toWire(profile));
   EXPECT_EQ(back.deviceName, profile.deviceName);
   EXPECT_EQ(back.clockHz, profile.clockHz);
   EXPECT_EQ(back.totalCycles, profile.totalCycles);
   EXPECT_EQ(back.hostWallNanoseconds, profile.hostWallNanoseconds);
+  EXPECT_EQ(back.hostCpuCycles, profile.hostCpuCycles);
   ASSERT_EQ(back.operations.size(), 2u);
+  EXPECT_EQ(back.operations[0].unit, hal::ProfileUnit::HOST);
   const hal::OperationProfile& b = back.operations[1];
   EXPECT_EQ(b.operationIndex, op.operationIndex);
   EXPECT_EQ(b.type, op.type);

@@ -227,6 +227,47 @@ TEST_P(SchedulingTest, AHighPriorityArrivalPreemptsAtTheNextOperationBoundary) {
   EXPECT_EQ(highJob.end - highJob.start, *highOutcome->timing.timeOnDevice);
 }
 
+TEST_P(SchedulingTest, OperationsTheHostCpuRunsDoNotHoldTheDevice) {
+  // ADD, MUL, ADD, with MUL left to the host's CPU (NpuConfig.host_cpu).
+  QosStackOptions options;
+  options.npu = slowNpu();
+  options.npu.mutable_host_cpu()->add_operations("MUL");
+  options.npu.mutable_host_cpu()->set_clock_mhz(0.001);
+  options.npu.mutable_host_cpu()->set_cycles_per_element(1);
+  QosStack stack = makeQosStack(GetParam(), options);
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(OperandType::TENSOR_FLOAT32, {kElements});
+  const uint32_t sum = b.addTemporary(OperandType::TENSOR_FLOAT32, {kElements});
+  const uint32_t square = b.addTemporary(OperandType::TENSOR_FLOAT32, {kElements});
+  const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {kElements});
+  b.addOperation(OperationType::ADD, {in, in, b.addInt32(0)}, {sum});
+  b.addOperation(OperationType::MUL, {sum, sum, b.addInt32(0)}, {square});
+  b.addOperation(OperationType::ADD, {square, square, b.addInt32(0)}, {out});
+  auto prepared = prepare(stack, b.build());
+  stack.time->advance(std::chrono::hours(1));
+  auto io = makeIo();
+  auto outcome = prepared->execute(io.request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(io.outputs[0], kElements), std::vector<float>(kElements, 8.0f));
+  ASSERT_TRUE(outcome->profile);
+  const hal::ExecutionProfile& profile = *outcome->profile;
+  ASSERT_EQ(profile.operations.size(), 3u);
+  EXPECT_EQ(profile.operations[1].unit, hal::ProfileUnit::HOST);
+  ASSERT_GT(profile.hostCpuCycles, 0u);
+  // The device ran the two ADDs only; the MUL's time is the driver's.
+  const auto jobs = executionsOnTimeline(stack);
+  ASSERT_EQ(jobs.size(), 1u);
+  size_t segments = 0;
+  for (const auto& run : jobs[0].runs) segments += run.segmentCount;
+  EXPECT_EQ(segments, 2u);
+  EXPECT_EQ(jobs[0].end - jobs[0].start, *outcome->timing.timeOnDevice);
+  const auto toTime = [&](uint64_t cycles) {
+    return std::chrono::nanoseconds(int64_t(double(cycles) * 1e9 / profile.clockHz));
+  };
+  EXPECT_EQ(*outcome->timing.timeOnDevice, toTime(profile.totalCycles - profile.hostCpuCycles));
+  EXPECT_GE(*outcome->timing.timeInDriver - *outcome->timing.timeOnDevice, toTime(profile.hostCpuCycles));
+}
+
 TEST_P(SchedulingTest, WaitingExecutionsRunByPriorityThenArrival) {
   QosStack stack = makeQosStack(GetParam());
   auto blocker = prepare(stack, chainModel(1), hal::Priority::LOW);

@@ -134,5 +134,51 @@ TEST_F(TraceTest, HtmlTimelineIsSelfContained) {
   EXPECT_EQ(slices, operationCount_);
 }
 
+// An operation the host's CPU ran has its own track, category and timeline row.
+TEST(TraceRenderTest, HostCpuOperationsHaveTheirOwnTrackAndRow) {
+  hal::ExecutionProfile profile;
+  profile.deviceName = "nnremote-edgetpu";
+  profile.clockHz = 480e6;
+  hal::OperationProfile conv;
+  conv.type = hal::OperationType::CONV_2D;
+  conv.unit = hal::ProfileUnit::ARRAY;
+  conv.computeCycles = conv.totalCycles = 1000;
+  hal::OperationProfile postprocess;
+  postprocess.operationIndex = 1;
+  postprocess.type = hal::OperationType::DETECTION_POSTPROCESSING;
+  postprocess.unit = hal::ProfileUnit::HOST;
+  postprocess.startCycle = 1000;
+  postprocess.computeCycles = 3000;
+  postprocess.stallCycles = 500;
+  postprocess.totalCycles = 3500;
+  profile.operations = {conv, postprocess};
+  profile.totalCycles = 4500;
+  profile.hostCpuCycles = 3500;
+
+  Struct trace;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(toChromeTraceJson(profile), &trace).ok());
+  double hostCpuTrack = -1, postprocessTrack = -2, convTrack = -3;
+  std::string postprocessCategory;
+  for (const Value& event : field(trace, "traceEvents").list_value().values()) {
+    const Struct& e = event.struct_value();
+    const std::string name = field(e, "name").string_value();
+    if (name == "thread_name" && field(field(e, "args").struct_value(), "name").string_value() == "host CPU") {
+      hostCpuTrack = field(e, "tid").number_value();
+    }
+    if (name == "DETECTION_POSTPROCESSING #1") {
+      postprocessTrack = field(e, "tid").number_value();
+      postprocessCategory = field(e, "cat").string_value();
+    }
+    if (name == "CONV_2D #0") convTrack = field(e, "tid").number_value();
+  }
+  EXPECT_EQ(postprocessTrack, hostCpuTrack);
+  EXPECT_NE(convTrack, hostCpuTrack);
+  EXPECT_EQ(postprocessCategory, "host");
+
+  const std::string html = toHtmlTimeline(profile, "SSD");
+  EXPECT_THAT(html, ::testing::HasSubstr(">host CPU</text>"));
+  EXPECT_THAT(html, ::testing::HasSubstr("fill=\"#9c755f\""));  // the host CPU row's colour
+}
+
 }  // namespace
 }  // namespace nnremote::tools
