@@ -170,7 +170,8 @@ reference architectures' layer shapes and fixed pseudo-random weights, each as f
 and quant8 (NAME-quant8): mobilenet (MobileNet v1 1.0-224), mobilenet-0.25 (MobileNet v1
 0.25-224), mobilenet-v2 (1.0-224), inception-v1 (224, as TF-slim builds it), inception-v4
 (299x299, as TF-slim builds it), squeezenet (v1.0, 224), resnet50 (v1, 299x299), mobilenet-ssd
-(MobileNet v1 SSD 300, ending in DETECTION_POSTPROCESSING; 4 outputs).
+(MobileNet v1 SSD 300, ending in DETECTION_POSTPROCESSING; 4 outputs), mobilenet-v2-ssd (the
+same head on MobileNet v2).
 
 Examples:
   nnremote devices --target=unix:/tmp/nnremote.sock

@@ -3,6 +3,9 @@
 // they validate and run on the simulated NPU.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include "accelerator_sim/npu_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
@@ -82,6 +85,55 @@ INSTANTIATE_TEST_SUITE_P(Networks, ReferenceNetworkTest, testing::ValuesIn(kPubl
                            for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
                          });
+
+// Both SSDs put the same head on their backbone's 19x19 and 10x10 maps: MobileNet v1's conv11
+// (512 channels) and conv13 (1024); MobileNet v2's layer_15 expansion (576) and final 1x1
+// convolution (1280). 1,917 anchors reach DETECTION_POSTPROCESSING with 91 classes.
+TEST(BuiltInModelTest, TheSsdsHaveTheReferenceHeadOnTheirBackbonesFeatureMaps) {
+  for (const auto& [name, firstMap, secondMap] :
+       {std::tuple<const char*, uint32_t, uint32_t>{"mobilenet-ssd-quant8", 512, 1024},
+        {"mobilenet-v2-ssd-quant8", 576, 1280}}) {
+    auto built = builtInModel(name);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    const hal::Model& model = built->model;
+    ASSERT_TRUE(hal::validateModel(model).ok()) << name;
+    std::set<std::vector<uint32_t>> predictorInputs;
+    const hal::Operation* postprocess = nullptr;
+    for (const auto& operation : model.main.operations) {
+      if (operation.type == hal::OperationType::DETECTION_POSTPROCESSING) postprocess = &operation;
+      if (operation.type != hal::OperationType::CONV_2D) continue;
+      const auto& out = model.main.operands[operation.outputs[0]].dimensions;
+      // A class predictor: 3 or 6 anchors per position, 91 logits each.
+      if (out[3] == 3 * 91 || out[3] == 6 * 91) predictorInputs.insert(model.main.operands[operation.inputs[0]].dimensions);
+    }
+    EXPECT_EQ(predictorInputs, (std::set<std::vector<uint32_t>>{{1, 19, 19, firstMap},
+                                                                 {1, 10, 10, secondMap},
+                                                                 {1, 5, 5, 512},
+                                                                 {1, 3, 3, 256},
+                                                                 {1, 2, 2, 256},
+                                                                 {1, 1, 1, 128}}))
+        << name;
+    ASSERT_NE(postprocess, nullptr) << name;
+    EXPECT_EQ(model.main.operands[postprocess->inputs[0]].dimensions, (std::vector<uint32_t>{1, 1917, 91})) << name;
+    EXPECT_EQ(model.main.operands[postprocess->inputs[1]].dimensions, (std::vector<uint32_t>{1, 1917, 4})) << name;
+  }
+}
+
+TEST(BuiltInModelTest, MobileNetV2SsdRunsOnTheSimulatedNpu) {
+  auto built = builtInModel("mobilenet-v2-ssd-quant8");
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  auto prepared = device->prepareModel(built->model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({built->input}, built->outputSizes);
+  ASSERT_TRUE(io.ok());
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  const int32_t detections = hal::fromMemory<int32_t>(io->outputs[3], 1)[0];
+  EXPECT_GE(detections, 0);
+  EXPECT_LE(detections, 10);
+}
 
 TEST(BuiltInModelTest, AnUnknownNameListsTheKnownOnes) {
   auto built = builtInModel("alexnet");

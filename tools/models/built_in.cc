@@ -16,6 +16,7 @@ const std::pair<const char*, BuiltModel (*)(Precision)> kNetworks[] = {
     {"mobilenet-v2", buildMobileNetV2},  {"inception-v1", buildInceptionV1},
     {"inception-v4", buildInceptionV4},  {"squeezenet", buildSqueezeNet},
     {"resnet50", buildResNet50V1},       {"mobilenet-ssd", buildMobileNetV1Ssd},
+    {"mobilenet-v2-ssd", buildMobileNetV2Ssd},
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The models nnremote commands can drive by name, each with one deterministic input: "sample",
-// and the image networks as float32 and quant8: "mobilenet" (v1 1.0-224), "mobilenet-v2",
-// "inception-v1", "squeezenet", "resnet50" (v1 at 299), "mobilenet-ssd" (v1 SSD 300), each also
-// as "NAME-quant8".
+// and the image networks as float32 and quant8: "mobilenet" (v1 1.0-224), "mobilenet-0.25",
+// "mobilenet-v2", "inception-v1", "inception-v4", "squeezenet", "resnet50" (v1 at 299),
+// "mobilenet-ssd" (v1 SSD 300), "mobilenet-v2-ssd", each also as "NAME-quant8".
 #ifndef NNREMOTE_TOOLS_MODELS_BUILT_IN_H_
 #define NNREMOTE_TOOLS_MODELS_BUILT_IN_H_
 

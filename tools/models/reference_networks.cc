@@ -10,14 +10,24 @@ namespace nnremote::tools {
 namespace {
 
 // MobileNet v2's inverted residual: expand 1x1 (ReLU6), depthwise 3x3 (ReLU6), project 1x1
-// (linear), plus the input when the shape is kept.
-Tensor invertedResidual(NetworkBuilder& b, const Tensor& in, uint32_t expansion, uint32_t channels, uint32_t stride) {
+// (linear), plus the input when the shape is kept. `expanded`, if given, receives the
+// expansion's output (SSD takes a feature map from one).
+Tensor invertedResidual(NetworkBuilder& b, const Tensor& in, uint32_t expansion, uint32_t channels, uint32_t stride,
+                        Tensor* expanded = nullptr) {
   Tensor x = in;
   if (expansion != 1) x = b.conv(x, in.channels * expansion, 1, 1, Activation::RELU6);
+  if (expanded != nullptr) *expanded = x;
   x = b.depthwise(x, 3, stride, Activation::RELU6);
   x = b.conv(x, channels, 1, 1, Activation::NONE);
   return stride == 1 && in.channels == channels ? b.add(in, x, Activation::NONE) : x;
 }
+
+// MobileNet v2's bottleneck stages (Sandler et al. 2018, table 2) after its first convolution.
+struct MobileNetV2Stage {
+  uint32_t expansion, channels, repeats, stride;
+};
+constexpr MobileNetV2Stage kMobileNetV2Stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                                                   {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
 
 struct InceptionModule {
   uint32_t branch0, branch1Reduce, branch1, branch2Reduce, branch2, poolProjection;
@@ -98,20 +108,13 @@ std::vector<float> ssdAnchors(const std::vector<std::pair<uint32_t, uint32_t>>& 
   return anchors;
 }
 
-}  // namespace
-
-BuiltModel buildMobileNetV1Ssd(Precision precision) {
-  NetworkBuilder b(precision);
-  Tensor x = b.conv(b.input(300, 300, 3), 32, 3, 2, Activation::RELU6);  // 150
-  const std::pair<uint32_t, uint32_t> blocks[] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},
-                                                  {512, 2}, {512, 1}, {512, 1}, {512, 1}, {512, 1},
-                                                  {512, 1}, {1024, 2}, {1024, 1}};  // output channels, stride
-  std::vector<Tensor> features;
-  for (size_t i = 0; i < std::size(blocks); ++i) {
-    x = b.depthwise(x, 3, blocks[i].second, Activation::RELU6);
-    x = b.conv(x, blocks[i].first, 1, 1, Activation::RELU6);
-    if (i == 10 || i == 12) features.push_back(x);  // conv11: 19x19x512, conv13: 10x10x1024
-  }
+// The SSD head the TensorFlow object detection API puts on a MobileNet: from the backbone's two
+// feature maps (19x19 and 10x10), four extra layers down to 1x1 (a 1x1 reduction, then a 3x3
+// stride-2 convolution), 1x1 box predictors with 3 anchors per position on the first map and 6
+// on the others (1,917 anchors), 91 classes with background, and DETECTION_POSTPROCESSING to 10
+// detections, as the TFLite model ends.
+BuiltModel finishSsd(NetworkBuilder& b, std::vector<Tensor> features) {
+  Tensor x = features.back();
   for (const auto& [reduce, channels] : {std::pair<uint32_t, uint32_t>{256, 512}, {128, 256}, {128, 256}, {64, 128}}) {
     x = b.conv(b.conv(x, reduce, 1, 1, Activation::RELU6), channels, 3, 2, Activation::RELU6);  // 5, 3, 2, 1
     features.push_back(x);
@@ -141,23 +144,28 @@ BuiltModel buildMobileNetV1Ssd(Precision precision) {
       parts->push_back(reshaped);
     }
   }
-  // All anchors together, as float32: the postprocessing runs on floats.
+  // All anchors together. Class logits become scores through LOGISTIC, quantized in a quant8
+  // model as in the TFLite model (NNAPI fixes its output scale at 1/256); DETECTION_POSTPROCESSING
+  // takes floats, so quantized boxes and scores are then dequantized, which the TFLite model's
+  // postprocessing does inside its custom operation.
   auto concatenated = [&](std::vector<uint32_t> parts, uint32_t width) {
     const auto& first = raw.model().main.operands[parts.front()];
-    const float scale = first.scale;
-    const int32_t zeroPoint = first.zeroPoint;
-    const uint32_t all = raw.addTemporary(type, {1, anchors, width}, scale, zeroPoint);
+    const uint32_t all = raw.addTemporary(type, {1, anchors, width}, first.scale, first.zeroPoint);
     parts.push_back(raw.addInt32(1));
     raw.addOperation(hal::OperationType::CONCATENATION, parts, {all});
-    if (!b.quantized()) return all;
+    return all;
+  };
+  auto asFloat = [&](uint32_t operand, uint32_t width) {
+    if (!b.quantized()) return operand;
     const uint32_t real = raw.addTemporary(hal::OperandType::TENSOR_FLOAT32, {1, anchors, width});
-    raw.addOperation(hal::OperationType::DEQUANTIZE, {all}, {real});
+    raw.addOperation(hal::OperationType::DEQUANTIZE, {operand}, {real});
     return real;
   };
-  const uint32_t boxes = concatenated(boxParts, 4);
-  const uint32_t classLogits = concatenated(classParts, kClasses);
-  const uint32_t scores = raw.addTemporary(hal::OperandType::TENSOR_FLOAT32, {1, anchors, kClasses});
-  raw.addOperation(hal::OperationType::LOGISTIC, {classLogits}, {scores});
+  const uint32_t boxes = asFloat(concatenated(boxParts, 4), 4);
+  const uint32_t probabilities = b.quantized() ? raw.addTemporary(type, {1, anchors, kClasses}, 1.0f / 256, 0)
+                                               : raw.addTemporary(type, {1, anchors, kClasses});
+  raw.addOperation(hal::OperationType::LOGISTIC, {concatenated(classParts, kClasses)}, {probabilities});
+  const uint32_t scores = asFloat(probabilities, kClasses);
 
   const uint32_t detectionScores = raw.addOutput(hal::OperandType::TENSOR_FLOAT32, {1, kDetections});
   const uint32_t detectionBoxes = raw.addOutput(hal::OperandType::TENSOR_FLOAT32, {1, kDetections, 4});
@@ -175,15 +183,43 @@ BuiltModel buildMobileNetV1Ssd(Precision precision) {
   return b.finish();
 }
 
+}  // namespace
+
+BuiltModel buildMobileNetV1Ssd(Precision precision) {
+  NetworkBuilder b(precision);
+  Tensor x = b.conv(b.input(300, 300, 3), 32, 3, 2, Activation::RELU6);  // 150
+  const std::pair<uint32_t, uint32_t> blocks[] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1},
+                                                  {512, 2}, {512, 1}, {512, 1}, {512, 1}, {512, 1},
+                                                  {512, 1}, {1024, 2}, {1024, 1}};  // output channels, stride
+  std::vector<Tensor> features;
+  for (size_t i = 0; i < std::size(blocks); ++i) {
+    x = b.depthwise(x, 3, blocks[i].second, Activation::RELU6);
+    x = b.conv(x, blocks[i].first, 1, 1, Activation::RELU6);
+    if (i == 10 || i == 12) features.push_back(x);  // conv11: 19x19x512, conv13: 10x10x1024
+  }
+  return finishSsd(b, std::move(features));
+}
+
+BuiltModel buildMobileNetV2Ssd(Precision precision) {
+  NetworkBuilder b(precision);
+  Tensor x = b.conv(b.input(300, 300, 3), 32, 3, 2, Activation::RELU6);  // 150
+  std::vector<Tensor> features;
+  for (const MobileNetV2Stage& stage : kMobileNetV2Stages) {
+    for (uint32_t i = 0; i < stage.repeats; ++i) {
+      Tensor expansion{};
+      x = invertedResidual(b, x, stage.expansion, stage.channels, i == 0 ? stage.stride : 1, &expansion);
+      // layer_15/expansion_output: the first 160-channel block's expansion, 19x19x576.
+      if (stage.channels == 160 && i == 0) features.push_back(expansion);
+    }
+  }
+  features.push_back(b.conv(x, 1280, 1, 1, Activation::RELU6));  // layer_19: 10x10x1280
+  return finishSsd(b, std::move(features));
+}
+
 BuiltModel buildMobileNetV2(Precision precision) {
   NetworkBuilder b(precision);
   Tensor x = b.conv(b.input(224, 224, 3), 32, 3, 2, Activation::RELU6);
-  struct Stage {
-    uint32_t expansion, channels, repeats, stride;
-  };
-  const Stage stages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
-                          {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
-  for (const Stage& stage : stages) {
+  for (const MobileNetV2Stage& stage : kMobileNetV2Stages) {
     for (uint32_t i = 0; i < stage.repeats; ++i) {
       x = invertedResidual(b, x, stage.expansion, stage.channels, i == 0 ? stage.stride : 1);
     }

@@ -38,6 +38,11 @@ BuiltModel buildResNet50V1(Precision precision);
 // ends. Outputs: scores [1, 10], boxes [1, 10, 4], classes [1, 10], detections [1].
 BuiltModel buildMobileNetV1Ssd(Precision precision);
 
+// MobileNet v2 SSD at 300x300 (ssd_mobilenet_v2_coco): the same head on MobileNet v2's
+// layer_15/expansion_output (19x19x576) and its final 1x1 convolution (10x10x1280). Outputs as
+// for buildMobileNetV1Ssd.
+BuiltModel buildMobileNetV2Ssd(Precision precision);
+
 }  // namespace nnremote::tools
 
 #endif  // NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
