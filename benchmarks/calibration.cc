@@ -22,8 +22,8 @@ const std::vector<PublishedLatency>& publishedLatencies() {
       {"edgetpu", "Inception v1 224", "inception-v1-quant8", 4.1, kCoral},
       {"edgetpu", "SqueezeNet", "squeezenet-quant8", 2.0, kCoral},
       {"edgetpu", "ResNet-50 V1 299", "resnet50-quant8", 56, kCoral},
-      {"edgetpu", "MobileNet v1 SSD", "mobilenet-ssd-quant8", 11, kCoral,
-       "its postprocessing, TFLite_Detection_PostProcess, runs on the host CPU"},
+      {"edgetpu", "MobileNet v1 SSD", "mobilenet-ssd-quant8", 11, kCoral},
+      {"edgetpu", "MobileNet v2 SSD", "mobilenet-v2-ssd-quant8", 14, kCoral},
       {"vs680", "MobileNet v2 224", "mobilenet-v2-quant8", 1.79, kSynap},
       {"vs680", "MobileNet v1 0.25 224", "mobilenet-0.25-quant8", 0.77, kSynap},
       {"vs680", "Inception v4 299", "inception-v4-quant8", 19.59, kSynap},
@@ -31,7 +31,7 @@ const std::vector<PublishedLatency>& publishedLatencies() {
   return *latencies;
 }
 
-hal::Result<uint64_t> simulatedCycles(const std::string& model, const sim::NpuConfig& npu) {
+hal::Result<hal::ExecutionProfile> simulatedProfile(const std::string& model, const sim::NpuConfig& npu) {
   NN_ASSIGN_OR_RETURN(const tools::BuiltModel built, tools::builtInModel(model));
   const auto device = emulator::createSimulatedNpu(npu);
   NN_ASSIGN_OR_RETURN(auto prepared, device->prepareModel(built.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
@@ -41,7 +41,12 @@ hal::Result<uint64_t> simulatedCycles(const std::string& model, const sim::NpuCo
   if (!outcome.profile) {
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << model << " returned no profile";
   }
-  return outcome.profile->totalCycles;
+  return *outcome.profile;
+}
+
+hal::Result<uint64_t> simulatedCycles(const std::string& model, const sim::NpuConfig& npu) {
+  NN_ASSIGN_OR_RETURN(const hal::ExecutionProfile profile, simulatedProfile(model, npu));
+  return profile.totalCycles;
 }
 
 hal::Result<std::vector<CalibrationRow>> calibrate() {

@@ -58,10 +58,6 @@ hal::Result<std::vector<OverheadFit>> fitOperationOverheads() {
     fit.presetCycles = npu.operation_overhead_cycles();
     std::vector<NetworkCost> costs;
     for (const PublishedLatency* published : byPreset[preset]) {
-      if (!published->offNpu.empty()) {
-        fit.leftOut.push_back(published->network + " (" + published->offNpu + ")");
-        continue;
-      }
       npu.set_operation_overhead_cycles(0);
       NN_ASSIGN_OR_RETURN(const uint64_t base, simulatedCycles(published->model, npu));
       npu.set_operation_overhead_cycles(1);
@@ -93,7 +89,6 @@ std::string overheadFitReport(const std::vector<OverheadFit>& fits) {
                   fit.preset.c_str(), static_cast<unsigned long long>(fit.cycles), fit.cycles / fit.clockMhz,
                   fit.clockMhz, fit.fitted.size(), static_cast<unsigned long long>(fit.presetCycles));
     out << line;
-    for (const std::string& network : fit.leftOut) out << "  left out: " << network << "\n";
     for (const OverheadFit::HeldOut& held : fit.leaveOneOut) {
       std::snprintf(line, sizeof line, "  %-22s fitted on the others: %6llu cycles (%6.2f us), its ratio %.2f%s\n",
                     held.network.c_str(), static_cast<unsigned long long>(held.cycles), held.cycles / fit.clockMhz,

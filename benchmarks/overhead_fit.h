@@ -32,8 +32,7 @@ struct OverheadFit {
   double clockMhz = 0;
   uint64_t cycles = 0;               // the fitted operation_overhead_cycles
   uint64_t presetCycles = 0;         // what the preset sets now
-  std::vector<std::string> fitted;   // the networks fitted
-  std::vector<std::string> leftOut;  // those whose published time includes work off the NPU, and why
+  std::vector<std::string> fitted;   // the networks fitted: all of the preset's
   // Each fitted network with the overhead fitted on the preset's other networks alone: that
   // overhead and the network's ratio with it, a test of whether the fit predicts.
   struct HeldOut {

@@ -68,8 +68,9 @@ timeline (docs/scheduler.md).
                       large128    nnremote-large128: 128x128 weight-stationary array @ 1 GHz
                       scalesim32  nnremote-scalesim32: SCALE-Sim's example 32x32 configuration
                       edgetpu     nnremote-edgetpu: Google's Edge TPU from its public facts: 64x64
-                                  array @ 480 MHz, 8 MiB parameter cache, PCIe host link;
-                                  18 us per operation, fitted to Coral's published latencies
+                                  array @ 480 MHz, 8 MiB parameter cache, PCIe host link, SSD
+                                  postprocessing on the board's CPU; 18.8 us per operation,
+                                  fitted to Coral's published latencies
                       vs680       nnremote-vs680: the NPU of Synaptics' VS680 from SyNAP's
                                   published peak: 64x64 array @ 934 MHz, weights in DRAM;
                                   10.7 us per operation, fitted to SyNAP's published latencies

@@ -114,6 +114,10 @@ check "trace --cases prints the whole model's simulated time on the NPU --config
   "[ -n '$edge' ] && [ -n '$large' ] && awk 'BEGIN { exit !($edge > 0 && $large > 0 && $edge != $large) }'"
 check "trace --cases --model names a model of the file, and an unknown one is refused naming the models" bash -c \
   "$nnremote trace --cases=$cases_file --model=nope 2>&1 | grep -q \"has no model named 'nope' (models: \""
+ssd_out=$($nnremote trace --model=mobilenet-ssd-quant8 --config=edgetpu --device=nnremote-edgetpu 2>&1)
+check "trace on edgetpu shows the SSD's postprocessing on the host CPU, and its share of the time" bash -c \
+  "grep -Eq '^[0-9]+ +DETECTION_POSTPROCESSING +host ' <<<'$ssd_out' &&
+   grep -Eq '^of which host CPU: [0-9.]+ ms$' <<<'$ssd_out' && grep -Eq '^simulated: [0-9.]+ ms$' <<<'$ssd_out'"
 check "trace refuses --config with --target" bash -c \
   "$nnremote trace --target=unix:$socket --config=edge16 2>&1 | grep -q -- '--config picks the NPUs'"
 check "trace writes a Chrome trace and an HTML timeline" bash -c \
