@@ -65,16 +65,19 @@ TEST_P(ReferenceNetworkTest, HasThePublishedShape) {
   EXPECT_EQ(model.main.operands[model.main.outputIndexes[0]].dimensions, published.output);
 }
 
-TEST_P(ReferenceNetworkTest, RunsOnTheSimulatedNpu) {
-  auto built = builtInModel(GetParam().model);
-  ASSERT_TRUE(built.ok());
+// Runs built-in model `name` once on edge16, with timing; its outputs are in `io`.
+hal::Result<hal::ExecutionOutcome> runOnSimulatedNpu(const std::string& name, hal::RequestWithMemories* io) {
+  NN_ASSIGN_OR_RETURN(const BuiltModel built, builtInModel(name));
   const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
-  auto prepared = device->prepareModel(built->model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto io = hal::makeRequest({built->input}, built->outputSizes);
-  ASSERT_TRUE(io.ok());
-  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  NN_ASSIGN_OR_RETURN(auto prepared, device->prepareModel(built.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                                          hal::Priority::MEDIUM, std::nullopt, {}, {}, {}));
+  NN_ASSIGN_OR_RETURN(*io, hal::makeRequest({built.input}, built.outputSizes));
+  return prepared->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+}
+
+TEST_P(ReferenceNetworkTest, RunsOnTheSimulatedNpu) {
+  hal::RequestWithMemories io;
+  auto outcome = runOnSimulatedNpu(GetParam().model, &io);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_GT(outcome->timing.timeOnDevice.value_or(hal::Duration(0)).count(), 0);
 }
@@ -120,17 +123,10 @@ TEST(BuiltInModelTest, TheSsdsHaveTheReferenceHeadOnTheirBackbonesFeatureMaps) {
 }
 
 TEST(BuiltInModelTest, MobileNetV2SsdRunsOnTheSimulatedNpu) {
-  auto built = builtInModel("mobilenet-v2-ssd-quant8");
-  ASSERT_TRUE(built.ok()) << built.error().message;
-  const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
-  auto prepared = device->prepareModel(built->model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto io = hal::makeRequest({built->input}, built->outputSizes);
-  ASSERT_TRUE(io.ok());
-  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::YES, std::nullopt, std::nullopt);
+  hal::RequestWithMemories io;
+  auto outcome = runOnSimulatedNpu("mobilenet-v2-ssd-quant8", &io);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
-  const int32_t detections = hal::fromMemory<int32_t>(io->outputs[3], 1)[0];
+  const int32_t detections = hal::fromMemory<int32_t>(io.outputs[3], 1)[0];
   EXPECT_GE(detections, 0);
   EXPECT_LE(detections, 10);
 }
