@@ -14,8 +14,9 @@ double HostShareEvidence::hostCpuMs() const {
 }
 
 const std::vector<HostShareEvidence>& hostShareEvidence() {
-  // Coral, "Edge TPU performance benchmarks", table 1: Desktop CPU, Desktop CPU + USB
-  // Accelerator (USB 3.0), Embedded CPU, Dev Board; here in the order of the struct.
+  // Coral, "Edge TPU performance benchmarks", table 1, whose columns are Desktop CPU, Desktop
+  // CPU + USB Accelerator (USB 3.0), Embedded CPU and Dev Board; here in the struct's order
+  // (Dev Board, USB Accelerator, Embedded CPU, Desktop CPU).
   static const auto* evidence = new std::vector<HostShareEvidence>{
       {"edgetpu", "MobileNet v1 SSD", "mobilenet-ssd-quant8", 11, 6.5, 353, 109},
       {"edgetpu", "MobileNet v2 SSD", "mobilenet-v2-ssd-quant8", 14, 7.2, 282, 106},
@@ -33,19 +34,19 @@ hal::Result<std::vector<HostCpuCost>> deriveHostCpuCosts() {
     HostCpuCost cost;
     cost.evidence = evidence;
     cost.presetCyclesPerElement = npu.host_cpu().cycles_per_element();
-    // At one host cycle per element, the host operations' compute cycles (in the NPU's cycles)
-    // count their work.
+    const double hostClockMhz = npu.host_cpu().clock_mhz();
+    // At one cycle per element on a host clocked as the NPU, the host operations' compute
+    // cycles are their work.
     npu.mutable_host_cpu()->set_cycles_per_element(1);
+    npu.mutable_host_cpu()->set_clock_mhz(npu.clock_mhz());
     NN_ASSIGN_OR_RETURN(const hal::ExecutionProfile profile, simulatedProfile(evidence.model, npu));
-    double npuCycles = 0;
     for (const hal::OperationProfile& op : profile.operations) {
-      if (op.unit == hal::ProfileUnit::HOST) npuCycles += double(op.computeCycles);
+      if (op.unit == hal::ProfileUnit::HOST) cost.workElements += double(op.computeCycles);
     }
-    cost.workElements = npuCycles * npu.host_cpu().clock_mhz() / npu.clock_mhz();
     if (cost.workElements <= 0) {
       return hal::invalidArgument() << evidence.model << " runs nothing on " << evidence.preset << "'s host CPU";
     }
-    cost.cyclesPerElement = evidence.hostCpuMs() * npu.host_cpu().clock_mhz() * 1e3 / cost.workElements;
+    cost.cyclesPerElement = evidence.hostCpuMs() * hostClockMhz * 1e3 / cost.workElements;
     costs.push_back(cost);
   }
   return costs;
