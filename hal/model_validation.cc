@@ -1,9 +1,12 @@
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "hal/control_flow_validation.h"
 #include "hal/operand_types.h"
+#include "hal/operation_signatures.h"
+#include "hal/operations/signature_checks.h"
 #include "hal/validation.h"
 
 namespace nnremote::hal {
@@ -85,11 +88,12 @@ Status validateQuantization(const Operand& operand, const std::string& where) {
       return {};
     }
     case OperandType::TENSOR_INT32:
-      // Biases of quantized operations are TENSOR_INT32 with scale = input x filter scale.
-      if (operand.scale < 0.0f) {
-        return invalidArgument() << where << ".scale = " << operand.scale << " must not be negative";
+      // Biases of quantized operations are TENSOR_INT32 with scale = input x filter scale; the
+      // zero point is always 0.
+      if (!(operand.scale >= 0.0f) || std::isinf(operand.scale)) {
+        return invalidArgument() << where << ".scale = " << operand.scale << " must be finite and not negative";
       }
-      return {};
+      return requireScaleAndZero(operand.scale > 0.0f, 0, 0);
     default:
       // Float, scalar, boolean and subgraph operands carry no quantization.
       return requireScaleAndZero(false, 0, 0);
@@ -308,6 +312,7 @@ Status validateOperations(const Model& model, const Model::Subgraph& subgraph, i
       }
       written[index] = true;
     }
+    NN_RETURN_IF_ERROR(validateOperationSignature(model, subgraph, operation, where).status());
     NN_RETURN_IF_ERROR(validateControlFlowOperation(model, subgraph, operation, where));
   }
   for (size_t i = 0; i < operandCount; ++i) {
@@ -399,6 +404,72 @@ Status validateModel(const Model& model, bool allowPointers) {
     }
   }
   return {};
+}
+
+namespace {
+
+// The feature level an operand needs beyond its operation's form: its type, and extension types
+// (feature level 3).
+Version operandFeatureLevel(const Operand& operand) {
+  if (isExtension(operand.type)) return Version::FEATURE_LEVEL_3;
+  return signatures::versionOfType(operand.type);
+}
+
+Version subgraphFeatureLevel(const Model& model, const Model::Subgraph& subgraph, std::vector<Version>* perOperation) {
+  Version level = Version::FEATURE_LEVEL_1;
+  for (const Operand& operand : subgraph.operands) level = signatures::later(level, operandFeatureLevel(operand));
+  for (const Operation& operation : subgraph.operations) {
+    auto version = validateOperationSignature(model, subgraph, operation, "");
+    Version needed = version.ok() ? *version : Version::FEATURE_LEVEL_8;
+    if (isExtension(operation.type)) needed = Version::FEATURE_LEVEL_3;
+    if (perOperation != nullptr) perOperation->push_back(needed);
+    level = signatures::later(level, needed);
+  }
+  return level;
+}
+
+}  // namespace
+
+Version minimumFeatureLevel(const Model& model) {
+  Version level = subgraphFeatureLevel(model, model.main, nullptr);
+  for (const Model::Subgraph& subgraph : model.referenced) {
+    level = signatures::later(level, subgraphFeatureLevel(model, subgraph, nullptr));
+  }
+  if (model.relaxComputationFloat32toFloat16) level = signatures::later(level, Version::FEATURE_LEVEL_2);
+  return level;
+}
+
+Status validateModelForFeatureLevel(const Model& model, Version deviceLevel, const std::string& deviceName) {
+  const Version needed = minimumFeatureLevel(model);
+  if (static_cast<int32_t>(needed) <= static_cast<int32_t>(deviceLevel)) return {};
+  const std::vector<Version> levels = operationFeatureLevels(model);
+  for (size_t i = 0; i < levels.size(); ++i) {
+    if (static_cast<int32_t>(levels[i]) > static_cast<int32_t>(deviceLevel)) {
+      return invalidArgument() << "main.operations[" << i << "] " << toString(model.main.operations[i].type)
+                               << " in this form needs " << toString(levels[i]) << "; " << deviceName << " is "
+                               << toString(deviceLevel);
+    }
+  }
+  return invalidArgument() << "the model needs " << toString(needed) << "; " << deviceName << " is "
+                           << toString(deviceLevel);
+}
+
+std::vector<Version> operationFeatureLevels(const Model& model) {
+  std::vector<Version> levels;
+  const Version shared = model.relaxComputationFloat32toFloat16 ? Version::FEATURE_LEVEL_2 : Version::FEATURE_LEVEL_1;
+  (void)subgraphFeatureLevel(model, model.main, &levels);
+  // A main operation that calls referenced subgraphs needs what they need; IF and WHILE are
+  // feature level 4 themselves, so only a subgraph needing more raises them.
+  Version referenced = Version::FEATURE_LEVEL_1;
+  for (const Model::Subgraph& subgraph : model.referenced) {
+    referenced = signatures::later(referenced, subgraphFeatureLevel(model, subgraph, nullptr));
+  }
+  for (size_t i = 0; i < levels.size(); ++i) {
+    levels[i] = signatures::later(levels[i], shared);
+    const OperationType type = model.main.operations[i].type;
+    if (type == OperationType::IF || type == OperationType::WHILE) levels[i] = signatures::later(levels[i], referenced);
+  }
+  return levels;
 }
 
 }  // namespace nnremote::hal

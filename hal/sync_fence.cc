@@ -8,19 +8,24 @@
 namespace nnremote::hal {
 
 struct SyncFence::Shared {
+  ~Shared() {
+    if (onLastRelease) onLastRelease();
+  }
   mutable std::mutex mutex;
   mutable std::condition_variable changed;
   State state = State::ACTIVE;
   const void* remoteOwner = nullptr;
   uint64_t remoteId = 0;
+  std::function<void()> onLastRelease;
   std::vector<std::pair<uint64_t, Callback>> callbacks;  // run, outside the lock, when signaled
   uint64_t nextCallbackId = 1;
 };
 
-void SyncFence::setRemote(const void* owner, uint64_t remoteId) const {
+void SyncFence::setRemote(const void* owner, uint64_t remoteId, std::function<void()> onLastRelease) const {
   std::lock_guard<std::mutex> lock(shared_->mutex);
   shared_->remoteOwner = owner;
   shared_->remoteId = remoteId;
+  shared_->onLastRelease = std::move(onLastRelease);
 }
 
 std::optional<uint64_t> SyncFence::remoteId(const void* owner) const {

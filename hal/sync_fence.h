@@ -41,7 +41,9 @@ class SyncFence {
 
   // A fence can also stand for one that lives elsewhere (on a server): its owner (a connection)
   // records the remote id, so the fence can be passed back to that owner without a round trip.
-  void setRemote(const void* owner, uint64_t remoteId) const;
+  // `onLastRelease`, if set, runs when the last copy of this fence is gone: the remote side can
+  // then forget the id.
+  void setRemote(const void* owner, uint64_t remoteId, std::function<void()> onLastRelease = {}) const;
   std::optional<uint64_t> remoteId(const void* owner) const;
 
  private:

@@ -1,10 +1,10 @@
-// Structural validation of models and requests against the NN HAL rules (after AOSP's
-// Validation.cpp). Every rejection is INVALID_ARGUMENT with a message that names the offending
-// field, e.g. "main.operations[3].inputs[1] = 57 is out of range (model has 12 operands)".
+// Validation of models and requests against the NN HAL rules (after AOSP's Validation.cpp).
+// Every rejection is INVALID_ARGUMENT with a message that names the offending field, e.g.
+// "main.operations[3].inputs[1] = 57 is out of range (model has 12 operands)".
 //
-// What an operation means (its operand count, types and parameters) is the device's business and
-// is checked by the device when it prepares the model; this file checks what every model must
-// satisfy.
+// validateModel checks the model's structure and every operation's signature (its operand
+// counts, types and parameter kinds: hal/operation_signatures.h), the same for the client, the
+// server and every backend. What is left to a device is whether it supports a valid operation.
 #ifndef NNREMOTE_HAL_VALIDATION_H_
 #define NNREMOTE_HAL_VALIDATION_H_
 
@@ -20,6 +20,17 @@ constexpr size_t kMaxSubgraphs = 1u << 16;
 // twice, never written), subgraph inputs and outputs, and cycles among referenced subgraphs.
 // `allowPointers` accepts POINTER lifetimes, which only an in-process device can use.
 Status validateModel(const Model& model, bool allowPointers = true);
+
+// What a model that passed validateModel needs of a device: the lowest feature level that
+// defines every operation form (hal/operation_signatures.h), operand type and model feature it
+// uses. A device of a lower feature level refuses the model (the server checks, for every device).
+Version minimumFeatureLevel(const Model& model);
+// Refuses (INVALID_ARGUMENT) a model that needs a later feature level than `deviceLevel`, naming
+// both; how a 1.0 device refuses a 1.3-only signature.
+Status validateModelForFeatureLevel(const Model& model, Version deviceLevel, const std::string& deviceName);
+// The feature level each of main's operations needs, with what it takes from the model (relaxed
+// computation) and, for IF and WHILE, from the subgraphs they run.
+std::vector<Version> operationFeatureLevels(const Model& model);
 
 // Checks a request against a model that passed validateModel: argument counts, pools and their
 // bounds, and argument dimensions against the model's operand dimensions.

@@ -65,7 +65,7 @@ TEST_P(HalConformanceTest, DescribesItself) {
   EXPECT_TRUE(std::regex_match(device().getName(), std::regex("[A-Za-z0-9_]+-[A-Za-z0-9_]+")))
       << device().getName() << " does not follow {VENDOR}-{DEVICE_NAME}";
   EXPECT_EQ(device().getType(), hal::DeviceType::ACCELERATOR);
-  EXPECT_EQ(device().getFeatureLevel(), hal::Version::FEATURE_LEVEL_4);
+  EXPECT_EQ(device().getFeatureLevel(), hal::Version::FEATURE_LEVEL_7);
   EXPECT_FALSE(device().getVersionString().empty());
   const auto& performance = device().getCapabilities().operandPerformance;
   ASSERT_FALSE(performance.empty());
@@ -81,8 +81,8 @@ TEST_P(HalConformanceTest, ReportsSupportedOperationsTruthfully) {
   const uint32_t relu = b.addTemporary(kFloat, {1, 4});
   b.addOperation(OperationType::RELU, {x}, {relu});
   const uint32_t projected = b.addOutput(kFloat, {1, 4});
-  // SVDF is not implemented (and this use of it would be refused even once it is).
-  b.addOperation(OperationType::SVDF, {relu}, {projected});
+  // OEM_OPERATION is valid HAL (its meaning is the vendor's) and the simulator does not run it.
+  b.addOperation(OperationType::OEM_OPERATION, {relu}, {projected});
   auto supported = device().getSupportedOperations(b.build());
   ASSERT_TRUE(supported.ok()) << supported.error().message;
   EXPECT_EQ(*supported, (std::vector<bool>{true, false}));

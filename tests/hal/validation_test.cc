@@ -55,11 +55,16 @@ TEST(ModelValidationTest, OperandTypesAndQuantization) {
   badType.main.operands[0].type = static_cast<OperandType>(42);
   expectRejected(validateModel(badType), "main.operands[0].type = 42 is not a valid operand type");
 
+  // An extension operand, read by an extension operation (which its extension defines): valid
+  // once the model names the prefix. A built-in ADD would refuse it (its signature).
   Model extension = twoStepModel();
   extension.main.operands[0].type = static_cast<OperandType>((7 << kExtensionTypeBits) | 1);
+  extension.main.operations[0].type = static_cast<OperationType>((7 << kExtensionTypeBits) | 2);
   expectRejected(validateModel(extension), "extension prefix missing from extensionNameToPrefix");
   extension.extensionNameToPrefix.push_back({"com.example.ext", 7});
   EXPECT_TRUE(validateModel(extension).ok());
+  extension.main.operations[0].type = OperationType::ADD;
+  expectRejected(validateModel(extension), "main.operations[0] ADD: input 0");
 
   ModelBuilder q;
   const uint32_t in = q.addInput(OperandType::TENSOR_QUANT8_ASYMM, {2}, 0.5f, 300);
@@ -179,7 +184,7 @@ TEST(ModelValidationTest, ControlFlowSignatures) {
   };
   EXPECT_TRUE(validateModel(ifModel(OperandType::TENSOR_BOOL8, OperandType::TENSOR_FLOAT32, 0)).ok());
   expectRejected(validateModel(ifModel(OperandType::TENSOR_INT32, OperandType::TENSOR_FLOAT32, 0)),
-                 "main.operations[0].inputs[0] (the condition) must be a TENSOR_BOOL8 of one element");
+                 "main.operations[0] IF: input 0 (condition) must be TENSOR_BOOL8, got TENSOR_INT32");
   expectRejected(validateModel(ifModel(OperandType::TENSOR_BOOL8, OperandType::TENSOR_FLOAT32, 1)),
                  "then-branch has 1 inputs and 1 outputs; the IF passes 2");
   expectRejected(validateModel(ifModel(OperandType::TENSOR_BOOL8, OperandType::TENSOR_INT32, 0)),
