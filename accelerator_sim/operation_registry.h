@@ -1,5 +1,8 @@
-// The simulator's operations, keyed by OperationType. Adding an operation means writing one
-// kernel file that defines an OperationKernel and adding one line to operation_registry.cc.
+// The simulator's operations, keyed by OperationType. Each kernel registers itself next to its
+// definition (NNREMOTE_REGISTER_KERNEL), so adding an operation is one kernel file and nothing
+// else: there is no second list to keep in step. Whether an operation is *valid* is decided
+// before any kernel sees it (hal/operation_signatures.h); a kernel's validate says only whether
+// the simulator supports that valid form.
 #ifndef NNREMOTE_ACCELERATOR_SIM_OPERATION_REGISTRY_H_
 #define NNREMOTE_ACCELERATOR_SIM_OPERATION_REGISTRY_H_
 
@@ -36,6 +39,16 @@ struct OperationKernel {
 
 // The kernel for built-in `type`, or nullptr if the simulator does not implement it.
 const OperationKernel* findKernel(OperationType type);
+
+// Makes `kernel` the simulator's kernel for `type`; at most one per type (a second is a
+// programming error and aborts at start-up). Returns true, for NNREMOTE_REGISTER_KERNEL.
+bool registerKernel(OperationType type, const OperationKernel* kernel);
+
+// Registers a kernel when the program (or backend library) is loaded. The kernels library is
+// linked whole (alwayslink), so every registration in it runs.
+#define NNREMOTE_REGISTER_KERNEL(type, kernel)                                              \
+  [[maybe_unused]] static const bool NN_CONCAT_(nnremote_kernel_registered_, __LINE__) = \
+      ::nnremote::sim::registerKernel(type, &(kernel))
 
 }  // namespace nnremote::sim
 

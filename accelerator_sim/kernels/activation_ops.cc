@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -82,9 +82,14 @@ constexpr OperationKernel makeActivationKernel() {
 }  // namespace
 
 const OperationKernel kReluKernel = makeActivationKernel<OperationType::RELU>();
+NNREMOTE_REGISTER_KERNEL(OperationType::RELU, kReluKernel);
 const OperationKernel kRelu1Kernel = makeActivationKernel<OperationType::RELU1>();
+NNREMOTE_REGISTER_KERNEL(OperationType::RELU1, kRelu1Kernel);
 const OperationKernel kRelu6Kernel = makeActivationKernel<OperationType::RELU6>();
+NNREMOTE_REGISTER_KERNEL(OperationType::RELU6, kRelu6Kernel);
 const OperationKernel kLogisticKernel = makeActivationKernel<OperationType::LOGISTIC>();
+NNREMOTE_REGISTER_KERNEL(OperationType::LOGISTIC, kLogisticKernel);
 const OperationKernel kTanhKernel = makeActivationKernel<OperationType::TANH>();
+NNREMOTE_REGISTER_KERNEL(OperationType::TANH, kTanhKernel);
 
 }  // namespace nnremote::sim

@@ -3,7 +3,7 @@
 #include <array>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/xnnpack_ops.h"
 
 namespace nnremote::sim {
@@ -200,8 +200,12 @@ constexpr OperationKernel makeBinaryKernel() {
 }  // namespace
 
 const OperationKernel kAddKernel = makeBinaryKernel<OperationType::ADD>();
+NNREMOTE_REGISTER_KERNEL(OperationType::ADD, kAddKernel);
 const OperationKernel kSubKernel = makeBinaryKernel<OperationType::SUB>();
+NNREMOTE_REGISTER_KERNEL(OperationType::SUB, kSubKernel);
 const OperationKernel kMulKernel = makeBinaryKernel<OperationType::MUL>();
+NNREMOTE_REGISTER_KERNEL(OperationType::MUL, kMulKernel);
 const OperationKernel kDivKernel = makeBinaryKernel<OperationType::DIV>();
+NNREMOTE_REGISTER_KERNEL(OperationType::DIV, kDivKernel);
 
 }  // namespace nnremote::sim

@@ -2,7 +2,7 @@
 // Quantized forms accumulate in int32 and requantize with TFLite's fixed-point multiplier.
 #include "accelerator_sim/kernels/conv_quantization.h"
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/window.h"
 #include "accelerator_sim/kernels/xnnpack_ops.h"
 
@@ -21,11 +21,11 @@ struct ConvOperands {
 
 ConvOperands convOperands(const OperationContext& context, bool depthwise) {
   ConvOperands ops;
-  const size_t n = context.inputCount();
-  // The 10-input CONV_2D (11-input DEPTHWISE) form is ambiguous by count alone: explicit padding
-  // has an INT32 where implicit padding has the BOOL layout flag.
+  // NNAPI's rule, which hal/operations/convolution.cc checks: padding is explicit only with 10
+  // or more inputs (DEPTHWISE_CONV_2D: 11), and then only if input 7 (8) is INT32, not the BOOL
+  // layout flag of the implicit form with dilation. Fewer inputs never are, whatever the types.
   const size_t probe = depthwise ? 8 : 7;
-  ops.explicitPadding = n > probe && context.inputType(probe) == OperandType::INT32;
+  ops.explicitPadding = context.inputCount() >= probe + 3 && context.inputType(probe) == OperandType::INT32;
   size_t next = ops.window + windowOperandCount(ops.explicitPadding);
   if (depthwise) ops.depthMultiplier = next++;
   ops.activation = next++;
@@ -372,7 +372,9 @@ int depthwiseLayout(const OperationContext& context) { return int(convOperands(c
 
 const OperationKernel kConv2dKernel = {&validateConv, &prepareConv<false>, &executeConv<false>,
                                        &convWork, &convLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::CONV_2D, kConv2dKernel);
 const OperationKernel kDepthwiseConv2dKernel = {&validateDepthwise, &prepareConv<true>,
                                                 &executeConv<true>, &depthwiseWork, &depthwiseLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::DEPTHWISE_CONV_2D, kDepthwiseConv2dKernel);
 
 }  // namespace nnremote::sim

@@ -2,7 +2,7 @@
 // one-scale or per-channel filters.
 #include "accelerator_sim/kernels/conv_quantization.h"
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/window.h"
 #include "accelerator_sim/kernels/xnnpack_ops.h"
 
@@ -304,8 +304,10 @@ OperationWork transposeConvWork(const OperationContext& context) {
 
 const OperationKernel kGroupedConv2dKernel = {&validateGrouped, &prepareGrouped, &executeGrouped,
                                               &groupedWork, &lastOperand};
+NNREMOTE_REGISTER_KERNEL(OperationType::GROUPED_CONV_2D, kGroupedConv2dKernel);
 const OperationKernel kTransposeConv2dKernel = {&validateTransposeConv, &prepareTransposeConv,
                                                 &executeTransposeConv, &transposeConvWork, &lastOperand,
                                                 &outputShapeOperand};
+NNREMOTE_REGISTER_KERNEL(OperationType::TRANSPOSE_CONV_2D, kTransposeConv2dKernel);
 
 }  // namespace nnremote::sim

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -175,9 +175,14 @@ OperationWork noWork(const OperationContext&) { return {}; }
 }  // namespace
 
 const OperationKernel kQuantizeKernel = {&validateQuantize, &prepareSame, &executeQuantize, &perOutputElement};
+NNREMOTE_REGISTER_KERNEL(OperationType::QUANTIZE, kQuantizeKernel);
 const OperationKernel kDequantizeKernel = {&validateDequantize, &prepareSame, &executeDequantize, &perOutputElement};
+NNREMOTE_REGISTER_KERNEL(OperationType::DEQUANTIZE, kDequantizeKernel);
 const OperationKernel kCastKernel = {&validateCast, &prepareSame, &executeCast, &perOutputElement};
+NNREMOTE_REGISTER_KERNEL(OperationType::CAST, kCastKernel);
 const OperationKernel kFillKernel = {&validateFill, &prepareFill, &executeFill, &perOutputElement};
+NNREMOTE_REGISTER_KERNEL(OperationType::FILL, kFillKernel);
 const OperationKernel kRankKernel = {&validateRank, &prepareRank, &executeRank, &noWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::RANK, kRankKernel);
 
 }  // namespace nnremote::sim

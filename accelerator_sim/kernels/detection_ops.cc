@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -708,16 +708,21 @@ OperationWork detectionPostprocessingWork(const OperationContext& context) {
 
 const OperationKernel kAxisAlignedBboxTransformKernel = {&validateBboxTransform, &prepareBboxTransform,
                                                          &executeBboxTransform, &bboxTransformWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, kAxisAlignedBboxTransformKernel);
 const OperationKernel kBoxWithNmsLimitKernel = {&validateBoxWithNmsLimit, &prepareBoxWithNmsLimit,
                                                 &executeBoxWithNmsLimit, &boxWithNmsLimitWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::BOX_WITH_NMS_LIMIT, kBoxWithNmsLimitKernel);
 const OperationKernel kGenerateProposalsKernel = {&validateGenerateProposals, &prepareGenerateProposals,
                                                   &executeGenerateProposals, &generateProposalsWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::GENERATE_PROPOSALS, kGenerateProposalsKernel);
 const OperationKernel kHeatmapMaxKeypointKernel = {&validateHeatmapMaxKeypoint, &prepareHeatmapMaxKeypoint,
                                                    &executeHeatmapMaxKeypoint, &heatmapMaxKeypointWork,
                                                    &heatmapLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::HEATMAP_MAX_KEYPOINT, kHeatmapMaxKeypointKernel);
 const OperationKernel kDetectionPostprocessingKernel = {&validateDetectionPostprocessing,
                                                         &prepareDetectionPostprocessing,
                                                         &executeDetectionPostprocessing,
                                                         &detectionPostprocessingWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::DETECTION_POSTPROCESSING, kDetectionPostprocessingKernel);
 
 }  // namespace nnremote::sim

@@ -1,7 +1,7 @@
 // FULLY_CONNECTED: output[b, u] = act(sum_i input[b, i] * weights[u, i] + bias[u]); the input is
 // flattened to [batch, inputSize] where inputSize is the weights' second dimension.
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/xnnpack_ops.h"
 
 namespace nnremote::sim {
@@ -118,5 +118,6 @@ OperationWork fullyConnectedWork(const OperationContext& context) {
 
 const OperationKernel kFullyConnectedKernel = {&validateFullyConnected, &prepareFullyConnected,
                                                &executeFullyConnected, &fullyConnectedWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::FULLY_CONNECTED, kFullyConnectedKernel);
 
 }  // namespace nnremote::sim

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/window.h"
 
 namespace nnremote::sim {
@@ -304,13 +304,18 @@ int l2PoolLayout(const OperationContext& context) { return int(poolFilterOperand
 
 const OperationKernel kResizeBilinearKernel = {&validateResize, &prepareResize, &executeResize<true>,
                                                &resizeWork, &layoutAt3};
+NNREMOTE_REGISTER_KERNEL(OperationType::RESIZE_BILINEAR, kResizeBilinearKernel);
 const OperationKernel kResizeNearestNeighborKernel = {&validateResize, &prepareResize, &executeResize<false>,
                                                       &resizeWork, &layoutAt3};
+NNREMOTE_REGISTER_KERNEL(OperationType::RESIZE_NEAREST_NEIGHBOR, kResizeNearestNeighborKernel);
 const OperationKernel kL2NormalizationKernel = {&validateL2Normalization, &prepareSameShape,
                                                 &executeL2Normalization, &twoPassWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::L2_NORMALIZATION, kL2NormalizationKernel);
 const OperationKernel kLocalResponseNormalizationKernel = {&validateLrn, &prepareSameShape, &executeLrn,
                                                            &twoPassWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::LOCAL_RESPONSE_NORMALIZATION, kLocalResponseNormalizationKernel);
 const OperationKernel kL2Pool2dKernel = {&validateL2Pool, &prepareL2Pool, &executeL2Pool, &l2PoolWork,
                                          &l2PoolLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::L2_POOL_2D, kL2Pool2dKernel);
 
 }  // namespace nnremote::sim

@@ -4,7 +4,7 @@
 
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/kernels/fingerprint64.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "hal/float16.h"
 
 namespace nnremote::sim {
@@ -269,12 +269,16 @@ OperationWork lshProjectionWork(const OperationContext& context) {
 
 const OperationKernel kEmbeddingLookupKernel = {&validateEmbedding, &prepareEmbedding, &executeEmbedding,
                                                 &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::EMBEDDING_LOOKUP, kEmbeddingLookupKernel);
 const OperationKernel kHashtableLookupKernel = {&validateHashtable, &prepareHashtable, &executeHashtable,
                                                 &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::HASHTABLE_LOOKUP, kHashtableLookupKernel);
 const OperationKernel kBatchMatmulKernel = {&validateBatchMatmul, &prepareBatchMatmul, &executeBatchMatmul,
                                             &batchMatmulWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::BATCH_MATMUL, kBatchMatmulKernel);
 const OperationKernel kLshProjectionKernel = {&validateLshProjection, &prepareLshProjection,
                                              &executeLshProjection, &lshProjectionWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::LSH_PROJECTION, kLshProjectionKernel);
 
 }  // namespace nnremote::sim

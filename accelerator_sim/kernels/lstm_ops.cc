@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/recurrent_utils.h"
 
 namespace nnremote::sim {
@@ -493,11 +493,14 @@ Status executeBidirectionalLstm(OperationContext& context) {
 
 const OperationKernel kLstmKernel = {&validateLstm, &prepareLstm, &executeLstm, &lstmWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::LSTM, kLstmKernel);
 const OperationKernel kUnidirectionalSequenceLstmKernel = {&validateUnidirectionalLstm, &prepareUnidirectionalLstm,
                                                            &executeUnidirectionalLstm, &lstmWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, kUnidirectionalSequenceLstmKernel);
 const OperationKernel kBidirectionalSequenceLstmKernel = {&validateBidirectionalLstm, &prepareBidirectionalLstm,
                                                           &executeBidirectionalLstm, &lstmWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, kBidirectionalSequenceLstmKernel);
 
 }  // namespace nnremote::sim

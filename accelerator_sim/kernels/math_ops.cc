@@ -6,7 +6,7 @@
 #include <set>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -202,11 +202,13 @@ Status executeSelect(OperationContext& context) {
 
 #define NN_UNARY_KERNEL(Name, TYPE)                                                              \
   const OperationKernel k##Name##Kernel = {&validateUnary<OperationType::TYPE>, &prepareSame, \
-                                           &executeUnary<OperationType::TYPE>, &perOutputElement}
+                                           &executeUnary<OperationType::TYPE>, &perOutputElement}; \
+  NNREMOTE_REGISTER_KERNEL(OperationType::TYPE, k##Name##Kernel)
 #define NN_BINARY_KERNEL(Name, TYPE)                                                         \
   const OperationKernel k##Name##Kernel = {&validateBinaryMath<OperationType::TYPE>,       \
                                            &prepareBroadcast,                              \
-                                           &executeBinaryMath<OperationType::TYPE>, &perOutputElement}
+                                           &executeBinaryMath<OperationType::TYPE>, &perOutputElement}; \
+  NNREMOTE_REGISTER_KERNEL(OperationType::TYPE, k##Name##Kernel)
 
 NN_UNARY_KERNEL(Abs, ABS);
 NN_UNARY_KERNEL(Neg, NEG);
@@ -231,7 +233,9 @@ NN_BINARY_KERNEL(LogicalAnd, LOGICAL_AND);
 NN_BINARY_KERNEL(LogicalOr, LOGICAL_OR);
 NN_BINARY_KERNEL(Prelu, PRELU);
 const OperationKernel kEluKernel = {&validateElu, &prepareSame, &executeElu, &perOutputElement};
+NNREMOTE_REGISTER_KERNEL(OperationType::ELU, kEluKernel);
 const OperationKernel kSelectKernel = {&validateSelect, &prepareSelect, &executeSelect, &perOutputElement};
+NNREMOTE_REGISTER_KERNEL(OperationType::SELECT, kSelectKernel);
 
 #undef NN_UNARY_KERNEL
 #undef NN_BINARY_KERNEL

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -704,32 +704,50 @@ Status executePack(OperationContext& context) {
 
 const OperationKernel kSpaceToDepthKernel = {&validateDepthSpace<true>, &prepareDepthSpace<true>,
                                              &executeDepthSpace<true>, &movedElements, &layoutAt2};
+NNREMOTE_REGISTER_KERNEL(OperationType::SPACE_TO_DEPTH, kSpaceToDepthKernel);
 const OperationKernel kDepthToSpaceKernel = {&validateDepthSpace<false>, &prepareDepthSpace<false>,
                                              &executeDepthSpace<false>, &movedElements, &layoutAt2};
+NNREMOTE_REGISTER_KERNEL(OperationType::DEPTH_TO_SPACE, kDepthToSpaceKernel);
 const OperationKernel kSpaceToBatchNdKernel = {&validateSpaceBatch<true>, &prepareSpaceBatch<true>,
                                                &executeSpaceBatch<true>, &movedElements, &layoutAt3};
+NNREMOTE_REGISTER_KERNEL(OperationType::SPACE_TO_BATCH_ND, kSpaceToBatchNdKernel);
 const OperationKernel kBatchToSpaceNdKernel = {&validateSpaceBatch<false>, &prepareSpaceBatch<false>,
                                                &executeSpaceBatch<false>, &movedElements, &layoutAt2};
+NNREMOTE_REGISTER_KERNEL(OperationType::BATCH_TO_SPACE_ND, kBatchToSpaceNdKernel);
 const OperationKernel kChannelShuffleKernel = {&validateChannelShuffle, &prepareSame, &executeChannelShuffle,
                                                &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::CHANNEL_SHUFFLE, kChannelShuffleKernel);
 const OperationKernel kTransposeKernel = {&validateTranspose, &prepareTranspose, &executeTranspose, &movedElements,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::TRANSPOSE, kTransposeKernel);
 const OperationKernel kSqueezeKernel = {&validateSqueeze, &prepareSqueeze, &copyAll, &movedElements,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::SQUEEZE, kSqueezeKernel);
 const OperationKernel kExpandDimsKernel = {&validateExpandDims, &prepareExpandDims, &copyAll, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::EXPAND_DIMS, kExpandDimsKernel);
 const OperationKernel kGatherKernel = {&validateGather, &prepareGather, &executeGather, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::GATHER, kGatherKernel);
 const OperationKernel kSliceKernel = {&validateSlice, &prepareSlice, &executeSlice, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::SLICE, kSliceKernel);
 const OperationKernel kStridedSliceKernel = {&validateStridedSlice, &prepareStridedSlice, &executeStridedSlice,
                                              &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::STRIDED_SLICE, kStridedSliceKernel);
 const OperationKernel kSplitKernel = {&validateSplit, &prepareSplit, &executeSplit, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::SPLIT, kSplitKernel);
 const OperationKernel kTileKernel = {&validateTile, &prepareTile, &executeTile, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::TILE, kTileKernel);
 const OperationKernel kPadKernel = {&validatePad<OperationType::PAD>, &preparePad,
                                     &executePad<OperationType::PAD>, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::PAD, kPadKernel);
 const OperationKernel kPadV2Kernel = {&validatePad<OperationType::PAD_V2>, &preparePad,
                                       &executePad<OperationType::PAD_V2>, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::PAD_V2, kPadV2Kernel);
 const OperationKernel kMirrorPadKernel = {&validatePad<OperationType::MIRROR_PAD>, &preparePad,
                                           &executePad<OperationType::MIRROR_PAD>, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::MIRROR_PAD, kMirrorPadKernel);
 const OperationKernel kReverseKernel = {&validateReverse, &prepareSame, &executeReverse, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::REVERSE, kReverseKernel);
 const OperationKernel kPackKernel = {&validatePack, &preparePack, &executePack, &movedElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::PACK, kPackKernel);
 
 }  // namespace nnremote::sim

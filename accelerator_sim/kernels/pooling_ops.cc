@@ -1,7 +1,7 @@
 // AVERAGE_POOL_2D and MAX_POOL_2D, NHWC. The average counts only taps inside the input, as the
 // NNAPI reference does.
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/window.h"
 #include "accelerator_sim/kernels/xnnpack_ops.h"
 
@@ -165,7 +165,9 @@ OperationWork poolWork(const OperationContext& context) {
 
 const OperationKernel kAveragePool2dKernel = {&validatePool, &preparePool, &executePool<true>,
                                               &poolWork, &poolLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::AVERAGE_POOL_2D, kAveragePool2dKernel);
 const OperationKernel kMaxPool2dKernel = {&validatePool, &preparePool, &executePool<false>,
                                           &poolWork, &poolLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::MAX_POOL_2D, kMaxPool2dKernel);
 
 }  // namespace nnremote::sim

@@ -12,7 +12,7 @@
 
 #include "accelerator_sim/kernels/fixed_point16.h"
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -161,5 +161,6 @@ OperationWork quantized16BitLstmWork(const OperationContext& context) {
 
 const OperationKernel kQuantized16BitLstmKernel = {&validateQuantized16BitLstm, &prepareQuantized16BitLstm,
                                                    &executeQuantized16BitLstm, &quantized16BitLstmWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::QUANTIZED_16BIT_LSTM, kQuantized16BitLstmKernel);
 
 }  // namespace nnremote::sim

@@ -16,7 +16,7 @@
 
 #include "accelerator_sim/kernels/fixed_point16.h"
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/recurrent_utils.h"
 
 namespace nnremote::sim {
@@ -403,5 +403,6 @@ OperationWork quantizedLstmWork(const OperationContext& context) {
 const OperationKernel kQuantizedLstmKernel = {&validateQuantizedLstm, &prepareQuantizedLstm, &executeQuantizedLstm,
                                               &quantizedLstmWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::QUANTIZED_LSTM, kQuantizedLstmKernel);
 
 }  // namespace nnremote::sim

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -63,5 +63,6 @@ OperationWork randomMultinomialWork(const OperationContext& context) {
 
 const OperationKernel kRandomMultinomialKernel = {&validateRandomMultinomial, &prepareRandomMultinomial,
                                                   &executeRandomMultinomial, &randomMultinomialWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::RANDOM_MULTINOMIAL, kRandomMultinomialKernel);
 
 }  // namespace nnremote::sim

@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -302,7 +302,8 @@ int layoutAt4(const OperationContext&) { return 4; }
 
 #define NN_REDUCE_KERNEL(Name, TYPE)                                                       \
   const OperationKernel k##Name##Kernel = {&validateReduce<OperationType::TYPE>, &prepareReduce, \
-                                           &executeReduce<OperationType::TYPE>, &inputElements}
+                                           &executeReduce<OperationType::TYPE>, &inputElements}; \
+  NNREMOTE_REGISTER_KERNEL(OperationType::TYPE, k##Name##Kernel)
 NN_REDUCE_KERNEL(Mean, MEAN);
 NN_REDUCE_KERNEL(ReduceSum, REDUCE_SUM);
 NN_REDUCE_KERNEL(ReduceProd, REDUCE_PROD);
@@ -313,10 +314,15 @@ NN_REDUCE_KERNEL(ReduceAll, REDUCE_ALL);
 #undef NN_REDUCE_KERNEL
 
 const OperationKernel kArgmaxKernel = {&validateArg, &prepareArg, &executeArg<true>, &inputElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::ARGMAX, kArgmaxKernel);
 const OperationKernel kArgminKernel = {&validateArg, &prepareArg, &executeArg<false>, &inputElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::ARGMIN, kArgminKernel);
 const OperationKernel kTopkV2Kernel = {&validateTopK, &prepareTopK, &executeTopK, &inputElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::TOPK_V2, kTopkV2Kernel);
 const OperationKernel kLogSoftmaxKernel = {&validateLogSoftmax, &prepareSame, &executeLogSoftmax, &inputElements};
+NNREMOTE_REGISTER_KERNEL(OperationType::LOG_SOFTMAX, kLogSoftmaxKernel);
 const OperationKernel kInstanceNormalizationKernel = {&validateInstanceNorm, &prepareSame, &executeInstanceNorm,
                                                       &inputElements, &layoutAt4};
+NNREMOTE_REGISTER_KERNEL(OperationType::INSTANCE_NORMALIZATION, kInstanceNormalizationKernel);
 
 }  // namespace nnremote::sim

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/recurrent_utils.h"
 
 namespace nnremote::sim {
@@ -337,13 +337,17 @@ OperationWork svdfWork(const OperationContext& context) {
 
 const OperationKernel kRnnKernel = {&validateRnn, &prepareRnn, &executeRnn, &recurrentWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::RNN, kRnnKernel);
 const OperationKernel kSvdfKernel = {&validateSvdf, &prepareSvdf, &executeSvdf, &svdfWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::SVDF, kSvdfKernel);
 const OperationKernel kUnidirectionalSequenceRnnKernel = {&validateUnidirectional, &prepareUnidirectional,
                                                           &executeUnidirectional, &recurrentWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, kUnidirectionalSequenceRnnKernel);
 const OperationKernel kBidirectionalSequenceRnnKernel = {&validateBidirectional, &prepareBidirectional,
                                                          &executeBidirectional, &recurrentWork,
     /*layoutOperand=*/nullptr, /*layoutShapeOperand=*/nullptr, /*takesOmittedTensors=*/true};
+NNREMOTE_REGISTER_KERNEL(OperationType::BIDIRECTIONAL_SEQUENCE_RNN, kBidirectionalSequenceRnnKernel);
 
 }  // namespace nnremote::sim

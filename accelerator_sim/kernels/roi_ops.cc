@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -284,7 +284,9 @@ int roiPoolingLayout(const OperationContext&) { return int(kPoolingLayout); }
 
 const OperationKernel kRoiAlignKernel = {&validateRoiAlign, &prepareRoiAlign, &executeRoiAlign, &roiAlignWork,
                                          &roiAlignLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::ROI_ALIGN, kRoiAlignKernel);
 const OperationKernel kRoiPoolingKernel = {&validateRoiPooling, &prepareRoiOperation, &executeRoiPooling,
                                            &roiPoolingWork, &roiPoolingLayout};
+NNREMOTE_REGISTER_KERNEL(OperationType::ROI_POOLING, kRoiPoolingKernel);
 
 }  // namespace nnremote::sim

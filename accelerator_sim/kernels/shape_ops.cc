@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -144,7 +144,9 @@ Status executeConcatenation(OperationContext& context) {
 
 const OperationKernel kReshapeKernel = {&validateReshape, &prepareReshape, &executeReshape,
                                         &moveWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::RESHAPE, kReshapeKernel);
 const OperationKernel kConcatenationKernel = {&validateConcatenation, &prepareConcatenation,
                                               &executeConcatenation, &moveWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::CONCATENATION, kConcatenationKernel);
 
 }  // namespace nnremote::sim

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "accelerator_sim/kernels/kernel_utils.h"
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
@@ -94,5 +94,6 @@ OperationWork softmaxWork(const OperationContext& context) {
 
 const OperationKernel kSoftmaxKernel = {&validateSoftmax, &prepareSoftmax, &executeSoftmax,
                                         &softmaxWork};
+NNREMOTE_REGISTER_KERNEL(OperationType::SOFTMAX, kSoftmaxKernel);
 
 }  // namespace nnremote::sim

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <thread>
 
-#include "accelerator_sim/kernels/kernels.h"
+#include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/kernels/xnnpack_ops.h"
 #include "accelerator_sim/operation_registry.h"
 #include "accelerator_sim/sim_device.h"
