@@ -71,7 +71,13 @@ grpc::Status AcceleratorService::GetSupportedOperations(
   if (!resolved.ok()) return toGrpcStatus(resolved.error());
   auto supported = resolved->device->getSupportedOperations(resolved->model);
   if (!supported.ok()) return toGrpcStatus(supported.error());
-  for (bool s : *supported) response->add_supported(s);
+  // An operation in a form newer than the device's feature level is one it cannot run, whatever
+  // the device says.
+  const int32_t deviceLevel = static_cast<int32_t>(resolved->device->getFeatureLevel());
+  const std::vector<hal::Version> levels = hal::operationFeatureLevels(resolved->model);
+  for (size_t i = 0; i < supported->size(); ++i) {
+    response->add_supported((*supported)[i] && i < levels.size() && static_cast<int32_t>(levels[i]) <= deviceLevel);
+  }
   return grpc::Status::OK;
 }
 
@@ -91,6 +97,11 @@ grpc::Status AcceleratorService::PrepareModel(grpc::ServerContextBase* context,
   if (static_cast<int>(priority) < 0 || static_cast<int>(priority) > 2) {
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
                         << "priority = " << request->priority() << " is not a valid Priority");
+  }
+  if (auto fits = hal::validateModelForFeatureLevel(resolved->model, resolved->device->getFeatureLevel(),
+                                                    request->device_name());
+      !fits.ok()) {
+    return toGrpcStatus(fits.error());
   }
   auto checked = checkPreparation(*session, *request);
   if (!checked.ok()) return toGrpcStatus(checked.error());

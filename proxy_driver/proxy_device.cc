@@ -1,5 +1,7 @@
 #include "proxy_driver/proxy_device.h"
 
+#include "hal/validation.h"
+
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_buffer.h"
@@ -46,6 +48,8 @@ wire_conv::MemoryEncoder ProxyDevice::poolEncoder() const {
 }
 
 hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Model& model) const {
+  // An invalid model is refused here, with the server's message, before it costs a round trip.
+  NN_RETURN_IF_ERROR(hal::validateModel(model));
   NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
   wire::GetSupportedOperationsRequest request;
   request.set_session_id(session.id);
@@ -63,6 +67,8 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(
     const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  NN_RETURN_IF_ERROR(hal::validateModel(model));
+  NN_RETURN_IF_ERROR(hal::validateModelForFeatureLevel(model, featureLevel_, name_));
   const auto started = std::chrono::steady_clock::now();
   auto prepared = ProxyPreparedModel::prepare(connection_, {name_, model, preference, priority}, deadline, modelCache,
                                               dataCache, token);

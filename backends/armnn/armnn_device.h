@@ -22,7 +22,7 @@ class ArmnnDevice final : public hal::IDevice {
 
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return version_; }
-  hal::Version getFeatureLevel() const override { return hal::Version::FEATURE_LEVEL_4; }
+  hal::Version getFeatureLevel() const override { return hal::Version::FEATURE_LEVEL_7; }
   hal::DeviceType getType() const override;
   const std::vector<hal::Extension>& getSupportedExtensions() const override { return extensions_; }
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }

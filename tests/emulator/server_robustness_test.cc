@@ -11,6 +11,7 @@
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
+#include "hal/operand_types.h"
 #include "tests/common/add_model.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
@@ -151,6 +152,34 @@ TEST_F(ServerTest, MalformedModelsGetInvalidArgumentNamingTheField) {
   empty.set_device_name("nnremote-edge16");
   expectHalInvalidArgument(prepare(empty), "main.operations is empty");
 
+  expectServesANewClient();
+}
+
+// These crashed npu_emulator in getSupportedOperations and prepareModel: a CONV_2D with 8 inputs
+// (DEPTHWISE_CONV_2D with 9) whose last is INT32 was taken for explicit padding and its kernel
+// read operands past the end. The operation-signature table refuses them before any device sees
+// them, and the server goes on serving.
+TEST_F(ServerTest, InvalidOperationSignaturesAreRefusedBeforeAnyDeviceSeesThem) {
+  const uint64_t session = openSession();
+  for (const OperationType type : {OperationType::CONV_2D, OperationType::DEPTHWISE_CONV_2D}) {
+    hal::ModelBuilder b;
+    const uint32_t in = b.addInput(OperandType::TENSOR_FLOAT32, {1, 3, 3, 1});
+    std::vector<uint32_t> inputs = {in, b.addConstant(OperandType::TENSOR_FLOAT32, {1, 2, 2, 1}, std::vector<float>(4, 1)),
+                                    b.addConstant(OperandType::TENSOR_FLOAT32, {1}, std::vector<float>{0})};
+    const int scalars = type == OperationType::CONV_2D ? 5 : 6;
+    for (int i = 0; i < scalars; ++i) inputs.push_back(b.addInt32(1));
+    b.addOperation(type, inputs, {b.addOutput(OperandType::TENSOR_FLOAT32, {1, 3, 3, 1})});
+    const std::string rule = hal::toString(type) + ": input " + std::to_string(inputs.size() - 1);
+    const auto request = prepareRequest(session, b.build());
+    expectHalInvalidArgument(prepare(request), rule);
+    grpc::ClientContext context;
+    wire::GetSupportedOperationsRequest query;
+    query.set_session_id(session);
+    query.set_device_name(request.device_name());
+    *query.mutable_model() = request.model();
+    wire::GetSupportedOperationsResponse supported;
+    expectHalInvalidArgument(stub_->GetSupportedOperations(&context, query, &supported), rule);
+  }
   expectServesANewClient();
 }
 
