@@ -49,38 +49,26 @@ hal::Status BurstHandler::handle(const wire::BurstRequest& message, wire::BurstR
 }
 
 hal::Status BurstHandler::execute(const wire::BurstRequest::Execute& execute, wire::BurstResponse* response) {
-  // Cached pools are taken from their slots; the request's own entries for them are ignored
-  // (a copy of the request is patched only when there are any).
-  const wire::Request* wireRequest = &execute.request();
-  wire::Request patched;
-  if (!execute.pool_slots().empty()) {
-    patched = execute.request();
-    wireRequest = &patched;
-  }
+  std::map<uint32_t, hal::SharedMemory> cached;
   for (const auto& [pool, slot] : execute.pool_slots()) {
-    if (pool >= static_cast<uint32_t>(patched.pools_size()) || slots_.count(slot) == 0) {
+    const auto it = slots_.find(slot);
+    if (it == slots_.end()) {
       return makeError(ErrorStatus::INVALID_ARGUMENT)
              << "pool_slots maps request.pools[" << pool << "] to slot " << slot
-             << ", which is not a cached memory of this burst or not a pool";
+             << ", which is not a cached memory of this burst";
     }
-    patched.mutable_pools(pool)->mutable_memory()->mutable_inline_data()->set_size(0);
+    cached.emplace(pool, it->second);
   }
-  NN_ASSIGN_OR_RETURN(hal::Request request, wire_conv::fromWire(*wireRequest, resolve_));
-  NN_RETURN_IF_ERROR(resolveBuffers(*session_, &request));
-  for (const auto& [pool, slot] : execute.pool_slots()) request.pools[pool] = slots_[slot];
-  NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, *entry_.model, /*allowPointers=*/false));
-  NN_ASSIGN_OR_RETURN(const QuotaSlot inFlight, enterExecution(*session_));
-  const bool timed = execute.measure() == wire::MEASURE_TIMING_YES;
-  hal::OptionalDuration loopTimeout;
-  NN_RETURN_IF_ERROR(checkWireDuration(execute.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
-  NN_RETURN_IF_ERROR(checkWireDuration(execute.loop_timeout_duration().nanoseconds(), "loop_timeout_duration"));
-  if (execute.has_loop_timeout_duration()) loopTimeout = hal::Duration(execute.loop_timeout_duration().nanoseconds());
-  NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome,
-                      burst_->execute(request, timed ? hal::MeasureTiming::YES : hal::MeasureTiming::NO,
-                                      wire_conv::deadlineFromWire(execute.deadline(), execute.has_deadline()),
-                                      loopTimeout));
+  ExecutionCall call;
+  call.request = &execute.request();
+  call.measure = execute.measure();
+  if (execute.has_deadline()) call.deadline = &execute.deadline();
+  if (execute.has_loop_timeout_duration()) call.loopTimeout = &execute.loop_timeout_duration();
+  call.cachedPools = &cached;
+  NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session_, entry_, call));
+  NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome, burst_->execute(v.request, v.measure, v.deadline, v.loopTimeout));
   wire::ExecuteResponse described;
-  describeOutcome(*session_, *wireRequest, request, *entry_.model, outcome, &described);
+  describeOutcome(*session_, v.wireRequest(execute.request()), v.request, *entry_.model, outcome, &described);
   *response->mutable_output_shapes() = std::move(*described.mutable_output_shapes());
   *response->mutable_timing() = std::move(*described.mutable_timing());
   if (described.has_profile()) *response->mutable_profile() = std::move(*described.mutable_profile());

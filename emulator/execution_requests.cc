@@ -103,6 +103,48 @@ hal::Result<QuotaSlot> enterExecution(Session& session) {
                          "session_quotas.executions_in_flight");
 }
 
+hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, PreparedModelEntry entry,
+                                                  const ExecutionCall& call) {
+  ValidatedExecution v;
+  v.session = std::move(session);
+  v.entry = std::move(entry);
+  if (call.deadline != nullptr) {
+    NN_RETURN_IF_ERROR(checkWireDuration(call.deadline->nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
+    v.deadline = wire_conv::deadlineFromWire(*call.deadline, /*present=*/true);
+  }
+  if (call.measure != wire::MEASURE_TIMING_NO && call.measure != wire::MEASURE_TIMING_YES) {
+    return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT)
+           << "measure = " << call.measure << " is not a valid MeasureTiming";
+  }
+  v.measure = call.measure == wire::MEASURE_TIMING_YES ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
+  if (call.loopTimeout != nullptr) {
+    NN_RETURN_IF_ERROR(checkWireDuration(call.loopTimeout->nanoseconds(), "loop_timeout_duration"));
+    v.loopTimeout = hal::Duration(call.loopTimeout->nanoseconds());
+  }
+  // Cached pools stand in for the request's own entries, which are emptied before decoding (a
+  // copy of the request is patched only when there are any).
+  if (call.cachedPools != nullptr && !call.cachedPools->empty()) {
+    wire::Request& patched = v.patchedRequest.emplace(*call.request);
+    for (const auto& [pool, memory] : *call.cachedPools) {
+      if (pool >= static_cast<uint32_t>(patched.pools_size())) {
+        return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT)
+               << "pool_slots names request.pools[" << pool << "], but the request has " << patched.pools_size()
+               << " pools";
+      }
+      patched.mutable_pools(static_cast<int>(pool))->mutable_memory()->mutable_inline_data()->set_size(0);
+    }
+  }
+  NN_ASSIGN_OR_RETURN(v.request, wire_conv::fromWire(v.wireRequest(*call.request), resolverFor(*v.session)));
+  NN_RETURN_IF_ERROR(resolveBuffers(*v.session, &v.request));
+  if (call.cachedPools != nullptr) {
+    for (const auto& [pool, memory] : *call.cachedPools) v.request.pools[pool] = memory;
+  }
+  NN_RETURN_IF_ERROR(hal::validateRequestForModel(v.request, *v.entry.model, /*allowPointers=*/false));
+  NN_ASSIGN_OR_RETURN(QuotaSlot slot, enterExecution(*v.session));
+  v.inFlight.emplace(std::move(slot));
+  return v;
+}
+
 void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                      const hal::Model& model, const hal::ExecutionOutcome& outcome, wire::ExecuteResponse* response) {
   for (const auto& shape : outcome.outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <optional>
+#include <type_traits>
 
 #include <grpcpp/grpcpp.h>
 
@@ -41,35 +43,47 @@ struct ValidatedExecution {
   PreparedModelEntry entry;
   hal::Request request;
   hal::MeasureTiming measure = hal::MeasureTiming::NO;
+  hal::OptionalTimePoint deadline;
   hal::OptionalDuration loopTimeout;
   std::optional<QuotaSlot> inFlight;  // held until the execution is done
+  // The request as decoded when cached pools replaced some of its entries (they do not travel
+  // back by value); otherwise empty and the call's own request applies.
+  std::optional<wire::Request> patchedRequest;
+  const wire::Request& wireRequest(const wire::Request& original) const {
+    return patchedRequest ? *patchedRequest : original;
+  }
 };
 
-// An execution call with a deadline: the deadline is checked too.
-template <typename Call>  // ExecuteRequest, ExecuteFencedRequest or CreateReusableExecutionRequest
-hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, const Call& call) {
-  ValidatedExecution v;
-  v.session = std::move(session);
-  NN_ASSIGN_OR_RETURN(v.entry, v.session->preparedModels.find(call.prepared_model_id()));
-  NN_ASSIGN_OR_RETURN(v.request, wire_conv::fromWire(call.request(), resolverFor(*v.session)));
-  NN_RETURN_IF_ERROR(resolveBuffers(*v.session, &v.request));
-  NN_RETURN_IF_ERROR(hal::validateRequestForModel(v.request, *v.entry.model, /*allowPointers=*/false));
-  const int measure = call.measure();
-  if (measure != wire::MEASURE_TIMING_NO && measure != wire::MEASURE_TIMING_YES) {
-    return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT) << "measure = " << measure << " is not a valid MeasureTiming";
-  }
-  v.measure = measure == wire::MEASURE_TIMING_YES ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
-  NN_RETURN_IF_ERROR(checkWireDuration(call.loop_timeout_duration().nanoseconds(), "loop_timeout_duration"));
-  if (call.has_loop_timeout_duration()) v.loopTimeout = hal::Duration(call.loop_timeout_duration().nanoseconds());
-  NN_ASSIGN_OR_RETURN(QuotaSlot slot, enterExecution(*v.session));
-  v.inFlight.emplace(std::move(slot));
-  return v;
-}
+// The parts of an execution call every executor has, whichever message carries them.
+struct ExecutionCall {
+  const wire::Request* request = nullptr;
+  int measure = wire::MEASURE_TIMING_NO;
+  const wire::Deadline* deadline = nullptr;                // null: the call has none
+  const wire::OptionalDuration* loopTimeout = nullptr;     // null: the call has none
+  // Pools the call has already resolved (a burst's cached memories), by request pool index; the
+  // request's own entries for them are ignored.
+  const std::map<uint32_t, hal::SharedMemory>* cachedPools = nullptr;
+};
 
+// The one request-validation path of every executor (sync, async, fenced, reusable, burst on its
+// stream and on its shared queue), so they refuse the same things with the same messages, in the
+// same order: durations, measure, the request (decoded, its buffers and cached pools resolved,
+// validated against the model the server kept), then the session's in-flight quota.
+hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, PreparedModelEntry entry,
+                                                  const ExecutionCall& call);
+
+// ExecutionCall of an ExecuteRequest, ExecuteFencedRequest or CreateReusableExecutionRequest.
 template <typename Call>
-hal::Result<ValidatedExecution> validateTimedExecution(std::shared_ptr<Session> session, const Call& call) {
-  NN_RETURN_IF_ERROR(checkWireDuration(call.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
-  return validateExecution(std::move(session), call);
+hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, const Call& call) {
+  NN_ASSIGN_OR_RETURN(PreparedModelEntry entry, session->preparedModels.find(call.prepared_model_id()));
+  ExecutionCall parts;
+  parts.request = &call.request();
+  parts.measure = call.measure();
+  if constexpr (!std::is_same_v<Call, wire::CreateReusableExecutionRequest>) {
+    if (call.has_deadline()) parts.deadline = &call.deadline();
+  }
+  if (call.has_loop_timeout_duration()) parts.loopTimeout = &call.loop_timeout_duration();
+  return validateExecution(std::move(session), std::move(entry), parts);
 }
 
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when

@@ -19,11 +19,9 @@ grpc::Status AcceleratorService::Execute(grpc::ServerContextBase* context, const
                                          wire::ExecuteResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto v = validateTimedExecution(session, *request);
+  auto v = validateExecution(session, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
-  auto outcome = v->entry.preparedModel->execute(
-      v->request, v->measure, wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
-      v->loopTimeout);
+  auto outcome = v->entry.preparedModel->execute(v->request, v->measure, v->deadline, v->loopTimeout);
   return respond(*v->session, request->request(), v->request, *v->entry.model, outcome, response);
 }
 
@@ -31,7 +29,7 @@ grpc::Status AcceleratorService::StartExecution(grpc::ServerContextBase* context
                                                 wire::StartExecutionResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto v = validateTimedExecution(session, *request);
+  auto v = validateExecution(session, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   auto started = std::make_shared<StartedExecution>();
   started->wireRequest = request->request();
@@ -39,8 +37,7 @@ grpc::Status AcceleratorService::StartExecution(grpc::ServerContextBase* context
   started->model = v->entry.model;
   // The execution runs on a pool thread; AwaitExecution waits for `done` without one.
   pool_.submit([started, preparedModel = v->entry.preparedModel, measure = v->measure,
-                deadline = wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()),
-                loopTimeout = v->loopTimeout,
+                deadline = v->deadline, loopTimeout = v->loopTimeout,
                 inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v->inFlight))]() {
     auto outcome = preparedModel->execute(started->request, measure, deadline, loopTimeout);
     inFlight->reset();
@@ -119,7 +116,10 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context,
                                                wire::ExecuteFencedResponse* response) {
   std::shared_ptr<Session> session;
   if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto v = validateTimedExecution(session, *request);
+  // Fences the client let go of are forgotten first, so a client that keeps executing never
+  // reaches the fence quota with fences nobody can name any more.
+  for (uint64_t id : request->release_fence_ids()) (void)session->fences.erase(id);
+  auto v = validateExecution(session, *request);
   if (!v.ok()) return toGrpcStatus(v.error());
   std::vector<std::pair<uint64_t, hal::SyncFence>> waitFor;
   for (int i = 0; i < request->wait_for_fence_ids_size(); ++i) {
@@ -129,8 +129,7 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context,
     }
     waitFor.emplace_back(request->wait_for_fence_ids(i), *fence);
   }
-  const hal::OptionalTimePoint deadline =
-      wire_conv::deadlineFromWire(request->deadline(), request->has_deadline());
+  const hal::OptionalTimePoint deadline = v->deadline;
   hal::OptionalDuration afterFence;
   if (auto after = checkWireDuration(request->timeout_duration_after_fence().nanoseconds(),
                                      "timeout_duration_after_fence");

@@ -33,6 +33,7 @@ grpc::Status AcceleratorService::SignalFence(grpc::ServerContextBase* context, c
   NN_VLOG(FENCE) << "session " << session->id() << " signals fence " << request->fence_id()
                  << (request->error() ? " with an error" : "");
   fence->signal(request->error());
+  if (request->release()) (void)session->fences.erase(request->fence_id());
   return grpc::Status::OK;
 }
 }  // namespace nnremote::emulator

@@ -144,6 +144,21 @@ const void* Connection::fenceOwner(uint64_t generation) const {
   return generation < fenceOwners_.size() ? fenceOwners_[generation].get() : nullptr;
 }
 
+void Connection::releaseFenceLater(uint64_t session, uint64_t fenceId) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  fenceReleases_.emplace_back(session, fenceId);
+}
+
+std::vector<uint64_t> Connection::takeFenceReleases(uint64_t session) {
+  std::vector<uint64_t> ids;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [owner, id] : fenceReleases_) {
+    if (owner == session) ids.push_back(id);
+  }
+  fenceReleases_.clear();
+  return ids;
+}
+
 void Connection::markLost(uint64_t generation) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (session_.generation == generation) lost_ = true;

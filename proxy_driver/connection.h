@@ -104,6 +104,12 @@ class Connection {
   uint64_t reconnects() const;
   // A key for remote fences that is unique to one generation's session (hal::SyncFence::setRemote).
   const void* fenceOwner(uint64_t generation) const;
+  // Server fences of `session` that this process no longer holds: they travel with the next
+  // fenced execution (ExecuteFencedRequest.release_fence_ids), so releasing costs no call.
+  void releaseFenceLater(uint64_t session, uint64_t fenceId);
+  // The fences of `session` to release now; those of earlier sessions are dropped (they died
+  // with their session).
+  std::vector<uint64_t> takeFenceReleases(uint64_t session);
   // The HAL error of a failed call made in `generation`. A transport failure (no HAL details:
   // the server is gone) marks that session lost.
   hal::Error callFailed(const grpc::Status& status, uint64_t generation);
@@ -157,6 +163,7 @@ class Connection {
   bool closing_ = false;
   uint64_t reconnects_ = 0;
   std::vector<std::unique_ptr<char>> fenceOwners_;  // one per generation; never reused
+  std::vector<std::pair<uint64_t, uint64_t>> fenceReleases_;  // (session, fence id), guarded by mutex_
   std::mutex recoveryMutex_;                        // one recovery at a time
 };
 

@@ -198,21 +198,25 @@ struct FencedResult {
       hal::Error{hal::ErrorStatus::GENERAL_FAILURE, "the fenced execution has not finished", {}};
 };
 
-// A server fence for `local`, signaled from this process when `local` fires.
+// A server fence for `local`, signaled from this process when `local` fires. The signal also
+// releases the server's id, so it waits until `named` says the call naming it has been answered
+// (the execution then holds the fence itself).
 hal::Result<uint64_t> mirrorLocalFence(const std::shared_ptr<Connection>& connection, SessionRef session,
-                                       const hal::SyncFence& local) {
+                                       const hal::SyncFence& local, const hal::SyncFence& named) {
   wire::CreateFenceRequest create;
   create.set_session_id(session.id);
   wire::CreateFenceResponse created;
   auto context = connection->controlContext();
   const grpc::Status status = connection->stub().CreateFence(context.get(), create, &created);
   if (!status.ok()) return connection->callFailed(status, session.generation);
-  std::thread([connection, session, local, id = created.fence_id()] {
+  std::thread([connection, session, local, named, id = created.fence_id()] {
     const bool error = local.wait(std::nullopt) == hal::SyncFence::State::ERROR;
+    named.wait(std::nullopt);
     wire::SignalFenceRequest signal;
     signal.set_session_id(session.id);
     signal.set_fence_id(id);
     signal.set_error(error);
+    signal.set_release(true);
     wire::Empty empty;
     auto signalContext = connection->controlContext();
     (void)connection->stub().SignalFence(signalContext.get(), signal, &empty);
@@ -288,14 +292,21 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
     return hal::executeFencedBySyncExecution(*this, request, waitFor, measure, deadline,
                                              loopTimeoutDuration, timeoutDurationAfterFence);
   }
+  // Signaled once ExecuteFenced has been answered (or given up), on every path out of here.
+  const hal::SyncFence named = hal::SyncFence::create();
+  struct SignalOnExit {
+    const hal::SyncFence& fence;
+    ~SignalOnExit() { fence.signal(); }
+  } signalNamed{named};
   for (const hal::SyncFence& fence : waitFor) {
     if (auto id = fence.remoteId(connection_->fenceOwner(session.generation))) {
       call.add_wait_for_fence_ids(*id);  // already on the server: no round trip
     } else if (fence.state() != hal::SyncFence::State::SIGNALED) {
-      NN_ASSIGN_OR_RETURN(const uint64_t id, mirrorLocalFence(connection_, session, fence));
+      NN_ASSIGN_OR_RETURN(const uint64_t id, mirrorLocalFence(connection_, session, fence, named));
       call.add_wait_for_fence_ids(id);
     }
   }
+  for (uint64_t id : connection_->takeFenceReleases(session.id)) call.add_release_fence_ids(id);
   setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
   if (timeoutDurationAfterFence) {
     call.mutable_timeout_duration_after_fence()->set_nanoseconds(timeoutDurationAfterFence->count());
@@ -308,7 +319,11 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
   }
 
   const hal::SyncFence done = hal::SyncFence::create();
-  done.setRemote(connection_->fenceOwner(session.generation), response.sync_fence_id());
+  done.setRemote(connection_->fenceOwner(session.generation), response.sync_fence_id(),
+                 [weakConnection = std::weak_ptr<Connection>(connection_), sessionId = session.id,
+                  fenceId = response.sync_fence_id()] {
+                   if (auto connection = weakConnection.lock()) connection->releaseFenceLater(sessionId, fenceId);
+                 });
   auto result = std::make_shared<FencedResult>();
   // Collects the results when the execution finishes, copies the outputs that travel by value
   // into the caller's memory, and only then signals the fence the caller waits on.

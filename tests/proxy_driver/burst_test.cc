@@ -7,9 +7,11 @@
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
+#include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_burst.h"
 #include "proxy_driver/proxy_device.h"
+#include "proxy_driver/proxy_prepared_model.h"
 #include "tests/common/server_options.h"
 #include "tests/common/unique_names.h"
 
@@ -132,6 +134,44 @@ TEST_P(BurstTest, ABurstForAnUnknownPreparedModelIsRefused) {
   const grpc::Status status = stream->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(wire_conv::fromGrpcStatus(status).message, HasSubstr("prepared_model_id 42"));
+}
+
+// Bursts validate an execution exactly as every other executor does (one path on the server):
+// a measure that is neither NO nor YES is INVALID_ARGUMENT, in band, and the burst goes on.
+TEST_P(BurstTest, AnInvalidMeasureIsRefusedInBandAsEverywhere) {
+  const auto* proxy = dynamic_cast<const ProxyPreparedModel*>(prepared_.get());
+  ASSERT_NE(proxy, nullptr);
+  auto where = proxy->current();
+  ASSERT_TRUE(where.ok()) << where.error().message;
+  grpc::ClientContext context;
+  auto stream = connection_->waitsStub().Burst(&context);
+  wire::BurstRequest open;
+  open.mutable_open()->set_session_id(where->first.id);
+  open.mutable_open()->set_prepared_model_id(where->second);
+  ASSERT_TRUE(stream->Write(open));  // answered only when it asks for a shared queue
+  Io io = makeIo(/*shared=*/false);
+  auto wireRequest = wire_conv::toWire(io.request);
+  ASSERT_TRUE(wireRequest.ok()) << wireRequest.error().message;
+  for (int measure : {7, static_cast<int>(wire::MEASURE_TIMING_NO)}) {
+    wire::BurstRequest execute;
+    execute.mutable_execute()->set_serial(static_cast<uint64_t>(measure) + 1);
+    *execute.mutable_execute()->mutable_request() = *wireRequest;
+    execute.mutable_execute()->set_measure(static_cast<wire::MeasureTiming>(measure));
+    ASSERT_TRUE(stream->Write(execute));
+    wire::BurstResponse answer;
+    ASSERT_TRUE(stream->Read(&answer));
+    EXPECT_EQ(answer.serial(), static_cast<uint64_t>(measure) + 1);
+    if (measure == 7) {
+      ASSERT_TRUE(answer.has_error());
+      const hal::Error error = wire_conv::fromWire(answer.error());
+      EXPECT_EQ(error.code, hal::ErrorStatus::INVALID_ARGUMENT);
+      EXPECT_THAT(error.message, HasSubstr("measure = 7 is not a valid MeasureTiming"));
+    } else {
+      EXPECT_FALSE(answer.has_error()) << wire_conv::fromWire(answer.error()).message;
+    }
+  }
+  stream->WritesDone();
+  (void)stream->Finish();
 }
 
 TEST_P(BurstTest, AGoneServerEndsTheBurstWithDeadObject) {

@@ -134,5 +134,29 @@ TEST_F(FencedTest, PoolsSentByValueWaitForTheirFencesHere) {
   EXPECT_EQ(hal::fromMemory<float>(io.outputs[0], 4), (std::vector<float>{2, 4, 6, 8}));
 }
 
+// A long-running client: fences it lets go of are forgotten by the server, so the session's
+// fence count stays bounded however many fenced executions it runs (it used to grow by one per
+// execution until session_quotas.fences refused every later one).
+TEST_F(FencedTest, FencesTheClientDropsAreForgottenByTheServer) {
+  const hal::SharedMemory in = *hal::createSharedMemory(16);
+  const hal::SharedMemory out = *hal::createSharedMemory(16);
+  const size_t before = serverFences();
+  for (int i = 0; i < 300; ++i) {
+    // Every other execution waits for a client fence, which the server mirrors.
+    const hal::SyncFence gate = hal::SyncFence::create();
+    std::vector<hal::SyncFence> waitFor;
+    if (i % 2 == 1) waitFor.push_back(gate);
+    auto fenced = prepared_->executeFenced(doubling(in, out), waitFor, hal::MeasureTiming::NO, std::nullopt,
+                                           std::nullopt, std::nullopt);
+    ASSERT_TRUE(fenced.ok()) << fenced.error().message;
+    gate.signal();
+    ASSERT_EQ(fenced->first.wait(std::chrono::seconds(10)), State::SIGNALED);
+    ASSERT_TRUE(fenced->second().ok());
+  }
+  // What is still held: the last execution's fence (released with the next call) and at most a
+  // mirror whose release is on its way.
+  EXPECT_LE(serverFences(), before + 2);
+}
+
 }  // namespace
 }  // namespace nnremote::proxy
