@@ -93,7 +93,18 @@ bool EtcdCluster::start() {
       ::_exit(127);
     }
   }
-  for (int attempt = 0; attempt < 200; ++attempt) {
+  return waitForQuorum(std::chrono::seconds(20));
+}
+
+bool EtcdCluster::waitForQuorum(std::chrono::seconds limit) {
+  std::string running;
+  for (const Member& member : members_) {
+    if (member.pid > 0) running += (running.empty() ? "" : ",") + member.clientAddress;
+  }
+  auto client = farm::EtcdClient::create(running, std::chrono::seconds(2));
+  if (!client.ok()) return false;
+  const auto giveUp = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < giveUp) {
     if ((*client)->put("/nnremote-test/ready", "1").ok()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ class EtcdCluster {
   std::string endpoints() const;
   // SIGKILLs member `index` (from 0).
   void killMember(int index);
+  // Waits (bounded by `limit`) until the members still running accept a write: after a member
+  // is killed, until they have a leader again. On a busy machine an election can take seconds.
+  bool waitForQuorum(std::chrono::seconds limit = std::chrono::seconds(60));
 
  private:
   struct Member {
