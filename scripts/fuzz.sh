@@ -17,7 +17,7 @@ for arg in "$@"; do
     *) targets+=("$arg") ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer)
+[ ${#targets[@]} -eq 0 ] && targets=(wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer model_validation_fuzzer)
 work=${NNREMOTE_FUZZ_DIR:-/tmp/nnremote-fuzz}
 mkdir -p "$work"
 
@@ -36,6 +36,7 @@ for target in "${targets[@]}"; do
     wire_fuzzer) [ -d "$work/seeds/wire" ] && seeds=("$work/seeds/wire") ;;
     shared_queue_fuzzer) [ -d "$work/seeds/shared_queue" ] && seeds=("$work/seeds/shared_queue") ;;
     cache_fuzzer) [ -d "$work/seeds/cache" ] && seeds=("$work/seeds/cache") ;;
+    model_validation_fuzzer) [ -d "$work/seeds/model" ] && seeds=("$work/seeds/model") ;;
   esac
   log=$work/$target.log
   rm -f "$work"/fuzz-*.log

@@ -5,7 +5,8 @@
 //   OUT/shared_queue/  the same requests as burst execute messages, framed for
 //                   shared_queue_fuzzer;
 //   OUT/cache/      each model's compilation cache as cachingDevice() writes it (the model
-//                   cache without its seal, then the data cache), framed for cache_fuzzer.
+//                   cache without its seal, then the data cache), framed for cache_fuzzer;
+//   OUT/model/      each wire::Model alone, for model_validation_fuzzer.
 // usage: make_fuzz_corpus OUT [CONFORMANCE_DIR]
 #include <sys/stat.h>
 
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   ::mkdir((out + "/wire").c_str(), 0755);
   ::mkdir((out + "/shared_queue").c_str(), 0755);
   ::mkdir((out + "/cache").c_str(), 0755);
+  ::mkdir((out + "/model").c_str(), 0755);
   auto files = cts::findSpecFiles(conformance);
   if (!files.ok()) {
     std::fprintf(stderr, "make_fuzz_corpus: %s\n", files.error().message.c_str());
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
       framed += modelBytes + request->SerializeAsString();
       const std::string name = std::to_string(written);
       writeFile(out + "/wire/" + name, framed);
+      writeFile(out + "/model/" + name, modelBytes);
 
       wire::BurstRequest burst;
       *burst.mutable_execute()->mutable_request() = *request;
@@ -97,7 +100,7 @@ int main(int argc, char** argv) {
       ++written;
     }
   }
-  std::printf("make_fuzz_corpus: %d seeds in %s/wire, %s/shared_queue and %s/cache\n", written, out.c_str(),
-              out.c_str(), out.c_str());
+  std::printf("make_fuzz_corpus: %d seeds in %s/wire, %s/shared_queue, %s/cache and %s/model\n", written,
+              out.c_str(), out.c_str(), out.c_str(), out.c_str());
   return written > 0 ? 0 : 1;
 }
