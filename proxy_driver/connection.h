@@ -55,6 +55,10 @@ struct ConnectionOptions {
   bool useSharedMemoryBursts = true;
   // Pools with contents larger than this travel as bulk uploads instead of inline.
   uint64_t bulkThresholdBytes = uint64_t{1} << 20;
+  // Check models (hal::validateModel, the device's feature level) here before sending them, so
+  // an invalid model costs no round trip. The server checks every model anyway; off only to
+  // test the server's own checks.
+  bool validateOnClient = true;
   // TLS, mutual TLS and a bearer token (docs/security.md).
   ChannelSecurity security;
   // Reconnect and open a new session when the server is lost (see above). Off: every call after

@@ -49,7 +49,7 @@ wire_conv::MemoryEncoder ProxyDevice::poolEncoder() const {
 
 hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Model& model) const {
   // An invalid model is refused here, with the server's message, before it costs a round trip.
-  NN_RETURN_IF_ERROR(hal::validateModel(model));
+  if (connection_->options().validateOnClient) NN_RETURN_IF_ERROR(hal::validateModel(model));
   NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
   wire::GetSupportedOperationsRequest request;
   request.set_session_id(session.id);
@@ -67,8 +67,10 @@ hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(
     const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
     const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
     const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
-  NN_RETURN_IF_ERROR(hal::validateModel(model));
-  NN_RETURN_IF_ERROR(hal::validateModelForFeatureLevel(model, featureLevel_, name_));
+  if (connection_->options().validateOnClient) {
+    NN_RETURN_IF_ERROR(hal::validateModel(model));
+    NN_RETURN_IF_ERROR(hal::validateModelForFeatureLevel(model, featureLevel_, name_));
+  }
   const auto started = std::chrono::steady_clock::now();
   auto prepared = ProxyPreparedModel::prepare(connection_, {name_, model, preference, priority}, deadline, modelCache,
                                               dataCache, token);

@@ -108,6 +108,14 @@ DeviceFactory throughTwoHopsFactory() {
           }};
 }
 
+DeviceFactory throughProxyServerChecksFactory() {
+  return {"ThroughProxyServerChecks", [] {
+            proxy::ConnectionOptions client;
+            client.validateOnClient = false;
+            return serveWith(emulator::createSimulatedNpu(sim::edgeNpuConfig()), plainLoopbackOptions(), client);
+          }};
+}
+
 std::vector<DeviceFactory> allDeviceFactories() {
   return {{"InProcess", inProcess}, {"ThroughProxy", throughProxy}};
 }

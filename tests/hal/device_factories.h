@@ -29,6 +29,11 @@ struct DeviceFactory {
 // "InProcess" and "ThroughProxy", both on the edge16 NPU preset.
 std::vector<DeviceFactory> allDeviceFactories();
 
+// "ThroughProxyServerChecks": like ThroughProxy, with the proxy's own model validation off
+// (ConnectionOptions::validateOnClient), so every model reaches the server and its checks are
+// the ones tested.
+DeviceFactory throughProxyServerChecksFactory();
+
 // "ThroughSecureProxy": like ThroughProxy, with mutual TLS and a bearer token on the way
 // (certificates made by openssl at first use).
 DeviceFactory throughSecureProxyFactory();

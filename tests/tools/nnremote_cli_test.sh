@@ -55,7 +55,7 @@ server=$!
 for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
 check "npu_emulator announces its address and devices" grep -q "listening on unix:$socket with nnremote-large128 acme-tiny4, paced in real time" "$TEST_TMPDIR/emulator.log"
 check "devices lists the remote device" bash -c \
-  "$nnremote devices --target=unix:$socket | grep -q 'feature level: FEATURE_LEVEL_4'"
+  "$nnremote devices --target=unix:$socket | grep -q 'feature level: FEATURE_LEVEL_7'"
 check "an unknown device is named in the error" bash -c \
   "$nnremote run-sample --target=unix:$socket --device=acme-x 2>&1 | grep -q \"no device named 'acme-x'\""
 
