@@ -42,6 +42,7 @@ class AcceleratorService final {
                      ClientAccess clientAccess, std::unique_ptr<Authenticator> authenticator);
 
   const SessionRegistry& sessions() const { return sessions_; }
+  SessionRegistry& sessions() { return sessions_; }
 
   grpc::Status OpenSession(grpc::ServerContextBase*, const wire::OpenSessionRequest*,
                            wire::OpenSessionResponse*);

@@ -21,7 +21,12 @@ inline grpc::Status callerSession(const Authenticator& authenticator, const Sess
   std::string identity;
   if (grpc::Status refused = authenticator.identify(context, &identity); !refused.ok()) return refused;
   auto found = sessions.find(id, identity);
-  if (!found.ok()) return wire_conv::toGrpcStatus(found.error());
+  if (!found.ok()) {
+    // NOT_FOUND tells a client that its session is gone (this server restarted) and nothing ran,
+    // so it can open a new one and call again; the HAL error stays INVALID_ARGUMENT.
+    const grpc::Status refused = wire_conv::toGrpcStatus(found.error());
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, refused.error_message(), refused.error_details());
+  }
   *session = std::move(found).value();
   return grpc::Status::OK;
 }

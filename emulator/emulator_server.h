@@ -58,6 +58,7 @@ class EmulatorServer {
   // The address clients should use, with the real port for "HOST:0".
   const std::string& address() const { return address_; }
   const AcceleratorService& service() const { return *service_; }
+  AcceleratorService& service() { return *service_; }
 
   // Blocks until shutdown() is called from another thread.
   void wait();

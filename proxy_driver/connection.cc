@@ -164,12 +164,23 @@ void Connection::markLost(uint64_t generation) {
   if (session_.generation == generation) lost_ = true;
 }
 
-hal::Error Connection::callFailed(const grpc::Status& status, uint64_t generation) {
+hal::Error Connection::callFailed(const grpc::Status& status, uint64_t generation, bool* neverRan) {
   hal::Error error = wire_conv::fromGrpcStatus(status);
   const bool transport = status.error_details().empty() &&
                          (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                           status.error_code() == grpc::StatusCode::UNKNOWN);
-  if (transport) markLost(generation);
+  // The server answers NOT_FOUND (with HAL details) for a session it does not know.
+  const bool unknownSession = status.error_code() == grpc::StatusCode::NOT_FOUND;
+  if (transport || unknownSession) markLost(generation);
+  if (neverRan != nullptr) {
+    // gRPC's words for a request that never left this process: written into a connection the
+    // peer had closed, or no connection at all.
+    const std::string& message = status.error_message();
+    const bool unsent = message.find("Broken pipe") != std::string::npos ||
+                        message.find("Connection refused") != std::string::npos ||
+                        message.find("failed to connect") != std::string::npos;
+    *neverRan = unknownSession || (transport && unsent);
+  }
   return error;
 }
 
@@ -265,12 +276,12 @@ hal::Error Connection::executionCutOff(const hal::OptionalTimePoint& deadline) c
 }
 
 hal::Error Connection::executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline,
-                                          uint64_t generation) {
+                                          uint64_t generation, bool* neverRan) {
   if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && status.error_details().empty() &&
       (deadline.has_value() || options_.executionTimeout.count() > 0)) {
     return executionCutOff(deadline);
   }
-  return callFailed(status, generation);
+  return callFailed(status, generation, neverRan);
 }
 
 }  // namespace nnremote::proxy

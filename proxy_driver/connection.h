@@ -115,8 +115,26 @@ class Connection {
   // with their session).
   std::vector<uint64_t> takeFenceReleases(uint64_t session);
   // The HAL error of a failed call made in `generation`. A transport failure (no HAL details:
-  // the server is gone) marks that session lost.
-  hal::Error callFailed(const grpc::Status& status, uint64_t generation);
+  // the server is gone), or a server that no longer knows the session, marks that session lost.
+  // `neverRan`, if given, says whether the call certainly did not run: the server did not know
+  // the session, or the request could not even be written to a connection that had already
+  // broken. Such a call may be made again in a new session.
+  hal::Error callFailed(const grpc::Status& status, uint64_t generation, bool* neverRan = nullptr);
+
+  // Makes a call in the current session (recovering a lost one first). If the call never ran
+  // because that session was already gone (the server restarted while this client was idle, so
+  // the call met a dead connection or a server that no longer knows the session), it is made once
+  // more in a new session rather than failing. `attempt(session, &neverRan)` makes the call and
+  // passes `neverRan` on to callFailed.
+  template <typename T, typename Attempt>
+  hal::Result<T> inSessionRetryingOnce(Attempt&& attempt) {
+    for (int tries = 0;; ++tries) {
+      NN_ASSIGN_OR_RETURN(const SessionRef session, this->session());
+      bool neverRan = false;
+      hal::Result<T> result = attempt(session, &neverRan);
+      if (result.ok() || tries > 0 || !neverRan || !options_.reconnect) return result;
+    }
+  }
   // Who the server takes this client to be ("uid:N", a certificate subject, a token's identity).
   const std::string& identity() const { return identity_; }
   const std::string& address() const { return address_; }
@@ -136,7 +154,7 @@ class Connection {
   // The HAL error of an execution call that failed with `status`: one cut off at its limit is
   // MISSED_DEADLINE_TRANSIENT or, without a deadline, GENERAL_FAILURE naming the timeout.
   hal::Error executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline,
-                                uint64_t generation);
+                                uint64_t generation, bool* neverRan = nullptr);
   hal::Error executionCutOff(const hal::OptionalTimePoint& deadline) const;
 
   PoolTransport& pools() const { return *pools_; }

@@ -50,17 +50,18 @@ wire_conv::MemoryEncoder ProxyDevice::poolEncoder() const {
 hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Model& model) const {
   // An invalid model is refused here, with the server's message, before it costs a round trip.
   if (connection_->options().validateOnClient) NN_RETURN_IF_ERROR(hal::validateModel(model));
-  NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
-  wire::GetSupportedOperationsRequest request;
-  request.set_session_id(session.id);
-  request.set_device_name(name_);
-  NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model, poolEncoder()));
-  wire::GetSupportedOperationsResponse response;
-  auto context = connection_->controlContext();
-  const grpc::Status status =
-      connection_->stub().GetSupportedOperations(context.get(), request, &response);
-  if (!status.ok()) return connection_->callFailed(status, session.generation);
-  return std::vector<bool>(response.supported().begin(), response.supported().end());
+  return connection_->inSessionRetryingOnce<std::vector<bool>>(
+      [&](SessionRef session, bool* neverRan) -> hal::Result<std::vector<bool>> {
+        wire::GetSupportedOperationsRequest request;
+        request.set_session_id(session.id);
+        request.set_device_name(name_);
+        NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire_conv::toWire(model, poolEncoder()));
+        wire::GetSupportedOperationsResponse response;
+        auto context = connection_->controlContext();
+        const grpc::Status status = connection_->stub().GetSupportedOperations(context.get(), request, &response);
+        if (!status.ok()) return connection_->callFailed(status, session.generation, neverRan);
+        return std::vector<bool>(response.supported().begin(), response.supported().end());
+      });
 }
 
 hal::Result<hal::SharedPreparedModel> ProxyDevice::prepareModel(

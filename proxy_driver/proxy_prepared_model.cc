@@ -25,7 +25,8 @@ hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session
                                       const ProxyPreparedModel::Preparation& preparation,
                                       const hal::OptionalTimePoint& deadline,
                                       const std::vector<hal::CacheFile>& modelCache,
-                                      const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) {
+                                      const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token,
+                                      bool* neverRan = nullptr) {
   wire::PrepareModelRequest request;
   request.set_session_id(session.id);
   request.set_device_name(preparation.deviceName);
@@ -44,7 +45,7 @@ hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session
   wire::PrepareModelResponse response;
   grpc::ClientContext context;  // preparation can take long; a dead peer fails by keepalive
   const grpc::Status status = connection.stub().PrepareModel(&context, request, &response);
-  if (!status.ok()) return connection.callFailed(status, session.generation);
+  if (!status.ok()) return connection.callFailed(status, session.generation, neverRan);
   if (response.cache_written()) {
     // Saving is best effort in the HAL; a client file that cannot be written only costs the
     // next prepareModelFromCache.
@@ -74,7 +75,8 @@ hal::Result<wire::PrepareModelFromCacheRequest> fromCacheRequest(const CachedPre
 }
 
 hal::Result<uint64_t> prepareFromCacheOnServer(Connection& connection, SessionRef session,
-                                               const CachedPreparation& cached, const hal::OptionalTimePoint& deadline) {
+                                               const CachedPreparation& cached, const hal::OptionalTimePoint& deadline,
+                                               bool* neverRan = nullptr) {
   // First with only the head of a large data cache, whose data the device may still hold; if it
   // does not (or anything else failed), once more with the whole files.
   bool withheld = false;
@@ -87,7 +89,7 @@ hal::Result<uint64_t> prepareFromCacheOnServer(Connection& connection, SessionRe
     grpc::ClientContext context;
     const grpc::Status status = connection.stub().PrepareModelFromCache(&context, request, &response);
     if (status.ok()) return response.prepared_model_id();
-    hal::Error error = connection.callFailed(status, session.generation);
+    hal::Error error = connection.callFailed(status, session.generation, neverRan);
     if (data == CacheContents::WHOLE || !withheld || error.code != ErrorStatus::GENERAL_FAILURE) return error;
   }
   return makeError(ErrorStatus::GENERAL_FAILURE) << "unreachable";
@@ -99,9 +101,16 @@ hal::Result<std::shared_ptr<ProxyPreparedModel>> ProxyPreparedModel::prepare(
     std::shared_ptr<Connection> connection, Preparation preparation, const hal::OptionalTimePoint& deadline,
     const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
     const hal::CacheToken& token) {
-  NN_ASSIGN_OR_RETURN(const SessionRef session, connection->session());
-  NN_ASSIGN_OR_RETURN(const uint64_t id,
-                      prepareOnServer(*connection, session, preparation, deadline, modelCache, dataCache, token));
+  using Prepared = std::pair<SessionRef, uint64_t>;
+  NN_ASSIGN_OR_RETURN(const Prepared prepared, connection->inSessionRetryingOnce<Prepared>(
+                                                   [&](SessionRef session, bool* neverRan) -> hal::Result<Prepared> {
+                                                     NN_ASSIGN_OR_RETURN(const uint64_t id,
+                                                                         prepareOnServer(*connection, session, preparation,
+                                                                                         deadline, modelCache, dataCache,
+                                                                                         token, neverRan));
+                                                     return Prepared{session, id};
+                                                   }));
+  const auto [session, id] = prepared;
   auto kept = std::make_shared<const Preparation>(std::move(preparation));
   Reprepare reprepare = [kept](Connection& connection, SessionRef session) {
     return prepareOnServer(connection, session, *kept, std::nullopt, {}, {}, hal::CacheToken{});
@@ -113,9 +122,16 @@ hal::Result<std::shared_ptr<ProxyPreparedModel>> ProxyPreparedModel::prepareFrom
     std::shared_ptr<Connection> connection, const std::string& deviceName, const hal::OptionalTimePoint& deadline,
     const std::vector<hal::CacheFile>& modelCache, const std::vector<hal::CacheFile>& dataCache,
     const hal::CacheToken& token) {
-  NN_ASSIGN_OR_RETURN(const SessionRef session, connection->session());
   auto cached = std::make_shared<const CachedPreparation>(CachedPreparation{deviceName, modelCache, dataCache, token});
-  NN_ASSIGN_OR_RETURN(const uint64_t id, prepareFromCacheOnServer(*connection, session, *cached, deadline));
+  using Prepared = std::pair<SessionRef, uint64_t>;
+  NN_ASSIGN_OR_RETURN(const Prepared prepared, connection->inSessionRetryingOnce<Prepared>(
+                                                   [&](SessionRef session, bool* neverRan) -> hal::Result<Prepared> {
+                                                     NN_ASSIGN_OR_RETURN(const uint64_t id,
+                                                                         prepareFromCacheOnServer(*connection, session,
+                                                                                                  *cached, deadline, neverRan));
+                                                     return Prepared{session, id};
+                                                   }));
+  const auto [session, id] = prepared;
   Reprepare reprepare = [cached](Connection& connection, SessionRef session) {
     return prepareFromCacheOnServer(connection, session, *cached, std::nullopt);
   };
@@ -158,25 +174,31 @@ hal::Result<std::pair<SessionRef, uint64_t>> ProxyPreparedModel::current() const
 hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
     const hal::Request& request, hal::MeasureTiming measure, const hal::OptionalTimePoint& deadline,
     const hal::OptionalDuration& loopTimeoutDuration) const {
-  NN_ASSIGN_OR_RETURN(const auto where, current());
-  wire::ExecuteRequest call;
-  call.set_session_id(where.first.id);
-  call.set_prepared_model_id(where.second);
   PoolTransport& pools = connection_->pools();
   auto encode = [&pools](const hal::SharedMemory& memory, bool withContents) {
     return pools.encode(memory, withContents);
   };
-  NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
-  setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
-
-  grpc::ClientContext context;
-  if (const auto limit = connection_->executionCallLimit(deadline)) context.set_deadline(*limit);
-  wire::ExecuteResponse response;
-  const grpc::Status status = connection_->stub().Execute(&context, call, &response);
-  NN_VLOG(EXECUTION) << "execute in session " << where.first.id << ", prepared model " << where.second << ": "
-                     << call.ByteSizeLong() << " bytes sent, " << response.ByteSizeLong() << " received, "
-                     << (status.ok() ? std::string("OK") : "gRPC " + status.error_message());
-  if (!status.ok()) return connection_->executionCallError(status, deadline, where.first.generation);
+  // The session `current()` recovers (preparing the model again) is the one the retry is made in.
+  NN_ASSIGN_OR_RETURN(
+      const wire::ExecuteResponse response,
+      connection_->inSessionRetryingOnce<wire::ExecuteResponse>(
+          [&](SessionRef, bool* neverRan) -> hal::Result<wire::ExecuteResponse> {
+            NN_ASSIGN_OR_RETURN(const auto where, current());
+            wire::ExecuteRequest call;
+            call.set_session_id(where.first.id);
+            call.set_prepared_model_id(where.second);
+            NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
+            setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
+            grpc::ClientContext context;
+            if (const auto limit = connection_->executionCallLimit(deadline)) context.set_deadline(*limit);
+            wire::ExecuteResponse answer;
+            const grpc::Status status = connection_->stub().Execute(&context, call, &answer);
+            NN_VLOG(EXECUTION) << "execute in session " << where.first.id << ", prepared model " << where.second
+                               << ": " << call.ByteSizeLong() << " bytes sent, " << answer.ByteSizeLong()
+                               << " received, " << (status.ok() ? std::string("OK") : "gRPC " + status.error_message());
+            if (!status.ok()) return connection_->executionCallError(status, deadline, where.first.generation, neverRan);
+            return answer;
+          }));
 
   NN_RETURN_IF_ERROR(copyOutputsBack(request, response.output_data(),
                                      response.output_bulk_transfer_ids(), pools));
