@@ -161,7 +161,7 @@ void mutateValue(const Place& place, std::mt19937& rng) {
 }
 
 // Changes one field: a value, or a repeated field's elements (add a copy, remove, swap).
-void mutateOnce(wire::Model* model, std::mt19937& rng) {
+void mutateOnce(nnremote::wire::Model* model, std::mt19937& rng) {
   std::vector<Place> places;
   collect(model, &places, 0);
   if (places.empty()) return;
