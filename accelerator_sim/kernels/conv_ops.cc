@@ -104,10 +104,7 @@ Status readGeometry(const OperationContext& context, bool depthwise, ConvGeometr
                                   << g->inDepth;
     }
   }
-  if (context.input(2).dim(0) != g->outDepth) {
-    return unsupported(context) << "bias has " << context.input(2).dim(0) << " entries for "
-                                << g->outDepth << " output channels";
-  }
+  NN_RETURN_IF_ERROR(expectBiasPerOutputChannel(context, g->outDepth));
   g->outHeight = outputSize(g->inHeight, g->window.filterHeight, g->window.dilationHeight,
                             g->window.strideHeight, g->window.height);
   g->outWidth = outputSize(g->inWidth, g->window.filterWidth, g->window.dilationWidth,

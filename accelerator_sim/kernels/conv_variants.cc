@@ -93,6 +93,7 @@ Status groupedGeometry(const OperationContext& context, GroupedGeometry* g) {
     return unsupported(context) << count << " groups do not divide input depth " << g->inDepth
                                 << " and output depth " << g->outDepth << " with filter depth " << filter.dim(3);
   }
+  NN_RETURN_IF_ERROR(expectBiasPerOutputChannel(context, g->outDepth));
   g->groups = uint32_t(count);
   g->activation = static_cast<FusedActivation>(context.scalar<int32_t>(groups + 1));
   readWindow(context, 3, groupedExplicit(context), g->inWidth, g->inHeight, &g->window);
@@ -205,6 +206,7 @@ Status transposeGeometry(const OperationContext& context, TransposeGeometry* g) 
   g->batches = in.dim(0), g->inHeight = in.dim(1), g->inWidth = in.dim(2), g->inDepth = in.dim(3);
   g->outDepth = filter.dim(0), g->filterHeight = filter.dim(1), g->filterWidth = filter.dim(2);
   if (filter.dim(3) != g->inDepth) return unsupported(context) << "filter depth differs from input depth";
+  NN_RETURN_IF_ERROR(expectBiasPerOutputChannel(context, g->outDepth));
   g->activation = static_cast<FusedActivation>(context.scalar<int32_t>(context.inputCount() - 2));
   if (transposeExplicit(context)) {
     const int32_t left = context.scalar<int32_t>(3), right = context.scalar<int32_t>(4),

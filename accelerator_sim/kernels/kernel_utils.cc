@@ -90,6 +90,13 @@ Status expectFusedActivation(const OperationContext& context, size_t i) {
   return {};
 }
 
+Status expectBiasPerOutputChannel(const OperationContext& context, uint32_t outputChannels) {
+  const Tensor& bias = context.input(2);
+  if (bias.rank() == 1 && bias.dim(0) == outputChannels) return {};
+  return unsupported(context) << "bias " << hal::toString(bias.dimensions) << " must have one entry for each of the "
+                              << outputChannels << " output channels";
+}
+
 FloatRange activationRange(FusedActivation activation) {
   switch (activation) {
     case FusedActivation::RELU: return {0.0f, std::numeric_limits<float>::max()};

@@ -47,6 +47,9 @@ Status expectNhwc(const OperationContext& context, size_t i);
 Status expectSameQuantizationAsInput(const OperationContext& context);
 // Fails unless input `i` is a known activation code.
 Status expectFusedActivation(const OperationContext& context, size_t i);
+// Fails unless a convolution's bias (input 2) has one entry per output channel; the model may
+// leave both sizes to execution, so the kernel checks before it indexes the bias by channel.
+Status expectBiasPerOutputChannel(const OperationContext& context, uint32_t outputChannels);
 
 // ---- Fused activations -------------------------------------------------------------------
 

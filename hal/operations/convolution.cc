@@ -95,11 +95,21 @@ Version scaleRuleVersion(const OperationOperands& operands) {
   return operands.output(0).scale > product ? kFL1 : kFL3;
 }
 
-// The 4-D input, 4-D filter and 1-D bias of a 2-D convolution (where their ranks are known).
-Status expectConvRanks(const OperationOperands& operands) {
+// The 4-D input, 4-D filter and 1-D bias of a 2-D convolution (where their ranks are known), and
+// one bias entry per output channel, the filter's dimension `outputChannelDim` (where both sizes
+// are known; AOSP checks it when it prepares the operation).
+Status expectConvShapes(const OperationOperands& operands, uint32_t outputChannelDim) {
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 4, "input"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 4, "filter"));
-  return expectInputRank(operands, 2, 1, "bias");
+  NN_RETURN_IF_ERROR(expectInputRank(operands, 2, 1, "bias"));
+  const auto& filter = operands.input(1).dimensions;
+  const auto& bias = operands.input(2).dimensions;
+  if (filter.size() != 4 || bias.size() != 1 || filter[outputChannelDim] == 0 || bias[0] == 0 ||
+      filter[outputChannelDim] == bias[0]) {
+    return {};
+  }
+  return invalidArgument() << "input 2 (bias) has " << bias[0] << " entries but input 1 (filter) has "
+                           << filter[outputChannelDim] << " output channels (dimension " << outputChannelDim << ")";
 }
 
 // CONV_2D: (input, filter, bias) then either implicit padding (padding scheme, stride width,
@@ -132,7 +142,7 @@ Result<Version> validateConv2d(const OperationOperands& operands) {
                                      {T::INT32, "activation"}}));
   }
   NN_ASSIGN_OR_RETURN(Version options, expectLayoutAndDilation(operands, explicitPadding ? 10 : 7));
-  NN_RETURN_IF_ERROR(expectConvRanks(operands));
+  NN_RETURN_IF_ERROR(expectConvShapes(operands, 0));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return later(later(version, options), scaleRuleVersion(operands));
 }
@@ -168,7 +178,7 @@ Result<Version> validateDepthwiseConv2d(const OperationOperands& operands) {
                                      {T::INT32, "activation"}}));
   }
   NN_ASSIGN_OR_RETURN(Version options, expectLayoutAndDilation(operands, explicitPadding ? 11 : 8));
-  NN_RETURN_IF_ERROR(expectConvRanks(operands));
+  NN_RETURN_IF_ERROR(expectConvShapes(operands, 3));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return later(later(version, options), scaleRuleVersion(operands));
 }
@@ -201,7 +211,7 @@ Result<Version> validateGroupedConv2d(const OperationOperands& operands) {
                                      {T::INT32, "activation"},
                                      {T::BOOL, "layout"}}));
   }
-  NN_RETURN_IF_ERROR(expectConvRanks(operands));
+  NN_RETURN_IF_ERROR(expectConvShapes(operands, 0));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return later(version, kFL3);
 }
@@ -234,7 +244,7 @@ Result<Version> validateTransposeConv2d(const OperationOperands& operands) {
                                      {T::BOOL, "layout"}}));
     NN_RETURN_IF_ERROR(expectInputRank(operands, 3, 1, "output shape"));
   }
-  NN_RETURN_IF_ERROR(expectConvRanks(operands));
+  NN_RETURN_IF_ERROR(expectConvShapes(operands, 0));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return later(version, kFL3);
 }

@@ -497,6 +497,39 @@ TEST(KernelsTest, MisalignedRequestArgumentsAreReadAndWrittenCorrectly) {
   EXPECT_THAT(result, ElementsAre(2.5f, 4.5f, 6.5f, 8.5f));
 }
 
+// Found by model_validation_fuzzer: TRANSPOSE_CONV_2D (like GROUPED_CONV_2D) indexed its bias by
+// output channel without checking its length, and read past a shorter one. A model that fixes
+// both sizes is refused by the signature table; one that leaves the bias's size to the request is
+// refused by the kernel.
+TEST(TransposeConvTest, ABiasShorterThanTheOutputChannelsIsRefused) {
+  auto model = [](std::vector<uint32_t> biasDimensions) {
+    hal::ModelBuilder b;
+    const uint32_t x = b.addInput(kFloat, {1, 2, 2, 1});
+    const uint32_t filter = b.addConstant(kFloat, {2, 1, 1, 1}, std::vector<float>{1, 2});  // 2 output channels
+    const uint32_t bias = b.addInput(kFloat, std::move(biasDimensions));
+    const uint32_t out = b.addOutput(kFloat, {1, 2, 2, 2});
+    b.addOperation(OperationType::TRANSPOSE_CONV_2D,
+                   {x, filter, bias, b.addInt32(0), b.addInt32(0), b.addInt32(0), b.addInt32(0), b.addInt32(1),
+                    b.addInt32(1), b.addInt32(0), b.addBool(false)},
+                   {out});
+    return b.build();
+  };
+  const auto device = SimDevice::create(edgeNpuConfig());
+  auto declared = device->prepareModel(model({1}), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW,
+                                       std::nullopt, {}, {}, {});
+  ASSERT_FALSE(declared.ok());
+  EXPECT_THAT(declared.error().message, ::testing::HasSubstr("TRANSPOSE_CONV_2D: input 2 (bias) has 1 entries"));
+
+  auto prepared = device->prepareModel(model({0}), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW,
+                                       std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3, 4}), hal::toBytes<float>({0.5f})}, {32});
+  io->request.inputs[1].dimensions = {1};
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("must have one entry for each of the 2 output channels"));
+}
+
 // Fuzz finding: quantized ADD with an output scale so small that the rescaling saturates at
 // int32's limit then overflowed adding the output zero point. The sum is taken in 64 bits and
 // clamps to the output's range. The simulator's own loops, not XNNPACK's. (MUL with such a scale

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <google/protobuf/descriptor.h>
@@ -75,11 +76,14 @@ void collect(Message* message, std::vector<Place>* places, int depth) {
 
 template <typename T>
 T pickInteger(std::mt19937& rng, T current) {
+  // Neighbours computed without signed overflow (wrapping, as the bits would).
+  using U = std::make_unsigned_t<T>;
+  const U bits = static_cast<U>(current);
   const T choices[] = {0,
                        1,
-                       static_cast<T>(current + 1),
-                       static_cast<T>(current - 1),
-                       static_cast<T>(current * 2),
+                       static_cast<T>(static_cast<U>(bits + 1u)),
+                       static_cast<T>(static_cast<U>(bits - 1u)),
+                       static_cast<T>(static_cast<U>(bits * 2u)),
                        std::numeric_limits<T>::max(),
                        std::numeric_limits<T>::min(),
                        static_cast<T>(rng() % 16),
