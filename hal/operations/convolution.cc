@@ -14,22 +14,6 @@ namespace {
 
 using T = OperandType;
 
-// One scalar (or small tensor) parameter of an operation: its type and its name in messages.
-struct Param {
-  OperandType type;
-  const char* role;
-};
-
-// Inputs first, first + 1, ... have the listed types.
-Status expectParams(const OperationOperands& operands, size_t first, std::initializer_list<Param> params) {
-  size_t i = first;
-  for (const Param& param : params) {
-    NN_RETURN_IF_ERROR(expectInputType(operands, i, param.type, param.role));
-    ++i;
-  }
-  return {};
-}
-
 // None of these operations takes an optional input that may be left out (NO_VALUE): the optional
 // trailing inputs are optional by being absent from the list, and AOSP refuses an omitted one.
 Status expectAllPresent(const OperationOperands& operands) {
@@ -48,7 +32,7 @@ Result<Version> expectLayoutAndDilation(const OperationOperands& operands, size_
   }
   if (extra == 1) return kFL3;
   if (extra == 3) {
-    NN_RETURN_IF_ERROR(expectParams(operands, first + 1, {{T::INT32, "dilation width"}, {T::INT32, "dilation height"}}));
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, first + 1, {{T::INT32, "dilation width"}, {T::INT32, "dilation height"}}));
     return kFL3;
   }
   if (extra == 2) {
@@ -126,7 +110,7 @@ Result<Version> validateConv2d(const OperationOperands& operands) {
   NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 0));
   const bool explicitPadding = operands.inputCount() >= 10 && operands.inputType(7) == T::INT32;
   if (explicitPadding) {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::INT32, "padding left"},
                                      {T::INT32, "padding right"},
                                      {T::INT32, "padding top"},
@@ -135,7 +119,7 @@ Result<Version> validateConv2d(const OperationOperands& operands) {
                                      {T::INT32, "stride height"},
                                      {T::INT32, "activation"}}));
   } else {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::INT32, "padding scheme"},
                                      {T::INT32, "stride width"},
                                      {T::INT32, "stride height"},
@@ -160,7 +144,7 @@ Result<Version> validateDepthwiseConv2d(const OperationOperands& operands) {
   NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 3));
   const bool explicitPadding = operands.inputCount() >= 11 && operands.inputType(8) == T::INT32;
   if (explicitPadding) {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::INT32, "padding left"},
                                      {T::INT32, "padding right"},
                                      {T::INT32, "padding top"},
@@ -170,7 +154,7 @@ Result<Version> validateDepthwiseConv2d(const OperationOperands& operands) {
                                      {T::INT32, "depth multiplier"},
                                      {T::INT32, "activation"}}));
   } else {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::INT32, "padding scheme"},
                                      {T::INT32, "stride width"},
                                      {T::INT32, "stride height"},
@@ -192,7 +176,7 @@ Result<Version> validateGroupedConv2d(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 0));
   if (operands.inputCount() == 12) {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::INT32, "padding left"},
                                      {T::INT32, "padding right"},
                                      {T::INT32, "padding top"},
@@ -203,7 +187,7 @@ Result<Version> validateGroupedConv2d(const OperationOperands& operands) {
                                      {T::INT32, "activation"},
                                      {T::BOOL, "layout"}}));
   } else {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::INT32, "padding scheme"},
                                      {T::INT32, "stride width"},
                                      {T::INT32, "stride height"},
@@ -225,7 +209,7 @@ Result<Version> validateTransposeConv2d(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 0));
   if (operands.inputCount() == 11) {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::INT32, "padding left"},
                                      {T::INT32, "padding right"},
                                      {T::INT32, "padding top"},
@@ -235,7 +219,7 @@ Result<Version> validateTransposeConv2d(const OperationOperands& operands) {
                                      {T::INT32, "activation"},
                                      {T::BOOL, "layout"}}));
   } else {
-    NN_RETURN_IF_ERROR(expectParams(operands, 3,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
                                     {{T::TENSOR_INT32, "output shape"},
                                      {T::INT32, "padding scheme"},
                                      {T::INT32, "stride width"},
@@ -268,7 +252,7 @@ Result<Version> validatePooling(const OperationOperands& operands) {
   Version version = versionOfType(type);
   const bool explicitPadding = operands.inputCount() >= 10;
   if (explicitPadding) {
-    NN_RETURN_IF_ERROR(expectParams(operands, 1,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 1,
                                     {{T::INT32, "padding left"},
                                      {T::INT32, "padding right"},
                                      {T::INT32, "padding top"},
@@ -279,7 +263,7 @@ Result<Version> validatePooling(const OperationOperands& operands) {
                                      {T::INT32, "filter height"},
                                      {T::INT32, "activation"}}));
   } else {
-    NN_RETURN_IF_ERROR(expectParams(operands, 1,
+    NN_RETURN_IF_ERROR(expectInputSlots(operands, 1,
                                     {{T::INT32, "padding scheme"},
                                      {T::INT32, "stride width"},
                                      {T::INT32, "stride height"},
@@ -310,7 +294,7 @@ Result<Version> validateFullyConnected(const OperationOperands& operands) {
       operands, {T::TENSOR_FLOAT32, T::TENSOR_QUANT8_ASYMM, T::TENSOR_FLOAT16, T::TENSOR_QUANT8_ASYMM_SIGNED}));
   const OperandType type = operands.inputType(0);
   const bool quantized = isQuantized(type);
-  NN_RETURN_IF_ERROR(expectParams(operands, 1,
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 1,
                                   {{type, "weights"},
                                    {quantized ? T::TENSOR_INT32 : type, "bias"},
                                    {T::INT32, "activation"}}));
@@ -349,7 +333,7 @@ Result<Version> validateBatchMatmul(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectPrimaryType(
       operands, {T::TENSOR_FLOAT32, T::TENSOR_FLOAT16, T::TENSOR_INT32, T::TENSOR_QUANT8_ASYMM_SIGNED}));
   const OperandType type = operands.inputType(0);
-  NN_RETURN_IF_ERROR(expectParams(operands, 1, {{type, "rhs"}, {T::BOOL, "adjoint lhs"}, {T::BOOL, "adjoint rhs"}}));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 1, {{type, "rhs"}, {T::BOOL, "adjoint lhs"}, {T::BOOL, "adjoint rhs"}}));
   NN_RETURN_IF_ERROR(expectOutputTypes(operands, {type}));
   NN_RETURN_IF_ERROR(expectInputRankBetween(operands, 0, 2, 4, "lhs"));
   NN_RETURN_IF_ERROR(expectInputRankBetween(operands, 1, 2, 4, "rhs"));
@@ -374,7 +358,7 @@ Result<Version> validateSoftmax(const OperationOperands& operands) {
       operands, {T::TENSOR_FLOAT32, T::TENSOR_QUANT8_ASYMM, T::TENSOR_FLOAT16, T::TENSOR_QUANT8_ASYMM_SIGNED}));
   const OperandType type = operands.inputType(0);
   Version version = versionOfType(type);
-  NN_RETURN_IF_ERROR(expectInputType(operands, 1, type == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32, "beta"));
+  NN_RETURN_IF_ERROR(expectInputType(operands, 1, scalarFor(type), "beta"));
   const uint32_t rank = operands.inputRank(0);
   if (operands.inputCount() == 3) {
     NN_RETURN_IF_ERROR(expectInputType(operands, 2, T::INT32, "axis"));
@@ -399,8 +383,8 @@ Result<Version> validateLogSoftmax(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_RETURN_IF_ERROR(expectPrimaryType(operands, {T::TENSOR_FLOAT32, T::TENSOR_FLOAT16}));
   const OperandType type = operands.inputType(0);
-  NN_RETURN_IF_ERROR(expectParams(
-      operands, 1, {{type == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32, "beta"}, {T::INT32, "axis"}}));
+  NN_RETURN_IF_ERROR(expectInputSlots(
+      operands, 1, {{scalarFor(type), "beta"}, {T::INT32, "axis"}}));
   NN_RETURN_IF_ERROR(expectOutputTypes(operands, {type}));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return kFL3;
@@ -442,9 +426,9 @@ Result<Version> validateLocalResponseNormalization(const OperationOperands& oper
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_RETURN_IF_ERROR(expectPrimaryType(operands, {T::TENSOR_FLOAT32, T::TENSOR_FLOAT16}));
   const OperandType type = operands.inputType(0);
-  const OperandType scalar = type == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32;
+  const OperandType scalar = scalarFor(type);
   NN_RETURN_IF_ERROR(
-      expectParams(operands, 1, {{T::INT32, "radius"}, {scalar, "bias"}, {scalar, "alpha"}, {scalar, "beta"}}));
+      expectInputSlots(operands, 1, {{T::INT32, "radius"}, {scalar, "bias"}, {scalar, "alpha"}, {scalar, "beta"}}));
   Version version = versionOfType(type);
   if (operands.inputCount() == 6) {
     NN_RETURN_IF_ERROR(expectInputType(operands, 5, T::INT32, "axis"));
@@ -465,9 +449,9 @@ Result<Version> validateInstanceNormalization(const OperationOperands& operands)
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_RETURN_IF_ERROR(expectPrimaryType(operands, {T::TENSOR_FLOAT32, T::TENSOR_FLOAT16}));
   const OperandType type = operands.inputType(0);
-  const OperandType scalar = type == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32;
+  const OperandType scalar = scalarFor(type);
   NN_RETURN_IF_ERROR(
-      expectParams(operands, 1, {{scalar, "gamma"}, {scalar, "beta"}, {scalar, "epsilon"}, {T::BOOL, "layout"}}));
+      expectInputSlots(operands, 1, {{scalar, "gamma"}, {scalar, "beta"}, {scalar, "epsilon"}, {T::BOOL, "layout"}}));
   NN_RETURN_IF_ERROR(expectOutputTypes(operands, {type}));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 4, "input"));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
@@ -487,7 +471,7 @@ Result<Version> validateResize(const OperationOperands& operands) {
       operands, {T::TENSOR_FLOAT32, T::TENSOR_QUANT8_ASYMM, T::TENSOR_FLOAT16, T::TENSOR_QUANT8_ASYMM_SIGNED}));
   const OperandType type = operands.inputType(0);
   Version version = type == T::TENSOR_QUANT8_ASYMM ? kFL3 : versionOfType(type);
-  const OperandType scale = type == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32;
+  const OperandType scale = scalarFor(type);
   NN_RETURN_IF_ERROR(expectInputTypeIn(operands, 2, {T::INT32, scale}, "output height"));
   const OperandType size = operands.inputType(2);
   NN_RETURN_IF_ERROR(expectInputType(operands, 1, size, "output width"));
@@ -512,7 +496,7 @@ Result<Version> validateChannelShuffle(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectPrimaryType(
       operands, {T::TENSOR_FLOAT32, T::TENSOR_QUANT8_ASYMM, T::TENSOR_FLOAT16, T::TENSOR_QUANT8_ASYMM_SIGNED}));
   const OperandType type = operands.inputType(0);
-  NN_RETURN_IF_ERROR(expectParams(operands, 1, {{T::INT32, "group count"}, {T::INT32, "axis"}}));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 1, {{T::INT32, "group count"}, {T::INT32, "axis"}}));
   NN_RETURN_IF_ERROR(expectOutputTypes(operands, {type}));
   NN_RETURN_IF_ERROR(expectInputRankBetween(operands, 0, 1, 4, "input"));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));

@@ -12,35 +12,6 @@ namespace {
 
 using T = OperandType;
 
-// One expected operand: its type and the role that names it in messages.
-struct Slot {
-  OperandType type;
-  const char* role;
-};
-
-// Every input has the type of its slot; the input count has already been checked.
-Status expectInputSlots(const OperationOperands& operands, const std::vector<Slot>& slots) {
-  for (size_t i = 0; i < slots.size(); ++i) {
-    NN_RETURN_IF_ERROR(expectInputType(operands, i, slots[i].type, slots[i].role));
-  }
-  return {};
-}
-
-Status expectOutputSlots(const OperationOperands& operands, const std::vector<Slot>& slots) {
-  for (size_t i = 0; i < slots.size(); ++i) {
-    NN_RETURN_IF_ERROR(expectOutputType(operands, i, slots[i].type, slots[i].role));
-  }
-  return {};
-}
-
-// Every input listed has a value (not NO_VALUE).
-Status expectPresentInputs(const OperationOperands& operands, const std::vector<Slot>& slots) {
-  for (size_t i = 0; i < slots.size(); ++i) {
-    NN_RETURN_IF_ERROR(expectPresent(operands, i, slots[i].role));
-  }
-  return {};
-}
-
 // Where the rank is known, at least `min`.
 Status expectInputRankAtLeast(const OperationOperands& operands, size_t i, uint32_t min, const char* role) {
   const uint32_t got = operands.inputRank(i);
@@ -60,12 +31,6 @@ Status expectBoxQuantization(const OperationOperands& operands, size_t i, const 
                            << " and zero point " << box.zeroPoint;
 }
 
-// The scalar type that goes with a float tensor type: FLOAT16 for TENSOR_FLOAT16, else FLOAT32
-// (quantized forms take their float parameters as FLOAT32).
-OperandType scalarFor(OperandType tensorType) {
-  return tensorType == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32;
-}
-
 // FL4 for the quant8 signed forms, else FL3 (the detection operations entered at FL3).
 Version detectionVersion(OperandType type) {
   return type == T::TENSOR_QUANT8_ASYMM_SIGNED ? kFL4 : kFL3;
@@ -82,9 +47,8 @@ Result<Version> validateEmbeddingLookup(const OperationOperands& operands) {
                                        "values"));
   const OperandType type = operands.inputType(1);
   const std::vector<Slot> inputs = {{T::TENSOR_INT32, "lookups"}, {type, "values"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "output"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 1, "lookups"));
   NN_RETURN_IF_ERROR(expectInputRankAtLeast(operands, 1, 2, "values"));
   switch (type) {
@@ -107,9 +71,8 @@ Result<Version> validateHashtableLookup(const OperationOperands& operands) {
       expectInputTypeIn(operands, 2, {T::TENSOR_FLOAT32, T::TENSOR_INT32, T::TENSOR_QUANT8_ASYMM}, "values"));
   const OperandType type = operands.inputType(2);
   const std::vector<Slot> inputs = {{T::TENSOR_INT32, "lookups"}, {T::TENSOR_INT32, "keys"}, {type, "values"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "output"}, {T::TENSOR_QUANT8_ASYMM, "hits"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 1, "lookups"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 1, "keys"));
   return kFL1;
@@ -127,11 +90,8 @@ Result<Version> validateLshProjection(const OperationOperands& operands) {
   const OperandType hash = operands.inputType(0);
   const OperandType input = operands.inputType(1);
   NN_RETURN_IF_ERROR(expectInputSlots(
-      operands, {{hash, "hash"}, {input, "input"}, {hash, "weight"}, {T::INT32, "type"}}));
+      operands, 0, {{hash, "hash"}, {input, "input"}, {hash, "weight", /*omittable=*/true}, {T::INT32, "type"}}));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{T::TENSOR_INT32, "output"}}));
-  NN_RETURN_IF_ERROR(expectPresent(operands, 0, "hash"));
-  NN_RETURN_IF_ERROR(expectPresent(operands, 1, "input"));
-  NN_RETURN_IF_ERROR(expectPresent(operands, 3, "type"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 2, "hash"));
   return later(versionOfType(hash), versionOfType(input));
 }
@@ -144,9 +104,8 @@ Result<Version> validateRandomMultinomial(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectPrimaryType(operands, {T::TENSOR_FLOAT32, T::TENSOR_FLOAT16}));
   const std::vector<Slot> inputs = {
       {operands.inputType(0), "logits"}, {T::INT32, "sample count"}, {T::TENSOR_INT32, "seeds"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{T::TENSOR_INT32, "output"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   return kFL3;
 }
 
@@ -177,9 +136,8 @@ Result<Version> validateRoiOperation(const OperationOperands& operands) {
     inputs.push_back({T::INT32, "width sampling ratio"});
   }
   inputs.push_back({T::BOOL, "layout"});
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "output"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 4, "input"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 2, "rois"));
   NN_RETURN_IF_ERROR(expectBoxQuantization(operands, 1, "rois"));
@@ -203,9 +161,8 @@ Result<Version> validateAxisAlignedBboxTransform(const OperationOperands& operan
   }
   const std::vector<Slot> inputs = {
       {type, "rois"}, {deltas, "deltas"}, {T::TENSOR_INT32, "batch split"}, {type, "image info"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "output"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 2, "rois"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 2, "deltas"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 2, 1, "batch split"));
@@ -237,12 +194,11 @@ Result<Version> validateBoxWithNmsLimit(const OperationOperands& operands) {
                                     {scalar, "IoU threshold"},
                                     {scalar, "sigma"},
                                     {scalar, "NMS score threshold"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "scores"},
                                                   {boxes, "rois"},
                                                   {T::TENSOR_INT32, "classes"},
                                                   {T::TENSOR_INT32, "batch split"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 2, "scores"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 2, "rois"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 2, 1, "batch split"));
@@ -275,11 +231,10 @@ Result<Version> validateGenerateProposals(const OperationOperands& operands) {
                                     {scalar, "IoU threshold"},
                                     {scalar, "min size"},
                                     {T::BOOL, "layout"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "scores"},
                                                   {quantized ? T::TENSOR_QUANT16_ASYMM : type, "rois"},
                                                   {T::TENSOR_INT32, "batch split"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 4, "scores"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 4, "deltas"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 2, 2, "anchors"));
@@ -300,9 +255,8 @@ Result<Version> validateHeatmapMaxKeypoint(const OperationOperands& operands) {
   const OperandType type = operands.inputType(0);
   const OperandType boxes = isQuantized(type) ? T::TENSOR_QUANT16_ASYMM : type;
   const std::vector<Slot> inputs = {{type, "heatmap"}, {boxes, "boxes"}, {T::BOOL, "layout"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "scores"}, {boxes, "keypoints"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 4, "heatmap"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 2, "boxes"));
   NN_RETURN_IF_ERROR(expectBoxQuantization(operands, 1, "boxes"));
@@ -334,12 +288,11 @@ Result<Version> validateDetectionPostprocessing(const OperationOperands& operand
                                     {scalar, "score threshold"},
                                     {scalar, "IoU threshold"},
                                     {T::BOOL, "background in label"}};
-  NN_RETURN_IF_ERROR(expectInputSlots(operands, inputs));
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 0, inputs));
   NN_RETURN_IF_ERROR(expectOutputSlots(operands, {{type, "scores"},
                                                   {type, "rois"},
                                                   {T::TENSOR_INT32, "classes"},
                                                   {T::TENSOR_INT32, "detection count"}}));
-  NN_RETURN_IF_ERROR(expectPresentInputs(operands, inputs));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 0, 3, "scores"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 1, 3, "deltas"));
   NN_RETURN_IF_ERROR(expectInputRank(operands, 2, 2, "anchors"));

@@ -252,7 +252,7 @@ Result<Version> validateElu(const OperationOperands& operands) {
                       levelOfInput(operands, 0, {{T::TENSOR_FLOAT16, kFL4}, {T::TENSOR_FLOAT32, kFL4}}));
   const OperandType type = operands.inputType(0);
   NN_RETURN_IF_ERROR(
-      expectInputType(operands, 1, type == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32, "alpha"));
+      expectInputType(operands, 1, scalarFor(type), "alpha"));
   NN_RETURN_IF_ERROR(expectOutputTypes(operands, {type}));
   return version;
 }

@@ -36,7 +36,6 @@ Slot fixed(OperandType type, std::string role, bool optional = false) {
   return {Kind::kFixed, type, std::move(role), optional};
 }
 
-OperandType scalarOf(OperandType tensorType) { return tensorType == T::TENSOR_FLOAT16 ? T::FLOAT16 : T::FLOAT32; }
 
 // The first `count` inputs have the types of `slots` (tensor slots take `tensorType`), and the
 // required ones have a value. The input count has been checked: count <= slots.size().
@@ -46,7 +45,7 @@ Status expectSlots(const OperationOperands& operands, const std::vector<Slot>& s
   for (size_t i = 0; i < count; ++i) {
     const Slot& slot = slots[i];
     const OperandType type = slot.kind == Kind::kTensor   ? tensorType
-                             : slot.kind == Kind::kScalar ? scalarOf(tensorType)
+                             : slot.kind == Kind::kScalar ? scalarFor(tensorType)
                                                           : slot.fixed;
     NN_RETURN_IF_ERROR(expectInputType(operands, i, type, slot.role.c_str()));
     if (!slot.optional) NN_RETURN_IF_ERROR(expectPresent(operands, i, slot.role.c_str()));

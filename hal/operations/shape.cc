@@ -45,17 +45,12 @@ Status expectOutputTypeIn(const OperationOperands& operands, size_t o, std::init
                            << toString(operands.type()) << " does not produce (it produces " << list << ")";
 }
 
-// A parameter input (one after the tensor input 0): its type and its role, for messages.
-struct Param {
-  OperandType type;
-  const char* role;
-};
 
 // The common inputs: input 0 a tensor of one of `types`, then the parameter inputs `params`,
 // every input with a value except input `optional`, which may be omitted (NO_VALUE). Returns the
 // later of `base` and the level of input 0's type.
 Result<Version> expectTensorAndParams(const OperationOperands& operands, std::initializer_list<T> types,
-                                      const std::vector<Param>& params, Version base, size_t optional = kNone) {
+                                      const std::vector<Slot>& params, Version base, size_t optional = kNone) {
   NN_RETURN_IF_ERROR(expectInputCount(operands, 1 + params.size()));
   NN_RETURN_IF_ERROR(expectPrimaryType(operands, types));
   for (size_t i = 0; i < params.size(); ++i) {
@@ -69,7 +64,7 @@ Result<Version> expectTensorAndParams(const OperationOperands& operands, std::in
 
 // The common inputs (above) and one output of input 0's type.
 Result<Version> expectTensorWithParams(const OperationOperands& operands, std::initializer_list<T> types,
-                                       const std::vector<Param>& params, Version base, size_t optional = kNone) {
+                                       const std::vector<Slot>& params, Version base, size_t optional = kNone) {
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_ASSIGN_OR_RETURN(Version version, expectTensorAndParams(operands, types, params, base, optional));
   NN_RETURN_IF_ERROR(expectOutputType(operands, 0, operands.inputType(0)));
@@ -128,7 +123,7 @@ Result<Version> validateExpandDims(const OperationOperands& operands) {
 // same type. FL1 float32 and quant8, FL3 float16 or with the layout input, FL4 quant8 signed.
 Result<Version> validateSpaceDepth(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectInputCountIn(operands, {2, 3}));
-  std::vector<Param> params = {{T::INT32, "block size"}};
+  std::vector<Slot> params = {{T::INT32, "block size"}};
   if (operands.inputCount() == 3) params.push_back({T::BOOL, "layout"});
   NN_ASSIGN_OR_RETURN(Version version, expectTensorWithParams(operands, kFloatOrQuant8, params, kFL1));
   if (operands.inputCount() == 3) version = later(version, kFL3);
@@ -139,7 +134,7 @@ Result<Version> validateSpaceDepth(const OperationOperands& operands) {
 // type. FL2 float32 and quant8, FL3 float16 or with the layout input, FL4 quant8 signed.
 Result<Version> validateBatchToSpace(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectInputCountIn(operands, {2, 3}));
-  std::vector<Param> params = {{T::TENSOR_INT32, "block sizes"}};
+  std::vector<Slot> params = {{T::TENSOR_INT32, "block sizes"}};
   if (operands.inputCount() == 3) params.push_back({T::BOOL, "layout"});
   NN_ASSIGN_OR_RETURN(Version version, expectTensorWithParams(operands, kFloatOrQuant8, params, kFL2));
   if (operands.inputCount() == 3) version = later(version, kFL3);
@@ -151,7 +146,7 @@ Result<Version> validateBatchToSpace(const OperationOperands& operands) {
 // another zero point or with the layout input, FL4 quant8 signed.
 Result<Version> validateSpaceToBatch(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectInputCountIn(operands, {3, 4}));
-  std::vector<Param> params = {{T::TENSOR_INT32, "block sizes"}, {T::TENSOR_INT32, "paddings"}};
+  std::vector<Slot> params = {{T::TENSOR_INT32, "block sizes"}, {T::TENSOR_INT32, "paddings"}};
   if (operands.inputCount() == 4) params.push_back({T::BOOL, "layout"});
   NN_ASSIGN_OR_RETURN(Version version, expectTensorWithParams(operands, kFloatOrQuant8, params, kFL2));
   if (operands.inputCount() == 4) version = later(version, kFL3);
@@ -391,7 +386,7 @@ Result<Version> validateMean(const OperationOperands& operands) {
 // REDUCE_PROD and REDUCE_SUM; those and quant8 (signed: FL4) for REDUCE_MAX and REDUCE_MIN. FL3.
 Result<Version> validateReduce(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectInputCount(operands, 3));
-  const std::vector<Param> params = {{T::TENSOR_INT32, "axes"}, {T::BOOL, "keep dims"}};
+  const std::vector<Slot> params = {{T::TENSOR_INT32, "axes"}, {T::BOOL, "keep dims"}};
   const OperationType op = operands.type();
   Result<Version> version =
       op == OperationType::REDUCE_ALL || op == OperationType::REDUCE_ANY

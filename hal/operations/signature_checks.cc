@@ -152,6 +152,25 @@ Status expectOutputRank(const OperationOperands& operands, size_t i, uint32_t ra
   return invalidArgument() << name("output", i, role) << " must have rank " << rank << ", got " << got;
 }
 
+Status expectInputSlots(const OperationOperands& operands, size_t first, const std::vector<Slot>& slots) {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    NN_RETURN_IF_ERROR(expectInputType(operands, first + i, slots[i].type, slots[i].role));
+    if (!slots[i].omittable) NN_RETURN_IF_ERROR(expectPresent(operands, first + i, slots[i].role));
+  }
+  return {};
+}
+
+Status expectOutputSlots(const OperationOperands& operands, const std::vector<Slot>& slots) {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    NN_RETURN_IF_ERROR(expectOutputType(operands, i, slots[i].type, slots[i].role));
+  }
+  return {};
+}
+
+OperandType scalarFor(OperandType tensorType) {
+  return tensorType == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+}
+
 Status expectPresent(const OperationOperands& operands, size_t i, const char* role) {
   if (!operands.isOmitted(i)) return {};
   return invalidArgument() << name("input", i, role) << " is required but has no value (NO_VALUE)";

@@ -63,6 +63,24 @@ Status expectInputRankBetween(const OperationOperands& operands, size_t i, uint3
                               const char* role = nullptr);
 Status expectOutputRank(const OperationOperands& operands, size_t i, uint32_t rank, const char* role = nullptr);
 
+// ---- Role-named operand lists --------------------------------------------------------------
+
+// One input or output of a signature: its type and the role that names it in messages. An input
+// marked `omittable` may be left out (NO_VALUE); any other input must have a value.
+struct Slot {
+  OperandType type;
+  const char* role;
+  bool omittable = false;
+};
+// Inputs first, first + 1, ... have their slots' types, and those not omittable have a value.
+// The input count has been checked.
+Status expectInputSlots(const OperationOperands& operands, size_t first, const std::vector<Slot>& slots);
+// Outputs 0, 1, ... have their slots' types. The output count has been checked.
+Status expectOutputSlots(const OperationOperands& operands, const std::vector<Slot>& slots);
+// The scalar type of a float tensor type's parameters: FLOAT16 for TENSOR_FLOAT16, else FLOAT32
+// (quantized forms take their float parameters as FLOAT32).
+OperandType scalarFor(OperandType tensorType);
+
 // ---- Values and quantization -----------------------------------------------------------------
 
 // A required input that must have a value: not omitted (NO_VALUE).
