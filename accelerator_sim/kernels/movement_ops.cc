@@ -151,19 +151,26 @@ Status prepareSpaceBatch(OperationContext& context) {
   const Tensor& in = context.input(0);
   const auto block = int32Values(context.input(1));
   if (block.size() != 2 || block[0] < 1 || block[1] < 1) return unsupported(context) << "block shape must be 2 positive values";
-  const uint32_t bh = block[0], bw = block[1];
+  // In 64 bits: a block of 65536 x 65536 must not wrap to 0 (a division by zero) or shrink the
+  // output below what the kernel writes.
+  const uint64_t bh = uint64_t(block[0]), bw = uint64_t(block[1]);
+  uint64_t dims[4];
   if (kToBatch) {
     const auto pad = int32Values(context.input(2));
     if (pad.size() != 4 || *std::min_element(pad.begin(), pad.end()) < 0) {
       return unsupported(context) << "paddings must be [2, 2] non-negative values";
     }
-    const uint32_t h = in.dim(1) + pad[0] + pad[1], w = in.dim(2) + pad[2] + pad[3];
+    const uint64_t h = uint64_t(in.dim(1)) + pad[0] + pad[1], w = uint64_t(in.dim(2)) + pad[2] + pad[3];
     if (h % bh || w % bw) return unsupported(context) << "padded height and width must divide by the block";
-    context.output(0).dimensions = {in.dim(0) * bh * bw, h / bh, w / bw, in.dim(3)};
+    dims[0] = in.dim(0) * bh * bw, dims[1] = h / bh, dims[2] = w / bw, dims[3] = in.dim(3);
   } else {
     if (in.dim(0) % (bh * bw)) return unsupported(context) << "batch must divide by the block size";
-    context.output(0).dimensions = {in.dim(0) / (bh * bw), in.dim(1) * bh, in.dim(2) * bw, in.dim(3)};
+    dims[0] = in.dim(0) / (bh * bw), dims[1] = in.dim(1) * bh, dims[2] = in.dim(2) * bw, dims[3] = in.dim(3);
   }
+  for (uint64_t d : dims) {
+    if (d > UINT32_MAX) return unsupported(context) << "the output would have a dimension of " << d;
+  }
+  context.output(0).dimensions = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(dims[3])};
   return {};
 }
 

@@ -497,6 +497,23 @@ TEST(KernelsTest, MisalignedRequestArgumentsAreReadAndWrittenCorrectly) {
   EXPECT_THAT(result, ElementsAre(2.5f, 4.5f, 6.5f, 8.5f));
 }
 
+// Found by model_validation_fuzzer: BATCH_TO_SPACE_ND with a 65536 x 65536 block multiplied the
+// block sizes in 32 bits, which wrapped to 0 and divided by it. Block arithmetic is 64-bit now.
+TEST(SpaceBatchTest, AHugeBlockIsRefusedNotDividedByZero) {
+  hal::ModelBuilder b;
+  const uint32_t x = b.addInput(kFloat, {1, 1, 1, 1});
+  const uint32_t block = b.addConstant(OperandType::TENSOR_INT32, {2}, std::vector<int32_t>{65536, 65536});
+  const uint32_t out = b.addOutput(kFloat, {0, 0, 0, 0});
+  b.addOperation(OperationType::BATCH_TO_SPACE_ND, {x, block}, {out});
+  auto prepared = SimDevice::create(edgeNpuConfig())->prepareModel(
+      b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1})}, {4});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("batch must divide by the block size"));
+}
+
 // Found by model_validation_fuzzer: TRANSPOSE_CONV_2D (like GROUPED_CONV_2D) indexed its bias by
 // output channel without checking its length, and read past a shorter one. A model that fixes
 // both sizes is refused by the signature table; one that leaves the bias's size to the request is
