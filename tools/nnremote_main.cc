@@ -92,7 +92,8 @@ Flags (conform):
                   (DEAD_OBJECT) is run again on another device of the pool
   conform prints a line per failing model with the first mismatching element, and ends with
   "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked
-  expect_failure passes when preparation or execution is refused with an error. WHILE loops
+  expect_failure passes when preparation or execution is refused with an error; every model goes
+  to the server (the proxy's own model checks are off), so the server's checks are tested. WHILE loops
   get a 200 ms loop timeout (the CTS's infinite loops must run into it).
 
 Flags (trace):

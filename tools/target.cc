@@ -20,10 +20,12 @@ hal::Result<std::shared_ptr<proxy::ProxyDevice>> Target::device(const std::strin
   return error << ")";
 }
 
-hal::Result<Target> openTarget(const std::string& localNpus, const std::vector<std::string>& avoid) {
+hal::Result<Target> openTarget(const std::string& localNpus, const std::vector<std::string>& avoid,
+                               bool checkModelsOnClient) {
   Target target;
   NN_ASSIGN_OR_RETURN(target.options, connectionOptionsFromFlags());
   target.options.poolAvoid = avoid;
+  target.options.validateOnClient = checkModelsOnClient;
   const std::string address = absl::GetFlag(FLAGS_target);
   std::string connectTo = address;
   if (address.empty()) {

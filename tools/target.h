@@ -31,7 +31,10 @@ struct Target {
 // (a --config list; empty: the default NPUs), connected with the security flags
 // (tools/connection_flags.h).
 // With an etcd:// --target, `avoid` lists emulators not to pick (ones found dead).
-hal::Result<Target> openTarget(const std::string& localNpus = "", const std::vector<std::string>& avoid = {});
+// `checkModelsOnClient` false sends every model to the server even when the proxy could refuse
+// it itself (ConnectionOptions::validateOnClient): what `conform` needs to test the device.
+hal::Result<Target> openTarget(const std::string& localNpus = "", const std::vector<std::string>& avoid = {},
+                               bool checkModelsOnClient = true);
 
 }  // namespace nnremote::tools
 
