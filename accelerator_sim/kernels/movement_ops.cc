@@ -85,6 +85,15 @@ OperationWork movedElements(const OperationContext& context) {
   return work;
 }
 
+// Output 0's four dimensions, computed in 64 bits; refused if one does not fit the HAL's 32.
+Status setOutputDimensions(OperationContext& context, const uint64_t (&dims)[4]) {
+  for (uint64_t d : dims) {
+    if (d > UINT32_MAX) return unsupported(context) << "the output would have a dimension of " << d;
+  }
+  context.output(0).dimensions = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(dims[3])};
+  return {};
+}
+
 // ---- SPACE_TO_DEPTH, DEPTH_TO_SPACE: input, block size, [layout] ----------------------------
 
 template <bool kToDepth>
@@ -101,15 +110,18 @@ Status validateDepthSpace(const OperationContext& context) {
 template <bool kToDepth>
 Status prepareDepthSpace(OperationContext& context) {
   const Tensor& in = context.input(0);
-  const uint32_t b = static_cast<uint32_t>(context.scalar<int32_t>(1));
+  // In 64 bits: a block of 65536 squared must not wrap to 0 (a division by zero) or shrink the
+  // output below what the kernel writes.
+  const uint64_t b = static_cast<uint64_t>(context.scalar<int32_t>(1));
+  uint64_t dims[4];
   if (kToDepth) {
     if (in.dim(1) % b || in.dim(2) % b) return unsupported(context) << "height and width must divide by the block size";
-    context.output(0).dimensions = {in.dim(0), in.dim(1) / b, in.dim(2) / b, in.dim(3) * b * b};
+    dims[0] = in.dim(0), dims[1] = in.dim(1) / b, dims[2] = in.dim(2) / b, dims[3] = in.dim(3) * b * b;
   } else {
     if (in.dim(3) % (b * b)) return unsupported(context) << "depth must divide by block size squared";
-    context.output(0).dimensions = {in.dim(0), in.dim(1) * b, in.dim(2) * b, in.dim(3) / (b * b)};
+    dims[0] = in.dim(0), dims[1] = in.dim(1) * b, dims[2] = in.dim(2) * b, dims[3] = in.dim(3) / (b * b);
   }
-  return {};
+  return setOutputDimensions(context, dims);
 }
 
 template <bool kToDepth>
@@ -167,11 +179,7 @@ Status prepareSpaceBatch(OperationContext& context) {
     if (in.dim(0) % (bh * bw)) return unsupported(context) << "batch must divide by the block size";
     dims[0] = in.dim(0) / (bh * bw), dims[1] = in.dim(1) * bh, dims[2] = in.dim(2) * bw, dims[3] = in.dim(3);
   }
-  for (uint64_t d : dims) {
-    if (d > UINT32_MAX) return unsupported(context) << "the output would have a dimension of " << d;
-  }
-  context.output(0).dimensions = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(dims[3])};
-  return {};
+  return setOutputDimensions(context, dims);
 }
 
 template <bool kToBatch>

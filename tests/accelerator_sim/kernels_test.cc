@@ -514,6 +514,22 @@ TEST(SpaceBatchTest, AHugeBlockIsRefusedNotDividedByZero) {
   EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("batch must divide by the block size"));
 }
 
+// Found by model_validation_fuzzer: DEPTH_TO_SPACE with block size 65536 squared it in 32 bits,
+// which wrapped to 0 and divided by it.
+TEST(SpaceBatchTest, AHugeDepthToSpaceBlockIsRefusedNotDividedByZero) {
+  hal::ModelBuilder b;
+  const uint32_t x = b.addInput(kFloat, {1, 1, 1, 4});
+  const uint32_t out = b.addOutput(kFloat, {0, 0, 0, 0});
+  b.addOperation(OperationType::DEPTH_TO_SPACE, {x, b.addInt32(65536)}, {out});
+  auto prepared = SimDevice::create(edgeNpuConfig())->prepareModel(
+      b.build(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3, 4})}, {16});
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("depth must divide by block size squared"));
+}
+
 // Found by model_validation_fuzzer: TRANSPOSE_CONV_2D (like GROUPED_CONV_2D) indexed its bias by
 // output channel without checking its length, and read past a shorter one. A model that fixes
 // both sizes is refused by the signature table; one that leaves the bias's size to the request is
