@@ -104,32 +104,34 @@ Status expectConvShapes(const OperationOperands& operands, uint32_t outputChanne
 // padding or stride value) and implicit padding with layout and dilation when it is BOOL.
 // Per-channel filters are quantized along dimension 0. FL1; FL3 for float16, per-channel filters,
 // layout, dilation or output scale <= input x filter scale; FL4 for quant8 signed.
-Result<Version> validateConv2d(const OperationOperands& operands) {
-  NN_RETURN_IF_ERROR(expectInputCountIn(operands, {7, 8, 10, 11, 13}));
+Result<Version> validateConvolution(const OperationOperands& operands, bool depthwise) {
+  // DEPTHWISE_CONV_2D has one more parameter (the depth multiplier) and quantizes per-channel
+  // filters along dimension 3; otherwise the two are the same operation.
+  const size_t extra = depthwise ? 1 : 0;
+  NN_RETURN_IF_ERROR(depthwise ? expectInputCountIn(operands, {8, 9, 11, 12, 14})
+                               : expectInputCountIn(operands, {7, 8, 10, 11, 13}));
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
-  NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 0));
-  const bool explicitPadding = operands.inputCount() >= 10 && operands.inputType(7) == T::INT32;
+  const uint32_t channelDim = depthwise ? 3 : 0;
+  NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, channelDim));
+  const bool explicitPadding = operands.inputCount() >= 10 + extra && operands.inputType(7 + extra) == T::INT32;
+  std::vector<Slot> params;
   if (explicitPadding) {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::INT32, "padding left"},
-                                     {T::INT32, "padding right"},
-                                     {T::INT32, "padding top"},
-                                     {T::INT32, "padding bottom"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "activation"}}));
+    params = {{T::INT32, "padding left"}, {T::INT32, "padding right"}, {T::INT32, "padding top"},
+              {T::INT32, "padding bottom"}};
   } else {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::INT32, "padding scheme"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "activation"}}));
+    params = {{T::INT32, "padding scheme"}};
   }
-  NN_ASSIGN_OR_RETURN(Version options, expectLayoutAndDilation(operands, explicitPadding ? 10 : 7));
-  NN_RETURN_IF_ERROR(expectConvShapes(operands, 0));
+  params.insert(params.end(), {{T::INT32, "stride width"}, {T::INT32, "stride height"}});
+  if (depthwise) params.push_back({T::INT32, "depth multiplier"});
+  params.push_back({T::INT32, "activation"});
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 3, params));
+  NN_ASSIGN_OR_RETURN(Version options, expectLayoutAndDilation(operands, 3 + params.size()));
+  NN_RETURN_IF_ERROR(expectConvShapes(operands, channelDim));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return later(later(version, options), scaleRuleVersion(operands));
 }
+
+Result<Version> validateConv2d(const OperationOperands& operands) { return validateConvolution(operands, false); }
 
 // DEPTHWISE_CONV_2D: (input, filter, bias) then implicit padding (padding scheme, stride width,
 // stride height, depth multiplier, activation: 8 inputs) or explicit padding (left, right, top,
@@ -139,32 +141,7 @@ Result<Version> validateConv2d(const OperationOperands& operands) {
 // layout and dilation when it is BOOL. Per-channel filters are quantized along dimension 3.
 // Feature levels as CONV_2D.
 Result<Version> validateDepthwiseConv2d(const OperationOperands& operands) {
-  NN_RETURN_IF_ERROR(expectInputCountIn(operands, {8, 9, 11, 12, 14}));
-  NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
-  NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 3));
-  const bool explicitPadding = operands.inputCount() >= 11 && operands.inputType(8) == T::INT32;
-  if (explicitPadding) {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::INT32, "padding left"},
-                                     {T::INT32, "padding right"},
-                                     {T::INT32, "padding top"},
-                                     {T::INT32, "padding bottom"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "depth multiplier"},
-                                     {T::INT32, "activation"}}));
-  } else {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::INT32, "padding scheme"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "depth multiplier"},
-                                     {T::INT32, "activation"}}));
-  }
-  NN_ASSIGN_OR_RETURN(Version options, expectLayoutAndDilation(operands, explicitPadding ? 11 : 8));
-  NN_RETURN_IF_ERROR(expectConvShapes(operands, 3));
-  NN_RETURN_IF_ERROR(expectAllPresent(operands));
-  return later(later(version, options), scaleRuleVersion(operands));
+  return validateConvolution(operands, true);
 }
 
 // GROUPED_CONV_2D: (input, filter, bias) then implicit padding (padding scheme, stride width,
