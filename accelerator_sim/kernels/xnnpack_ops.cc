@@ -17,28 +17,63 @@ bool xnnpackReady() {
 }
 
 // An operation's XNNPACK operator, created at its first execution. A null `op` records that
-// XNNPACK declined the operation, so later executions do not ask again.
+// XNNPACK declined the operation, so later executions do not ask again. `geometry` is what the
+// operator was created for: padding depends on the input size under an implicit scheme, so an
+// execution with other input dimensions builds a new operator rather than run a stale one.
 struct CachedOperator {
   xnn_operator_t op = nullptr;
+  std::vector<uint64_t> geometry;
   ~CachedOperator() {
     if (op != nullptr) xnn_delete_operator(op);
   }
 };
 
-// Runs the operation's cached operator, creating it with `create` on first use; `setup` binds it
-// to this execution's buffers. False if XNNPACK declines or fails.
-bool runCached(OperationContext& context, const std::function<xnn_status(xnn_operator_t*)>& create,
+// Runs the operation's cached operator, creating it with `create` on first use (or when the
+// geometry changed); `setup` binds it to this execution's buffers. False if XNNPACK declines or
+// fails.
+bool runCached(OperationContext& context, std::vector<uint64_t> geometry,
+               const std::function<xnn_status(xnn_operator_t*)>& create,
                const std::function<xnn_status(xnn_operator_t)>& setup) {
   OperationState* state = context.state();
   if (state == nullptr || !xnnpackReady()) return false;
   std::lock_guard<std::mutex> lock(state->mutex);
-  if (!state->value) {
-    auto cached = std::make_shared<CachedOperator>();
-    if (create(&cached->op) != xnn_status_success) cached->op = nullptr;
-    state->value = cached;
+  auto* cached = static_cast<CachedOperator*>(state->value.get());
+  if (cached == nullptr || cached->geometry != geometry) {
+    auto created = std::make_shared<CachedOperator>();
+    created->geometry = std::move(geometry);
+    if (create(&created->op) != xnn_status_success) created->op = nullptr;
+    state->value = created;
+    cached = created.get();
   }
-  xnn_operator_t op = static_cast<CachedOperator*>(state->value.get())->op;
-  return op != nullptr && setup(op) == xnn_status_success && xnn_run_operator(op, /*threadpool=*/nullptr) == xnn_status_success;
+  return cached->op != nullptr && setup(cached->op) == xnn_status_success &&
+         xnn_run_operator(cached->op, /*threadpool=*/nullptr) == xnn_status_success;
+}
+
+std::vector<uint64_t> windowGeometry(const Window& w, std::initializer_list<uint64_t> more) {
+  std::vector<uint64_t> geometry = {w.height.before, w.height.after, w.width.before,  w.width.after,
+                                    w.strideHeight,  w.strideWidth,  w.dilationHeight, w.dilationWidth,
+                                    w.filterHeight,  w.filterWidth};
+  geometry.insert(geometry.end(), more);
+  return geometry;
+}
+
+// XNNPACK sizes its output itself and writes all of it, unchecked: it must agree with the
+// output tensor the kernel sized by NNAPI's rule, or it writes past the buffer. The two formulas
+// differ where a window is larger than the padded input (XNNPACK still makes one pixel) and for
+// empty tensors, which are then left to the kernel's own loop.
+bool xnnpackAgreesOnWindowOutput(const Window& w, const Tensor& input, const Tensor& output) {
+  if (input.rank() != 4 || output.rank() != 4 || input.elementCount() == 0 || output.elementCount() == 0) {
+    return false;
+  }
+  const auto outputSide = [](uint64_t in, Padding padding, uint64_t filter, uint64_t dilation, uint64_t stride) {
+    const uint64_t padded = in + padding.before + padding.after;
+    const uint64_t effective = (filter == 0 ? 0 : (filter - 1) * dilation + 1);
+    if (stride == 0 || filter == 0 || padded < effective) return uint64_t{0};
+    return (padded - effective) / stride + 1;
+  };
+  return outputSide(input.dim(1), w.height, w.filterHeight, w.dilationHeight, w.strideHeight) == output.dim(1) &&
+         outputSide(input.dim(2), w.width, w.filterWidth, w.dilationWidth, w.strideWidth) == output.dim(2) &&
+         input.dim(0) == output.dim(0);
 }
 
 // The activation's clamp for XNNPACK, which takes infinities for "no bound".
@@ -72,11 +107,16 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
   const size_t outputStride = size_t(c.groups) * c.groupOutputChannels;
   const uint32_t flags = c.depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0;
   const Window& w = c.window;
+  if (!xnnpackAgreesOnWindowOutput(w, input, output) || input.dim(3) != inputStride || output.dim(3) != outputStride) {
+    return false;
+  }
+  const std::vector<uint64_t> geometry =
+      windowGeometry(w, {c.groups, c.groupInputChannels, c.groupOutputChannels, flags, uint64_t(c.activation)});
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto clamp = floatClamp(c.activation);
     const float low = clamp.first, high = clamp.second;
     return runCached(
-        context,
+        context, geometry,
         [&](xnn_operator_t* op) {
           return xnn_create_convolution2d_nhwc_f32(
               w.height.before, w.width.after, w.height.after, w.width.before, w.filterHeight, w.filterWidth,
@@ -91,7 +131,7 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
   }
   const QuantRange range = activationRange(c.activation, output);
   return runCached(
-      context,
+      context, geometry,
       [&](xnn_operator_t* op) {
         return xnn_create_convolution2d_nhwc_qu8(
             w.height.before, w.width.after, w.height.after, w.width.before, w.filterHeight, w.filterWidth,
@@ -114,11 +154,16 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
   const Tensor& bias = context.input(2);
   Tensor& output = context.output(0);
   const size_t units = weights.dim(0), inputSize = weights.dim(1);
+  if (weights.rank() != 2 || units == 0 || inputSize == 0 || batches == 0 ||
+      input.elementCount() != uint64_t{batches} * inputSize || output.elementCount() != uint64_t{batches} * units) {
+    return false;
+  }
+  const std::vector<uint64_t> geometry = {units, inputSize, uint64_t(activation)};
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto clamp = floatClamp(activation);
     const float low = clamp.first, high = clamp.second;
     return runCached(
-        context,
+        context, geometry,
         [&](xnn_operator_t* op) {
           return xnn_create_fully_connected_nc_f32(inputSize, units, inputSize, units, weights.as<float>(),
                                                    bias.as<float>(), low, high, 0, op);
@@ -129,7 +174,7 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
   }
   const QuantRange range = activationRange(activation, output);
   return runCached(
-      context,
+      context, geometry,
       [&](xnn_operator_t* op) {
         return xnn_create_fully_connected_nc_qu8(inputSize, units, inputSize, units, uint8_t(input.zeroPoint),
                                                  input.scale, uint8_t(weights.zeroPoint), weights.scale,
@@ -145,8 +190,9 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
 bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
   const Tensor& input = context.input(0);
   Tensor& output = context.output(0);
-  const size_t batches = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
   const Window& w = p.window;
+  if (!xnnpackAgreesOnWindowOutput(w, input, output) || output.dim(3) != input.dim(3)) return false;
+  const size_t batches = input.dim(0), height = input.dim(1), width = input.dim(2), channels = input.dim(3);
   // XNNPACK builds an indirection buffer of one pointer per output pixel and window tap. A window
   // larger than the input is legal (the taps outside it are padding) but would make that buffer
   // enormous for nothing (a fuzzed 2 x 50,331,650 window took 1.8 GB), so such pools are left to
@@ -157,11 +203,12 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
       uint64_t{output.dim(1)} * output.dim(2) * taps > kMaxIndirectionEntries) {
     return false;
   }
+  const std::vector<uint64_t> geometry = windowGeometry(w, {channels, p.max, uint64_t(p.activation)});
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto clamp = floatClamp(p.activation);
     const float low = clamp.first, high = clamp.second;
     return runCached(
-        context,
+        context, geometry,
         [&](xnn_operator_t* op) {
           return p.max ? xnn_create_max_pooling2d_nhwc_f32(w.height.before, w.width.after, w.height.after,
                                                            w.width.before, w.filterHeight, w.filterWidth,
@@ -183,7 +230,7 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
   if (input.type != OperandType::TENSOR_QUANT8_ASYMM || !p.max) return false;
   const QuantRange range = activationRange(p.activation, output);
   return runCached(
-      context,
+      context, geometry,
       [&](xnn_operator_t* op) {
         return xnn_create_max_pooling2d_nhwc_u8(w.height.before, w.width.after, w.height.after, w.width.before,
                                                 w.filterHeight, w.filterWidth, w.strideHeight, w.strideWidth, 1, 1,
@@ -202,7 +249,8 @@ bool runQuantizedBinaryOnXnnpack(OperationContext& context, XnnpackBinary operat
   Tensor& output = context.output(0);
   if (a.type != OperandType::TENSOR_QUANT8_ASYMM || b.type != OperandType::TENSOR_QUANT8_ASYMM ||
       output.type != OperandType::TENSOR_QUANT8_ASYMM || a.rank() > XNN_MAX_TENSOR_DIMS ||
-      b.rank() > XNN_MAX_TENSOR_DIMS) {
+      b.rank() > XNN_MAX_TENSOR_DIMS || a.elementCount() == 0 || b.elementCount() == 0 ||
+      output.elementCount() == 0) {
     return false;
   }
   // The three share one signature.
@@ -222,8 +270,10 @@ bool runQuantizedBinaryOnXnnpack(OperationContext& context, XnnpackBinary operat
   const QuantRange range = activationRange(activation, output);
   const std::vector<size_t> shapeA(a.dimensions.begin(), a.dimensions.end());
   const std::vector<size_t> shapeB(b.dimensions.begin(), b.dimensions.end());
+  // The quantization is the operator's; the shapes are given at each setup.
+  const std::vector<uint64_t> geometry = {uint64_t(operation), uint64_t(activation)};
   return runCached(
-      context,
+      context, geometry,
       [&](xnn_operator_t* op) {
         return create(uint8_t(a.zeroPoint), a.scale, uint8_t(b.zeroPoint), b.scale, uint8_t(output.zeroPoint),
                       output.scale, uint8_t(range.min), uint8_t(range.max), 0, op);
