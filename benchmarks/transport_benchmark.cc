@@ -451,7 +451,7 @@ void rawClientBurstAndRawCallbackBidi(benchmark::State& state) {
       [&] {
         execute.mutable_execute()->set_serial(++serial);
         return burst->Write(execute) && burst->Read(&response) && response.serial() == serial &&
-               response.error().status() == wire::NONE;
+               response.outcome().error().status() == wire::NONE;
       },
       [&] { return echo->Write(request) && echo->Read(&reply); });
   burst->WritesDone();

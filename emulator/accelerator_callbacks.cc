@@ -149,6 +149,10 @@ class AcceleratorCallbacks final : public wire::Accelerator::CallbackService {
                                         wire::Empty* response) override {
     return answerNow(context, &AcceleratorService::SignalFence, request, response);
   }
+  grpc::ServerUnaryReactor* ReleaseFences(grpc::CallbackServerContext* context,
+                                          const wire::ReleaseFencesRequest* request, wire::Empty* response) override {
+    return answerNow(context, &AcceleratorService::ReleaseFences, request, response);
+  }
 
   // On the pool: they reach a device, which may take its time.
   grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context, const wire::CloseSessionRequest* request,

@@ -45,17 +45,17 @@ grpc::Status AcceleratorService::OpenSession(grpc::ServerContextBase* context,
                                              wire::OpenSessionResponse* response) {
   std::string identity;
   if (grpc::Status refused = identify(*context, &identity); !refused.ok()) return refused;
-  if (request->client_version() != kWireVersion) {
+  if (request->client_version() != wire_conv::kWireVersion) {
     return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
                         << "client_version " << request->client_version()
-                        << " is not supported; this server speaks wire version " << kWireVersion);
+                        << " is not supported; this server speaks wire version " << wire_conv::kWireVersion);
   }
   const auto session = sessions_.open(identity, request->client_name());
   NN_VLOG(WIRE) << "session " << session->id() << " opened by " << identity << " (" << request->client_name() << ", "
                 << context->peer() << ")";
   response->set_session_id(session->id());
   response->set_identity(identity);
-  response->set_server_version(kWireVersion);
+  response->set_server_version(wire_conv::kWireVersion);
   response->set_server_name("nnremote npu_emulator");
   return grpc::Status::OK;
 }

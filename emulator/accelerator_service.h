@@ -20,11 +20,9 @@
 #include "emulator/work_pool.h"
 #include "hal/i_device.h"
 #include "proto/nnremote.grpc.pb.h"
+#include "proto/wire_version.h"
 
 namespace nnremote::emulator {
-
-// The wire version this server speaks; clients with a different major version are refused.
-constexpr uint32_t kWireVersion = 1;
 
 // The handlers of the Accelerator RPCs, one method each. They are served on gRPC's callback
 // API by callbacks() (emulator/accelerator_callbacks.h), which answers calls that touch only the
@@ -137,6 +135,7 @@ class AcceleratorService final {
                            wire::CreateFenceResponse*);
   grpc::Status SignalFence(grpc::ServerContextBase*, const wire::SignalFenceRequest*,
                            wire::Empty*);
+  grpc::Status ReleaseFences(grpc::ServerContextBase*, const wire::ReleaseFencesRequest*, wire::Empty*);
 
  private:
   // The caller's identity, or UNAUTHENTICATED.

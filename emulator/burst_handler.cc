@@ -33,11 +33,10 @@ hal::Status BurstHandler::handle(const wire::BurstRequest& message, wire::BurstR
       response->set_serial(message.execute().serial());
       // An execution's failure is reported in band; the burst goes on.
       if (hal::Status status = execute(message.execute(), response); !status.ok()) {
-        *response->mutable_error() = wire_conv::toWire(status.error());
+        *response->mutable_outcome()->mutable_error() = wire_conv::toWire(status.error());
       }
       NN_VLOG(BURST) << "session " << session_->id() << " burst execution " << message.execute().serial() << ": "
-                     << (response->has_error() ? hal::toString(wire_conv::fromWire(response->error()).code)
-                                               : std::string("NO_ERROR"));
+                     << hal::toString(static_cast<ErrorStatus>(response->outcome().error().status()));
       return {};
     case wire::BurstRequest::kOpen:
       return makeError(ErrorStatus::INVALID_ARGUMENT) << "a burst was opened twice";
@@ -66,14 +65,9 @@ hal::Status BurstHandler::execute(const wire::BurstRequest::Execute& execute, wi
   if (execute.has_loop_timeout_duration()) call.loopTimeout = &execute.loop_timeout_duration();
   call.cachedPools = &cached;
   NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session_, entry_, call));
-  NN_ASSIGN_OR_RETURN(hal::ExecutionOutcome outcome, burst_->execute(v.request, v.measure, v.deadline, v.loopTimeout));
-  wire::ExecuteResponse described;
-  describeOutcome(*session_, v.wireRequest(execute.request()), v.request, *entry_.model, outcome, &described);
-  *response->mutable_output_shapes() = std::move(*described.mutable_output_shapes());
-  *response->mutable_timing() = std::move(*described.mutable_timing());
-  if (described.has_profile()) *response->mutable_profile() = std::move(*described.mutable_profile());
-  *response->mutable_output_data() = std::move(*described.mutable_output_data());
-  *response->mutable_output_bulk_transfer_ids() = std::move(*described.mutable_output_bulk_transfer_ids());
+  const auto outcome = burst_->execute(v.request, v.measure, v.deadline, v.loopTimeout);
+  describeOutcome(*session_, v.wireRequest(execute.request()), v.request, *entry_.model, outcome,
+                  response->mutable_outcome());
   return {};
 }
 

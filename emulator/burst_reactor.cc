@@ -196,10 +196,10 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
         // Parsed from a private copy: the client could go on writing the shared region.
         bytes.assign(reinterpret_cast<const char*>(queue_->receivedRequest()), size);
         if (!message.ParseFromString(bytes)) {
-          *response.mutable_error() =
+          *response.mutable_outcome()->mutable_error() =
               wire_conv::toWire(makeError(ErrorStatus::INVALID_ARGUMENT) << "a shared-queue message does not parse");
         } else if (hal::Status status = handler_->handle(message, &response); !status.ok()) {
-          *response.mutable_error() = wire_conv::toWire(status.error());
+          *response.mutable_outcome()->mutable_error() = wire_conv::toWire(status.error());
         }
         if (response.ByteSizeLong() > queue_->capacity()) {
           {

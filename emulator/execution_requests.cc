@@ -19,11 +19,11 @@ namespace {
 // time points (about 146 years), so they are malformed.
 constexpr uint64_t kLongestWireDuration = uint64_t{1} << 62;
 
-}  // namespace
-
+// Sends back what an execution wrote to each output whose pool travelled by value: inline when
+// small, else as a pending download.
 void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                     const hal::Model& model, const hal::ExecutionOutcome& outcome,
-                    wire::ExecuteResponse* response) {
+                    wire::ExecutionOutcome* response) {
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     std::string* data = response->add_output_data();
     const auto& location = request.outputs[i].location;
@@ -54,6 +54,8 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
     countTraffic(Direction::OUT, Transport::INLINE, length);
   }
 }
+
+}  // namespace
 
 wire_conv::MemoryResolver resolverFor(Session& session) {
   return [&session](const wire::Memory& memory) -> hal::Result<hal::SharedMemory> {
@@ -146,11 +148,16 @@ hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> sessi
 }
 
 void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                     const hal::Model& model, const hal::ExecutionOutcome& outcome, wire::ExecuteResponse* response) {
-  for (const auto& shape : outcome.outputShapes) *response->add_output_shapes() = wire_conv::toWire(shape);
-  *response->mutable_timing() = wire_conv::toWire(outcome.timing);
-  if (outcome.profile) *response->mutable_profile() = wire_conv::toWire(*outcome.profile);
-  collectOutputs(session, wireRequest, request, model, outcome, response);
+                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
+                     wire::ExecutionOutcome* described) {
+  if (!outcome.ok()) {
+    *described->mutable_error() = wire_conv::toWire(outcome.error());
+    return;
+  }
+  for (const auto& shape : outcome->outputShapes) *described->add_output_shapes() = wire_conv::toWire(shape);
+  *described->mutable_timing() = wire_conv::toWire(outcome->timing);
+  if (outcome->profile) *described->mutable_profile() = wire_conv::toWire(*outcome->profile);
+  collectOutputs(session, wireRequest, request, model, *outcome, described);
 }
 
 grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
@@ -163,7 +170,7 @@ grpc::Status respond(Session& session, const wire::Request& wireRequest, const h
                              ? ", device " + std::to_string(outcome->timing.timeOnDevice->count() / 1000) + " us"
                              : std::string());
   if (!outcome.ok()) return toGrpcStatus(outcome.error());
-  describeOutcome(session, wireRequest, request, model, *outcome, response);
+  describeOutcome(session, wireRequest, request, model, outcome, response->mutable_outcome());
   return grpc::Status::OK;
 }
 }  // namespace nnremote::emulator

@@ -86,18 +86,14 @@ hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> sessi
   return validateExecution(std::move(session), std::move(entry), parts);
 }
 
-// Sends back what an execution wrote to each output whose pool travelled by value: inline when
-// small, else as a pending download.
-void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                    const hal::Model& model, const hal::ExecutionOutcome& outcome,
-                    wire::ExecuteResponse* response);
-
-// An execution's outcome as the client gets it: shapes, timing, profile, and the outputs that
-// travel by value (inline when small, else as pending downloads).
+// An execution's outcome as every executor sends it: the error; or shapes, timing, profile and
+// the outputs that travel by value (inline when small, else as pending downloads).
 void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                     const hal::Model& model, const hal::ExecutionOutcome& outcome, wire::ExecuteResponse* response);
+                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
+                     wire::ExecutionOutcome* described);
 
-// describeOutcome for a success; the error's gRPC status otherwise.
+// describeOutcome for a success; the error's gRPC status otherwise (a failed synchronous
+// execution is a failed RPC).
 grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                      const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
                      wire::ExecuteResponse* response);

@@ -159,13 +159,14 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context,
                  wireRequest = request->request(), execution, deadline, loopTimeout = v->loopTimeout, afterFence,
                  measure = v->measure, inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v->inFlight)),
                  called](hal::Status fencesSignaled) mutable {
+    // Ends the execution with `status`; a success's outcome is already described.
     auto finish = [execution, inFlight](hal::Status status) {
       NN_VLOG(FENCE) << "fenced execution done: "
                      << (status.ok() ? std::string("NO_ERROR") : hal::toString(status.error().code));
       inFlight->reset();
-      {
+      if (!status.ok()) {
         std::lock_guard<std::mutex> lock(execution->mutex);
-        execution->status = status;
+        *execution->outcome.mutable_error() = wire_conv::toWire(status.error());
       }
       execution->done.signal(/*error=*/!status.ok());
     };
@@ -182,15 +183,13 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context,
       }
       auto outcome = entry.preparedModel->execute(halRequest, measure, executionDeadline, loopTimeout);
       if (!outcome.ok()) return finish(outcome.error());
+      // The fenced timing also counts the wait for the fences, in the driver's time.
+      hal::Timing fenced = outcome->timing;
+      if (fenced.timeInDriver) *fenced.timeInDriver += std::chrono::duration_cast<hal::Duration>(launched - called);
       {
         std::lock_guard<std::mutex> lock(execution->mutex);
-        collectOutputs(*session, wireRequest, halRequest, *entry.model, *outcome, &execution->outputs);
-        execution->launched = outcome->timing;
-        execution->fenced = outcome->timing;
-        if (execution->fenced.timeInDriver) {
-          *execution->fenced.timeInDriver += std::chrono::duration_cast<hal::Duration>(launched - called);
-        }
-        execution->profile = outcome->profile;
+        describeOutcome(*session, wireRequest, halRequest, *entry.model, outcome, &execution->outcome);
+        *execution->outcome.mutable_timing_fenced() = wire_conv::toWire(fenced);
       }
       finish({});
     });

@@ -36,4 +36,13 @@ grpc::Status AcceleratorService::SignalFence(grpc::ServerContextBase* context, c
   if (request->release()) (void)session->fences.erase(request->fence_id());
   return grpc::Status::OK;
 }
+
+grpc::Status AcceleratorService::ReleaseFences(grpc::ServerContextBase* context,
+                                               const wire::ReleaseFencesRequest* request, wire::Empty*) {
+  std::shared_ptr<Session> session;
+  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+  NN_VLOG(FENCE) << "session " << session->id() << " releases " << request->fence_ids_size() << " fences";
+  for (uint64_t id : request->fence_ids()) (void)session->fences.erase(id);
+  return grpc::Status::OK;
+}
 }  // namespace nnremote::emulator

@@ -67,9 +67,9 @@ class RecordingPreparedModel final : public hal::SyncExecutionPreparedModel {
     auto outcome = inner_->execute(request, hal::MeasureTiming::YES, deadline, loopTimeoutDuration);
     recorded.set_host_nanos(nanosSince(started));
     if (!outcome.ok()) {
-      *recorded.mutable_error() = wire_conv::toWire(outcome.error());
+      *recorded.mutable_outcome()->mutable_error() = wire_conv::toWire(outcome.error());
     } else {
-      *recorded.mutable_timing() = wire_conv::toWire(outcome->timing);
+      *recorded.mutable_outcome()->mutable_timing() = wire_conv::toWire(outcome->timing);
       recordOutputs(request, *outcome, &recorded);
       if (measure == hal::MeasureTiming::NO) {
         outcome->timing = {};
@@ -113,8 +113,8 @@ class RecordingPreparedModel final : public hal::SyncExecutionPreparedModel {
           length = std::min<size_t>(length, *size);
         }
       }
-      recorded->add_outputs(argumentContents(request, argument, length, recorded));
-      *recorded->add_output_shapes() =
+      recorded->mutable_outcome()->add_output_data(argumentContents(request, argument, length, recorded));
+      *recorded->mutable_outcome()->add_output_shapes() =
           wire_conv::toWire(i < outcome.outputShapes.size() ? outcome.outputShapes[i] : hal::OutputShape{});
     }
   }

@@ -1,5 +1,7 @@
 #include "emulator/session_registry.h"
 
+#include <sstream>
+
 #include <random>
 
 namespace nnremote::emulator {
@@ -46,6 +48,52 @@ void SessionRegistry::drop(uint64_t id) {
   if (it == sessions_.end()) return;
   session = std::move(it->second);
   sessions_.erase(it);
+}
+
+bool SessionHoldings::operator==(const SessionHoldings& o) const {
+  return preparedModels == o.preparedModels && registeredMemories == o.registeredMemories && uploads == o.uploads &&
+         downloads == o.downloads && fences == o.fences && buffers == o.buffers &&
+         fencedExecutions == o.fencedExecutions && reusableExecutions == o.reusableExecutions &&
+         startedExecutions == o.startedExecutions && executionsInFlight == o.executionsInFlight &&
+         openBursts == o.openBursts && registeredBytes == o.registeredBytes;
+}
+
+std::string SessionHoldings::toString() const {
+  std::ostringstream out;
+  out << preparedModels << " prepared models, " << registeredMemories << " registered memories (" << registeredBytes
+      << " bytes), " << uploads << " uploads, " << downloads << " pending downloads, " << fences << " fences, "
+      << buffers << " device buffers, " << fencedExecutions << " fenced executions, " << reusableExecutions
+      << " reusable executions, " << startedExecutions << " started executions, " << executionsInFlight
+      << " executions in flight, " << openBursts << " open bursts";
+  return out.str();
+}
+
+SessionHoldings Session::holdings() const {
+  SessionHoldings h;
+  h.preparedModels = preparedModels.size();
+  h.registeredMemories = registeredMemories.size();
+  h.uploads = uploads.size();
+  h.downloads = downloads.size();
+  h.fences = fences.size();
+  h.buffers = buffers.size();
+  h.fencedExecutions = fencedExecutions.size();
+  h.reusableExecutions = reusableExecutions.size();
+  h.startedExecutions = startedExecutions.size();
+  h.executionsInFlight = executionsInFlight.load();
+  h.openBursts = openBursts.load();
+  h.registeredBytes = registeredBytes.load();
+  return h;
+}
+
+hal::Result<SessionHoldings> SessionRegistry::holdings(uint64_t id) const {
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = sessions_.find(id);
+    if (it == sessions_.end()) return makeError(ErrorStatus::INVALID_ARGUMENT) << "no session " << id;
+    session = it->second;
+  }
+  return session->holdings();
 }
 
 size_t SessionRegistry::size() const {

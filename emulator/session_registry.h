@@ -98,10 +98,7 @@ class IdTable {
 struct FencedExecution {
   hal::SyncFence done = hal::SyncFence::create();  // signaled when finished, with an error if it failed
   std::mutex mutex;
-  hal::Status status;
-  hal::Timing launched, fenced;
-  std::shared_ptr<const hal::ExecutionProfile> profile;
-  wire::ExecuteResponse outputs;  // output_data and output_bulk_transfer_ids
+  wire::ExecutionOutcome outcome;  // what GetExecuteFencedInfo answers once `done` signaled
 };
 
 // A reusable execution the client created: its request resolved and validated once.
@@ -128,6 +125,20 @@ struct PendingDownload {
   hal::SharedMemory memory;
   uint64_t offset = 0;
   uint64_t length = 0;
+};
+
+// What a session holds on the server at one moment: each table's entries, the executions in
+// flight, open bursts and registered bytes. A client that lets go of everything it made brings
+// these back to where they were (tests/proxy_driver:execution_soak_test).
+struct SessionHoldings {
+  size_t preparedModels = 0, registeredMemories = 0, uploads = 0, downloads = 0, fences = 0, buffers = 0;
+  size_t fencedExecutions = 0, reusableExecutions = 0, startedExecutions = 0;
+  uint32_t executionsInFlight = 0, openBursts = 0;
+  uint64_t registeredBytes = 0;
+
+  bool operator==(const SessionHoldings& other) const;
+  // "1 prepared models, 0 registered memories, ..."
+  std::string toString() const;
 };
 
 class Session {
@@ -164,6 +175,8 @@ class Session {
   IdTable<std::shared_ptr<ReusableExecution>> reusableExecutions{"reusable_execution_id", "reusable executions"};
   IdTable<std::shared_ptr<StartedExecution>> startedExecutions{"execution_id", "started executions"};
 
+  SessionHoldings holdings() const;
+
  private:
   const uint64_t id_;
   const std::string identity_;
@@ -185,6 +198,8 @@ class SessionRegistry {
   // Ends the session whoever owns it: its client is gone.
   void drop(uint64_t id);
   size_t size() const;
+  // What the session `id` holds, whoever owns it (for operators and tests, never for clients).
+  hal::Result<SessionHoldings> holdings(uint64_t id) const;
 
  private:
   const SessionLimits limits_;

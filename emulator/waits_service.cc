@@ -134,16 +134,7 @@ grpc::ServerUnaryReactor* AcceleratorWaitsService::GetExecuteFencedInfo(
   const uint64_t id = request->execution_id();
   return FenceReactor::start(execution->done, std::nullopt, timers_, [session, execution, id, response](State) {
     std::lock_guard<std::mutex> lock(execution->mutex);
-    const FencedExecution& done = *execution;
-    if (!done.status.ok()) {
-      response->set_status(static_cast<wire::ErrorStatus>(done.status.code()));
-      *response->mutable_error() = wire_conv::toWire(done.status.error());
-    }
-    *response->mutable_timing_launched() = wire_conv::toWire(done.launched);
-    *response->mutable_timing_fenced() = wire_conv::toWire(done.fenced);
-    if (done.profile) *response->mutable_profile() = wire_conv::toWire(*done.profile);
-    *response->mutable_output_data() = done.outputs.output_data();
-    *response->mutable_output_bulk_transfer_ids() = done.outputs.output_bulk_transfer_ids();
+    *response->mutable_outcome() = execution->outcome;  // a copy: a concurrent second call gets it too
     (void)session->fencedExecutions.erase(id);
     return grpc::Status::OK;
   });

@@ -1,13 +1,11 @@
 #include "proxy_driver/connection.h"
 
 #include "proto/grpc_status.h"
+#include "proto/wire_version.h"
 #include "proxy_driver/session_watcher.h"
 #include "hal/vlog.h"
 
 namespace nnremote::proxy {
-
-// Must match the server's emulator::kWireVersion.
-constexpr uint32_t kClientWireVersion = 1;
 
 namespace {
 
@@ -85,7 +83,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
 
 hal::Result<std::pair<uint64_t, std::string>> Connection::openSession() {
   wire::OpenSessionRequest request;
-  request.set_client_version(kClientWireVersion);
+  request.set_client_version(wire_conv::kWireVersion);
   request.set_client_name(options_.clientName);
   wire::OpenSessionResponse response;
   auto context = controlContext();
@@ -157,6 +155,21 @@ std::vector<uint64_t> Connection::takeFenceReleases(uint64_t session) {
   }
   fenceReleases_.clear();
   return ids;
+}
+
+hal::Status Connection::releaseDropped() {
+  pools().releaseExpired();
+  const SessionRef session = currentSession();
+  std::vector<uint64_t> fences = takeFenceReleases(session.id);
+  if (fences.empty()) return {};
+  wire::ReleaseFencesRequest request;
+  request.set_session_id(session.id);
+  request.mutable_fence_ids()->Add(fences.begin(), fences.end());
+  wire::Empty empty;
+  auto context = controlContext();
+  const grpc::Status status = stub().ReleaseFences(context.get(), request, &empty);
+  if (!status.ok()) return callFailed(status, session.generation);
+  return {};
 }
 
 void Connection::markLost(uint64_t generation) {

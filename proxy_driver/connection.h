@@ -114,6 +114,10 @@ class Connection {
   // The fences of `session` to release now; those of earlier sessions are dropped (they died
   // with their session).
   std::vector<uint64_t> takeFenceReleases(uint64_t session);
+  // Releases on the server, now, what this process has let go of and would otherwise release
+  // with the next request that carries it: destroyed shared memories and dropped fences. For a
+  // client with no such request to come (and tests that count what the server holds).
+  hal::Status releaseDropped();
   // The HAL error of a failed call made in `generation`. A transport failure (no HAL details:
   // the server is gone), or a server that no longer knows the session, marks that session lost.
   // `neverRan`, if given, says whether the call certainly did not run: the server did not know

@@ -1,10 +1,16 @@
 #include "proxy_driver/execution_results.h"
 
+#include <google/protobuf/map.h>
+#include <google/protobuf/repeated_field.h>
+
 #include <cstring>
+#include <string>
 
 #include "proto/conversions.h"
 
 namespace nnremote::proxy {
+
+namespace {
 
 hal::Status copyOutputsBack(const hal::Request& request,
                             const google::protobuf::RepeatedPtrField<std::string>& outputData,
@@ -31,14 +37,17 @@ hal::Status copyOutputsBack(const hal::Request& request,
   return {};
 }
 
-hal::ExecutionOutcome outcomeFromWire(
-    const google::protobuf::RepeatedPtrField<wire::OutputShape>& shapes, const wire::Timing& timing,
-    const wire::ExecutionProfile* profile) {
+}  // namespace
+
+hal::Result<hal::ExecutionOutcome> outcomeFromWire(const wire::ExecutionOutcome& described,
+                                                   const hal::Request& request, PoolTransport& pools) {
+  if (described.error().status() != wire::NONE) return wire_conv::fromWire(described.error());
+  NN_RETURN_IF_ERROR(copyOutputsBack(request, described.output_data(), described.output_bulk_transfer_ids(), pools));
   hal::ExecutionOutcome outcome;
-  for (const auto& shape : shapes) outcome.outputShapes.push_back(wire_conv::fromWire(shape));
-  outcome.timing = wire_conv::fromWire(timing);
-  if (profile != nullptr) {
-    outcome.profile = std::make_shared<const hal::ExecutionProfile>(wire_conv::fromWire(*profile));
+  for (const auto& shape : described.output_shapes()) outcome.outputShapes.push_back(wire_conv::fromWire(shape));
+  outcome.timing = wire_conv::fromWire(described.timing());
+  if (described.has_profile()) {
+    outcome.profile = std::make_shared<const hal::ExecutionProfile>(wire_conv::fromWire(described.profile()));
   }
   return outcome;
 }

@@ -1,12 +1,6 @@
-// Turning the server's answer to an execution back into HAL results, shared by synchronous
-// executions and bursts.
+// Turning the server's answer to an execution back into HAL results, shared by every executor.
 #ifndef NNREMOTE_PROXY_DRIVER_EXECUTION_RESULTS_H_
 #define NNREMOTE_PROXY_DRIVER_EXECUTION_RESULTS_H_
-
-#include <google/protobuf/map.h>
-#include <google/protobuf/repeated_field.h>
-
-#include <string>
 
 #include "hal/i_execution.h"
 #include "proto/conversions.h"
@@ -14,13 +8,6 @@
 #include "proxy_driver/pool_transport.h"
 
 namespace nnremote::proxy {
-
-// Copies the outputs that travelled back (inline bytes or bulk downloads) into the request's
-// memories; outputs in registered shared memory are already there.
-hal::Status copyOutputsBack(const hal::Request& request,
-                            const google::protobuf::RepeatedPtrField<std::string>& outputData,
-                            const google::protobuf::Map<uint32_t, uint64_t>& bulkTransferIds,
-                            PoolTransport& pools);
 
 // Sets measure, deadline and loop timeout on an ExecuteRequest or a BurstRequest::Execute.
 template <typename Message>
@@ -37,9 +24,12 @@ void setExecutionArguments(Message* message, hal::MeasureTiming measure,
   }
 }
 
-hal::ExecutionOutcome outcomeFromWire(
-    const google::protobuf::RepeatedPtrField<wire::OutputShape>& shapes, const wire::Timing& timing,
-    const wire::ExecutionProfile* profile);
+// The one reading of an execution's outcome (sync, fenced, burst): the error it carries, or the
+// outcome once the outputs that travelled back (inline bytes or bulk downloads) are copied into
+// the request's memories; outputs in registered shared memory are already there. A fenced
+// execution's second timing (timing_fenced) is the caller's to read.
+hal::Result<hal::ExecutionOutcome> outcomeFromWire(const wire::ExecutionOutcome& described,
+                                                   const hal::Request& request, PoolTransport& pools);
 
 }  // namespace nnremote::proxy
 

@@ -60,6 +60,11 @@ hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& mem
   return response.memory_id();
 }
 
+void PoolTransport::releaseExpired() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  releaseExpiredLocked();
+}
+
 void PoolTransport::releaseExpiredLocked() {
   const uint64_t generation = connection_.generation();
   for (auto it = registrations_.begin(); it != registrations_.end();) {

@@ -35,6 +35,9 @@ class PoolTransport {
   // How many shared memories are registered with the server's current session.
   size_t registeredCount() const;
 
+  // Unregisters, now, the memories the client has destroyed (otherwise done by the next encode).
+  void releaseExpired();
+
  private:
   struct Registration {
     std::weak_ptr<const hal::Memory> memory;

@@ -140,7 +140,7 @@ hal::IBurst::OptionalCacheHold ProxyBurst::cacheMemory(const hal::SharedMemory& 
     *request.mutable_cache_memory()->mutable_memory() = *encoded;
     auto answer = exchange(request);
     // Uncached memory still works: its pool then travels the usual way.
-    if (!answer.ok() || (answer->has_value() && (*answer)->error().status() != wire::NONE)) return memory;
+    if (!answer.ok() || (answer->has_value() && (*answer)->outcome().error().status() != wire::NONE)) return memory;
     slots_[memory.get()] = {memory, nextSlot_++};
   }
   // The hold keeps the memory alive and releases the slot when dropped.
@@ -205,11 +205,7 @@ hal::Result<hal::ExecutionOutcome> ProxyBurst::execute(const hal::Request& reque
     return makeError(ErrorStatus::GENERAL_FAILURE)
            << "burst response " << response.serial() << " answers no outstanding execution (" << serial << ")";
   }
-  if (response.error().status() != wire::NONE) return wire_conv::fromWire(response.error());
-  NN_RETURN_IF_ERROR(copyOutputsBack(request, response.output_data(),
-                                     response.output_bulk_transfer_ids(), pools));
-  return outcomeFromWire(response.output_shapes(), response.timing(),
-                         response.has_profile() ? &response.profile() : nullptr);
+  return outcomeFromWire(response.outcome(), request, pools);
 }
 
 }  // namespace nnremote::proxy

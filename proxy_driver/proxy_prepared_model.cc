@@ -200,10 +200,7 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
             return answer;
           }));
 
-  NN_RETURN_IF_ERROR(copyOutputsBack(request, response.output_data(),
-                                     response.output_bulk_transfer_ids(), pools));
-  return outcomeFromWire(response.output_shapes(), response.timing(),
-                         response.has_profile() ? &response.profile() : nullptr);
+  return outcomeFromWire(response.outcome(), request, pools);
 }
 
 hal::Result<hal::SharedBurst> ProxyPreparedModel::configureExecutionBurst() const {
@@ -358,19 +355,14 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
     grpc::ClientContext context;
     if (limit) context.set_deadline(*limit);
     const grpc::Status status = connection->waitsStub().GetExecuteFencedInfo(&context, infoRequest, &info);
-    hal::Status outcome;
-    if (!status.ok()) {
-      outcome = connection->executionCallError(status, deadline, session.generation);
-    } else if (info.status() != wire::NONE) {
-      outcome = wire_conv::fromWire(info.error());
-    } else {
-      outcome = copyOutputsBack(request, info.output_data(), info.output_bulk_transfer_ids(), connection->pools());
-    }
+    hal::Result<hal::ExecutionOutcome> outcome =
+        status.ok() ? outcomeFromWire(info.outcome(), request, connection->pools())
+                    : hal::Result<hal::ExecutionOutcome>(
+                          connection->executionCallError(status, deadline, session.generation));
     {
       std::lock_guard<std::mutex> lock(result->mutex);
       if (outcome.ok()) {
-        result->timings = std::make_pair(wire_conv::fromWire(info.timing_launched()),
-                                         wire_conv::fromWire(info.timing_fenced()));
+        result->timings = std::make_pair(outcome->timing, wire_conv::fromWire(info.outcome().timing_fenced()));
       } else {
         result->timings = outcome.error();
       }

@@ -39,7 +39,8 @@ std::vector<uint32_t> dimensionsOf(const wire::OutputShape& shape) {
 }
 
 std::string statusName(const wire::RecordedExecution& recorded) {
-  return recorded.has_error() ? hal::toString(wire_conv::fromWire(recorded.error()).code) : "NO_ERROR";
+  return recorded.outcome().has_error() ? hal::toString(wire_conv::fromWire(recorded.outcome().error()).code)
+                                        : "NO_ERROR";
 }
 
 // The request the recording describes: a pool of its own per input and per output.
@@ -54,7 +55,8 @@ hal::Result<hal::RequestWithMemories> requestFor(const hal::Model& model, const 
   std::vector<size_t> outputSizes;
   for (size_t i = 0; i < graph.outputIndexes.size(); ++i) {
     const auto& operand = graph.operands[graph.outputIndexes[i]];
-    size_t size = i < static_cast<size_t>(recorded.outputs_size()) ? recorded.outputs(static_cast<int>(i)).size() : 0;
+    const auto& outputs = recorded.outcome().output_data();
+    size_t size = i < static_cast<size_t>(outputs.size()) ? outputs.Get(static_cast<int>(i)).size() : 0;
     if (auto modelSize = hal::sizeOfData(operand); modelSize.has_value()) size = std::max<size_t>(size, *modelSize);
     outputSizes.push_back(std::max<size_t>(size, 1));
   }
@@ -77,14 +79,15 @@ std::string compareOutputs(const hal::Model& model, const wire::RecordedExecutio
   cts::CtsTestCase expected;
   expected.model = model;
   expected.isRelaxed = model.relaxComputationFloat32toFloat16;
-  for (int i = 0; i < recorded.outputs_size(); ++i) {
+  const wire::ExecutionOutcome& recordedOutcome = recorded.outcome();
+  for (int i = 0; i < recordedOutcome.output_data_size(); ++i) {
     const auto& operand = model.main.operands[model.main.outputIndexes[i]];
     cts::GoldenOutput golden;
     golden.type = operand.type;
-    golden.dimensions = dimensionsOf(recorded.output_shapes(i));
+    golden.dimensions = dimensionsOf(recordedOutcome.output_shapes(i));
     golden.scale = operand.scale;
     golden.zeroPoint = operand.zeroPoint;
-    golden.data.assign(recorded.outputs(i).begin(), recorded.outputs(i).end());
+    golden.data.assign(recordedOutcome.output_data(i).begin(), recordedOutcome.output_data(i).end());
     expected.outputs.push_back(std::move(golden));
   }
   for (size_t i = 0; i < expected.outputs.size(); ++i) {
@@ -166,7 +169,8 @@ class Replayer {
 
   void execute(const wire::RecordedExecution& recorded) {
     auto found = models_.find(recorded.model_id());
-    if (found == models_.end() || !recorded.not_recorded().empty()) {
+    // Recordings made before wire version 2 kept the outcome elsewhere; they are skipped too.
+    if (found == models_.end() || !recorded.not_recorded().empty() || !recorded.has_outcome()) {
       ++summary_.skipped;
       return;
     }
@@ -198,7 +202,7 @@ class Replayer {
              statusName(recorded);
     }
     if (!outcome.ok()) return "";
-    const hal::Timing recordedTiming = wire_conv::fromWire(recorded.timing());
+    const hal::Timing recordedTiming = wire_conv::fromWire(recorded.outcome().timing());
     if (recordedTiming.timeOnDevice.has_value() && outcome->timing.timeOnDevice.has_value()) {
       ++model->timedExecutions;
       model->recordedDeviceUs += recordedTiming.timeOnDevice->count() / 1e3;

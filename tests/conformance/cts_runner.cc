@@ -260,6 +260,8 @@ CaseResult refusedOrFailed(const CtsTestCase& testCase, const std::string& stage
   return CaseResult{Outcome::FAILED, stage + " failed: " + hal::toString(error.code) + ": " + error.message, lost};
 }
 
+}  // namespace
+
 CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCase,
                            const hal::SharedPreparedModel& prepared, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
@@ -332,9 +334,6 @@ CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCa
   }
   return {Outcome::PASSED, ""};
 }
-
-
-}  // namespace
 
 CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {

@@ -62,6 +62,11 @@ std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
 CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase,
                    const RunOptions& options = {});
 
+// Executes one case on a model already prepared on `device`, the way `options` says (executor
+// and memory), and checks its outputs as runCase does; runCase prepares, then calls this.
+CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCase,
+                           const hal::SharedPreparedModel& prepared, const RunOptions& options);
+
 struct Totals {
   size_t passed = 0, failed = 0, unsupported = 0;
 };

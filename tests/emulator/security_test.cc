@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "accelerator_sim/extensions/fibonacci.h"
+#include "proto/wire_version.h"
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "emulator/server_config.h"
@@ -89,7 +90,7 @@ class RawClient {
 
   grpc::Status openSession(wire::OpenSessionResponse* response) {
     wire::OpenSessionRequest request;
-    request.set_client_version(kWireVersion);
+    request.set_client_version(wire_conv::kWireVersion);
     return stub_->OpenSession(context().get(), request, response);
   }
   grpc::Status prepare(uint64_t session, const std::string& device, uint64_t* id) {
@@ -111,7 +112,7 @@ class RawClient {
     wire::ExecuteResponse response;
     grpc::Status status = stub_->Execute(context().get(), request, &response);
     if (status.ok() && sum != nullptr) {
-      const std::string& bytes = response.output_data(0);
+      const std::string& bytes = response.outcome().output_data(0);
       sum->assign(reinterpret_cast<const float*>(bytes.data()),
                   reinterpret_cast<const float*>(bytes.data() + bytes.size()));
     }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "accelerator_sim/sim_device.h"
+#include "proto/wire_version.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
@@ -43,7 +44,7 @@ class ServerTest : public ::testing::Test {
   uint64_t openSession() {
     grpc::ClientContext context;
     wire::OpenSessionRequest request;
-    request.set_client_version(kWireVersion);
+    request.set_client_version(wire_conv::kWireVersion);
     wire::OpenSessionResponse response;
     EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
     return response.session_id();
@@ -230,9 +231,9 @@ TEST_F(ServerTest, MalformedRequestsGetInvalidArgumentAndPreparedModelsAreSessio
 
   wire::ExecuteResponse response;
   ASSERT_TRUE(execute(good, &response).ok());
-  ASSERT_EQ(response.output_data_size(), 1);
+  ASSERT_EQ(response.outcome().output_data_size(), 1);
   std::vector<float> sum(2);
-  std::memcpy(sum.data(), response.output_data(0).data(), 8);
+  std::memcpy(sum.data(), response.outcome().output_data(0).data(), 8);
   EXPECT_EQ(sum, (std::vector<float>{4, 6}));
 
   // Once released, the prepared model is gone.
@@ -269,8 +270,9 @@ TEST_F(ServerTest, SurvivesMutatedMessages) {
 }
 
 std::vector<float> floatsOf(const wire::ExecuteResponse& response) {
-  std::vector<float> values(response.output_data(0).size() / sizeof(float));
-  std::memcpy(values.data(), response.output_data(0).data(), values.size() * sizeof(float));
+  const std::string& bytes = response.outcome().output_data(0);
+  std::vector<float> values(bytes.size() / sizeof(float));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
   return values;
 }
 
@@ -563,7 +565,7 @@ TEST(ConnectionTest, WrongWireVersionIsRefused) {
       grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   wire::OpenSessionRequest request;
-  request.set_client_version(kWireVersion + 1);
+  request.set_client_version(wire_conv::kWireVersion + 1);
   wire::OpenSessionResponse response;
   expectHalInvalidArgument(stub->OpenSession(&context, request, &response), "client_version");
 }

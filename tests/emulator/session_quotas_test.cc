@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "emulator/emulator_server.h"
+#include "proto/wire_version.h"
 #include "emulator/server_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
@@ -64,7 +65,7 @@ class SessionQuotasTest : public ::testing::Test {
   uint64_t openSession() {
     grpc::ClientContext context;
     wire::OpenSessionRequest request;
-    request.set_client_version(kWireVersion);
+    request.set_client_version(wire_conv::kWireVersion);
     wire::OpenSessionResponse response;
     EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
     return response.session_id();

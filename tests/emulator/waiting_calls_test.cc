@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "accelerator_sim/sim_device.h"
+#include "proto/wire_version.h"
 #include "emulator/emulator_server.h"
 #include "proto/conversions.h"
 #include "proxy_driver/proxy_burst.h"
@@ -53,7 +54,7 @@ struct GatedSession {
 
 void openGatedSession(wire::Accelerator::Stub& stub, GatedSession* opened) {
   wire::OpenSessionRequest open;
-  open.set_client_version(kWireVersion);
+  open.set_client_version(wire_conv::kWireVersion);
   wire::OpenSessionResponse session;
   {
     grpc::ClientContext context;
@@ -207,11 +208,12 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 20s);
     ASSERT_TRUE(waits->GetExecuteFencedInfo(&context, request, &info).ok());
-    EXPECT_EQ(info.status(), wire::NONE) << info.error().message();
-    ASSERT_EQ(info.output_data_size(), 1);
+    const wire::ExecutionOutcome& outcome = info.outcome();
+    EXPECT_EQ(outcome.error().status(), wire::NONE) << outcome.error().message();
+    ASSERT_EQ(outcome.output_data_size(), 1);
     std::vector<float> sum(2);
-    ASSERT_EQ(info.output_data(0).size(), sizeof(float) * 2);
-    std::memcpy(sum.data(), info.output_data(0).data(), sizeof(float) * 2);
+    ASSERT_EQ(outcome.output_data(0).size(), sizeof(float) * 2);
+    std::memcpy(sum.data(), outcome.output_data(0).data(), sizeof(float) * 2);
     EXPECT_EQ(sum, (std::vector<float>{31, 42}));
   }
   for (size_t i = 0; i < bursts.size(); ++i) {

@@ -162,12 +162,12 @@ TEST_P(BurstTest, AnInvalidMeasureIsRefusedInBandAsEverywhere) {
     ASSERT_TRUE(stream->Read(&answer));
     EXPECT_EQ(answer.serial(), static_cast<uint64_t>(measure) + 1);
     if (measure == 7) {
-      ASSERT_TRUE(answer.has_error());
-      const hal::Error error = wire_conv::fromWire(answer.error());
+      ASSERT_TRUE(answer.outcome().has_error());
+      const hal::Error error = wire_conv::fromWire(answer.outcome().error());
       EXPECT_EQ(error.code, hal::ErrorStatus::INVALID_ARGUMENT);
       EXPECT_THAT(error.message, HasSubstr("measure = 7 is not a valid MeasureTiming"));
     } else {
-      EXPECT_FALSE(answer.has_error()) << wire_conv::fromWire(answer.error()).message;
+      EXPECT_FALSE(answer.outcome().has_error()) << wire_conv::fromWire(answer.outcome().error()).message;
     }
   }
   stream->WritesDone();

@@ -11,6 +11,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "emulator/accelerator_service.h"
+#include "proto/wire_version.h"
 #include "proto/nnremote.grpc.pb.h"
 #include "proxy_driver/session_watcher.h"
 #include "tests/common/emulator_process.h"
@@ -57,7 +58,7 @@ class SessionWatcherTest : public ::testing::Test {
   uint64_t openSession() {
     grpc::ClientContext context;
     wire::OpenSessionRequest request;
-    request.set_client_version(emulator::kWireVersion);
+    request.set_client_version(wire_conv::kWireVersion);
     wire::OpenSessionResponse response;
     const grpc::Status status = stub_->OpenSession(&context, request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();

@@ -95,7 +95,7 @@ TEST(ReplayTest, AChangedStatusOrOutputIsADifference) {
     while ((*reader)->next(&entry)) {
       if (entry.has_execution() && first) {
         const float wrong[2] = {99, 22};
-        entry.mutable_execution()->set_outputs(0, std::string(reinterpret_cast<const char*>(wrong), sizeof wrong));
+        entry.mutable_execution()->mutable_outcome()->set_output_data(0, std::string(reinterpret_cast<const char*>(wrong), sizeof wrong));
         first = false;
       }
       (*writer)->write(entry);
