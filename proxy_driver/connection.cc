@@ -172,6 +172,11 @@ hal::Status Connection::releaseDropped() {
   return {};
 }
 
+bool Connection::lostSince(uint64_t generation) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lost_ || session_.generation != generation;
+}
+
 void Connection::markLost(uint64_t generation) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (session_.generation == generation) lost_ = true;

@@ -114,6 +114,8 @@ class Connection {
   // The fences of `session` to release now; those of earlier sessions are dropped (they died
   // with their session).
   std::vector<uint64_t> takeFenceReleases(uint64_t session);
+  // Whether the session of `generation` is gone (lost, or replaced by a newer one).
+  bool lostSince(uint64_t generation) const;
   // Releases on the server, now, what this process has let go of and would otherwise release
   // with the next request that carries it: destroyed shared memories and dropped fences. For a
   // client with no such request to come (and tests that count what the server holds).

@@ -28,6 +28,7 @@ hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId)
   slots_.clear();
   generation_ = session.generation;
   broken_ = false;
+  brokenBeforeRunning_ = false;
   NN_VLOG(BURST) << "opening a burst in session " << session.id << " on prepared model " << preparedModelId;
   stream_ = connection_->waitsStub().Burst(context_.get());
   wire::BurstRequest request;
@@ -67,7 +68,7 @@ hal::Error ProxyBurst::streamBroken() const {
   broken_ = true;
   // Finish reports why the server ended the stream (a bad open, or the server is gone).
   const grpc::Status status = stream_->Finish();
-  hal::Error error = connection_->callFailed(status, generation_);
+  hal::Error error = connection_->callFailed(status, generation_, &brokenBeforeRunning_);
   if (status.ok()) error = makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream ended";
   return error;
 }
@@ -169,43 +170,56 @@ hal::Result<hal::ExecutionOutcome> ProxyBurst::execute(const hal::Request& reque
                                                        const hal::OptionalTimePoint& deadline,
                                                        const hal::OptionalDuration& loopTimeoutDuration) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  NN_ASSIGN_OR_RETURN(const auto where, preparedModel_->current());
-  if (where.first.generation != generation_) {  // the session was replaced: reopen in the new one
-    closeLocked();
-    NN_RETURN_IF_ERROR(openLocked(where.first, where.second));
-  }
-  if (broken_) return makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream is closed";
-  NN_VLOG(BURST) << "burst execution in session " << where.first.id << (queue_ != nullptr ? " (shared queue)" : "");
-  wire::BurstRequest message;
-  auto* execute = message.mutable_execute();
-  const uint64_t serial = nextSerial_++;
-  execute->set_serial(serial);
-  // Cached pools go by slot; the others the usual way.
-  PoolTransport& pools = connection_->pools();
-  auto encode = [&](const hal::SharedMemory& memory, bool withContents) -> hal::Result<wire::Memory> {
-    const auto it = slots_.find(memory.get());
-    if (it != slots_.end() && it->second.memory.lock() == memory) {
-      return wire_conv::encodeInline(memory, /*withContents=*/false);  // replaced by the slot
+  auto attempt = [&]() -> hal::Result<hal::ExecutionOutcome> {
+    NN_ASSIGN_OR_RETURN(const auto where, preparedModel_->current());
+    if (where.first.generation != generation_) {  // the session was replaced: reopen in the new one
+      closeLocked();
+      NN_RETURN_IF_ERROR(openLocked(where.first, where.second));
     }
-    return pools.encode(memory, withContents);
+    if (broken_) return makeError(ErrorStatus::DEAD_OBJECT) << "the burst stream is closed";
+    NN_VLOG(BURST) << "burst execution in session " << where.first.id << (queue_ != nullptr ? " (shared queue)" : "");
+    wire::BurstRequest message;
+    auto* execute = message.mutable_execute();
+    const uint64_t serial = nextSerial_++;
+    execute->set_serial(serial);
+    // Cached pools go by slot; the others the usual way.
+    PoolTransport& pools = connection_->pools();
+    auto encode = [&](const hal::SharedMemory& memory, bool withContents) -> hal::Result<wire::Memory> {
+      const auto it = slots_.find(memory.get());
+      if (it != slots_.end() && it->second.memory.lock() == memory) {
+        return wire_conv::encodeInline(memory, /*withContents=*/false);  // replaced by the slot
+      }
+      return pools.encode(memory, withContents);
+    };
+    auto encoded = wire_conv::toWire(request, encode);
+    if (!encoded.ok()) {
+      // Registering a pool found the session gone: the execution was never sent.
+      brokenBeforeRunning_ = connection_->lostSince(where.first.generation);
+      return encoded.error();
+    }
+    *execute->mutable_request() = std::move(encoded).value();
+    for (size_t i = 0; i < request.pools.size(); ++i) {
+      const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[i]);
+      if (memory == nullptr) continue;
+      const auto it = slots_.find(memory->get());
+      if (it != slots_.end() && it->second.memory.lock() == *memory) {
+        (*execute->mutable_pool_slots())[static_cast<uint32_t>(i)] = it->second.slot;
+      }
+    }
+    setExecutionArguments(execute, measure, deadline, loopTimeoutDuration);
+    NN_ASSIGN_OR_RETURN(std::optional<wire::BurstResponse> answer, exchange(message, deadline));
+    const wire::BurstResponse& response = *answer;
+    if (response.serial() != serial) {
+      return makeError(ErrorStatus::GENERAL_FAILURE)
+             << "burst response " << response.serial() << " answers no outstanding execution (" << serial << ")";
+    }
+    return outcomeFromWire(response.outcome(), request, pools);
   };
-  NN_ASSIGN_OR_RETURN(*execute->mutable_request(), wire_conv::toWire(request, encode));
-  for (size_t i = 0; i < request.pools.size(); ++i) {
-    const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[i]);
-    if (memory == nullptr) continue;
-    const auto it = slots_.find(memory->get());
-    if (it != slots_.end() && it->second.memory.lock() == *memory) {
-      (*execute->mutable_pool_slots())[static_cast<uint32_t>(i)] = it->second.slot;
-    }
-  }
-  setExecutionArguments(execute, measure, deadline, loopTimeoutDuration);
-  NN_ASSIGN_OR_RETURN(std::optional<wire::BurstResponse> answer, exchange(message, deadline));
-  const wire::BurstResponse& response = *answer;
-  if (response.serial() != serial) {
-    return makeError(ErrorStatus::GENERAL_FAILURE)
-           << "burst response " << response.serial() << " answers no outstanding execution (" << serial << ")";
-  }
-  return outcomeFromWire(response.outcome(), request, pools);
+  hal::Result<hal::ExecutionOutcome> outcome = attempt();
+  // A burst opened in a session the server had forgotten (it restarted while this client was
+  // idle) ran nothing: it is opened again in a new session and the execution made once more.
+  if (!outcome.ok() && brokenBeforeRunning_ && connection_->options().reconnect) outcome = attempt();
+  return outcome;
 }
 
 }  // namespace nnremote::proxy

@@ -71,6 +71,8 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   mutable std::unique_ptr<wire::SharedQueue> queue_;
   mutable uint64_t generation_ = 0;  // the session the stream belongs to
   mutable bool broken_ = false;
+  // The stream broke because the server did not know its session: nothing on it ran.
+  mutable bool brokenBeforeRunning_ = false;
   mutable uint64_t nextSerial_ = 1;
   mutable uint64_t nextSlot_ = 1;
   mutable std::unordered_map<const hal::Memory*, Slot> slots_;

@@ -95,41 +95,44 @@ hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc
                                                      const std::vector<hal::SharedPreparedModel>& preparedModels,
                                                      const std::vector<hal::BufferRole>& inputRoles,
                                                      const std::vector<hal::BufferRole>& outputRoles) const {
-  NN_ASSIGN_OR_RETURN(const SessionRef session, connection_->session());
-  wire::AllocateBufferRequest request;
-  request.set_session_id(session.id);
-  request.set_device_name(name_);
-  for (uint32_t d : desc.dimensions) request.add_dimensions(d);
-  auto addRoles = [&](const std::vector<hal::BufferRole>& roles, const char* field,
-                      google::protobuf::RepeatedPtrField<wire::BufferRole>* out) -> hal::Status {
-    for (size_t i = 0; i < roles.size(); ++i) {
-      const hal::BufferRole& role = roles[i];
-      const auto* prepared = role.modelIndex < preparedModels.size()
-                                 ? dynamic_cast<const ProxyPreparedModel*>(preparedModels[role.modelIndex].get())
-                                 : nullptr;
-      if (prepared == nullptr || prepared->connection() != connection_.get()) {
-        return makeError(ErrorStatus::INVALID_ARGUMENT)
-               << field << "[" << i << "].modelIndex = " << role.modelIndex
-               << " does not name a model prepared through this connection";
-      }
-      NN_ASSIGN_OR_RETURN(const auto where, prepared->current());
-      if (where.first.generation != session.generation) {
-        return makeError(ErrorStatus::DEAD_OBJECT) << "the session was replaced while allocating; try again";
-      }
-      auto* wireRole = out->Add();
-      wireRole->set_prepared_model_id(where.second);
-      wireRole->set_io_index(role.ioIndex);
-      wireRole->set_probability(role.probability);
-    }
-    return {};
-  };
-  NN_RETURN_IF_ERROR(addRoles(inputRoles, "inputRoles", request.mutable_input_roles()));
-  NN_RETURN_IF_ERROR(addRoles(outputRoles, "outputRoles", request.mutable_output_roles()));
-  wire::AllocateBufferResponse response;
-  auto context = connection_->controlContext();
-  const grpc::Status status = connection_->stub().AllocateBuffer(context.get(), request, &response);
-  if (!status.ok()) return connection_->callFailed(status, session.generation);
-  return hal::SharedBuffer(std::make_shared<ProxyBuffer>(connection_, session, response.token()));
+  // Made again in a new session if the server had forgotten this one (nothing was allocated).
+  return connection_->inSessionRetryingOnce<hal::SharedBuffer>(
+      [&](SessionRef session, bool* neverRan) -> hal::Result<hal::SharedBuffer> {
+        wire::AllocateBufferRequest request;
+        request.set_session_id(session.id);
+        request.set_device_name(name_);
+        for (uint32_t d : desc.dimensions) request.add_dimensions(d);
+        auto addRoles = [&](const std::vector<hal::BufferRole>& roles, const char* field,
+                            google::protobuf::RepeatedPtrField<wire::BufferRole>* out) -> hal::Status {
+          for (size_t i = 0; i < roles.size(); ++i) {
+            const hal::BufferRole& role = roles[i];
+            const auto* prepared = role.modelIndex < preparedModels.size()
+                                       ? dynamic_cast<const ProxyPreparedModel*>(preparedModels[role.modelIndex].get())
+                                       : nullptr;
+            if (prepared == nullptr || prepared->connection() != connection_.get()) {
+              return makeError(ErrorStatus::INVALID_ARGUMENT)
+                     << field << "[" << i << "].modelIndex = " << role.modelIndex
+                     << " does not name a model prepared through this connection";
+            }
+            NN_ASSIGN_OR_RETURN(const auto where, prepared->current());
+            if (where.first.generation != session.generation) {
+              return makeError(ErrorStatus::DEAD_OBJECT) << "the session was replaced while allocating; try again";
+            }
+            auto* wireRole = out->Add();
+            wireRole->set_prepared_model_id(where.second);
+            wireRole->set_io_index(role.ioIndex);
+            wireRole->set_probability(role.probability);
+          }
+          return {};
+        };
+        NN_RETURN_IF_ERROR(addRoles(inputRoles, "inputRoles", request.mutable_input_roles()));
+        NN_RETURN_IF_ERROR(addRoles(outputRoles, "outputRoles", request.mutable_output_roles()));
+        wire::AllocateBufferResponse response;
+        auto context = connection_->controlContext();
+        const grpc::Status status = connection_->stub().AllocateBuffer(context.get(), request, &response);
+        if (!status.ok()) return connection_->callFailed(status, session.generation, neverRan);
+        return hal::SharedBuffer(std::make_shared<ProxyBuffer>(connection_, session, response.token()));
+      });
 }
 
 }  // namespace nnremote::proxy

@@ -187,7 +187,13 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
             wire::ExecuteRequest call;
             call.set_session_id(where.first.id);
             call.set_prepared_model_id(where.second);
-            NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
+            auto encoded = wire_conv::toWire(request, encode);
+            if (!encoded.ok()) {
+              // Registering a pool found the session gone: the execution was never sent.
+              *neverRan = connection_->lostSince(where.first.generation);
+              return encoded.error();
+            }
+            *call.mutable_request() = std::move(encoded).value();
             setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
             grpc::ClientContext context;
             if (const auto limit = connection_->executionCallLimit(deadline)) context.set_deadline(*limit);
@@ -298,11 +304,8 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
       return makeError(ErrorStatus::GENERAL_FAILURE) << "waitFor[" << i << "] signaled an error";
     }
   }
-  NN_ASSIGN_OR_RETURN(const auto where, current());
-  const SessionRef session = where.first;
+  NN_ASSIGN_OR_RETURN(auto where, current());
   wire::ExecuteFencedRequest call;
-  call.set_session_id(session.id);
-  call.set_prepared_model_id(where.second);
   NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
   const bool waits = std::any_of(waitFor.begin(), waitFor.end(), [](const hal::SyncFence& fence) {
     return fence.state() != hal::SyncFence::State::SIGNALED;
@@ -317,25 +320,42 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
     const hal::SyncFence& fence;
     ~SignalOnExit() { fence.signal(); }
   } signalNamed{named};
-  for (const hal::SyncFence& fence : waitFor) {
-    if (auto id = fence.remoteId(connection_->fenceOwner(session.generation))) {
-      call.add_wait_for_fence_ids(*id);  // already on the server: no round trip
-    } else if (fence.state() != hal::SyncFence::State::SIGNALED) {
-      NN_ASSIGN_OR_RETURN(const uint64_t id, mirrorLocalFence(connection_, session, fence, named));
-      call.add_wait_for_fence_ids(id);
-    }
-  }
-  for (uint64_t id : connection_->takeFenceReleases(session.id)) call.add_release_fence_ids(id);
   setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
   if (timeoutDurationAfterFence) {
     call.mutable_timeout_duration_after_fence()->set_nanoseconds(timeoutDurationAfterFence->count());
   }
-  wire::ExecuteFencedResponse response;
-  {
-    auto context = connection_->controlContext();
-    const grpc::Status status = connection_->stub().ExecuteFenced(context.get(), call, &response);
-    if (!status.ok()) return connection_->callFailed(status, session.generation);
-  }
+  // Made again in a new session if the server had forgotten this one (nothing ran): the model,
+  // the request's pools and the fences to wait for are then named in the new session.
+  SessionRef session;
+  NN_ASSIGN_OR_RETURN(
+      const wire::ExecuteFencedResponse response,
+      connection_->inSessionRetryingOnce<wire::ExecuteFencedResponse>(
+          [&](SessionRef, bool* neverRan) -> hal::Result<wire::ExecuteFencedResponse> {
+            NN_ASSIGN_OR_RETURN(const auto current, this->current());
+            if (current.first.generation != where.first.generation) {
+              where = current;
+              NN_ASSIGN_OR_RETURN(*call.mutable_request(), wire_conv::toWire(request, encode));
+            }
+            session = where.first;
+            call.set_session_id(session.id);
+            call.set_prepared_model_id(where.second);
+            call.clear_wait_for_fence_ids();
+            for (const hal::SyncFence& fence : waitFor) {
+              if (auto id = fence.remoteId(connection_->fenceOwner(session.generation))) {
+                call.add_wait_for_fence_ids(*id);  // already on the server: no round trip
+              } else if (fence.state() != hal::SyncFence::State::SIGNALED) {
+                NN_ASSIGN_OR_RETURN(const uint64_t id, mirrorLocalFence(connection_, session, fence, named));
+                call.add_wait_for_fence_ids(id);
+              }
+            }
+            call.clear_release_fence_ids();
+            for (uint64_t id : connection_->takeFenceReleases(session.id)) call.add_release_fence_ids(id);
+            wire::ExecuteFencedResponse answer;
+            auto context = connection_->controlContext();
+            const grpc::Status status = connection_->stub().ExecuteFenced(context.get(), call, &answer);
+            if (!status.ok()) return connection_->callFailed(status, session.generation, neverRan);
+            return answer;
+          }));
 
   const hal::SyncFence done = hal::SyncFence::create();
   done.setRemote(connection_->fenceOwner(session.generation), response.sync_fence_id(),

@@ -81,5 +81,69 @@ TEST(LostSessionTest, ACallInASessionTheServerForgotIsMadeAgainInANewOne) {
   EXPECT_EQ((*connection)->reconnects(), uint64_t{kRounds});
 }
 
+// The same for every other call that starts work in a session: allocating a device buffer, a
+// fenced execution, a burst execution (on the stream and on the shared queue) and an execution
+// whose pools must first be registered. Each finds its session forgotten and is made again.
+class LostSessionCallTest : public ::testing::TestWithParam<bool /*sharedQueueBursts*/> {};
+
+TEST_P(LostSessionCallTest, EveryCallThatStartsWorkIsMadeAgainInANewSession) {
+  auto server = startServer("unix-abstract:nnremote-lost-calls-" + testing::uniqueToken());
+  ASSERT_NE(server, nullptr);
+  ConnectionOptions options;
+  options.useSharedMemoryBursts = GetParam();
+  auto connection = Connection::connect(server->address(), options);
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  const auto device = ProxyDevice::discover(*connection)->front();
+  auto prepared = device->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto burst = (*prepared)->configureExecutionBurst();
+  ASSERT_TRUE(burst.ok()) << burst.error().message;
+  auto forget = [&] { server->service().sessions().drop((*connection)->sessionId()); };
+  auto request = [](hal::MemoryAllocator allocate) {
+    return hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8}, allocate);
+  };
+  uint64_t expectedReconnects = 0;
+
+  forget();
+  auto buffer = device->allocate({}, {*prepared}, {}, {{0, 0, 1.0f}});
+  ASSERT_TRUE(buffer.ok()) << "allocate: " << buffer.error().message;
+  EXPECT_EQ((*connection)->reconnects(), ++expectedReconnects);
+
+  forget();
+  auto io = request(hal::MemoryAllocator(hal::createHeapMemory));
+  auto fenced = (*prepared)->executeFenced(io->request, {}, hal::MeasureTiming::NO, std::nullopt, std::nullopt,
+                                           std::nullopt);
+  ASSERT_TRUE(fenced.ok()) << "executeFenced: " << fenced.error().message;
+  EXPECT_EQ(fenced->first.wait(std::nullopt), hal::SyncFence::State::SIGNALED);
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  EXPECT_EQ((*connection)->reconnects(), ++expectedReconnects);
+
+  forget();
+  io = request(hal::MemoryAllocator(hal::createHeapMemory));
+  auto bursted = (*burst)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(bursted.ok()) << "burst execute: " << bursted.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  EXPECT_EQ((*connection)->reconnects(), ++expectedReconnects);
+
+  // Shared memory is registered before the execution is sent; the registration meets the
+  // forgotten session first.
+  forget();
+  io = request(hal::createSharedMemory);
+  auto shared = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(shared.ok()) << "execute with shared memory: " << shared.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  EXPECT_EQ((*connection)->reconnects(), ++expectedReconnects);
+
+  forget();
+  io = request(hal::createSharedMemory);
+  bursted = (*burst)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(bursted.ok()) << "burst execute with shared memory: " << bursted.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  EXPECT_EQ((*connection)->reconnects(), ++expectedReconnects);
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamAndSharedQueueBursts, LostSessionCallTest, ::testing::Bool());
+
 }  // namespace
 }  // namespace nnremote::proxy
