@@ -20,7 +20,7 @@
 #include "emulator/work_pool.h"
 #include "hal/i_device.h"
 #include "proto/nnremote.grpc.pb.h"
-#include "proto/wire_version.h"
+#include "proto/wire_constants.h"
 
 namespace nnremote::emulator {
 

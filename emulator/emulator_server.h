@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emulator/accelerator_service.h"
+#include "proto/wire_constants.h"
 #include "emulator/caller_identity.h"
 #include "emulator/unix_listener.h"
 #include "hal/i_device.h"
@@ -20,7 +21,7 @@ namespace nnremote::emulator {
 
 // Where the emulator listens when not told otherwise: a unix socket, reachable only from this
 // host and free of port clashes.
-constexpr const char* kDefaultListenAddress = "unix:/tmp/nnremote.sock";
+constexpr const char* kDefaultListenAddress = wire_conv::kDefaultServerAddress;
 
 // How clients prove who they are (docs/security.md). PEM contents, not paths.
 struct ServerSecurity {

@@ -14,7 +14,7 @@
 #include "hal/vlog.h"
 
 NNREMOTE_FLAG(nnremote::flags::VlogTags, vlog, "vlog", {},
-              "log to stderr by tag: compilation, execution, burst, fence, wire, or all "
+              "log to stderr by tag: compilation, execution, burst, fence, wire, runtime, or all "
               "(comma-separated; as NNREMOTE_VLOG=TAGS)");
 
 namespace nnremote::flags {

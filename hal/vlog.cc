@@ -15,6 +15,7 @@ namespace {
 constexpr std::pair<const char*, VlogTag> kTags[] = {
     {"compilation", VlogTag::COMPILATION}, {"execution", VlogTag::EXECUTION}, {"burst", VlogTag::BURST},
     {"fence", VlogTag::FENCE},             {"wire", VlogTag::WIRE},
+    {"runtime", VlogTag::RUNTIME},
 };
 
 const char* nameOf(VlogTag tag) {
@@ -62,7 +63,7 @@ Result<uint32_t> vlogMaskFrom(const std::string& list) {
     }
     if (!known) {
       return invalidArgument() << "unknown VLOG tag '" << tag
-                               << "' (tags: compilation, execution, burst, fence, wire, all)";
+                               << "' (tags: compilation, execution, burst, fence, wire, runtime, all)";
     }
   }
   return mask;

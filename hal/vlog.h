@@ -21,6 +21,7 @@ enum class VlogTag : uint32_t {
   BURST = 1u << 2,        // bursts opened, closed, and their messages
   FENCE = 1u << 3,        // fences created, signaled, waited on
   WIRE = 1u << 4,         // connections, sessions, reconnects, bytes on the wire
+  RUNTIME = 1u << 5,      // the NNAPI C API (libneuralnetworks.so): calls refused and why
 };
 
 namespace internal {

@@ -1,7 +1,7 @@
 #include "proxy_driver/connection.h"
 
 #include "proto/grpc_status.h"
-#include "proto/wire_version.h"
+#include "proto/wire_constants.h"
 #include "proxy_driver/session_watcher.h"
 #include "hal/vlog.h"
 

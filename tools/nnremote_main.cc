@@ -60,7 +60,7 @@ Flags (every command but cost and graph, which use no server):
   --token-file=FILE
                   send the token in FILE as "authorization: Bearer TOKEN" on every call
   --vlog=TAGS     (every command) log what the proxy driver does to stderr, by tag:
-                  compilation, execution, burst, fence, wire, or all (comma-separated; same as
+                  compilation, execution, burst, fence, wire, runtime, or all (comma-separated; same as
                   NNREMOTE_VLOG=TAGS)
   --no-reconnect  when the server goes away, fail every later call with DEAD_OBJECT instead of
                   waiting (up to 10 s) for it to come back and carrying on in a new session

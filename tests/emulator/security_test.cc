@@ -10,7 +10,7 @@
 #include <cstdlib>
 
 #include "accelerator_sim/extensions/fibonacci.h"
-#include "proto/wire_version.h"
+#include "proto/wire_constants.h"
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "emulator/server_config.h"

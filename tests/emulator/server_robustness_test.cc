@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "accelerator_sim/sim_device.h"
-#include "proto/wire_version.h"
+#include "proto/wire_constants.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"

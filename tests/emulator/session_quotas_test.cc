@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "emulator/emulator_server.h"
-#include "proto/wire_version.h"
+#include "proto/wire_constants.h"
 #include "emulator/server_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "accelerator_sim/sim_device.h"
-#include "proto/wire_version.h"
+#include "proto/wire_constants.h"
 #include "emulator/emulator_server.h"
 #include "proto/conversions.h"
 #include "proxy_driver/proxy_burst.h"

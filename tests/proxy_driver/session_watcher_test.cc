@@ -11,7 +11,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "emulator/accelerator_service.h"
-#include "proto/wire_version.h"
+#include "proto/wire_constants.h"
 #include "proto/nnremote.grpc.pb.h"
 #include "proxy_driver/session_watcher.h"
 #include "tests/common/emulator_process.h"

@@ -1,0 +1,93 @@
+#include "runtime/devices.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "accelerator_sim/sim_device.h"
+#include "proto/wire_constants.h"
+#include "proxy_driver/channel_security.h"
+#include "proxy_driver/proxy_device.h"
+
+namespace nnremote::runtime {
+namespace {
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+std::shared_ptr<hal::IDevice> referenceDevice() {
+  sim::NpuConfig npu = sim::edgeNpuConfig();
+  npu.set_vendor("nnapi");
+  npu.set_device_name("reference");
+  npu.set_device_type(sim::CPU);
+  return sim::SimDevice::create(npu);
+}
+
+}  // namespace
+
+std::vector<std::string> DeviceRegistry::targetsFromEnvironment() {
+  const char* list = std::getenv("NNREMOTE_TARGETS");
+  if (list == nullptr) return {wire_conv::kDefaultServerAddress};
+  std::vector<std::string> targets;
+  std::string current;
+  for (const char* c = list;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      if (!current.empty()) targets.push_back(current);
+      current.clear();
+      if (*c == '\0') break;
+    } else if (*c != ' ') {
+      current += *c;
+    }
+  }
+  return targets;
+}
+
+hal::Result<proxy::ConnectionOptions> DeviceRegistry::connectionOptionsFromEnvironment() {
+  proxy::ConnectionOptions options;
+  options.clientName = "libneuralnetworks";
+  options.reconnect = std::getenv("NNREMOTE_NO_RECONNECT") == nullptr;
+  NN_ASSIGN_OR_RETURN(options.security,
+                      proxy::readChannelSecurity({environment("NNREMOTE_TLS_CA"), environment("NNREMOTE_TLS_CERT"),
+                                                  environment("NNREMOTE_TLS_KEY"),
+                                                  environment("NNREMOTE_TLS_SERVER_NAME"),
+                                                  environment("NNREMOTE_TOKEN_FILE")},
+                                                 "NNREMOTE_"));
+  return options;
+}
+
+DeviceRegistry& DeviceRegistry::instance() {
+  static DeviceRegistry* registry = new DeviceRegistry();  // never destroyed: devices outlive static teardown
+  return *registry;
+}
+
+DeviceRegistry::DeviceRegistry() {
+  auto options = connectionOptionsFromEnvironment();
+  if (!options.ok()) {
+    std::cerr << "libneuralnetworks: no remote devices: " << options.error().message << "\n";
+  } else {
+    for (const std::string& target : targetsFromEnvironment()) {
+      auto connection = proxy::Connection::connect(target, *options);
+      if (!connection.ok()) {
+        std::cerr << "libneuralnetworks: no devices from " << target << ": " << connection.error().message << "\n";
+        continue;
+      }
+      auto found = proxy::ProxyDevice::discover(*connection);
+      if (!found.ok()) {
+        std::cerr << "libneuralnetworks: no devices from " << target << ": " << found.error().message << "\n";
+        continue;
+      }
+      for (auto& device : *found) devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{device, *connection}));
+    }
+  }
+  devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{referenceDevice(), nullptr}));
+}
+
+bool DeviceRegistry::owns(const RuntimeDevice* device) const {
+  for (const auto& ours : devices_) {
+    if (ours.get() == device) return true;
+  }
+  return false;
+}
+
+}  // namespace nnremote::runtime

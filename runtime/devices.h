@@ -1,0 +1,55 @@
+// The devices the NNAPI C API offers: every device of the servers NNREMOTE_TARGETS names
+// (reached through the proxy driver, in the order given), then `nnapi-reference`, the simulator
+// running in the program's own process as Android's runtime has its CPU device. Found once, at
+// the first call that needs them; an unreachable target is logged once and adds no device.
+//
+// The environment, named after nnremote's flags (docs/runtime.md):
+//   NNREMOTE_TARGETS      comma-separated targets as `--target` takes them (unix:PATH,
+//                         unix-abstract:NAME, HOST:PORT, etcd://...); unset: unix:/tmp/nnremote.sock
+//   NNREMOTE_TLS_CA, NNREMOTE_TLS_CERT, NNREMOTE_TLS_KEY, NNREMOTE_TLS_SERVER_NAME,
+//   NNREMOTE_TOKEN_FILE   as --tls-ca, ... --token-file
+//   NNREMOTE_NO_RECONNECT set (to anything): as --no-reconnect
+#ifndef NNREMOTE_RUNTIME_DEVICES_H_
+#define NNREMOTE_RUNTIME_DEVICES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hal/i_device.h"
+#include "proxy_driver/connection.h"
+
+namespace nnremote::runtime {
+
+// What an ANeuralNetworksDevice* points to; lives as long as the process.
+struct RuntimeDevice {
+  hal::SharedDevice device;
+  std::shared_ptr<proxy::Connection> connection;  // null for nnapi-reference, which is in this process
+};
+
+class DeviceRegistry {
+ public:
+  // The process's registry, made on first use from the environment.
+  static DeviceRegistry& instance();
+
+  const std::vector<std::unique_ptr<RuntimeDevice>>& devices() const { return devices_; }
+  // Whether `device` is one of ours (an ANeuralNetworksDevice* the program could have made up).
+  bool owns(const RuntimeDevice* device) const;
+  const RuntimeDevice& reference() const { return *devices_.back(); }
+
+  // The targets and connection options the environment gives.
+  static std::vector<std::string> targetsFromEnvironment();
+  static hal::Result<proxy::ConnectionOptions> connectionOptionsFromEnvironment();
+
+ private:
+  DeviceRegistry();
+
+  std::vector<std::unique_ptr<RuntimeDevice>> devices_;
+};
+
+// The name nnapi-reference reports, as Android's CPU device does.
+inline constexpr const char* kReferenceDeviceName = "nnapi-reference";
+
+}  // namespace nnremote::runtime
+
+#endif  // NNREMOTE_RUNTIME_DEVICES_H_

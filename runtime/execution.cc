@@ -1,0 +1,344 @@
+#include "runtime/execution.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "hal/operand_types.h"
+#include "runtime/result_codes.h"
+
+namespace nnremote::runtime {
+namespace {
+
+// The NDK's loop timeouts: 2 s unless the program says, and never more than 15 s.
+constexpr uint64_t kDefaultLoopTimeoutNs = 2'000'000'000;
+constexpr uint64_t kMaximumLoopTimeoutNs = 15'000'000'000;
+
+uint64_t nanosecondsOf(const hal::OptionalDuration& duration) {
+  return duration.has_value() ? static_cast<uint64_t>(duration->count()) : UINT64_MAX;
+}
+
+}  // namespace
+
+Execution::Execution(std::shared_ptr<const Compilation> compilation)
+    : compilation_(std::move(compilation)),
+      main_(compilation_->model().main),
+      inputs_(main_.inputIndexes.size()),
+      outputs_(main_.outputIndexes.size()) {}
+
+int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, void* buffer,
+                           const Memory* memory, size_t offset, size_t length) {
+  const char* function = isInput ? (memory ? "ANeuralNetworksExecution_setInputFromMemory"
+                                           : "ANeuralNetworksExecution_setInput")
+                                 : (memory ? "ANeuralNetworksExecution_setOutputFromMemory"
+                                           : "ANeuralNetworksExecution_setOutput");
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::PREPARATION) return refuse(function, ANEURALNETWORKS_BAD_STATE, "the execution has started");
+  std::vector<Argument>& arguments = isInput ? inputs_ : outputs_;
+  if (index < 0 || static_cast<size_t>(index) >= arguments.size()) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                  "index " + std::to_string(index) + " is not below the model's " + std::to_string(arguments.size()) +
+                      (isInput ? " inputs" : " outputs"));
+  }
+  const hal::Operand& operand = main_.operands[(isInput ? main_.inputIndexes : main_.outputIndexes)[index]];
+  std::vector<uint32_t> dimensions = operand.dimensions;
+  if (type != nullptr) {
+    // A type may only fill in what the model left unspecified.
+    if (type->type != static_cast<int32_t>(operand.type) || type->scale != operand.scale ||
+        type->zeroPoint != operand.zeroPoint) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA, "the type differs from the model's operand type");
+    }
+    if (type->dimensionCount > 0 && type->dimensions == nullptr) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA, "dimensionCount > 0 with NULL dimensions");
+    }
+    if (!operand.dimensions.empty() && type->dimensionCount != operand.dimensions.size()) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA, "the rank differs from the model's");
+    }
+    dimensions.assign(type->dimensions, type->dimensions + type->dimensionCount);
+    for (size_t i = 0; i < operand.dimensions.size(); ++i) {
+      if (operand.dimensions[i] != 0 && dimensions[i] != operand.dimensions[i]) {
+        return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                      "dimension " + std::to_string(i) + " differs from the model's");
+      }
+    }
+  }
+  Argument argument;
+  argument.set = true;
+  if (memory == nullptr && buffer == nullptr) {
+    if (!isInput || length != 0) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                    isInput ? "a NULL buffer needs length 0 (an omitted input)" : "an output cannot be omitted");
+    }
+    argument.argument.lifetime = hal::Request::Argument::LifeTime::NO_VALUE;
+    arguments[index] = std::move(argument);
+    return ANEURALNETWORKS_NO_ERROR;
+  }
+  const bool known = !dimensions.empty() || !hal::isTensor(operand.type);
+  const bool specified = known && std::find(dimensions.begin(), dimensions.end(), 0u) == dimensions.end();
+  if (isInput && !specified && hal::isTensor(operand.type)) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA, "an input's dimensions must all be known");
+  }
+  if (specified && !hal::isExtension(operand.type)) {
+    const auto needed = hal::sizeOfData(operand.type, dimensions);
+    if (needed.has_value() && (padding_ ? length < *needed : length != *needed)) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                    "length " + std::to_string(length) + " for an operand of " + std::to_string(*needed) + " bytes");
+    }
+  }
+  if (memory != nullptr) {
+    if (offset > memory->size() || length > memory->size() - offset) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                    "offset " + std::to_string(offset) + " + length " + std::to_string(length) +
+                        " is beyond the memory's " + std::to_string(memory->size()) + " bytes");
+    }
+    argument.memory = memory->memory();
+  } else {
+    argument.memory = pointerMemory(buffer, length);
+    offset = 0;
+  }
+  argument.argument.location.offset = static_cast<uint32_t>(offset);
+  argument.argument.location.length = static_cast<uint32_t>(length);
+  if (type != nullptr) argument.argument.dimensions = dimensions;
+  arguments[index] = std::move(argument);
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setMeasureTiming(bool measure) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::PREPARATION) {
+    return refuse("ANeuralNetworksExecution_setMeasureTiming", ANEURALNETWORKS_BAD_STATE, "the execution has started");
+  }
+  if (!compilation_->forOneDevice()) {
+    return refuse("ANeuralNetworksExecution_setMeasureTiming", ANEURALNETWORKS_BAD_DATA,
+                  "timing needs a compilation created for exactly one device (createForDevices)");
+  }
+  measure_ = measure;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setTimeout(uint64_t nanoseconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::PREPARATION) {
+    return refuse("ANeuralNetworksExecution_setTimeout", ANEURALNETWORKS_BAD_STATE, "the execution has started");
+  }
+  if (!compilation_->forOneDevice()) {
+    return refuse("ANeuralNetworksExecution_setTimeout", ANEURALNETWORKS_BAD_DATA,
+                  "a timeout needs a compilation created for exactly one device (createForDevices)");
+  }
+  timeoutNanoseconds_ = nanoseconds == 0 ? std::nullopt : std::optional<uint64_t>(nanoseconds);
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setLoopTimeout(uint64_t nanoseconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::PREPARATION) {
+    return refuse("ANeuralNetworksExecution_setLoopTimeout", ANEURALNETWORKS_BAD_STATE, "the execution has started");
+  }
+  loopTimeoutNanoseconds_ = std::min(nanoseconds, kMaximumLoopTimeoutNs);
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setReusable(bool reusable) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::PREPARATION) {
+    return refuse("ANeuralNetworksExecution_setReusable", ANEURALNETWORKS_BAD_STATE, "the execution has started");
+  }
+  reusable_ = reusable;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::enableInputAndOutputPadding(bool enable) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const bool anySet = std::any_of(inputs_.begin(), inputs_.end(), [](const Argument& a) { return a.set; }) ||
+                      std::any_of(outputs_.begin(), outputs_.end(), [](const Argument& a) { return a.set; });
+  if (state_ != State::PREPARATION || anySet) {
+    return refuse("ANeuralNetworksExecution_enableInputAndOutputPadding", ANEURALNETWORKS_BAD_STATE,
+                  "padding is chosen before any argument is set");
+  }
+  padding_ = enable;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::beginComputation(const char* function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ == State::COMPUTATION) return refuse(function, ANEURALNETWORKS_BAD_STATE, "the execution is running");
+  if (state_ == State::COMPLETED && !reusable_) {
+    return refuse(function, ANEURALNETWORKS_BAD_STATE, "the execution has run and is not reusable");
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (!inputs_[i].set) return refuse(function, ANEURALNETWORKS_BAD_DATA, "input " + std::to_string(i) + " is not set");
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (!outputs_[i].set) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA, "output " + std::to_string(i) + " is not set");
+    }
+  }
+  state_ = State::COMPUTATION;
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+hal::Request Execution::request() const {
+  hal::Request request;
+  auto add = [&](const Argument& argument, std::vector<hal::Request::Argument>* out) {
+    hal::Request::Argument wire = argument.argument;
+    if (wire.lifetime == hal::Request::Argument::LifeTime::POOL) {
+      // One pool per memory, however many arguments it holds.
+      size_t pool = 0;
+      while (pool < request.pools.size() &&
+             std::get<hal::SharedMemory>(request.pools[pool]).get() != argument.memory.get()) {
+        ++pool;
+      }
+      if (pool == request.pools.size()) request.pools.push_back(argument.memory);
+      wire.location.poolIndex = static_cast<uint32_t>(pool);
+    }
+    out->push_back(std::move(wire));
+  };
+  for (const Argument& input : inputs_) add(input, &request.inputs);
+  for (const Argument& output : outputs_) add(output, &request.outputs);
+  return request;
+}
+
+int Execution::finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  state_ = State::COMPLETED;
+  completedWithShapes_ = false;
+  timing_ = {};
+  fencedTiming_ = {};
+  if (outcome.ok()) {
+    outputShapes_ = outcome->outputShapes;
+    if (outputShapes_.empty()) {  // fully specified outputs: the model's (or the argument's) shapes
+      for (size_t i = 0; i < outputs_.size(); ++i) {
+        const auto& given = outputs_[i].argument.dimensions;
+        outputShapes_.push_back({given.empty() ? main_.operands[main_.outputIndexes[i]].dimensions : given, true});
+      }
+    }
+    timing_ = outcome->timing;
+    completedWithShapes_ = true;
+    lastResult_ = ANEURALNETWORKS_NO_ERROR;
+    return ANEURALNETWORKS_NO_ERROR;
+  }
+  if (outcome.error().code == hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+    outputShapes_ = outcome.error().outputShapes;
+    completedWithShapes_ = outputShapes_.size() == outputs_.size();
+  }
+  lastResult_ = refuse(function, outcome.error());
+  return lastResult_;
+}
+
+int Execution::compute(const hal::IBurst* burst) {
+  const char* function = burst ? "ANeuralNetworksExecution_burstCompute" : "ANeuralNetworksExecution_compute";
+  if (int refused = beginComputation(function); refused != ANEURALNETWORKS_NO_ERROR) return refused;
+  const hal::Request request = this->request();
+  const hal::MeasureTiming measure = measure_ ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
+  hal::OptionalTimePoint deadline;
+  if (timeoutNanoseconds_) deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
+  const hal::Duration loopTimeout(loopTimeoutNanoseconds_.value_or(kDefaultLoopTimeoutNs));
+  auto outcome = burst != nullptr ? burst->execute(request, measure, deadline, loopTimeout)
+                                  : compilation_->prepared()->execute(request, measure, deadline, loopTimeout);
+  return finishComputation(outcome, function);
+}
+
+int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done) {
+  const char* function = waitFor.empty() ? "ANeuralNetworksExecution_startCompute"
+                                         : "ANeuralNetworksExecution_startComputeWithDependencies";
+  if (int refused = beginComputation(function); refused != ANEURALNETWORKS_NO_ERROR) return refused;
+  *done = hal::SyncFence::create();
+  const hal::Request request = this->request();
+  const hal::MeasureTiming measure = measure_ ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
+  hal::OptionalTimePoint deadline;
+  if (timeoutNanoseconds_) deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
+  const hal::Duration loopTimeout(loopTimeoutNanoseconds_.value_or(kDefaultLoopTimeoutNs));
+  if (waitFor.empty()) {
+    std::thread([self = shared_from_this(), request, measure, deadline, loopTimeout, fence = *done] {
+      const int code =
+          self->finishComputation(self->compilation_->prepared()->execute(request, measure, deadline, loopTimeout),
+                                  "ANeuralNetworksExecution_startCompute");
+      fence.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
+    }).detach();
+    return ANEURALNETWORKS_NO_ERROR;
+  }
+  hal::OptionalDuration afterFence;
+  if (durationAfterFence != 0) afterFence = hal::Duration(durationAfterFence);
+  auto fenced = compilation_->prepared()->executeFenced(request, waitFor, measure, deadline, loopTimeout, afterFence);
+  if (!fenced.ok()) return finishComputation(fenced.error(), function);
+  // The device's fence says when it is done; the result (and timing) come from its callback,
+  // and the program's event is signaled only once they are recorded here.
+  std::thread([self = shared_from_this(), fenced = std::move(fenced).value(), fence = *done] {
+    const bool failed = fenced.first.wait(std::nullopt) != hal::SyncFence::State::SIGNALED;
+    auto timings = fenced.second();
+    hal::Result<hal::ExecutionOutcome> outcome = hal::ExecutionOutcome{};
+    if (!timings.ok()) {
+      outcome = timings.error();
+    } else if (failed) {
+      outcome = hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the execution's fence signaled an error";
+    } else {
+      outcome->timing = timings->first;
+    }
+    const int code = self->finishComputation(outcome, "ANeuralNetworksExecution_startComputeWithDependencies");
+    if (timings.ok()) {
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      self->fencedTiming_ = timings->second;
+    }
+    fence.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
+  }).detach();
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::getOutputOperandRank(int32_t index, uint32_t* rank) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::COMPLETED || !completedWithShapes_) {
+    return refuse("ANeuralNetworksExecution_getOutputOperandRank", ANEURALNETWORKS_BAD_STATE,
+                  "the execution has not completed with known output shapes");
+  }
+  if (index < 0 || static_cast<size_t>(index) >= outputShapes_.size()) {
+    return refuse("ANeuralNetworksExecution_getOutputOperandRank", ANEURALNETWORKS_BAD_DATA,
+                  "index " + std::to_string(index) + " is not an output");
+  }
+  *rank = static_cast<uint32_t>(outputShapes_[index].dimensions.size());
+  return outputShapes_[index].isSufficient ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
+}
+
+int Execution::getOutputOperandDimensions(int32_t index, uint32_t* dimensions) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::COMPLETED || !completedWithShapes_) {
+    return refuse("ANeuralNetworksExecution_getOutputOperandDimensions", ANEURALNETWORKS_BAD_STATE,
+                  "the execution has not completed with known output shapes");
+  }
+  if (index < 0 || static_cast<size_t>(index) >= outputShapes_.size()) {
+    return refuse("ANeuralNetworksExecution_getOutputOperandDimensions", ANEURALNETWORKS_BAD_DATA,
+                  "index " + std::to_string(index) + " is not an output");
+  }
+  const hal::OutputShape& shape = outputShapes_[index];
+  if (shape.dimensions.empty()) {
+    return refuse("ANeuralNetworksExecution_getOutputOperandDimensions", ANEURALNETWORKS_BAD_DATA,
+                  "output " + std::to_string(index) + " is a scalar");
+  }
+  std::copy(shape.dimensions.begin(), shape.dimensions.end(), dimensions);
+  return shape.isSufficient ? ANEURALNETWORKS_NO_ERROR : ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE;
+}
+
+int Execution::getDuration(int32_t durationCode, uint64_t* duration) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::COMPLETED) {
+    return refuse("ANeuralNetworksExecution_getDuration", ANEURALNETWORKS_BAD_STATE, "the execution has not completed");
+  }
+  if (!measure_) {
+    return refuse("ANeuralNetworksExecution_getDuration", ANEURALNETWORKS_BAD_STATE, "timing was not measured");
+  }
+  const bool ok = lastResult_.load() == ANEURALNETWORKS_NO_ERROR;
+  switch (durationCode) {
+    case ANEURALNETWORKS_DURATION_ON_HARDWARE: *duration = ok ? nanosecondsOf(timing_.timeOnDevice) : UINT64_MAX; break;
+    case ANEURALNETWORKS_DURATION_IN_DRIVER: *duration = ok ? nanosecondsOf(timing_.timeInDriver) : UINT64_MAX; break;
+    case ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE:
+      *duration = ok ? nanosecondsOf(fencedTiming_.timeOnDevice) : UINT64_MAX;
+      break;
+    case ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER:
+      *duration = ok ? nanosecondsOf(fencedTiming_.timeInDriver) : UINT64_MAX;
+      break;
+    default:
+      return refuse("ANeuralNetworksExecution_getDuration", ANEURALNETWORKS_BAD_DATA,
+                    "durationCode " + std::to_string(durationCode) + " is not a DurationCode");
+  }
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+}  // namespace nnremote::runtime

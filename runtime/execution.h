@@ -1,0 +1,84 @@
+// ANeuralNetworksExecution: one request on a finished compilation, with the NDK's state machine
+// (arguments are set before the first computation; a computation runs once, or again and again
+// once setReusable). compute, startCompute (with an Event), burstCompute and
+// startComputeWithDependencies all build the request here and run it on the prepared model.
+#ifndef NNREMOTE_RUNTIME_EXECUTION_H_
+#define NNREMOTE_RUNTIME_EXECUTION_H_
+
+#include <android/NeuralNetworks.h>
+
+#include <atomic>
+#include <memory>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "hal/i_burst.h"
+#include "hal/sync_fence.h"
+#include "runtime/compilation.h"
+#include "runtime/memory.h"
+
+namespace nnremote::runtime {
+
+// Held by shared_ptr: a started computation keeps its execution (and that its compilation) alive
+// after the program frees them, as the NDK allows.
+class Execution : public std::enable_shared_from_this<Execution> {
+ public:
+  explicit Execution(std::shared_ptr<const Compilation> compilation);
+
+  // Arguments: `memory` null means the program's own `buffer`. Result codes as the NDK's.
+  int setArgument(bool isInput, int32_t index, const ANeuralNetworksOperandType* type, void* buffer,
+                  const Memory* memory, size_t offset, size_t length);
+  int setMeasureTiming(bool measure);
+  int setTimeout(uint64_t nanoseconds);
+  int setLoopTimeout(uint64_t nanoseconds);
+  int setReusable(bool reusable);
+  int enableInputAndOutputPadding(bool enable);
+
+  // Runs the execution now, on `burst` when given; the result code.
+  int compute(const hal::IBurst* burst = nullptr);
+  // Starts it: `done` is signaled when it finishes (with an error if it failed); `result()` then
+  // holds the result code. `waitFor` are fences the execution waits on first.
+  int start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done);
+  int result() const { return lastResult_.load(); }
+  const std::shared_ptr<const Compilation>& compilation() const { return compilation_; }
+
+  int getOutputOperandRank(int32_t index, uint32_t* rank) const;
+  int getOutputOperandDimensions(int32_t index, uint32_t* dimensions) const;
+  int getDuration(int32_t durationCode, uint64_t* duration) const;
+
+ private:
+  struct Argument {
+    bool set = false;
+    hal::Request::Argument argument;
+    hal::SharedMemory memory;  // the pool: the program's buffer or an ANeuralNetworksMemory's
+  };
+  enum class State { PREPARATION, COMPUTATION, COMPLETED };
+
+  // Moves to COMPUTATION if the state allows a computation now; the result code otherwise.
+  int beginComputation(const char* function);
+  hal::Request request() const;
+  // Records what a computation gave and returns its result code.
+  int finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);
+
+  const std::shared_ptr<const Compilation> compilation_;
+  const hal::Model::Subgraph& main_;
+  std::vector<Argument> inputs_, outputs_;
+  bool measure_ = false;
+  bool reusable_ = false;
+  bool padding_ = false;
+  std::optional<uint64_t> timeoutNanoseconds_;
+  std::optional<uint64_t> loopTimeoutNanoseconds_;
+
+  mutable std::mutex mutex_;
+  State state_ = State::PREPARATION;
+  std::atomic<int> lastResult_{ANEURALNETWORKS_NO_ERROR};
+  bool completedWithShapes_ = false;  // NO_ERROR or OUTPUT_INSUFFICIENT_SIZE: the shapes are known
+  std::vector<hal::OutputShape> outputShapes_;
+  hal::Timing timing_, fencedTiming_;
+};
+
+}  // namespace nnremote::runtime
+
+#endif  // NNREMOTE_RUNTIME_EXECUTION_H_
