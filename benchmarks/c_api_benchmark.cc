@@ -14,6 +14,7 @@
 #include "benchmarks/median_reporter.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
+#include "tests/common/add_model.h"
 #include "proxy_driver/proxy_device.h"
 
 namespace {
@@ -27,15 +28,6 @@ struct Fixture {
   ANeuralNetworksModel* model = nullptr;
 };
 
-hal::Model addModel() {
-  hal::ModelBuilder b;
-  const uint32_t x = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
-  const uint32_t y = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
-  const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {2});
-  b.addOperation(hal::OperationType::ADD, {x, y, b.addInt32(0)}, {out});
-  return b.build();
-}
-
 Fixture& fixture() {
   static Fixture* f = [] {
     auto* made = new Fixture;
@@ -45,8 +37,9 @@ Fixture& fixture() {
     // The proxy on its own connection, as an nnremote C++ client has it.
     auto connection = proxy::Connection::connect(address);
     auto device = proxy::ProxyDevice::discover(*connection)->front();
-    made->proxyPrepared = *device->prepareModel(addModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                                 hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+    made->proxyPrepared = *device->prepareModel(testing::twoInputAddModel(),
+                                                 hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                                 std::nullopt, {}, {}, {});
     // The same model through the C API, compiled for the same remote device.
     ANeuralNetworksModel_create(&made->model);
     uint32_t dims[1] = {2};

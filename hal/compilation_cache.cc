@@ -191,4 +191,14 @@ Result<CacheFile> openCacheFile(const std::string& path, int flags) {
   return CacheFile{{std::make_shared<const FileDescriptor>(fd)}};
 }
 
+Result<std::vector<CacheFile>> openCacheFiles(const std::string& directory, const std::string& stem, uint32_t count) {
+  std::vector<CacheFile> files;
+  for (uint32_t i = 0; i < count; ++i) {
+    NN_ASSIGN_OR_RETURN(CacheFile file,
+                        openCacheFile(directory + "/" + stem + "-" + std::to_string(i), O_RDWR | O_CREAT));
+    files.push_back(std::move(file));
+  }
+  return files;
+}
+
 }  // namespace nnremote::hal

@@ -63,6 +63,10 @@ Status writeCacheFile(const CacheFile& file, std::string_view what, const uint8_
 // Opens `path` as a cache handle (O_RDWR | O_CREAT, 0600 unless `flags` says otherwise).
 Result<CacheFile> openCacheFile(const std::string& path, int flags);
 
+// `count` cache handles DIRECTORY/STEM-0, STEM-1, ..., created if absent: the files a client
+// keeps a device's compilation cache in (ANeuralNetworksCompilation_setCaching, conform --cache-dir).
+Result<std::vector<CacheFile>> openCacheFiles(const std::string& directory, const std::string& stem, uint32_t count);
+
 }  // namespace nnremote::hal
 
 #endif  // NNREMOTE_HAL_COMPILATION_CACHE_H_

@@ -2,6 +2,7 @@
 #include <android/NeuralNetworks.h>
 #include <android/NeuralNetworksExtensions.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "runtime/handles.h"
@@ -80,7 +81,9 @@ int ANeuralNetworksDevice_getFeatureLevel(const ANeuralNetworksDevice* device, i
   }
   const auto* ours = known(device);
   if (ours == nullptr) return refuse(__func__, ANEURALNETWORKS_BAD_DATA, "not a device of this runtime");
-  *featureLevel = static_cast<int64_t>(ours->device->getFeatureLevel());  // hal::Version has the NDK's values
+  // hal::Version has the NDK's values. The NDK: a device's level is "always less than or equal
+  // to the runtime feature level".
+  *featureLevel = std::min(static_cast<int64_t>(ours->device->getFeatureLevel()), kRuntimeFeatureLevel);
   return ANEURALNETWORKS_NO_ERROR;
 }
 

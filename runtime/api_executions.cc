@@ -21,8 +21,9 @@ int setArgument(const char* function, ANeuralNetworksExecution* execution, bool 
                 bool fromMemory, size_t offset, size_t length) {
   if (execution == nullptr) return refuse(function, ANEURALNETWORKS_UNEXPECTED_NULL, "execution is NULL");
   if (fromMemory && memory == nullptr) return refuse(function, ANEURALNETWORKS_UNEXPECTED_NULL, "memory is NULL");
-  if (!isInput && !fromMemory && buffer == nullptr) {
-    return refuse(function, ANEURALNETWORKS_UNEXPECTED_NULL, "an output buffer is NULL");
+  // NULL with length 0 omits the argument (the NDK allows it for inputs and outputs alike).
+  if (!fromMemory && buffer == nullptr && length != 0) {
+    return refuse(function, ANEURALNETWORKS_UNEXPECTED_NULL, "buffer is NULL with a non-zero length");
   }
   return executionOf(execution).setArgument(isInput, index, type, buffer, fromMemory ? fromHandle(memory) : nullptr,
                                             offset, length);
@@ -209,11 +210,16 @@ int ANeuralNetworksExecution_burstCompute(ANeuralNetworksExecution* execution, A
   if (execution == nullptr || burst == nullptr) {
     return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
   }
-  const Burst& b = *fromHandle(burst);
+  Burst& b = *fromHandle(burst);
   if (b.compilation != fromHandle(execution)->execution->compilation()) {
     return refuse(__func__, ANEURALNETWORKS_BAD_DATA, "the burst and the execution have different compilations");
   }
-  return executionOf(execution).compute(b.burst.get());
+  if (b.busy.exchange(true)) {
+    return refuse(__func__, ANEURALNETWORKS_BAD_STATE, "the burst is running another execution");
+  }
+  const int code = executionOf(execution).compute(b.burst.get());
+  b.busy = false;
+  return code;
 }
 
 }  // extern "C"

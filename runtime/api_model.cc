@@ -2,6 +2,8 @@
 #include <android/NeuralNetworks.h>
 #include <android/NeuralNetworksExtensions.h>
 
+#include <algorithm>
+
 #include "runtime/handles.h"
 #include "runtime/model_builder.h"
 #include "runtime/result_codes.h"
@@ -130,6 +132,10 @@ int ANeuralNetworksModel_getSupportedOperationsForDevices(const ANeuralNetworksM
     if (devices[d] == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "a device is NULL");
     if (!DeviceRegistry::instance().owns(device)) {
       return refuse(__func__, ANEURALNETWORKS_BAD_DATA, "devices[" + std::to_string(d) + "] is not a device");
+    }
+    // The NDK: "Must not contain duplicates" (as createForDevices).
+    if (std::find(devices, devices + d, devices[d]) != devices + d) {
+      return refuse(__func__, ANEURALNETWORKS_BAD_DATA, "devices[" + std::to_string(d) + "] is given twice");
     }
     auto supported = device->device->getSupportedOperations(*halModel);
     if (!supported.ok()) return refuse(__func__, supported.error());

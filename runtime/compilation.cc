@@ -1,7 +1,6 @@
 #include "runtime/compilation.h"
 
 #include <android/NeuralNetworks.h>
-#include <fcntl.h>
 
 #include <algorithm>
 #include <sstream>
@@ -38,17 +37,6 @@ std::string hex(const hal::CacheToken& token) {
     out += digits[byte & 15];
   }
   return out;
-}
-
-hal::Result<std::vector<hal::CacheFile>> cacheFiles(const std::string& directory, const std::string& stem,
-                                                   uint32_t count) {
-  std::vector<hal::CacheFile> files;
-  for (uint32_t i = 0; i < count; ++i) {
-    NN_ASSIGN_OR_RETURN(hal::CacheFile file,
-                        hal::openCacheFile(directory + "/" + stem + "-" + std::to_string(i), O_RDWR | O_CREAT));
-    files.push_back(std::move(file));
-  }
-  return files;
 }
 
 }  // namespace
@@ -152,8 +140,8 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
   const bool caching = !cacheDir_.empty() && (modelFiles > 0 || dataFiles > 0);
   if (caching) {
     const std::string stem = hex(token_) + "-" + device.getName();
-    NN_ASSIGN_OR_RETURN(modelCache, cacheFiles(cacheDir_, stem + "-model", modelFiles));
-    NN_ASSIGN_OR_RETURN(dataCache, cacheFiles(cacheDir_, stem + "-data", dataFiles));
+    NN_ASSIGN_OR_RETURN(modelCache, hal::openCacheFiles(cacheDir_, stem + "-model", modelFiles));
+    NN_ASSIGN_OR_RETURN(dataCache, hal::openCacheFiles(cacheDir_, stem + "-data", dataFiles));
     // A cache this device wrote before saves the preparation; any other answer means prepare.
     if (auto cached = device.prepareModelFromCache(deadline, modelCache, dataCache, token_); cached.ok()) {
       return cached;

@@ -63,11 +63,7 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
   }
   Argument argument;
   argument.set = true;
-  if (memory == nullptr && buffer == nullptr) {
-    if (!isInput || length != 0) {
-      return refuse(function, ANEURALNETWORKS_BAD_DATA,
-                    isInput ? "a NULL buffer needs length 0 (an omitted input)" : "an output cannot be omitted");
-    }
+  if (memory == nullptr && buffer == nullptr) {  // omitted: the C API let NULL through only with length 0
     argument.argument.lifetime = hal::Request::Argument::LifeTime::NO_VALUE;
     arguments[index] = std::move(argument);
     return ANEURALNETWORKS_NO_ERROR;
@@ -77,12 +73,16 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
   if (isInput && !specified && hal::isTensor(operand.type)) {
     return refuse(function, ANEURALNETWORKS_BAD_DATA, "an input's dimensions must all be known");
   }
+  // The bytes past the operand's own that padding allows: the HAL's location says them apart
+  // (length is the operand's, padding the rest), as devices check the length exactly.
+  size_t padding = 0;
   if (specified && !hal::isExtension(operand.type)) {
     const auto needed = hal::sizeOfData(operand.type, dimensions);
     if (needed.has_value() && (padding_ ? length < *needed : length != *needed)) {
       return refuse(function, ANEURALNETWORKS_BAD_DATA,
                     "length " + std::to_string(length) + " for an operand of " + std::to_string(*needed) + " bytes");
     }
+    if (needed.has_value()) padding = length - *needed;
   }
   if (memory != nullptr) {
     if (offset > memory->size() || length > memory->size() - offset) {
@@ -96,7 +96,8 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
     offset = 0;
   }
   argument.argument.location.offset = static_cast<uint32_t>(offset);
-  argument.argument.location.length = static_cast<uint32_t>(length);
+  argument.argument.location.length = static_cast<uint32_t>(length - padding);
+  argument.argument.location.padding = static_cast<uint32_t>(padding);
   if (type != nullptr) argument.argument.dimensions = dimensions;
   arguments[index] = std::move(argument);
   return ANEURALNETWORKS_NO_ERROR;
@@ -158,7 +159,7 @@ int Execution::enableInputAndOutputPadding(bool enable) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-int Execution::beginComputation(const char* function) {
+int Execution::beginComputation(const char* function, bool fenced, uint64_t durationAfterFence) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (state_ == State::COMPUTATION) return refuse(function, ANEURALNETWORKS_BAD_STATE, "the execution is running");
   if (state_ == State::COMPLETED && !reusable_) {
@@ -170,6 +171,20 @@ int Execution::beginComputation(const char* function) {
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (!outputs_[i].set) {
       return refuse(function, ANEURALNETWORKS_BAD_DATA, "output " + std::to_string(i) + " is not set");
+    }
+  }
+  if (fenced && durationAfterFence != 0 && !compilation_->forOneDevice()) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                  "a duration needs a compilation created for exactly one device (createForDevices)");
+  }
+  for (size_t i = 0; fenced && i < outputs_.size(); ++i) {
+    const hal::Request::Argument& argument = outputs_[i].argument;
+    const hal::Operand& operand = main_.operands[main_.outputIndexes[i]];
+    const auto& dimensions = argument.dimensions.empty() ? operand.dimensions : argument.dimensions;
+    const bool unknown = dimensions.empty() || std::find(dimensions.begin(), dimensions.end(), 0u) != dimensions.end();
+    if (argument.lifetime != hal::Request::Argument::LifeTime::NO_VALUE && hal::isTensor(operand.type) && unknown) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                    "output " + std::to_string(i) + "'s dimensions are not fully specified");
     }
   }
   state_ = State::COMPUTATION;
@@ -212,6 +227,9 @@ int Execution::finishComputation(const hal::Result<hal::ExecutionOutcome>& outco
       }
     }
     timing_ = outcome->timing;
+    // Without dependencies the fenced durations are the same as the others (NDK DurationCode);
+    // a fenced computation records its own after this.
+    fencedTiming_ = timing_;
     completedWithShapes_ = true;
     lastResult_ = ANEURALNETWORKS_NO_ERROR;
     return ANEURALNETWORKS_NO_ERROR;
@@ -240,7 +258,7 @@ int Execution::compute(const hal::IBurst* burst) {
 int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done) {
   const char* function = waitFor.empty() ? "ANeuralNetworksExecution_startCompute"
                                          : "ANeuralNetworksExecution_startComputeWithDependencies";
-  if (int refused = beginComputation(function); refused != ANEURALNETWORKS_NO_ERROR) return refused;
+  if (int refused = beginComputation(function, !waitFor.empty(), durationAfterFence); refused) return refused;
   *done = hal::SyncFence::create();
   const hal::Request request = this->request();
   const hal::MeasureTiming measure = measure_ ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
@@ -317,27 +335,24 @@ int Execution::getOutputOperandDimensions(int32_t index, uint32_t* dimensions) c
 }
 
 int Execution::getDuration(int32_t durationCode, uint64_t* duration) const {
+  const char* function = "ANeuralNetworksExecution_getDuration";
+  // The NDK promises UINT64_MAX whenever there is no duration to give, refusals included.
+  *duration = UINT64_MAX;
+  const bool fenced = durationCode == ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE ||
+                      durationCode == ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER;
+  if (!fenced && durationCode != ANEURALNETWORKS_DURATION_ON_HARDWARE &&
+      durationCode != ANEURALNETWORKS_DURATION_IN_DRIVER) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                  "durationCode " + std::to_string(durationCode) + " is not a DurationCode");
+  }
   std::lock_guard<std::mutex> lock(mutex_);
-  if (state_ != State::COMPLETED) {
-    return refuse("ANeuralNetworksExecution_getDuration", ANEURALNETWORKS_BAD_STATE, "the execution has not completed");
-  }
-  if (!measure_) {
-    return refuse("ANeuralNetworksExecution_getDuration", ANEURALNETWORKS_BAD_STATE, "timing was not measured");
-  }
-  const bool ok = lastResult_.load() == ANEURALNETWORKS_NO_ERROR;
-  switch (durationCode) {
-    case ANEURALNETWORKS_DURATION_ON_HARDWARE: *duration = ok ? nanosecondsOf(timing_.timeOnDevice) : UINT64_MAX; break;
-    case ANEURALNETWORKS_DURATION_IN_DRIVER: *duration = ok ? nanosecondsOf(timing_.timeInDriver) : UINT64_MAX; break;
-    case ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE:
-      *duration = ok ? nanosecondsOf(fencedTiming_.timeOnDevice) : UINT64_MAX;
-      break;
-    case ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER:
-      *duration = ok ? nanosecondsOf(fencedTiming_.timeInDriver) : UINT64_MAX;
-      break;
-    default:
-      return refuse("ANeuralNetworksExecution_getDuration", ANEURALNETWORKS_BAD_DATA,
-                    "durationCode " + std::to_string(durationCode) + " is not a DurationCode");
-  }
+  if (state_ != State::COMPLETED) return refuse(function, ANEURALNETWORKS_BAD_STATE, "the execution has not completed");
+  if (!measure_) return refuse(function, ANEURALNETWORKS_BAD_STATE, "timing was not measured");
+  if (lastResult_.load() != ANEURALNETWORKS_NO_ERROR) return ANEURALNETWORKS_NO_ERROR;
+  const hal::Timing& timing = fenced ? fencedTiming_ : timing_;
+  const bool onHardware = durationCode == ANEURALNETWORKS_DURATION_ON_HARDWARE ||
+                          durationCode == ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE;
+  *duration = nanosecondsOf(onHardware ? timing.timeOnDevice : timing.timeInDriver);
   return ANEURALNETWORKS_NO_ERROR;
 }
 

@@ -57,7 +57,9 @@ class Execution : public std::enable_shared_from_this<Execution> {
   enum class State { PREPARATION, COMPUTATION, COMPLETED };
 
   // Moves to COMPUTATION if the state allows a computation now; the result code otherwise.
-  int beginComputation(const char* function);
+  // A fenced one (startComputeWithDependencies) also needs every output's shape fully known, and
+  // a compilation for exactly one device if it has a duration after the fences (as the NDK says).
+  int beginComputation(const char* function, bool fenced = false, uint64_t durationAfterFence = 0);
   hal::Request request() const;
   // Records what a computation gave and returns its result code.
   int finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);

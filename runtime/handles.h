@@ -6,6 +6,7 @@
 
 #include <android/NeuralNetworks.h>
 
+#include <atomic>
 #include <memory>
 
 #include "hal/i_burst.h"
@@ -34,6 +35,8 @@ struct Event {
 struct Burst {
   std::shared_ptr<const Compilation> compilation;
   hal::SharedBurst burst;
+  // One computation at a time: the NDK answers BAD_STATE to a second while one runs.
+  std::atomic<bool> busy{false};
 };
 
 inline RuntimeDevice* fromHandle(ANeuralNetworksDevice* device) { return reinterpret_cast<RuntimeDevice*>(device); }

@@ -1,7 +1,5 @@
 #include "tests/conformance/cts_runner.h"
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -240,18 +238,6 @@ std::string compareOutput(const CtsTestCase& testCase, size_t outputIndex,
 
 namespace {
 
-// `count` cache handles DIR/NAME-0, NAME-1, ..., reused by every case.
-hal::Result<std::vector<hal::CacheFile>> cacheHandles(const std::string& directory, const std::string& name,
-                                                      uint32_t count) {
-  std::vector<hal::CacheFile> handles;
-  for (uint32_t i = 0; i < count; ++i) {
-    NN_ASSIGN_OR_RETURN(hal::CacheFile file,
-                        hal::openCacheFile(directory + "/" + name + "-" + std::to_string(i), O_RDWR | O_CREAT));
-    handles.push_back(std::move(file));
-  }
-  return handles;
-}
-
 // A stage that returned an error: the right answer for an expect_failure model, unless the
 // device itself was lost (DEAD_OBJECT), which says nothing about the model.
 CaseResult refusedOrFailed(const CtsTestCase& testCase, const std::string& stage, const hal::Error& error) {
@@ -358,9 +344,9 @@ CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, cons
     return executeAndCheck(device, testCase, *prepared, options);
   }
   // With a cache: prepared while saving the cache, then again from that cache; both must pass.
-  auto modelCache = cacheHandles(options.cacheDirectory, "model", device.getNumberOfCacheFilesNeeded().first);
+  auto modelCache = hal::openCacheFiles(options.cacheDirectory, "model", device.getNumberOfCacheFilesNeeded().first);
   if (!modelCache.ok()) return {Outcome::FAILED, modelCache.error().message};
-  auto dataCache = cacheHandles(options.cacheDirectory, "data", device.getNumberOfCacheFilesNeeded().second);
+  auto dataCache = hal::openCacheFiles(options.cacheDirectory, "data", device.getNumberOfCacheFilesNeeded().second);
   if (!dataCache.ok()) return {Outcome::FAILED, dataCache.error().message};
   const hal::Digest digest = hal::sha256(reinterpret_cast<const uint8_t*>(testCase.name.data()), testCase.name.size());
   hal::CacheToken token;

@@ -1,0 +1,1323 @@
+// The NDK's documented semantics of every NNAPI C API function but ANeuralNetworksModel_* (which
+// model_builder_test covers): NULL arguments, calls in the wrong state, bad values, and what each
+// call does, on a remote device (an npu_emulator this test starts, reached through
+// NNREMOTE_TARGETS) and on nnapi-reference. The models are tiny: ADD of two float32 [2] tensors,
+// the same with an output of unspecified shape, RANK (a scalar output) and a WHILE loop.
+#include <android/NeuralNetworks.h>
+#include <android/NeuralNetworksExtensions.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <iterator>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "accelerator_sim/sim_device.h"
+#include "emulator/emulator_server.h"
+#include "tests/common/control_flow_models.h"
+#include "tests/common/server_options.h"
+#include "tests/common/unique_names.h"
+#include "tests/runtime/c_api_model.h"
+#include "tests/runtime/remote_server.h"
+
+namespace nnremote::testing {
+namespace {
+
+constexpr int kOk = ANEURALNETWORKS_NO_ERROR;
+
+const auto* const kServer = ::testing::AddGlobalTestEnvironment(new RemoteServer("capi-semantics"));
+
+// ---- Owners of C API objects -------------------------------------------------------------------
+
+template <typename T, void (*Free)(T*)>
+struct Freer {
+  void operator()(T* object) const { Free(object); }
+};
+template <typename T, void (*Free)(T*)>
+using Owned = std::unique_ptr<T, Freer<T, Free>>;
+using Model = Owned<ANeuralNetworksModel, ANeuralNetworksModel_free>;
+using Compilation = Owned<ANeuralNetworksCompilation, ANeuralNetworksCompilation_free>;
+using Execution = Owned<ANeuralNetworksExecution, ANeuralNetworksExecution_free>;
+using Event = Owned<ANeuralNetworksEvent, ANeuralNetworksEvent_free>;
+using Burst = Owned<ANeuralNetworksBurst, ANeuralNetworksBurst_free>;
+using Memory = Owned<ANeuralNetworksMemory, ANeuralNetworksMemory_free>;
+
+// ---- Models ------------------------------------------------------------------------------------
+
+ANeuralNetworksOperandType tensorType(const std::vector<uint32_t>& dimensions,
+                                      int32_t type = ANEURALNETWORKS_TENSOR_FLOAT32) {
+  return {type, static_cast<uint32_t>(dimensions.size()), dimensions.empty() ? nullptr : dimensions.data(), 0.0f, 0};
+}
+
+// out = a + b (with `activation`), a and b float32 [2], out float32 `outputDimensions`. Finished
+// unless `finish` is false; null if a call failed.
+Model addModel(std::vector<uint32_t> outputDimensions = {2}, int32_t activation = ANEURALNETWORKS_FUSED_NONE,
+               bool finish = true) {
+  ANeuralNetworksModel* raw = nullptr;
+  if (ANeuralNetworksModel_create(&raw) != kOk) return nullptr;
+  Model model(raw);
+  const std::vector<uint32_t> two = {2};
+  const ANeuralNetworksOperandType input = tensorType(two);
+  const ANeuralNetworksOperandType output = tensorType(outputDimensions);
+  const ANeuralNetworksOperandType scalar{ANEURALNETWORKS_INT32, 0, nullptr, 0.0f, 0};
+  const uint32_t addInputs[] = {0, 1, 2}, outputs[] = {3}, modelInputs[] = {0, 1};
+  const bool built = ANeuralNetworksModel_addOperand(raw, &input) == kOk &&
+                     ANeuralNetworksModel_addOperand(raw, &input) == kOk &&
+                     ANeuralNetworksModel_addOperand(raw, &scalar) == kOk &&
+                     ANeuralNetworksModel_addOperand(raw, &output) == kOk &&
+                     ANeuralNetworksModel_setOperandValue(raw, 2, &activation, sizeof activation) == kOk &&
+                     ANeuralNetworksModel_addOperation(raw, ANEURALNETWORKS_ADD, 3, addInputs, 1, outputs) == kOk &&
+                     ANeuralNetworksModel_identifyInputsAndOutputs(raw, 2, modelInputs, 1, outputs) == kOk &&
+                     (!finish || ANeuralNetworksModel_finish(raw) == kOk);
+  return built ? std::move(model) : nullptr;
+}
+
+// out = RANK(x): x float32 [2], out an INT32 scalar.
+Model rankModel() {
+  ANeuralNetworksModel* raw = nullptr;
+  if (ANeuralNetworksModel_create(&raw) != kOk) return nullptr;
+  Model model(raw);
+  const std::vector<uint32_t> two = {2};
+  const ANeuralNetworksOperandType input = tensorType(two);
+  const ANeuralNetworksOperandType scalar{ANEURALNETWORKS_INT32, 0, nullptr, 0.0f, 0};
+  const uint32_t inputs[] = {0}, outputs[] = {1};
+  const bool built = ANeuralNetworksModel_addOperand(raw, &input) == kOk &&
+                     ANeuralNetworksModel_addOperand(raw, &scalar) == kOk &&
+                     ANeuralNetworksModel_addOperation(raw, ANEURALNETWORKS_RANK, 1, inputs, 1, outputs) == kOk &&
+                     ANeuralNetworksModel_identifyInputsAndOutputs(raw, 1, inputs, 1, outputs) == kOk &&
+                     ANeuralNetworksModel_finish(raw) == kOk;
+  return built ? std::move(model) : nullptr;
+}
+
+// ---- Devices -----------------------------------------------------------------------------------
+
+std::string nameOf(const ANeuralNetworksDevice* device) {
+  const char* name = nullptr;
+  return ANeuralNetworksDevice_getName(device, &name) == kOk && name != nullptr ? name : "";
+}
+
+std::vector<ANeuralNetworksDevice*> allDevices() {
+  uint32_t count = 0;
+  std::vector<ANeuralNetworksDevice*> devices;
+  if (ANeuralNetworks_getDeviceCount(&count) != kOk) return devices;
+  for (uint32_t i = 0; i < count; ++i) {
+    ANeuralNetworksDevice* device = nullptr;
+    if (ANeuralNetworks_getDevice(i, &device) == kOk) devices.push_back(device);
+  }
+  return devices;
+}
+
+// The remote device (the first that is not nnapi-reference) or nnapi-reference.
+const ANeuralNetworksDevice* deviceFor(bool remote) {
+  for (const ANeuralNetworksDevice* device : allDevices()) {
+    if ((nameOf(device) == "nnapi-reference") != remote) return device;
+  }
+  return nullptr;
+}
+
+// ---- Compilations and executions ---------------------------------------------------------------
+
+// A compilation of `model` for `device` alone, or by Compilation_create when `device` is null;
+// finished unless `finish` is false. Null if a call failed.
+Compilation compile(ANeuralNetworksModel* model, const ANeuralNetworksDevice* device = nullptr, bool finish = true) {
+  ANeuralNetworksCompilation* raw = nullptr;
+  const int created = device != nullptr ? ANeuralNetworksCompilation_createForDevices(model, &device, 1, &raw)
+                                        : ANeuralNetworksCompilation_create(model, &raw);
+  if (created != kOk) return nullptr;
+  Compilation compilation(raw);
+  if (finish && ANeuralNetworksCompilation_finish(raw) != kOk) return nullptr;
+  return compilation;
+}
+
+Execution executionOf(ANeuralNetworksCompilation* compilation) {
+  ANeuralNetworksExecution* raw = nullptr;
+  return Execution(ANeuralNetworksExecution_create(compilation, &raw) == kOk ? raw : nullptr);
+}
+
+// The arguments of an ADD execution: a and b, and `outLength` bytes of out.
+int setAddArguments(ANeuralNetworksExecution* execution, const float* a, const float* b, float* out,
+                    size_t outLength = 2 * sizeof(float)) {
+  if (int code = ANeuralNetworksExecution_setInput(execution, 0, nullptr, a, 2 * sizeof(float)); code) return code;
+  if (int code = ANeuralNetworksExecution_setInput(execution, 1, nullptr, b, 2 * sizeof(float)); code) return code;
+  return ANeuralNetworksExecution_setOutput(execution, 0, nullptr, out, outLength);
+}
+
+// An ADD execution of `compilation` with its arguments set; null if a call failed.
+Execution addExecution(ANeuralNetworksCompilation* compilation, const float* a, const float* b, float* out) {
+  Execution execution = executionOf(compilation);
+  if (execution == nullptr || setAddArguments(execution.get(), a, b, out) != kOk) return nullptr;
+  return execution;
+}
+
+// Starts `execution` after `dependencies`; the event, or null with the result code in `code`.
+Event startAfter(ANeuralNetworksExecution* execution, const std::vector<const ANeuralNetworksEvent*>& dependencies,
+                 int* code, uint64_t duration = 0) {
+  ANeuralNetworksEvent* raw = nullptr;
+  *code = ANeuralNetworksExecution_startComputeWithDependencies(
+      execution, dependencies.data(), static_cast<uint32_t>(dependencies.size()), duration, &raw);
+  return Event(raw);
+}
+
+// Output 0's dimensions, asked as a program does (rank, then dimensions); `code` is what the
+// last call returned.
+std::vector<uint32_t> outputDimensions(ANeuralNetworksExecution* execution, int* code) {
+  uint32_t rank = 0;
+  *code = ANeuralNetworksExecution_getOutputOperandRank(execution, 0, &rank);
+  if (*code != kOk && *code != ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE) return {};
+  std::vector<uint32_t> dimensions(rank);
+  *code = ANeuralNetworksExecution_getOutputOperandDimensions(execution, 0, dimensions.data());
+  return dimensions;
+}
+
+const float kA[2] = {1.0f, 2.0f};
+const float kB[2] = {10.0f, 20.0f};
+const std::vector<float> kSum = {11.0f, 22.0f};
+
+std::vector<float> values(const float* data, size_t count = 2) { return std::vector<float>(data, data + count); }
+
+// ---- Devices and runtime-wide queries ----------------------------------------------------------
+
+TEST(CApiSemanticsTest, EveryDeviceAnswersItsQueries) {
+  uint32_t count = 0;
+  ASSERT_EQ(ANeuralNetworks_getDeviceCount(&count), kOk);
+  ASSERT_GE(count, 2u) << "the test's server's device and nnapi-reference";
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < count; ++i) {
+    ANeuralNetworksDevice* device = nullptr;
+    ASSERT_EQ(ANeuralNetworks_getDevice(i, &device), kOk);
+    ANeuralNetworksDevice* again = nullptr;
+    ASSERT_EQ(ANeuralNetworks_getDevice(i, &again), kOk);
+    EXPECT_EQ(device, again) << "the same representation every time";
+    const char* name = nullptr;
+    const char* version = nullptr;
+    int32_t type = -1;
+    int64_t level = 0;
+    ASSERT_EQ(ANeuralNetworksDevice_getName(device, &name), kOk);
+    ASSERT_EQ(ANeuralNetworksDevice_getVersion(device, &version), kOk);
+    ASSERT_EQ(ANeuralNetworksDevice_getType(device, &type), kOk);
+    ASSERT_EQ(ANeuralNetworksDevice_getFeatureLevel(device, &level), kOk);
+    EXPECT_EQ(ANeuralNetworksDevice_wait(device), kOk) << name;
+    ASSERT_NE(name, nullptr);
+    EXPECT_NE(std::string(name), "");
+    ASSERT_NE(version, nullptr);
+    EXPECT_NE(std::string(version), "");
+    EXPECT_GE(type, ANEURALNETWORKS_DEVICE_OTHER);
+    EXPECT_LE(type, ANEURALNETWORKS_DEVICE_ACCELERATOR);
+    EXPECT_GE(level, ANEURALNETWORKS_FEATURE_LEVEL_1);
+    EXPECT_LE(level, ANeuralNetworks_getRuntimeFeatureLevel()) << "the NDK: never above the runtime's level";
+    if (std::string(name) == "nnapi-reference") {
+      EXPECT_EQ(type, ANEURALNETWORKS_DEVICE_CPU);
+    }
+    names.push_back(name);
+  }
+  EXPECT_EQ(names.back(), "nnapi-reference") << "nnapi-reference comes after the remote devices";
+  EXPECT_NE(names.front(), "nnapi-reference") << "the test's server gave no device";
+}
+
+TEST(CApiSemanticsTest, DeviceFunctionsRefuseNullAndBadIndexes) {
+  uint32_t count = 0;
+  ASSERT_EQ(ANeuralNetworks_getDeviceCount(&count), kOk);
+  EXPECT_EQ(ANeuralNetworks_getDeviceCount(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksDevice* device = nullptr;
+  EXPECT_EQ(ANeuralNetworks_getDevice(count, &device), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworks_getDevice(0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ASSERT_EQ(ANeuralNetworks_getDevice(0, &device), kOk);
+  const char* text = nullptr;
+  int32_t type = 0;
+  int64_t level = 0;
+  bool supported = true;
+  EXPECT_EQ(ANeuralNetworksDevice_getName(nullptr, &text), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getName(device, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getVersion(nullptr, &text), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getVersion(device, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getType(nullptr, &type), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getType(device, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getFeatureLevel(nullptr, &level), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getFeatureLevel(device, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_wait(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getExtensionSupport(nullptr, "x", &supported), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getExtensionSupport(device, nullptr, &supported), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksDevice_getExtensionSupport(device, "x", nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ASSERT_EQ(ANeuralNetworksDevice_getExtensionSupport(device, "com.example.none", &supported), kOk);
+  EXPECT_FALSE(supported);
+}
+
+TEST(CApiSemanticsTest, RuntimeWideQueries) {
+  EXPECT_EQ(ANeuralNetworks_getDefaultLoopTimeout(), 2'000'000'000u);
+  EXPECT_EQ(ANeuralNetworks_getMaximumLoopTimeout(), 15'000'000'000u);
+  const int64_t level = ANeuralNetworks_getRuntimeFeatureLevel();
+  const int64_t levels[] = {ANEURALNETWORKS_FEATURE_LEVEL_1, ANEURALNETWORKS_FEATURE_LEVEL_2,
+                            ANEURALNETWORKS_FEATURE_LEVEL_3, ANEURALNETWORKS_FEATURE_LEVEL_4,
+                            ANEURALNETWORKS_FEATURE_LEVEL_5, ANEURALNETWORKS_FEATURE_LEVEL_6,
+                            ANEURALNETWORKS_FEATURE_LEVEL_7, ANEURALNETWORKS_FEATURE_LEVEL_8};
+  EXPECT_NE(std::find(std::begin(levels), std::end(levels), level), std::end(levels))
+      << level << " is not a FeatureLevelCode";
+  // The device functions this test calls are feature level 3's.
+  EXPECT_GE(level, ANEURALNETWORKS_FEATURE_LEVEL_3);
+}
+
+TEST(CApiSemanticsTest, SupportedOperationsForDevices) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  const auto devices = allDevices();
+  ASSERT_GE(devices.size(), 2u);
+  std::vector<const ANeuralNetworksDevice*> both(devices.begin(), devices.end());
+  for (const ANeuralNetworksDevice* device : both) {
+    bool supported[1] = {false};
+    ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), &device, 1, supported), kOk);
+    EXPECT_TRUE(supported[0]) << nameOf(device) << " runs ADD";
+  }
+  bool supported[1] = {false};
+  ASSERT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), both.data(),
+                                                                  static_cast<uint32_t>(both.size()), supported),
+            kOk);
+  EXPECT_TRUE(supported[0]);
+  const ANeuralNetworksDevice* twice[] = {both[0], both[0]};
+  EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), twice, 2, supported),
+            ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), both.data(), 0, supported),
+            ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(nullptr, both.data(), 1, supported),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), nullptr, 1, supported),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(model.get(), both.data(), 1, nullptr),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  Model unfinished = addModel({2}, ANEURALNETWORKS_FUSED_NONE, /*finish=*/false);
+  ASSERT_NE(unfinished, nullptr);
+  EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(unfinished.get(), both.data(), 1, supported),
+            ANEURALNETWORKS_BAD_STATE);
+}
+
+// ---- Compilations ------------------------------------------------------------------------------
+
+TEST(CApiSemanticsTest, CompilationCreateRefusesNullAndUnfinishedModels) {
+  Model model = addModel();
+  Model unfinished = addModel({2}, ANEURALNETWORKS_FUSED_NONE, /*finish=*/false);
+  ASSERT_NE(model, nullptr);
+  ASSERT_NE(unfinished, nullptr);
+  ANeuralNetworksCompilation* compilation = reinterpret_cast<ANeuralNetworksCompilation*>(&model);
+  EXPECT_EQ(ANeuralNetworksCompilation_create(nullptr, &compilation), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(compilation, nullptr) << "set to NULL if unsuccessful";
+  EXPECT_EQ(ANeuralNetworksCompilation_create(model.get(), nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  compilation = reinterpret_cast<ANeuralNetworksCompilation*>(&model);
+  EXPECT_EQ(ANeuralNetworksCompilation_create(unfinished.get(), &compilation), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(compilation, nullptr);
+}
+
+TEST(CApiSemanticsTest, CreateForDevicesRefusesEmptyDuplicatedAndUnknownDevices) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  const ANeuralNetworksDevice* device = deviceFor(false);
+  ASSERT_NE(device, nullptr);
+  ANeuralNetworksCompilation* compilation = nullptr;
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), &device, 0, &compilation),
+            ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(compilation, nullptr);
+  const ANeuralNetworksDevice* twice[] = {device, device};
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), twice, 2, &compilation),
+            ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(compilation, nullptr);
+  int notADevice = 0;
+  const ANeuralNetworksDevice* unknown[] = {reinterpret_cast<const ANeuralNetworksDevice*>(&notADevice)};
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), unknown, 1, &compilation),
+            ANEURALNETWORKS_BAD_DATA);
+  const ANeuralNetworksDevice* withNull[] = {device, nullptr};
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), withNull, 2, &compilation),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(nullptr, &device, 1, &compilation),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), nullptr, 1, &compilation),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), &device, 1, nullptr),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(compilation, nullptr);
+}
+
+TEST(CApiSemanticsTest, CompilationSettersCheckTheirValuesAndState) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get(), deviceFor(false), /*finish=*/false);
+  ASSERT_NE(compilation, nullptr);
+  ANeuralNetworksCompilation* c = compilation.get();
+  EXPECT_EQ(ANeuralNetworksCompilation_setPreference(c, 3), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPreference(c, -1), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPreference(c, ANEURALNETWORKS_PREFER_SUSTAINED_SPEED), kOk);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPriority(c, 0), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPriority(c, 105), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPriority(c, ANEURALNETWORKS_PRIORITY_HIGH), kOk);
+  EXPECT_EQ(ANeuralNetworksCompilation_setTimeout(c, 60'000'000'000u), kOk) << "one device: allowed";
+  const uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {};
+  EXPECT_EQ(ANeuralNetworksCompilation_setCaching(c, nullptr, token), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_setCaching(c, "/tmp", nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_setCaching(nullptr, "/tmp", token), ANEURALNETWORKS_UNEXPECTED_NULL);
+
+  ASSERT_EQ(ANeuralNetworksCompilation_finish(c), kOk);
+  EXPECT_EQ(ANeuralNetworksCompilation_finish(c), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPreference(c, ANEURALNETWORKS_PREFER_LOW_POWER), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPriority(c, ANEURALNETWORKS_PRIORITY_LOW), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksCompilation_setTimeout(c, 1), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksCompilation_setCaching(c, "/tmp", token), ANEURALNETWORKS_BAD_STATE);
+
+  EXPECT_EQ(ANeuralNetworksCompilation_setPreference(nullptr, 0), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_setPriority(nullptr, ANEURALNETWORKS_PRIORITY_LOW),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_setTimeout(nullptr, 1), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksCompilation_finish(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksCompilation_free(nullptr);  // the NDK: no operation
+}
+
+TEST(CApiSemanticsTest, TimeoutsAndTimingNeedACompilationForExactlyOneDevice) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  std::vector<ANeuralNetworksDevice*> devices = allDevices();
+  ASSERT_GE(devices.size(), 2u);
+  const ANeuralNetworksDevice* two[] = {devices[0], devices[1]};
+  ANeuralNetworksCompilation* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), two, 2, &raw), kOk);
+  Compilation forTwo(raw);
+  Compilation byCreate = compile(model.get(), nullptr, /*finish=*/false);
+  Compilation forOne = compile(model.get(), devices[0], /*finish=*/false);
+  ASSERT_NE(byCreate, nullptr);
+  ASSERT_NE(forOne, nullptr);
+  EXPECT_EQ(ANeuralNetworksCompilation_setTimeout(byCreate.get(), 1'000'000'000), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksCompilation_setTimeout(forTwo.get(), 1'000'000'000), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksCompilation_setTimeout(forOne.get(), 0), kOk) << "0: no timeout";
+  for (ANeuralNetworksCompilation* c : {byCreate.get(), forTwo.get(), forOne.get()}) {
+    ASSERT_EQ(ANeuralNetworksCompilation_finish(c), kOk);
+  }
+  for (ANeuralNetworksCompilation* c : {byCreate.get(), forTwo.get()}) {
+    Execution execution = executionOf(c);
+    ASSERT_NE(execution, nullptr);
+    EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), 1'000'000'000), ANEURALNETWORKS_BAD_DATA);
+  }
+  Execution execution = executionOf(forOne.get());
+  ASSERT_NE(execution, nullptr);
+  EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), 60'000'000'000u), kOk);
+  float out[2] = {};
+  ASSERT_EQ(setAddArguments(execution.get(), kA, kB, out), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk) << "a generous timeout is met";
+  EXPECT_EQ(values(out), kSum);
+}
+
+TEST(CApiSemanticsTest, CompilationCreateChoosesADeviceThatRunsTheModel) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  for (int32_t preference : {ANEURALNETWORKS_PREFER_LOW_POWER, ANEURALNETWORKS_PREFER_FAST_SINGLE_ANSWER,
+                             ANEURALNETWORKS_PREFER_SUSTAINED_SPEED}) {
+    Compilation compilation = compile(model.get(), nullptr, /*finish=*/false);
+    ASSERT_NE(compilation, nullptr);
+    ASSERT_EQ(ANeuralNetworksCompilation_setPreference(compilation.get(), preference), kOk);
+    ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation.get()), kOk) << "preference " << preference;
+    float out[2] = {};
+    Execution execution = addExecution(compilation.get(), kA, kB, out);
+    ASSERT_NE(execution, nullptr);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+    EXPECT_EQ(values(out), kSum);
+  }
+}
+
+TEST(CApiSemanticsTest, PreferredAlignmentAndPaddingArePowersOfTwoAfterFinish) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get(), nullptr, /*finish=*/false);
+  ASSERT_NE(compilation, nullptr);
+  using Query = int (*)(const ANeuralNetworksCompilation*, uint32_t, uint32_t*);
+  struct Case {
+    Query query;
+    uint32_t count;  // inputs or outputs
+  };
+  const Case cases[] = {{ANeuralNetworksCompilation_getPreferredMemoryAlignmentForInput, 2},
+                        {ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput, 2},
+                        {ANeuralNetworksCompilation_getPreferredMemoryAlignmentForOutput, 1},
+                        {ANeuralNetworksCompilation_getPreferredMemoryPaddingForOutput, 1}};
+  uint32_t value = 0;
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.query(compilation.get(), 0, &value), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(c.query(nullptr, 0, &value), ANEURALNETWORKS_UNEXPECTED_NULL);
+    EXPECT_EQ(c.query(compilation.get(), 0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  }
+  ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation.get()), kOk);
+  for (const Case& c : cases) {
+    for (uint32_t index = 0; index < c.count; ++index) {
+      value = 0;
+      ASSERT_EQ(c.query(compilation.get(), index, &value), kOk);
+      EXPECT_GE(value, 1u);
+      EXPECT_EQ(value & (value - 1), 0u) << value << " is not a power of two";
+    }
+    EXPECT_EQ(c.query(compilation.get(), c.count, &value), ANEURALNETWORKS_BAD_DATA);
+  }
+}
+
+// ---- Executions: creation, arguments, state ----------------------------------------------------
+
+TEST(CApiSemanticsTest, ExecutionCreateNeedsAFinishedCompilation) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation unfinished = compile(model.get(), nullptr, /*finish=*/false);
+  ASSERT_NE(unfinished, nullptr);
+  ANeuralNetworksExecution* execution = reinterpret_cast<ANeuralNetworksExecution*>(&model);
+  EXPECT_EQ(ANeuralNetworksExecution_create(unfinished.get(), &execution), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(execution, nullptr) << "set to NULL if unsuccessful";
+  execution = reinterpret_cast<ANeuralNetworksExecution*>(&model);
+  EXPECT_EQ(ANeuralNetworksExecution_create(nullptr, &execution), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(execution, nullptr);
+  EXPECT_EQ(ANeuralNetworksExecution_create(unfinished.get(), nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ASSERT_EQ(ANeuralNetworksCompilation_finish(unfinished.get()), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_create(unfinished.get(), &execution), kOk);
+  ANeuralNetworksExecution_free(execution);
+  ANeuralNetworksExecution_free(nullptr);  // the NDK: no operation
+}
+
+TEST(CApiSemanticsTest, ExecutionFunctionsRefuseNull) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  ANeuralNetworksExecution* e = execution.get();
+  float buffer[2] = {};
+  constexpr int kNull = ANEURALNETWORKS_UNEXPECTED_NULL;
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(nullptr, 0, nullptr, buffer, sizeof buffer), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 0, nullptr, nullptr, sizeof buffer), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(nullptr, 0, nullptr, buffer, sizeof buffer), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(e, 0, nullptr, nullptr, sizeof buffer), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(e, 0, nullptr, nullptr, 0, sizeof buffer), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(e, 0, nullptr, nullptr, 0, sizeof buffer), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_compute(nullptr), kNull);
+  ANeuralNetworksEvent* event = reinterpret_cast<ANeuralNetworksEvent*>(&buffer);
+  EXPECT_EQ(ANeuralNetworksExecution_startCompute(nullptr, &event), kNull);
+  EXPECT_EQ(event, nullptr) << "set to NULL if there is an error";
+  EXPECT_EQ(ANeuralNetworksExecution_startCompute(e, nullptr), kNull);
+  event = reinterpret_cast<ANeuralNetworksEvent*>(&buffer);
+  EXPECT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(nullptr, nullptr, 0, 0, &event), kNull);
+  EXPECT_EQ(event, nullptr);
+  EXPECT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(e, nullptr, 0, 0, nullptr), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(e, nullptr, 1, 0, &event), kNull);
+  const ANeuralNetworksEvent* nullDependency[] = {nullptr};
+  EXPECT_EQ(ANeuralNetworksExecution_startComputeWithDependencies(e, nullDependency, 1, 0, &event), kNull);
+  EXPECT_EQ(event, nullptr);
+  uint64_t duration = 0;
+  uint32_t rank = 0;
+  EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(nullptr, true), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(nullptr, ANEURALNETWORKS_DURATION_IN_DRIVER, &duration), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_IN_DRIVER, nullptr), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(nullptr, 0, &rank), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(e, 0, nullptr), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(nullptr, 0, &rank), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, nullptr), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setTimeout(nullptr, 1), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setLoopTimeout(nullptr, 1), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_setReusable(nullptr, true), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(nullptr, true), kNull);
+  EXPECT_EQ(ANeuralNetworksExecution_burstCompute(e, nullptr), kNull);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(nullptr), kNull);
+  ANeuralNetworksEvent_free(nullptr);  // the NDK: no operation
+  // None of the refusals changed the execution: it still runs.
+  ASSERT_EQ(setAddArguments(e, kA, kB, buffer), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(e), kOk);
+  EXPECT_EQ(values(buffer), kSum);
+}
+
+TEST(CApiSemanticsTest, ArgumentsAreCheckedAgainstTheModel) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  ANeuralNetworksExecution* e = execution.get();
+  float out[4] = {};
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 2, nullptr, kA, sizeof kA), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, -1, nullptr, kA, sizeof kA), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(e, 1, nullptr, out, 8), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 0, nullptr, kA, 4), ANEURALNETWORKS_BAD_DATA) << "too short";
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 0, nullptr, out, 16), ANEURALNETWORKS_BAD_DATA)
+      << "too long without padding";
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(e, 0, nullptr, out, 12), ANEURALNETWORKS_BAD_DATA);
+  const std::vector<uint32_t> two = {2}, twoByOne = {2, 1}, three = {3};
+  const ANeuralNetworksOperandType intType = tensorType(two, ANEURALNETWORKS_TENSOR_INT32);
+  const ANeuralNetworksOperandType rank2 = tensorType(twoByOne);
+  const ANeuralNetworksOperandType otherDimension = tensorType(three);
+  const ANeuralNetworksOperandType same = tensorType(two);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 0, &intType, kA, sizeof kA), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 0, &rank2, kA, sizeof kA), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 0, &otherDimension, out, 12), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(e, 0, &rank2, out, 8), ANEURALNETWORKS_BAD_DATA);
+  // An omitted output (NULL, 0) is accepted here, as the NDK documents for optional outputs.
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(e, 0, nullptr, nullptr, 0), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_compute(e), ANEURALNETWORKS_BAD_DATA) << "the inputs are not set";
+  ANeuralNetworksExecution_free(execution.release());
+
+  execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  e = execution.get();
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(e, 0, &same, kA, sizeof kA), kOk) << "the model's own type";
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(e, 1, nullptr, kB, sizeof kB), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(e, 0, &same, out, 8), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(e), kOk);
+  EXPECT_EQ(values(out), kSum);
+}
+
+TEST(CApiSemanticsTest, AnExecutionComputesOnceUnlessReusable) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get(), deviceFor(false));
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution once = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(once, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(once.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+  EXPECT_EQ(ANeuralNetworksExecution_compute(once.get()), ANEURALNETWORKS_BAD_STATE);
+  ANeuralNetworksEvent* event = nullptr;
+  EXPECT_EQ(ANeuralNetworksExecution_startCompute(once.get(), &event), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(event, nullptr);
+  // Everything that prepares an execution is refused once it has computed.
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(once.get(), 0, nullptr, kA, sizeof kA), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(once.get(), 0, nullptr, out, sizeof out), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setReusable(once.get(), true), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(once.get(), true), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setTimeout(once.get(), 1'000'000'000), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setLoopTimeout(once.get(), 1'000'000'000), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(once.get(), true), ANEURALNETWORKS_BAD_STATE);
+
+  float a[2] = {1.0f, 2.0f};
+  Execution reusable = executionOf(compilation.get());
+  ASSERT_NE(reusable, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_setReusable(reusable.get(), true), kOk);
+  ASSERT_EQ(setAddArguments(reusable.get(), a, kB, out), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(reusable.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+  a[0] = 100.0f;  // the buffer is read again by the next computation
+  ASSERT_EQ(ANeuralNetworksExecution_compute(reusable.get()), kOk) << "a reusable execution computes again";
+  EXPECT_EQ(values(out), (std::vector<float>{110.0f, 22.0f}));
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(reusable.get(), 0, nullptr, a, sizeof a), ANEURALNETWORKS_BAD_STATE);
+}
+
+TEST(CApiSemanticsTest, OutputShapesAndDurationsNeedACompletedExecution) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get(), deviceFor(false));
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ANeuralNetworksExecution* e = execution.get();
+  ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(e, true), kOk);
+  uint32_t rank = 7, dimensions[1] = {7};
+  uint64_t duration = 0;
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dimensions), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_ON_HARDWARE, &duration),
+            ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(duration, UINT64_MAX) << "no duration to give";
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(e, 4, &duration), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(e, -1, &duration), ANEURALNETWORKS_BAD_DATA);
+
+  ASSERT_EQ(ANeuralNetworksExecution_compute(e), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), kOk);
+  EXPECT_EQ(rank, 1u);
+  ASSERT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(e, 0, dimensions), kOk);
+  EXPECT_EQ(dimensions[0], 2u);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(e, 1, &rank), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(e, 1, dimensions), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(e, 4, &duration), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_IN_DRIVER, &duration), kOk);
+  EXPECT_NE(duration, UINT64_MAX);
+
+  // Without setMeasureTiming there is no duration: UINT64_MAX, refused as AOSP's runtime does.
+  Execution unmeasured = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(unmeasured, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(unmeasured.get()), kOk);
+  duration = 0;
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(unmeasured.get(), ANEURALNETWORKS_DURATION_IN_DRIVER, &duration),
+            ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(duration, UINT64_MAX);
+}
+
+TEST(CApiSemanticsTest, PaddingIsChosenBeforeAnyArgument) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, kA, sizeof kA), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(execution.get(), true), ANEURALNETWORKS_BAD_STATE);
+}
+
+TEST(CApiSemanticsTest, StartComputeWithDependenciesChecksDurationAndOutputShapes) {
+  Model model = addModel();
+  Model unspecified = addModel({0});
+  ASSERT_NE(model, nullptr);
+  ASSERT_NE(unspecified, nullptr);
+  Compilation byCreate = compile(model.get());
+  Compilation forOne = compile(model.get(), deviceFor(false));
+  Compilation unknownShape = compile(unspecified.get(), deviceFor(false));
+  ASSERT_NE(byCreate, nullptr);
+  ASSERT_NE(forOne, nullptr);
+  ASSERT_NE(unknownShape, nullptr);
+  float out[2] = {};
+  int code = kOk;
+
+  // A duration after the fences needs a compilation for exactly one device.
+  Execution execution = addExecution(byCreate.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  EXPECT_EQ(startAfter(execution.get(), {}, &code, 1'000'000'000), nullptr);
+  EXPECT_EQ(code, ANEURALNETWORKS_BAD_DATA);
+  Event event = startAfter(execution.get(), {}, &code);
+  ASSERT_EQ(code, kOk) << "the refusal left the execution as it was";
+  ASSERT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+
+  execution = addExecution(forOne.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  event = startAfter(execution.get(), {}, &code, 60'000'000'000u);
+  ASSERT_EQ(code, kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
+
+  // Every output's shape must be fully specified, by the model or by setOutput's type.
+  execution = addExecution(unknownShape.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  EXPECT_EQ(startAfter(execution.get(), {}, &code), nullptr);
+  EXPECT_EQ(code, ANEURALNETWORKS_BAD_DATA);
+  execution = executionOf(unknownShape.get());
+  ASSERT_NE(execution, nullptr);
+  const std::vector<uint32_t> two = {2};
+  const ANeuralNetworksOperandType known = tensorType(two);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, kA, sizeof kA), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, kB, sizeof kB), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, &known, out, sizeof out), kOk);
+  event = startAfter(execution.get(), {}, &code);
+  ASSERT_EQ(code, kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+}
+
+// ---- Memories ----------------------------------------------------------------------------------
+
+// A memfd of `size` bytes; -1 if none could be made.
+int memfdOf(size_t size) {
+  const int fd = memfd_create("c_api_semantics_test", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+TEST(CApiSemanticsTest, MemoryCreateFromFdRefusesBadArguments) {
+  const int fd = memfdOf(4096);
+  ASSERT_GE(fd, 0);
+  ANeuralNetworksMemory* memory = reinterpret_cast<ANeuralNetworksMemory*>(&memory);
+  EXPECT_EQ(ANeuralNetworksMemory_createFromFd(0, PROT_READ | PROT_WRITE, fd, 0, &memory), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(memory, nullptr) << "set to NULL if unsuccessful";
+  EXPECT_EQ(ANeuralNetworksMemory_createFromFd(4096, PROT_READ | PROT_EXEC, fd, 0, &memory), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemory_createFromFd(4096, PROT_READ | PROT_WRITE, -1, 0, &memory), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(memory, nullptr);
+  EXPECT_EQ(ANeuralNetworksMemory_createFromFd(4096, PROT_READ | PROT_WRITE, fd, 0, nullptr),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(4096, PROT_READ | PROT_WRITE, fd, 0, &memory), kOk);
+  ANeuralNetworksMemory_free(memory);
+  ANeuralNetworksMemory_free(nullptr);  // the NDK: no operation
+  close(fd);
+}
+
+TEST(CApiSemanticsTest, MemoryCopyCopiesBetweenFdMemories) {
+  constexpr size_t kSize = 4096;
+  const int from = memfdOf(kSize), to = memfdOf(kSize), small = memfdOf(kSize / 2);
+  ASSERT_GE(from, 0);
+  ASSERT_GE(to, 0);
+  ASSERT_GE(small, 0);
+  auto* src = static_cast<uint8_t*>(mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, from, 0));
+  auto* dst = static_cast<uint8_t*>(mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, to, 0));
+  ASSERT_NE(src, MAP_FAILED);
+  ASSERT_NE(dst, MAP_FAILED);
+  for (size_t i = 0; i < kSize; ++i) src[i] = static_cast<uint8_t>(i * 7 + 1);
+  ANeuralNetworksMemory *a = nullptr, *b = nullptr, *c = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kSize, PROT_READ | PROT_WRITE, from, 0, &a), kOk);
+  Memory memoryA(a);
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kSize, PROT_READ | PROT_WRITE, to, 0, &b), kOk);
+  Memory memoryB(b);
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kSize / 2, PROT_READ | PROT_WRITE, small, 0, &c), kOk);
+  Memory memoryC(c);
+  ASSERT_EQ(ANeuralNetworksMemory_copy(a, b), kOk);
+  EXPECT_EQ(std::memcmp(src, dst, kSize), 0) << "the copy shows through the destination's own mapping";
+  EXPECT_EQ(ANeuralNetworksMemory_copy(a, c), ANEURALNETWORKS_BAD_DATA) << "sizes differ";
+  EXPECT_EQ(ANeuralNetworksMemory_copy(nullptr, b), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksMemory_copy(a, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  munmap(src, kSize);
+  munmap(dst, kSize);
+  close(from);
+  close(to);
+  close(small);
+}
+
+// ---- Bursts ------------------------------------------------------------------------------------
+
+TEST(CApiSemanticsTest, BurstsCheckTheirCompilation) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation unfinished = compile(model.get(), deviceFor(false), /*finish=*/false);
+  Compilation compilation = compile(model.get(), deviceFor(false));
+  Compilation other = compile(model.get(), deviceFor(false));
+  ASSERT_NE(unfinished, nullptr);
+  ASSERT_NE(compilation, nullptr);
+  ASSERT_NE(other, nullptr);
+  ANeuralNetworksBurst* raw = reinterpret_cast<ANeuralNetworksBurst*>(&raw);
+  EXPECT_EQ(ANeuralNetworksBurst_create(unfinished.get(), &raw), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(raw, nullptr) << "set to NULL if unsuccessful";
+  EXPECT_EQ(ANeuralNetworksBurst_create(nullptr, &raw), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksBurst_create(compilation.get(), nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ASSERT_EQ(ANeuralNetworksBurst_create(other.get(), &raw), kOk);
+  Burst burstOfOther(raw);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  EXPECT_EQ(ANeuralNetworksExecution_burstCompute(execution.get(), burstOfOther.get()), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_burstCompute(nullptr, burstOfOther.get()), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ASSERT_EQ(ANeuralNetworksBurst_create(compilation.get(), &raw), kOk);
+  Burst burst(raw);
+  ASSERT_EQ(ANeuralNetworksExecution_burstCompute(execution.get(), burst.get()), kOk)
+      << "the refusal left the execution as it was";
+  EXPECT_EQ(values(out), kSum);
+  ANeuralNetworksBurst_free(nullptr);  // the NDK: no operation
+}
+
+// ---- What is not implemented -------------------------------------------------------------------
+
+TEST(CApiSemanticsTest, MemoryDomainsAndSyncFenceFdsAreRefusedAsNotImplemented) {
+  ANeuralNetworksMemoryDesc* desc = reinterpret_cast<ANeuralNetworksMemoryDesc*>(&desc);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_create(&desc), ANEURALNETWORKS_OP_FAILED);
+  EXPECT_EQ(desc, nullptr);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_create(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(nullptr, nullptr, 0, 1.0f), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(nullptr, nullptr, 0, 1.0f), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_setDimensions(nullptr, 0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_finish(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ANeuralNetworksMemory* memory = reinterpret_cast<ANeuralNetworksMemory*>(&memory);
+  EXPECT_EQ(ANeuralNetworksMemory_createFromDesc(nullptr, &memory), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(memory, nullptr);
+  ANeuralNetworksMemoryDesc_free(nullptr);
+
+  ANeuralNetworksEvent* event = reinterpret_cast<ANeuralNetworksEvent*>(&event);
+  EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, &event), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(event, nullptr);
+  EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  // An event of a computation has no sync fence: fd -1 and BAD_DATA, as the NDK says.
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get(), deviceFor(false));
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  int code = kOk;
+  Event started = startAfter(execution.get(), {}, &code);
+  ASSERT_EQ(code, kOk);
+  int fd = 0;
+  EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(started.get(), &fd), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(fd, -1);
+  EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(nullptr, &fd), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(started.get(), nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(started.get()), kOk);
+}
+
+// ---- Behaviour on each device ------------------------------------------------------------------
+
+class CApiOnDeviceTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    device_ = deviceFor(GetParam());
+    ASSERT_NE(device_, nullptr) << (GetParam() ? "no remote device through NNREMOTE_TARGETS" : "no nnapi-reference");
+  }
+  // `model` compiled for this test's device alone, finished.
+  Compilation compileHere(ANeuralNetworksModel* model) const { return compile(model, device_); }
+
+  const ANeuralNetworksDevice* device_ = nullptr;
+};
+
+std::string deviceName(const ::testing::TestParamInfo<bool>& info) { return info.param ? "Remote" : "Reference"; }
+
+TEST_P(CApiOnDeviceTest, UnspecifiedOutputShapeIsKnownAfterCompute) {
+  Model model = addModel({0});
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  int code = kOk;
+  EXPECT_EQ(outputDimensions(execution.get(), &code), std::vector<uint32_t>{2});
+  EXPECT_EQ(code, kOk);
+  EXPECT_EQ(values(out), kSum);
+}
+
+TEST_P(CApiOnDeviceTest, TooSmallOutputGivesInsufficientSizeAndTheNeededShape) {
+  Model model = addModel({0});
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  // The output's shape is unknown, so setOutput cannot tell that one float is too little.
+  ASSERT_EQ(setAddArguments(execution.get(), kA, kB, out, sizeof(float)), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+  int code = kOk;
+  EXPECT_EQ(outputDimensions(execution.get(), &code), std::vector<uint32_t>{2}) << "what the output needs";
+  EXPECT_EQ(code, ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+  uint64_t duration = 0;
+  EXPECT_EQ(ANeuralNetworksExecution_getDuration(execution.get(), ANEURALNETWORKS_DURATION_ON_HARDWARE, &duration),
+            ANEURALNETWORKS_BAD_STATE)
+      << "not measured";
+}
+
+TEST_P(CApiOnDeviceTest, ScalarOutputHasRankZeroAndNoDimensions) {
+  Model model = rankModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  int32_t rankOfInput = -1;
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, kA, sizeof kA), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, &rankOfInput, sizeof rankOfInput), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(rankOfInput, 1);
+  uint32_t rank = 7, dimensions[1] = {7};
+  ASSERT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution.get(), 0, &rank), kOk);
+  EXPECT_EQ(rank, 0u);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(execution.get(), 0, dimensions),
+            ANEURALNETWORKS_BAD_DATA);
+}
+
+TEST_P(CApiOnDeviceTest, MeasuredDurationsForEveryCode) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  const int32_t codes[] = {ANEURALNETWORKS_DURATION_ON_HARDWARE, ANEURALNETWORKS_DURATION_IN_DRIVER,
+                           ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE, ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER};
+  for (bool fenced : {false, true}) {
+    SCOPED_TRACE(fenced ? "startComputeWithDependencies" : "compute");
+    Execution execution = addExecution(compilation.get(), kA, kB, out);
+    ASSERT_NE(execution, nullptr);
+    ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), kOk);
+    if (fenced) {
+      int code = kOk;
+      Event event = startAfter(execution.get(), {}, &code);
+      ASSERT_EQ(code, kOk);
+      ASSERT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
+    } else {
+      ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+    }
+    uint64_t durations[4] = {};
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(ANeuralNetworksExecution_getDuration(execution.get(), codes[i], &durations[i]), kOk) << codes[i];
+      EXPECT_NE(durations[i], UINT64_MAX) << "duration code " << codes[i] << " was measured";
+    }
+    // Time in the driver includes the time on the hardware.
+    EXPECT_GE(durations[1], durations[0]);
+    EXPECT_GE(durations[3], durations[2]);
+    if (!fenced) {
+      // The NDK: without dependencies the fenced durations are the same as the others.
+      EXPECT_EQ(durations[2], durations[0]);
+      EXPECT_EQ(durations[3], durations[1]);
+    }
+  }
+}
+
+TEST_P(CApiOnDeviceTest, StartComputeSignalsItsEvent) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ANeuralNetworksEvent* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &raw), kOk);
+  Event event(raw);
+  ASSERT_NE(event, nullptr);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk) << "waiting again returns at once";
+  EXPECT_EQ(values(out), kSum);
+  int code = kOk;
+  EXPECT_EQ(outputDimensions(execution.get(), &code), std::vector<uint32_t>{2});
+  EXPECT_EQ(code, kOk);
+}
+
+TEST_P(CApiOnDeviceTest, EventFreeWaitsForItsExecution) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ANeuralNetworksEvent* event = nullptr;
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &event), kOk);
+  ANeuralNetworksEvent_free(event);  // most likely still running: free waits for it
+  // Completed, not running: the output's shape is known and the output written.
+  uint32_t rank = 0;
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution.get(), 0, &rank), kOk);
+  EXPECT_EQ(rank, 1u);
+  EXPECT_EQ(values(out), kSum);
+}
+
+TEST_P(CApiOnDeviceTest, ExecutionFreedRightAfterStartComputeStillFinishes) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ANeuralNetworksEvent* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &raw), kOk);
+  Event event(raw);
+  // The NDK asks programs to wait first; this runtime keeps a running execution alive anyway.
+  ANeuralNetworksExecution_free(execution.release());
+  EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+}
+
+TEST_P(CApiOnDeviceTest, DependenciesChainTwoExecutions) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  const float c[2] = {100.0f, 200.0f};
+  float middle[2] = {}, out[2] = {};
+  Execution first = addExecution(compilation.get(), kA, kB, middle);
+  Execution second = addExecution(compilation.get(), middle, c, out);  // reads what `first` writes
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  int code = kOk;
+  Event firstDone = startAfter(first.get(), {}, &code);
+  ASSERT_EQ(code, kOk);
+  Event secondDone = startAfter(second.get(), {firstDone.get()}, &code);
+  ASSERT_EQ(code, kOk);
+  ASSERT_EQ(ANeuralNetworksEvent_wait(secondDone.get()), kOk);
+  EXPECT_EQ(values(out), (std::vector<float>{111.0f, 222.0f}));
+  EXPECT_EQ(ANeuralNetworksEvent_wait(firstDone.get()), kOk);
+  EXPECT_EQ(values(middle), kSum);
+}
+
+TEST_P(CApiOnDeviceTest, AFailedDependencyFailsTheExecutionAfterIt) {
+  Model unspecified = addModel({0});
+  Model model = addModel();
+  ASSERT_NE(unspecified, nullptr);
+  ASSERT_NE(model, nullptr);
+  Compilation failing = compileHere(unspecified.get());
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(failing, nullptr);
+  ASSERT_NE(compilation, nullptr);
+  float small[1] = {}, out[2] = {};
+  Execution first = executionOf(failing.get());
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(setAddArguments(first.get(), kA, kB, small, sizeof small), kOk);
+  ANeuralNetworksEvent* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(first.get(), &raw), kOk);
+  Event firstDone(raw);
+  Execution second = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(second, nullptr);
+  int code = kOk;
+  Event secondDone = startAfter(second.get(), {firstDone.get()}, &code);
+  // The NDK: refused at once if the dependency has already failed, else failed through the event.
+  if (code == kOk) code = ANeuralNetworksEvent_wait(secondDone.get());
+  EXPECT_NE(code, kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(firstDone.get()), ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE);
+}
+
+TEST_P(CApiOnDeviceTest, BurstComputeRunsAgainAndAgain) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  ANeuralNetworksBurst* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksBurst_create(compilation.get(), &raw), kOk);
+  Burst burst(raw);
+  float a[2] = {1.0f, 2.0f}, out[2] = {};
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_setReusable(execution.get(), true), kOk);
+  ASSERT_EQ(setAddArguments(execution.get(), a, kB, out), kOk);
+  for (float first : {1.0f, 5.0f, -3.0f}) {
+    a[0] = first;
+    ASSERT_EQ(ANeuralNetworksExecution_burstCompute(execution.get(), burst.get()), kOk);
+    EXPECT_EQ(values(out), (std::vector<float>{first + 10.0f, 22.0f}));
+  }
+  Execution once = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(once, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_burstCompute(once.get(), burst.get()), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_burstCompute(once.get(), burst.get()), ANEURALNETWORKS_BAD_STATE)
+      << "not reusable";
+}
+
+TEST_P(CApiOnDeviceTest, PaddedArgumentsAreAcceptedOnlyWhenEnabled) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  uint32_t padding = 0;
+  ASSERT_EQ(ANeuralNetworksCompilation_getPreferredMemoryPaddingForInput(compilation.get(), 0, &padding), kOk);
+  // Buffers of the preferred padding, larger than the 8 bytes each operand needs.
+  const size_t padded = std::max<size_t>(padding, 16);
+  std::vector<float> a(padded / sizeof(float), 0.0f), b(a.size(), 0.0f), out(a.size(), -1.0f);
+  std::copy(kA, kA + 2, a.begin());
+  std::copy(kB, kB + 2, b.begin());
+
+  Execution strict = executionOf(compilation.get());
+  ASSERT_NE(strict, nullptr);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(strict.get(), 0, nullptr, a.data(), padded), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(strict.get(), 0, nullptr, out.data(), padded), ANEURALNETWORKS_BAD_DATA);
+
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(execution.get(), true), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, a.data(), 4), ANEURALNETWORKS_BAD_DATA)
+      << "padding allows more, never less";
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, a.data(), padded), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, b.data(), padded), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, out.data(), padded), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(std::vector<float>(out.begin(), out.begin() + 2), kSum);
+}
+
+TEST_P(CApiOnDeviceTest, LoopTimeoutsAreClampedToTheMaximum) {
+  const hal::Model loop = whileModel();  // WHILE (i < limit) { i = i + 1; sum = sum + i }
+  CApiModel model;
+  std::string failure;
+  ASSERT_EQ(model.build(loop, &failure), kOk) << failure;
+  Compilation compilation = compileHere(model.main());
+  ASSERT_NE(compilation, nullptr);
+  const float i = 0.0f, sum = 0.0f;
+  float limit = 3.0f, finalI = -1.0f, finalSum = -1.0f;
+  auto run = [&](uint64_t loopTimeout) -> int {
+    Execution execution = executionOf(compilation.get());
+    if (execution == nullptr) return ANEURALNETWORKS_OP_FAILED;
+    const int set = ANeuralNetworksExecution_setLoopTimeout(execution.get(), loopTimeout);
+    if (set != kOk) return set;
+    ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, &i, sizeof i);
+    ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, &sum, sizeof sum);
+    ANeuralNetworksExecution_setInput(execution.get(), 2, nullptr, &limit, sizeof limit);
+    ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, &finalI, sizeof finalI);
+    ANeuralNetworksExecution_setOutput(execution.get(), 1, nullptr, &finalSum, sizeof finalSum);
+    return ANeuralNetworksExecution_compute(execution.get());
+  };
+  // UINT64_MAX is more than the maximum, which stands instead: the loop has all the time it needs.
+  ASSERT_EQ(run(UINT64_MAX), kOk);
+  EXPECT_EQ(finalI, 3.0f);
+  EXPECT_EQ(finalSum, 6.0f);
+  // One nanosecond is over long before a thousand iterations are.
+  limit = 1000.0f;
+  const int code = run(1);
+  EXPECT_TRUE(code == ANEURALNETWORKS_MISSED_DEADLINE_TRANSIENT || code == ANEURALNETWORKS_MISSED_DEADLINE_PERSISTENT)
+      << "result code " << code;
+}
+
+// A temporary directory under TEST_TMPDIR; removed with its files.
+class TemporaryDirectory {
+ public:
+  TemporaryDirectory() {
+    const char* root = std::getenv("TEST_TMPDIR");
+    std::string pattern = std::string(root != nullptr ? root : "/tmp") + "/c_api_semantics_XXXXXX";
+    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~TemporaryDirectory() {
+    for (const std::string& name : files()) unlink((path_ + "/" + name).c_str());
+    rmdir(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    DIR* directory = opendir(path_.c_str());
+    if (directory == nullptr) return names;
+    while (const dirent* entry = readdir(directory)) {
+      if (entry->d_name[0] != '.') names.push_back(entry->d_name);
+    }
+    closedir(directory);
+    return names;
+  }
+  size_t bytes() const {
+    size_t total = 0;
+    for (const std::string& name : files()) {
+      struct stat status {};
+      if (stat((path_ + "/" + name).c_str(), &status) == 0) total += static_cast<size_t>(status.st_size);
+    }
+    return total;
+  }
+
+ private:
+  std::string path_;
+};
+
+TEST_P(CApiOnDeviceTest, CachingServesTheSecondCompilationFromTheCache) {
+  TemporaryDirectory cache;
+  ASSERT_FALSE(cache.path().empty());
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN];
+  for (size_t i = 0; i < sizeof token; ++i) token[i] = static_cast<uint8_t>(i + (GetParam() ? 100 : 0));
+  auto compileCached = [&](ANeuralNetworksModel* model, const uint8_t* withToken) {
+    Compilation compilation = compile(model, device_, /*finish=*/false);
+    if (compilation == nullptr) return compilation;
+    if (ANeuralNetworksCompilation_setCaching(compilation.get(), cache.path().c_str(), withToken) != kOk ||
+        ANeuralNetworksCompilation_finish(compilation.get()) != kOk) {
+      return Compilation();
+    }
+    return compilation;
+  };
+  auto sumOf = [](ANeuralNetworksCompilation* compilation, const float* a, const float* b) {
+    float out[2] = {-1.0f, -1.0f};
+    Execution execution = addExecution(compilation, a, b, out);
+    if (execution == nullptr || ANeuralNetworksExecution_compute(execution.get()) != kOk) return std::vector<float>();
+    return values(out);
+  };
+  const float a[2] = {1.0f, -5.0f}, b[2] = {2.0f, 1.0f};
+
+  Model plain = addModel();
+  ASSERT_NE(plain, nullptr);
+  Compilation first = compileCached(plain.get(), token);
+  ASSERT_NE(first, nullptr);
+  EXPECT_FALSE(cache.files().empty()) << "the first finish wrote the cache";
+  EXPECT_GT(cache.bytes(), 0u);
+  EXPECT_EQ(sumOf(first.get(), a, b), (std::vector<float>{3.0f, -4.0f}));
+
+  // The same token for a different model (ADD with RELU): a collision the NDK warns gives wrong
+  // outputs, which here shows that the second finish prepared what the cache held, not the model.
+  Model relu = addModel({2}, ANEURALNETWORKS_FUSED_RELU);
+  ASSERT_NE(relu, nullptr);
+  Compilation second = compileCached(relu.get(), token);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(sumOf(second.get(), a, b), (std::vector<float>{3.0f, -4.0f})) << "served from the cache";
+
+  uint8_t otherToken[sizeof token];
+  std::copy(token, token + sizeof token, otherToken);
+  otherToken[0] ^= 0xFF;
+  Compilation fresh = compileCached(relu.get(), otherToken);
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_EQ(sumOf(fresh.get(), a, b), (std::vector<float>{3.0f, 0.0f})) << "its own token: the model itself";
+}
+
+INSTANTIATE_TEST_SUITE_P(BothDevices, CApiOnDeviceTest, ::testing::Values(true, false), deviceName);
+
+// ---- Memories from file descriptors, on each device --------------------------------------------
+
+enum class FdKind { MEMFD, SHM, FILE };
+
+// A file descriptor of `size` bytes of one kind, removed (shm_unlink, unlink) and closed at the end.
+class SharedFile {
+ public:
+  SharedFile(FdKind kind, size_t size) {
+    if (kind == FdKind::MEMFD) {
+      fd_ = memfdOf(size);
+      return;
+    }
+    if (kind == FdKind::SHM) {
+      shmName_ = "/nnremote-capi-semantics-" + uniqueToken();
+      fd_ = shm_open(shmName_.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    } else {
+      const char* root = std::getenv("TEST_TMPDIR");
+      path_ = std::string(root != nullptr ? root : "/tmp") + "/c_api_semantics_XXXXXX";
+      fd_ = mkstemp(path_.data());
+    }
+    if (fd_ >= 0 && ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+      close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~SharedFile() {
+    if (!shmName_.empty()) shm_unlink(shmName_.c_str());
+    if (!path_.empty()) unlink(path_.c_str());
+    if (fd_ >= 0) close(fd_);
+  }
+  int fd() const { return fd_; }
+  // The program is done with its descriptor (the memory keeps what it needs).
+  void closeFd() {
+    close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  std::string shmName_, path_;
+};
+
+class CApiMemoryTest : public ::testing::TestWithParam<std::tuple<bool, FdKind>> {};
+
+std::string memoryCaseName(const ::testing::TestParamInfo<std::tuple<bool, FdKind>>& info) {
+  static const char* kinds[] = {"Memfd", "Shm", "File"};
+  return std::string(std::get<0>(info.param) ? "Remote" : "Reference") + "_" +
+         kinds[static_cast<int>(std::get<1>(info.param))];
+}
+
+TEST_P(CApiMemoryTest, TheProgramsMappingIsWhatExecutionsReadAndWrite) {
+  const ANeuralNetworksDevice* device = deviceFor(std::get<0>(GetParam()));
+  ASSERT_NE(device, nullptr);
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get(), device);
+  ASSERT_NE(compilation, nullptr);
+
+  constexpr size_t kSize = 4096, kAOffset = 0, kBOffset = 64, kOutOffset = 128;
+  SharedFile file(std::get<1>(GetParam()), kSize);
+  ASSERT_GE(file.fd(), 0) << std::strerror(errno);
+  void* mapped = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd(), 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  auto* bytes = static_cast<uint8_t*>(mapped);
+  auto* a = reinterpret_cast<float*>(bytes + kAOffset);
+  auto* b = reinterpret_cast<float*>(bytes + kBOffset);
+  auto* out = reinterpret_cast<float*>(bytes + kOutOffset);
+  std::copy(kA, kA + 2, a);
+  std::copy(kB, kB + 2, b);
+  ANeuralNetworksMemory* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(kSize, PROT_READ | PROT_WRITE, file.fd(), 0, &raw), kOk);
+  Memory memory(raw);
+  file.closeFd();  // the NDK: the memory does not need the program's descriptor
+
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_setReusable(execution.get(), true), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, raw, kAOffset, 8), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 1, nullptr, raw, kBOffset, 8), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, raw, kSize - 4, 8),
+            ANEURALNETWORKS_BAD_DATA)
+      << "beyond the memory";
+  ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, raw, kOutOffset, 8), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+
+  // New inputs written through the program's mapping are what the next computation reads.
+  a[0] = 1000.0f;
+  b[1] = -20.0f;
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(values(out), (std::vector<float>{1010.0f, -18.0f}));
+  munmap(mapped, kSize);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKindOnBothDevices, CApiMemoryTest,
+                         ::testing::Combine(::testing::Values(true, false),
+                                            ::testing::Values(FdKind::MEMFD, FdKind::SHM, FdKind::FILE)),
+                         memoryCaseName);
+
+}  // namespace
+}  // namespace nnremote::testing
