@@ -12,7 +12,7 @@ scripts/setup.sh --with-browser || exit 1
 # The tests that run under the sanitizers in CI: everything but the long conformance and
 # benchmark-shaped suites (docs/build.md).
 asan_targets=(//tests/hal/... //tests/proto/... //tests/emulator/... //tests/proxy_driver/... //tests/scheduler/...
-              //tests/accelerator_sim:kernels_test //tests/accelerator_sim:compiled_artifact_test)
+              //tests/runtime/... //tests/accelerator_sim:kernels_test //tests/accelerator_sim:compiled_artifact_test)
 
 passed=0 failed=0 skipped=0
 
@@ -59,7 +59,9 @@ run_and_count() {
 if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
   echo "== the fast tests under AddressSanitizer + UBSan =="
   # metrics_test drives the nnremote binary, which would build all of tools/ under ASan too.
-  run_and_count --config=asan -- "${asan_targets[@]}" -//tests/emulator:metrics_test
+  # c_api_conformance_test is a conformance suite (the C API's own checks are c_api_semantics_test).
+  run_and_count --config=asan -- "${asan_targets[@]}" -//tests/emulator:metrics_test \
+    -//tests/runtime:c_api_conformance_test
 fi
 echo "== every test =="
 run_and_count //... "$@"
