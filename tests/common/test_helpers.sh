@@ -9,6 +9,12 @@ check() {
   if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
 }
 
+# wait_for_socket PATH: waits (bounded: 10 s) for a server's unix socket to appear.
+wait_for_socket() {
+  for _ in $(seq 1 200); do [ -S "$1" ] && return 0; sleep 0.05; done
+  echo "no server at $1"; return 1
+}
+
 # Headless Chromium as the machine's probe starts it (no network, a fresh profile per test).
 chromium=$(command -v chromium || command -v chromium-browser || true)
 chromium_flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run

@@ -12,10 +12,6 @@ source tests/common/test_helpers.sh
 socket_dir=$(mktemp -d /tmp/nnremote-replay-test.XXXXXX)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$socket_dir"' EXIT
-wait_for_socket() {  # bounded: 10 s
-  for _ in $(seq 1 200); do [ -S "$1" ] && return 0; sleep 0.05; done
-  echo "no server at $1"; return 1
-}
 recording=$TEST_TMPDIR/recording
 
 $emulator --listen=unix:$socket_dir/rec.sock --config=edge16 --record="$recording" > "$TEST_TMPDIR/rec.log" 2>&1 &
