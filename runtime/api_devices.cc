@@ -18,8 +18,6 @@ namespace {
 // The level whose every function this library implements (docs/runtime.md says what is missing
 // of the higher ones).
 constexpr int64_t kRuntimeFeatureLevel = ANEURALNETWORKS_FEATURE_LEVEL_3;
-constexpr uint64_t kDefaultLoopTimeoutNs = 2'000'000'000;
-constexpr uint64_t kMaximumLoopTimeoutNs = 15'000'000'000;
 
 // The device behind a handle the program gives, or null if it is not one of ours.
 const nnremote::runtime::RuntimeDevice* known(const ANeuralNetworksDevice* device) {
@@ -114,8 +112,8 @@ int ANeuralNetworksDevice_getExtensionSupport(const ANeuralNetworksDevice* devic
 
 int64_t ANeuralNetworks_getRuntimeFeatureLevel(void) { return kRuntimeFeatureLevel; }
 
-uint64_t ANeuralNetworks_getDefaultLoopTimeout(void) { return kDefaultLoopTimeoutNs; }
+uint64_t ANeuralNetworks_getDefaultLoopTimeout(void) { return nnremote::runtime::kDefaultLoopTimeoutNs; }
 
-uint64_t ANeuralNetworks_getMaximumLoopTimeout(void) { return kMaximumLoopTimeoutNs; }
+uint64_t ANeuralNetworks_getMaximumLoopTimeout(void) { return nnremote::runtime::kMaximumLoopTimeoutNs; }
 
 }  // extern "C"

@@ -9,10 +9,6 @@
 namespace nnremote::runtime {
 namespace {
 
-// The NDK's loop timeouts: 2 s unless the program says, and never more than 15 s.
-constexpr uint64_t kDefaultLoopTimeoutNs = 2'000'000'000;
-constexpr uint64_t kMaximumLoopTimeoutNs = 15'000'000'000;
-
 uint64_t nanosecondsOf(const hal::OptionalDuration& duration) {
   return duration.has_value() ? static_cast<uint64_t>(duration->count()) : UINT64_MAX;
 }
@@ -191,8 +187,11 @@ int Execution::beginComputation(const char* function, bool fenced, uint64_t dura
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-hal::Request Execution::request() const {
-  hal::Request request;
+Execution::Call Execution::call() const {
+  Call call{{}, measure_ ? hal::MeasureTiming::YES : hal::MeasureTiming::NO, std::nullopt,
+            hal::Duration(loopTimeoutNanoseconds_.value_or(kDefaultLoopTimeoutNs))};
+  if (timeoutNanoseconds_) call.deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
+  hal::Request& request = call.request;
   auto add = [&](const Argument& argument, std::vector<hal::Request::Argument>* out) {
     hal::Request::Argument wire = argument.argument;
     if (wire.lifetime == hal::Request::Argument::LifeTime::POOL) {
@@ -209,7 +208,7 @@ hal::Request Execution::request() const {
   };
   for (const Argument& input : inputs_) add(input, &request.inputs);
   for (const Argument& output : outputs_) add(output, &request.outputs);
-  return request;
+  return call;
 }
 
 int Execution::finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function) {
@@ -245,13 +244,9 @@ int Execution::finishComputation(const hal::Result<hal::ExecutionOutcome>& outco
 int Execution::compute(const hal::IBurst* burst) {
   const char* function = burst ? "ANeuralNetworksExecution_burstCompute" : "ANeuralNetworksExecution_compute";
   if (int refused = beginComputation(function); refused != ANEURALNETWORKS_NO_ERROR) return refused;
-  const hal::Request request = this->request();
-  const hal::MeasureTiming measure = measure_ ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
-  hal::OptionalTimePoint deadline;
-  if (timeoutNanoseconds_) deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
-  const hal::Duration loopTimeout(loopTimeoutNanoseconds_.value_or(kDefaultLoopTimeoutNs));
-  auto outcome = burst != nullptr ? burst->execute(request, measure, deadline, loopTimeout)
-                                  : compilation_->prepared()->execute(request, measure, deadline, loopTimeout);
+  const Call c = call();
+  auto outcome = burst != nullptr ? burst->execute(c.request, c.measure, c.deadline, c.loopTimeout)
+                                  : compilation_->prepared()->execute(c.request, c.measure, c.deadline, c.loopTimeout);
   return finishComputation(outcome, function);
 }
 
@@ -260,23 +255,20 @@ int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durati
                                          : "ANeuralNetworksExecution_startComputeWithDependencies";
   if (int refused = beginComputation(function, !waitFor.empty(), durationAfterFence); refused) return refused;
   *done = hal::SyncFence::create();
-  const hal::Request request = this->request();
-  const hal::MeasureTiming measure = measure_ ? hal::MeasureTiming::YES : hal::MeasureTiming::NO;
-  hal::OptionalTimePoint deadline;
-  if (timeoutNanoseconds_) deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
-  const hal::Duration loopTimeout(loopTimeoutNanoseconds_.value_or(kDefaultLoopTimeoutNs));
+  const Call c = call();
   if (waitFor.empty()) {
-    std::thread([self = shared_from_this(), request, measure, deadline, loopTimeout, fence = *done] {
-      const int code =
-          self->finishComputation(self->compilation_->prepared()->execute(request, measure, deadline, loopTimeout),
-                                  "ANeuralNetworksExecution_startCompute");
+    std::thread([self = shared_from_this(), c, fence = *done] {
+      const int code = self->finishComputation(
+          self->compilation_->prepared()->execute(c.request, c.measure, c.deadline, c.loopTimeout),
+          "ANeuralNetworksExecution_startCompute");
       fence.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
     }).detach();
     return ANEURALNETWORKS_NO_ERROR;
   }
   hal::OptionalDuration afterFence;
   if (durationAfterFence != 0) afterFence = hal::Duration(durationAfterFence);
-  auto fenced = compilation_->prepared()->executeFenced(request, waitFor, measure, deadline, loopTimeout, afterFence);
+  auto fenced =
+      compilation_->prepared()->executeFenced(c.request, waitFor, c.measure, c.deadline, c.loopTimeout, afterFence);
   if (!fenced.ok()) return finishComputation(fenced.error(), function);
   // The device's fence says when it is done; the result (and timing) come from its callback,
   // and the program's event is signaled only once they are recorded here.

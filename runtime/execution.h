@@ -21,6 +21,10 @@
 
 namespace nnremote::runtime {
 
+// The NDK's loop timeouts: 2 s unless the program says, and never more than 15 s.
+inline constexpr uint64_t kDefaultLoopTimeoutNs = 2'000'000'000;
+inline constexpr uint64_t kMaximumLoopTimeoutNs = 15'000'000'000;
+
 // Held by shared_ptr: a started computation keeps its execution (and that its compilation) alive
 // after the program frees them, as the NDK allows.
 class Execution : public std::enable_shared_from_this<Execution> {
@@ -60,7 +64,15 @@ class Execution : public std::enable_shared_from_this<Execution> {
   // A fenced one (startComputeWithDependencies) also needs every output's shape fully known, and
   // a compilation for exactly one device if it has a duration after the fences (as the NDK says).
   int beginComputation(const char* function, bool fenced = false, uint64_t durationAfterFence = 0);
-  hal::Request request() const;
+  // What a computation hands the device: the request and the execution's settings, with the
+  // deadline counted from now.
+  struct Call {
+    hal::Request request;
+    hal::MeasureTiming measure;
+    hal::OptionalTimePoint deadline;
+    hal::Duration loopTimeout;
+  };
+  Call call() const;
   // Records what a computation gave and returns its result code.
   int finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);
 
