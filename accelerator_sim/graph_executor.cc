@@ -204,7 +204,15 @@ class GraphRunner {
     return {};
   }
 
+  // A request that omits an input (NO_VALUE) shows kernels what preparation did not.
+  void setRequestOmitsInputs(bool omits) { requestOmitsInputs_ = omits; }
+
  private:
+  bool isSettled(int subgraphIndex, size_t op) const {
+    return subgraphIndex < 0 && !requestOmitsInputs_ && options_.settled != nullptr && op < options_.settled->size() &&
+           (*options_.settled)[op];
+  }
+
   OperationState* stateFor(int subgraphIndex, size_t op) {
     if (options_.states == nullptr) return nullptr;
     return &options_.states[subgraphIndex < 0 ? op : stateOffsets_[subgraphIndex] + op];
@@ -272,8 +280,8 @@ class GraphRunner {
     OperationContext context = makeContext(operation, tensors);
     context.setState(stateFor(subgraphIndex, op));
     LoweredOperation lowered(*kernel, context);
-    // Validated again with the real shapes, which may have been unknown at preparation.
-    NN_RETURN_IF_ERROR(lowered.validate());
+    // Checked again with the real shapes and values, unless preparation already saw them all.
+    if (!isSettled(subgraphIndex, op)) NN_RETURN_IF_ERROR(lowered.validate());
     NN_RETURN_IF_ERROR(lowered.prepare());
     NN_RETURN_IF_ERROR(allocateOutputs(operation, tensors, storage, placement));
     const auto kernelStart = std::chrono::steady_clock::now();
@@ -503,6 +511,7 @@ class GraphRunner {
   ExecutionReport report_;
   const OutputPlacement* mainPlacement_ = nullptr;
   uint64_t bytesInUse_ = 0;
+  bool requestOmitsInputs_ = false;
 };
 
 }  // namespace
@@ -551,6 +560,28 @@ std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Sub
 std::vector<Status> checkOperations(const hal::Model& model) {
   std::vector<int> checking;
   return checkSubgraph(model, -1, checking);
+}
+
+std::vector<bool> operationsSettledAtPreparation(const hal::Model& model) {
+  std::vector<Tensor> tensors = staticTensors(model, model.main);
+  std::vector<bool> settled;
+  settled.reserve(model.main.operations.size());
+  for (const hal::Operation& operation : model.main.operations) {
+    const OperationKernel* kernel = isControlFlow(operation.type) ? nullptr : findKernel(model, operation.type);
+    bool known = kernel != nullptr;
+    for (size_t i = 0; known && i < operation.inputs.size(); ++i) {
+      const Tensor& t = tensors[operation.inputs[i]];
+      const bool shapeKnown = !hal::isTensor(t.type) || (t.rank() > 0 && t.elementCount() > 0);
+      known = t.isConstant || t.isOmitted || shapeKnown;
+    }
+    if (known) {
+      OperationContext context = makeContext(operation, tensors);
+      LoweredOperation lowered(*kernel, context);
+      known = lowered.validate().ok() && !lowered.context().askedForUnknownValue();
+    }
+    settled.push_back(known);
+  }
+  return settled;
 }
 
 uint64_t constantBytes(const hal::Model& model) {
@@ -637,6 +668,9 @@ hal::Result<ExecutionReport> executeGraph(const hal::Model& model, const hal::Re
   std::vector<std::unique_ptr<uint8_t[]>> storage(main.operands.size());
   GraphRunner runner(model, npu, options);
   runner.setMainPlacement(&placement);
+  runner.setRequestOmitsInputs(std::any_of(request.inputs.begin(), request.inputs.end(), [](const auto& argument) {
+    return argument.lifetime == hal::Request::Argument::LifeTime::NO_VALUE;
+  }));
   uint64_t inputBytes = 0;
   for (const auto& argument : request.inputs) inputBytes += argument.location.length;
   runner.setBytesInUse(options.residentBytes + inputBytes);

@@ -23,6 +23,11 @@ std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Sub
 // calls is.
 std::vector<Status> checkOperations(const hal::Model& model);
 
+// For each operation of main: whether checkOperations saw everything an execution would show
+// the kernel's validate (every non-constant tensor input of fully specified dimensions, and no
+// question about a value known only at execution), so executions need not check it again.
+std::vector<bool> operationsSettledAtPreparation(const hal::Model& model);
+
 struct ExecutionReport {
   std::vector<hal::OutputShape> outputShapes;
   hal::ExecutionProfile profile;  // per operation, as the configured NPU would take it
@@ -43,6 +48,9 @@ struct ExecutionOptions {
   // One OperationState per operation, main's first and then each referenced subgraph's in
   // order (operationStateCount), kept by the caller across executions of the model; or null.
   OperationState* states = nullptr;
+  // operationsSettledAtPreparation(model), kept by the caller; null: every operation is checked
+  // again at every execution.
+  const std::vector<bool>* settled = nullptr;
   // A WHILE that runs longer fails the execution with MISSED_DEADLINE_TRANSIENT.
   hal::Duration loopTimeout = kDefaultLoopTimeout;
   // Device memory: the tensors of main (inputs, outputs and intermediates) plus

@@ -79,7 +79,14 @@ class OperationContext {
   Tensor& output(size_t i) const { return *outputs_[i]; }
 
   OperandType inputType(size_t i) const { return inputs_[i]->type; }
-  bool hasValue(size_t i) const { return inputs_[i]->data != nullptr && !inputs_[i]->isOmitted; }
+  // Whether input i's value is known. Asking about a value not known yet (a non-constant input
+  // at preparation) is remembered: such a check must be made again at execution.
+  bool hasValue(size_t i) const {
+    const Tensor& t = *inputs_[i];
+    if (t.data == nullptr && !t.isOmitted) askedForUnknownValue_ = true;
+    return t.data != nullptr && !t.isOmitted;
+  }
+  bool askedForUnknownValue() const { return askedForUnknownValue_; }
 
   // Reads a scalar input. The caller has checked hasValue(i) and the type.
   template <typename T>
@@ -94,6 +101,7 @@ class OperationContext {
   std::vector<Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
   OperationState* state_ = nullptr;
+  mutable bool askedForUnknownValue_ = false;
 };
 
 }  // namespace nnremote::sim

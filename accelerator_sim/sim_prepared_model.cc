@@ -19,7 +19,8 @@ SimPreparedModel::SimPreparedModel(hal::Model model, NpuConfig npu)
       npu_(std::move(npu)),
       deviceName_(deviceName(npu_)),
       constantBytes_(constantBytes(model_)),
-      operationStates_(new OperationState[operationStateCount(model_)]) {}
+      operationStates_(new OperationState[operationStateCount(model_)]),
+      settledOperations_(operationsSettledAtPreparation(model_)) {}
 
 ExecutionOptions SimPreparedModel::executionOptions(bool withTiming,
                                                     const hal::OptionalDuration& loopTimeoutDuration) const {
@@ -28,6 +29,7 @@ ExecutionOptions SimPreparedModel::executionOptions(bool withTiming,
   // Without operation states the kernels have nowhere to keep an XNNPACK operator, so they
   // run their own loops.
   options.states = npu_.reference_kernels() ? nullptr : operationStates_.get();
+  options.settled = &settledOperations_;
   if (loopTimeoutDuration.has_value()) options.loopTimeout = std::min(*loopTimeoutDuration, kMaxLoopTimeout);
   options.deviceMemoryBytes = deviceMemoryBytes(npu_);
   options.residentBytes = constantBytes_;

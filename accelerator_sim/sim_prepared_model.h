@@ -50,6 +50,7 @@ class SimPreparedModel final : public hal::SyncExecutionPreparedModel {
   uint64_t constantBytes_;
   // One per operation of every subgraph, kept across executions (kernels' packed weights).
   std::unique_ptr<OperationState[]> operationStates_;
+  const std::vector<bool> settledOperations_;  // operations executions need not check again
 };
 
 }  // namespace nnremote::sim
