@@ -8,6 +8,8 @@
 #include "hal/compilation_cache.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
+#include "runtime/partitioned_prepared_model.h"
+#include "runtime/partitioning.h"
 #include "runtime/result_codes.h"
 
 namespace nnremote::runtime {
@@ -93,72 +95,159 @@ int Compilation::setCaching(const char* cacheDir, const uint8_t* token) {
   return ANEURALNETWORKS_NO_ERROR;
 }
 
-hal::Result<const RuntimeDevice*> Compilation::chooseDevice() const {
-  const RuntimeDevice* best = nullptr;
-  float bestCost = 0;
-  std::ostringstream refusals;
+hal::Result<std::vector<Compilation::Support>> Compilation::support() const {
+  const std::vector<hal::Version> levels = hal::operationFeatureLevels(model_);
+  std::vector<Support> result;
   for (const RuntimeDevice* candidate : devices_) {
     const hal::IDevice& device = *candidate->device;
-    if (auto level = hal::validateModelForFeatureLevel(model_, device.getFeatureLevel(), device.getName());
-        !level.ok()) {
-      refusals << "; " << level.error().message;
-      continue;
-    }
+    Support entry{candidate, std::vector<bool>(model_.main.operations.size(), false), false, {}};
     auto supported = device.getSupportedOperations(model_);
     if (!supported.ok()) {
       if (supported.error().code == hal::ErrorStatus::INVALID_ARGUMENT) return supported.error();
-      refusals << "; " << device.getName() << ": " << supported.error().message;
+      entry.query = supported.error();
+      entry.query.message = device.getName() + ": " + entry.query.message;
+    } else if (supported->size() == entry.operations.size()) {
+      const auto deviceLevel = static_cast<int32_t>(device.getFeatureLevel());
+      for (size_t i = 0; i < entry.operations.size(); ++i) {
+        entry.operations[i] = (*supported)[i] && static_cast<int32_t>(levels[i]) <= deviceLevel;
+      }
+    }
+    entry.all = std::find(entry.operations.begin(), entry.operations.end(), false) == entry.operations.end() &&
+                hal::validateModelForFeatureLevel(model_, device.getFeatureLevel(), device.getName()).ok();
+    result.push_back(std::move(entry));
+  }
+  return result;
+}
+
+const RuntimeDevice* Compilation::chooseDevice(const std::vector<Support>& support) const {
+  const RuntimeDevice* best = nullptr;
+  float bestCost = 0;
+  bool anyRemoteSupportsSome = false;
+  const RuntimeDevice* reference = nullptr;
+  for (const Support& entry : support) {
+    if (entry.device->isReference) {
+      if (entry.all) reference = entry.device;
       continue;
     }
-    const auto missing = std::find(supported->begin(), supported->end(), false);
-    if (missing != supported->end()) {
-      const size_t index = static_cast<size_t>(missing - supported->begin());
-      refusals << "; " << device.getName() << " does not support operation " << index << " ("
-               << hal::toString(model_.main.operations[index].type) << ")";
-      continue;
-    }
-    const float cost = costOn(device, model_, preference_);
+    anyRemoteSupportsSome = anyRemoteSupportsSome ||
+                            std::find(entry.operations.begin(), entry.operations.end(), true) != entry.operations.end();
+    if (!entry.all) continue;
+    const float cost = costOn(*entry.device->device, model_, preference_);
     if (best == nullptr || cost < bestCost) {
-      best = candidate;
+      best = entry.device;
       bestCost = cost;
     }
   }
-  if (best == nullptr) {
-    return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT)
-           << "no device runs the whole model (partitioning across devices is not implemented yet)"
-           << refusals.str();
-  }
+  // nnapi-reference runs the whole model only when no remote device can take part of it.
+  if (best == nullptr && !anyRemoteSupportsSome) return reference;
   return best;
 }
 
-hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice& chosen) const {
+hal::Result<std::vector<const RuntimeDevice*>> Compilation::assignOperations(
+    const std::vector<Support>& support) const {
+  std::vector<const RuntimeDevice*> deviceOf(model_.main.operations.size(), nullptr);
+  for (size_t op = 0; op < deviceOf.size(); ++op) {
+    const hal::Operation& operation = model_.main.operations[op];
+    hal::Model single;  // what costOn reads: the operation's first input type
+    single.main.operands = {model_.main.operands[operation.inputs.empty() ? 0 : operation.inputs.front()]};
+    single.main.inputIndexes = {0};
+    single.relaxComputationFloat32toFloat16 = model_.relaxComputationFloat32toFloat16;
+    float bestCost = 0;
+    const RuntimeDevice* reference = nullptr;
+    for (const Support& entry : support) {
+      if (!entry.operations[op]) continue;
+      if (entry.device->isReference) {
+        reference = entry.device;
+        continue;
+      }
+      const float cost = costOn(*entry.device->device, single, preference_);
+      if (deviceOf[op] == nullptr || cost < bestCost) {
+        deviceOf[op] = entry.device;
+        bestCost = cost;
+      }
+    }
+    if (deviceOf[op] == nullptr) deviceOf[op] = reference;
+    if (deviceOf[op] == nullptr) {
+      // A device that could not answer (one whose server is gone) is the likelier reason.
+      for (const Support& entry : support) {
+        if (!entry.query.message.empty()) return entry.query;
+      }
+      std::ostringstream devices;
+      for (const Support& entry : support) devices << (devices.tellp() > 0 ? ", " : "") << entry.device->device->getName();
+      return hal::invalidArgument() << "main.operations[" << op << "] " << hal::toString(operation.type)
+                                    << " is supported by none of the devices (" << devices.str() << ")";
+    }
+  }
+  return deviceOf;
+}
+
+// A cache token of its own for each partition step, so the steps' caches do not collide.
+hal::CacheToken stepToken(const hal::CacheToken& token, const std::string& part) {
+  hal::CacheToken mixed = token;
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over the part's name
+  for (char c : part) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  for (size_t i = 0; i < mixed.size(); ++i) mixed[i] ^= static_cast<uint8_t>(hash >> (8 * (i % 8)));
+  return mixed;
+}
+
+hal::Result<hal::SharedPreparedModel> Compilation::preparePartitioned(
+    const std::vector<const RuntimeDevice*>& deviceOf) {
+  NN_ASSIGN_OR_RETURN(std::vector<PartitionStep> steps, partitionModel(model_, deviceOf));
+  std::vector<PreparedStep> prepared;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const RuntimeDevice& device = *steps[i].device;
+    auto step = prepareOn(device, steps[i].model, "step" + std::to_string(i));
+    if (!step.ok()) {
+      hal::Error error = step.error();
+      error.message = "partition step " + std::to_string(i) + " on " + device.device->getName() + ": " + error.message;
+      return error;
+    }
+    names.push_back(device.device->getName());
+    prepared.push_back({std::move(steps[i]), std::move(step).value(), names.back()});
+  }
+  deviceNames_ = std::move(names);
+  return hal::SharedPreparedModel(std::make_shared<PartitionedPreparedModel>(model_, std::move(prepared)));
+}
+
+hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice& chosen, const hal::Model& model,
+                                                             const std::string& part) const {
   const hal::IDevice& device = *chosen.device;
   hal::OptionalTimePoint deadline;
   if (timeoutNanoseconds_) deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
   std::vector<hal::CacheFile> modelCache, dataCache;
   const auto [modelFiles, dataFiles] = device.getNumberOfCacheFilesNeeded();
   const bool caching = !cacheDir_.empty() && (modelFiles > 0 || dataFiles > 0);
+  const hal::CacheToken token = part.empty() ? token_ : stepToken(token_, part);
   if (caching) {
-    const std::string stem = hex(token_) + "-" + device.getName();
+    const std::string stem = hex(token_) + "-" + device.getName() + (part.empty() ? "" : "-" + part);
     NN_ASSIGN_OR_RETURN(modelCache, hal::openCacheFiles(cacheDir_, stem + "-model", modelFiles));
     NN_ASSIGN_OR_RETURN(dataCache, hal::openCacheFiles(cacheDir_, stem + "-data", dataFiles));
     // A cache this device wrote before saves the preparation; any other answer means prepare.
-    if (auto cached = device.prepareModelFromCache(deadline, modelCache, dataCache, token_); cached.ok()) {
+    if (auto cached = device.prepareModelFromCache(deadline, modelCache, dataCache, token); cached.ok()) {
       return cached;
     }
   }
-  return device.prepareModel(model_, preference_, priority_, deadline, modelCache, dataCache,
-                             caching ? token_ : hal::CacheToken{});
+  return device.prepareModel(model, preference_, priority_, deadline, modelCache, dataCache,
+                             caching ? token : hal::CacheToken{});
 }
 
 int Compilation::finish() {
   if (finished_) return refuse("ANeuralNetworksCompilation_finish", ANEURALNETWORKS_BAD_STATE, "finished twice");
   finished_ = true;  // as the NDK: finish is called once, whatever it returns
-  auto chosen = chooseDevice();
-  if (!chosen.ok()) return refuse("ANeuralNetworksCompilation_finish", chosen.error());
-  auto prepared = prepareOn(**chosen);
+  auto support = this->support();
+  if (!support.ok()) return refuse("ANeuralNetworksCompilation_finish", support.error());
+  if (const RuntimeDevice* chosen = chooseDevice(*support)) {
+    auto prepared = prepareOn(*chosen, model_);
+    if (!prepared.ok()) return refuse("ANeuralNetworksCompilation_finish", prepared.error());
+    deviceNames_ = {chosen->device->getName()};
+    prepared_ = std::move(prepared).value();
+    return ANEURALNETWORKS_NO_ERROR;
+  }
+  auto deviceOf = assignOperations(*support);
+  if (!deviceOf.ok()) return refuse("ANeuralNetworksCompilation_finish", deviceOf.error());
+  auto prepared = preparePartitioned(*deviceOf);
   if (!prepared.ok()) return refuse("ANeuralNetworksCompilation_finish", prepared.error());
-  chosen_ = *chosen;
   prepared_ = std::move(prepared).value();
   return ANEURALNETWORKS_NO_ERROR;
 }

@@ -1,8 +1,9 @@
 // ANeuralNetworksCompilation: a finished model, the devices it may run on, and what the program
-// asked for (preference, priority, timeout, caching). finish() prepares it: the whole model on
-// the best device that supports all of it, by the preference and the devices' capabilities
-// (docs/runtime.md). Partitioning a model across devices is not done yet: a model no single
-// device (nnapi-reference included) supports is refused.
+// asked for (preference, priority, timeout, caching). finish() prepares it as Android's runtime
+// does (docs/runtime.md): the whole model on the best remote device that supports all of it, by
+// the preference and the devices' capabilities; otherwise partitioned, each operation on the best
+// remote device that supports it and nnapi-reference taking what none does; a model no remote
+// device supports any of runs on nnapi-reference whole.
 #ifndef NNREMOTE_RUNTIME_COMPILATION_H_
 #define NNREMOTE_RUNTIME_COMPILATION_H_
 
@@ -37,12 +38,26 @@ class Compilation {
   // After a successful finish:
   const hal::Model& model() const { return model_; }
   const hal::SharedPreparedModel& prepared() const { return prepared_; }
-  const RuntimeDevice& device() const { return *chosen_; }
+  // The devices that run it: one, or one per partition step.
+  const std::vector<std::string>& deviceNames() const { return deviceNames_; }
 
  private:
-  // The device that runs the model, or an error saying why none can.
-  hal::Result<const RuntimeDevice*> chooseDevice() const;
-  hal::Result<hal::SharedPreparedModel> prepareOn(const RuntimeDevice& device) const;
+  // Which operations of main each candidate supports (with its feature level), in `devices_` order.
+  struct Support {
+    const RuntimeDevice* device;
+    std::vector<bool> operations;
+    bool all;
+    hal::Error query;  // why the device could not say what it supports; empty message if it could
+  };
+  hal::Result<std::vector<Support>> support() const;
+  // The device that runs the whole model, or null when no remote device supports all of it.
+  const RuntimeDevice* chooseDevice(const std::vector<Support>& support) const;
+  // The device of each operation of main, or an error naming one no device supports.
+  hal::Result<std::vector<const RuntimeDevice*>> assignOperations(const std::vector<Support>& support) const;
+  hal::Result<hal::SharedPreparedModel> preparePartitioned(const std::vector<const RuntimeDevice*>& deviceOf);
+  // `model` prepared on `device`; `part` tells caches of different partition steps apart.
+  hal::Result<hal::SharedPreparedModel> prepareOn(const RuntimeDevice& device, const hal::Model& model,
+                                                  const std::string& part = "") const;
 
   const hal::Model model_;
   const std::vector<const RuntimeDevice*> devices_;
@@ -53,7 +68,7 @@ class Compilation {
   std::string cacheDir_;
   hal::CacheToken token_{};
   bool finished_ = false;
-  const RuntimeDevice* chosen_ = nullptr;
+  std::vector<std::string> deviceNames_;
   hal::SharedPreparedModel prepared_;
 };
 

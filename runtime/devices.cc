@@ -16,15 +16,15 @@ std::string environment(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-std::shared_ptr<hal::IDevice> referenceDevice() {
+}  // namespace
+
+hal::SharedDevice makeReferenceDevice() {
   sim::NpuConfig npu = sim::edgeNpuConfig();
   npu.set_vendor("nnapi");
   npu.set_device_name("reference");
   npu.set_device_type(sim::CPU);
   return sim::SimDevice::create(npu);
 }
-
-}  // namespace
 
 std::vector<std::string> DeviceRegistry::targetsFromEnvironment() {
   const char* list = std::getenv("NNREMOTE_TARGETS");
@@ -80,7 +80,7 @@ DeviceRegistry::DeviceRegistry() {
       for (auto& device : *found) devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{device, *connection}));
     }
   }
-  devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{referenceDevice(), nullptr}));
+  devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{makeReferenceDevice(), nullptr, true}));
 }
 
 bool DeviceRegistry::owns(const RuntimeDevice* device) const {

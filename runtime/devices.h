@@ -25,6 +25,8 @@ namespace nnremote::runtime {
 struct RuntimeDevice {
   hal::SharedDevice device;
   std::shared_ptr<proxy::Connection> connection;  // null for nnapi-reference, which is in this process
+  // nnapi-reference: the fallback that runs what no remote device supports.
+  bool isReference = false;
 };
 
 class DeviceRegistry {
@@ -49,6 +51,9 @@ class DeviceRegistry {
 
 // The name nnapi-reference reports, as Android's CPU device does.
 inline constexpr const char* kReferenceDeviceName = "nnapi-reference";
+
+// nnapi-reference: the simulator, functionally, in this process.
+hal::SharedDevice makeReferenceDevice();
 
 }  // namespace nnremote::runtime
 

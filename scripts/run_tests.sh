@@ -59,9 +59,10 @@ run_and_count() {
 if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
   echo "== the fast tests under AddressSanitizer + UBSan =="
   # metrics_test drives the nnremote binary, which would build all of tools/ under ASan too.
-  # c_api_conformance_test is a conformance suite (the C API's own checks are c_api_semantics_test).
+  # c_api_conformance_test and c_api_partitioning_test are conformance suites (the C API's own
+  # checks are c_api_semantics_test and partitioning_test).
   run_and_count --config=asan -- "${asan_targets[@]}" -//tests/emulator:metrics_test \
-    -//tests/runtime:c_api_conformance_test
+    -//tests/runtime:c_api_conformance_test -//tests/runtime:c_api_partitioning_test
 fi
 echo "== every test =="
 run_and_count //... "$@"

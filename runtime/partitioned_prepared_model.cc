@@ -1,0 +1,163 @@
+#include "runtime/partitioned_prepared_model.h"
+
+#include <algorithm>
+
+#include "hal/memory.h"
+#include "hal/operand_types.h"
+#include "hal/validation.h"
+
+namespace nnremote::runtime {
+namespace {
+
+using Argument = hal::Request::Argument;
+
+// How often a step runs again after a tensor between steps turned out larger than its buffer.
+constexpr int kMaxStepAttempts = 3;
+
+// The bytes a tensor between steps is given before its real shape is known: its declared
+// dimensions with each unknown one taken as 1, and at least a small page.
+uint32_t firstGuessBytes(const hal::Operand& operand) {
+  std::vector<uint32_t> dimensions = operand.dimensions;
+  for (uint32_t& d : dimensions) d = std::max(d, 1u);
+  return std::max<uint32_t>(hal::sizeOfData(operand.type, dimensions).value_or(UINT32_MAX), 64);
+}
+
+// One execution's state: where each of the whole model's operands is, as a request argument.
+class StepRunner {
+ public:
+  StepRunner(const hal::Model& model, const hal::Request& request)
+      : model_(model), pools_(request.pools), place_(model.main.operands.size()) {
+    for (size_t i = 0; i < request.inputs.size(); ++i) place_[model.main.inputIndexes[i]] = request.inputs[i];
+    for (size_t i = 0; i < request.outputs.size(); ++i) {
+      place_[model.main.outputIndexes[i]] = request.outputs[i];
+      isModelOutput_.push_back(model.main.outputIndexes[i]);
+    }
+    shapes_.resize(model.main.operands.size());
+  }
+
+  hal::Status run(const PreparedStep& prepared, size_t index, const hal::OptionalTimePoint& deadline,
+                  const hal::OptionalDuration& loopTimeout) {
+    const PartitionStep& step = prepared.step;
+    for (int attempt = 0;; ++attempt) {
+      hal::Request request;
+      for (uint32_t input : step.inputs) request.inputs.push_back(place_[input]);
+      for (uint32_t output : step.outputs) {
+        if (!isModelOutput(output) && !hasBuffer_[output]) {
+          NN_RETURN_IF_ERROR(giveBuffer(output, firstGuessBytes(model_.main.operands[output])));
+        }
+        request.outputs.push_back(place_[output]);
+      }
+      request.pools = pools_;
+      auto outcome = prepared.prepared->execute(request, hal::MeasureTiming::NO, deadline, loopTimeout);
+      if (outcome.ok()) {
+        for (size_t k = 0; k < step.outputs.size(); ++k) {
+          const uint32_t output = step.outputs[k];
+          shapes_[output] = outcome->outputShapes[k].dimensions;
+          // Later steps read it with the shape and size it really has.
+          place_[output].dimensions = shapes_[output];
+          if (auto bytes = hal::sizeOfData(model_.main.operands[output].type, shapes_[output])) {
+            place_[output].location.length = *bytes;
+          }
+        }
+        return {};
+      }
+      hal::Error error = outcome.error();
+      if (error.code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE || error.outputShapes.size() != step.outputs.size()) {
+        error.message = "partition step " + std::to_string(index) + " on " + prepared.deviceName + ": " + error.message;
+        return error;
+      }
+      bool modelOutputTooSmall = false;
+      for (size_t k = 0; k < step.outputs.size(); ++k) {
+        const uint32_t output = step.outputs[k];
+        shapes_[output] = error.outputShapes[k].dimensions;
+        if (error.outputShapes[k].isSufficient) continue;
+        if (isModelOutput(output)) {
+          modelOutputTooSmall = true;
+          insufficient_.push_back(output);
+        } else {
+          const auto needed = hal::sizeOfData(model_.main.operands[output].type, error.outputShapes[k].dimensions);
+          if (!needed.has_value()) {
+            return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                   << "partition step " << index << ": operand " << output << " needs more than 4 GiB";
+          }
+          NN_RETURN_IF_ERROR(giveBuffer(output, *needed));
+        }
+      }
+      if (modelOutputTooSmall) return insufficientOutputs();
+      if (attempt + 1 >= kMaxStepAttempts) {
+        return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+               << "partition step " << index << " on " << prepared.deviceName
+               << " kept asking for larger buffers between steps";
+      }
+    }
+  }
+
+  // The shapes of the whole model's outputs, after every step ran.
+  std::vector<hal::OutputShape> outputShapes() const {
+    std::vector<hal::OutputShape> shapes;
+    for (uint32_t output : model_.main.outputIndexes) shapes.push_back({shapes_[output], true});
+    return shapes;
+  }
+
+ private:
+  bool isModelOutput(uint32_t operand) const {
+    return std::find(isModelOutput_.begin(), isModelOutput_.end(), operand) != isModelOutput_.end();
+  }
+
+  // A pool of its own for a tensor between steps (replacing a smaller one).
+  hal::Status giveBuffer(uint32_t operand, uint32_t bytes) {
+    NN_ASSIGN_OR_RETURN(hal::SharedMemory memory, hal::createSharedMemory(std::max<uint32_t>(bytes, 1)));
+    Argument& place = place_[operand];
+    if (!hasBuffer_[operand]) {
+      place.lifetime = Argument::LifeTime::POOL;
+      place.location.poolIndex = static_cast<uint32_t>(pools_.size());
+      pools_.emplace_back();
+      hasBuffer_[operand] = true;
+    }
+    pools_[place.location.poolIndex] = std::move(memory);
+    place.location.offset = 0;
+    place.location.length = bytes;
+    return {};
+  }
+
+  // OUTPUT_INSUFFICIENT_SIZE for the whole model, with what is known of every output's shape.
+  hal::Error insufficientOutputs() const {
+    hal::Error error = hal::makeError(hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE)
+                       << "an output buffer is too small for its result";
+    for (uint32_t output : model_.main.outputIndexes) {
+      const bool tooSmall = std::find(insufficient_.begin(), insufficient_.end(), output) != insufficient_.end();
+      const std::vector<uint32_t>& known = shapes_[output];
+      error.outputShapes.push_back({known.empty() ? model_.main.operands[output].dimensions : known, !tooSmall});
+    }
+    return error;
+  }
+
+  const hal::Model& model_;
+  std::vector<hal::Request::MemoryPool> pools_;
+  std::vector<Argument> place_;
+  std::vector<uint32_t> isModelOutput_;
+  std::vector<std::vector<uint32_t>> shapes_;
+  std::vector<uint32_t> insufficient_;
+  std::vector<bool> hasBuffer_ = std::vector<bool>(model_.main.operands.size(), false);
+};
+
+}  // namespace
+
+hal::Result<hal::ExecutionOutcome> PartitionedPreparedModel::execute(
+    const hal::Request& request, hal::MeasureTiming /*measure*/, const hal::OptionalTimePoint& deadline,
+    const hal::OptionalDuration& loopTimeoutDuration) const {
+  NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, model_));
+  StepRunner runner(model_, request);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (deadline.has_value() && hal::Clock::now() >= *deadline) {
+      return hal::makeError(hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT)
+             << "the deadline passed before partition step " << i << " of " << steps_.size();
+    }
+    NN_RETURN_IF_ERROR(runner.run(steps_[i], i, deadline, loopTimeoutDuration));
+  }
+  hal::ExecutionOutcome outcome;
+  outcome.outputShapes = runner.outputShapes();
+  return outcome;
+}
+
+}  // namespace nnremote::runtime

@@ -1,0 +1,43 @@
+// A model prepared as partition steps on several devices (partitioning.h), run as one prepared
+// model: each execution runs the steps in order, the tensors that cross between them in shared
+// memory of the execution's own. Every executor (fenced, reusable, burst) comes from the sync
+// execution, as for any SyncExecutionPreparedModel.
+#ifndef NNREMOTE_RUNTIME_PARTITIONED_PREPARED_MODEL_H_
+#define NNREMOTE_RUNTIME_PARTITIONED_PREPARED_MODEL_H_
+
+#include <string>
+#include <vector>
+
+#include "hal/execution_adapters.h"
+#include "runtime/partitioning.h"
+
+namespace nnremote::runtime {
+
+struct PreparedStep {
+  PartitionStep step;
+  hal::SharedPreparedModel prepared;
+  std::string deviceName;
+};
+
+class PartitionedPreparedModel final : public hal::SyncExecutionPreparedModel {
+ public:
+  PartitionedPreparedModel(hal::Model model, std::vector<PreparedStep> steps)
+      : model_(std::move(model)), steps_(std::move(steps)) {}
+
+  // Timing is not reported: the steps run on different devices (as the NDK allows, a
+  // compilation for more than one device does not measure).
+  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
+                                             const hal::OptionalTimePoint& deadline,
+                                             const hal::OptionalDuration& loopTimeoutDuration) const override;
+  const hal::Model* getModel() const override { return &model_; }
+
+  const std::vector<PreparedStep>& steps() const { return steps_; }
+
+ private:
+  const hal::Model model_;  // the whole model: what requests are checked against
+  const std::vector<PreparedStep> steps_;
+};
+
+}  // namespace nnremote::runtime
+
+#endif  // NNREMOTE_RUNTIME_PARTITIONED_PREPARED_MODEL_H_

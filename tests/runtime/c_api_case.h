@@ -1,0 +1,33 @@
+// One conformance case through the NNAPI C API, as a program would run it: the model built with
+// ANeuralNetworksModel_* calls, compiled, executed with one of the four executors, and its
+// outputs compared with the CTS's tolerances.
+#ifndef NNREMOTE_TESTS_RUNTIME_C_API_CASE_H_
+#define NNREMOTE_TESTS_RUNTIME_C_API_CASE_H_
+
+#include <android/NeuralNetworks.h>
+
+#include <functional>
+#include <string>
+
+#include "tests/conformance/cts_loader.h"
+
+namespace nnremote::testing {
+
+enum class Executor { SYNC, ASYNC, BURST, FENCED };
+
+struct CaseOptions {
+  // Compiled for this device alone (createForDevices); null: for every device (Compilation_create),
+  // which lets the library choose and partition.
+  const ANeuralNetworksDevice* device = nullptr;
+  Executor executor = Executor::SYNC;
+  // Called with the finished compilation.
+  std::function<void(ANeuralNetworksCompilation*)> onFinished;
+};
+
+// Empty when the case passes (an expect_failure case passes when some call refuses it); why it
+// failed otherwise.
+std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options);
+
+}  // namespace nnremote::testing
+
+#endif  // NNREMOTE_TESTS_RUNTIME_C_API_CASE_H_

@@ -1,0 +1,88 @@
+// The conformance set through the NNAPI C API with Compilation_create, on two devices: Arm NN
+// (CpuRef, served by a real npu_emulator from armnn_backend.so) and nnapi-reference. Arm NN
+// supports part of NNAPI, so the library runs each model whole on Arm NN, partitioned between
+// the two (what Arm NN does not support on nnapi-reference), or whole on nnapi-reference; every
+// model must pass, and a good share must run partitioned. The executors take turns. CI runs every
+// NNREMOTE_PARTITIONING_STRIDE-th model; c_api_partitioning_full_test runs them all.
+#include <android/NeuralNetworks.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "runtime/handles.h"
+#include "tests/common/emulator_process.h"
+#include "tests/conformance/cts_loader.h"
+#include "tests/runtime/c_api_case.h"
+
+#ifndef NNREMOTE_PARTITIONING_STRIDE
+#define NNREMOTE_PARTITIONING_STRIDE 4
+#endif
+
+namespace nnremote::testing {
+namespace {
+
+// Started before the library first looks for devices, and named to it through NNREMOTE_TARGETS.
+class ArmnnServer : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const std::string address = EmulatorProcess::uniqueAddress("partition");
+    process_ = std::make_unique<EmulatorProcess>(address,
+                                                 std::vector<std::string>{"--backend=backends/armnn/armnn_backend.so:CpuRef"});
+    setenv("NNREMOTE_TARGETS", address.c_str(), 1);
+  }
+  void TearDown() override { process_.reset(); }
+
+ private:
+  std::unique_ptr<EmulatorProcess> process_;
+};
+
+const auto* const kServer = ::testing::AddGlobalTestEnvironment(new ArmnnServer());
+
+TEST(CApiPartitioningTest, ModelsArmNnSupportsInPartRunPartitionedWithTheReference) {
+  const std::string directory = cts::defaultConformanceDirectory();
+  if (directory.empty()) GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
+  uint32_t count = 0;
+  ASSERT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
+  ASSERT_EQ(count, 2u) << "armnn-cpuref and nnapi-reference";
+
+  auto files = cts::findSpecFiles(directory);
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  size_t seen = 0, ran = 0, failures = 0, wholeOnArmnn = 0, partitioned = 0, wholeOnReference = 0, refused = 0;
+  std::ostringstream log;
+  for (const std::string& file : *files) {
+    auto cases = cts::loadSpecFile(file, file.substr(directory.size() + 1));
+    ASSERT_TRUE(cases.ok()) << cases.error().message;
+    for (const cts::CtsTestCase& testCase : *cases) {
+      if (seen++ % NNREMOTE_PARTITIONING_STRIDE != 0) continue;
+      ++ran;
+      std::vector<std::string> devices;
+      CaseOptions options;
+      options.executor = static_cast<Executor>(ran % 4);  // sync, async, burst and fenced in turn
+      options.onFinished = [&devices](ANeuralNetworksCompilation* compilation) {
+        devices = runtime::fromHandle(compilation)->compilation->deviceNames();
+      };
+      const std::string failure = runCase(testCase, options);
+      if (!failure.empty() && failures++ < 20) log << testCase.fullName() << ": " << failure << "\n";
+      if (devices.empty()) {
+        ++refused;  // an expect_failure model, refused before it was compiled
+      } else if (devices.size() > 1) {
+        ++partitioned;
+      } else {
+        ++(devices.front() == "nnapi-reference" ? wholeOnReference : wholeOnArmnn);
+      }
+    }
+  }
+  std::cout << ran << " models: " << ran - failures << " passed, " << failures << " failed; " << wholeOnArmnn
+            << " whole on armnn-cpuref, " << partitioned << " partitioned between armnn-cpuref and nnapi-reference, "
+            << wholeOnReference << " whole on nnapi-reference, " << refused << " refused before compiling\n";
+  EXPECT_EQ(failures, 0u) << log.str();
+  EXPECT_GE(ran, 9374u / NNREMOTE_PARTITIONING_STRIDE);
+  EXPECT_GE(wholeOnArmnn, 3000u / NNREMOTE_PARTITIONING_STRIDE);
+  EXPECT_GE(partitioned, 100u / NNREMOTE_PARTITIONING_STRIDE);
+}
+
+}  // namespace
+}  // namespace nnremote::testing
