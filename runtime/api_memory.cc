@@ -1,5 +1,5 @@
-// The NDK's memory functions. Memory domains (MemoryDesc_*, Memory_createFromDesc) are not
-// implemented yet: they answer OP_FAILED saying so (docs/runtime.md).
+// The NDK's memory functions: memories from the program's descriptors, and memory domains
+// (MemoryDesc_*, Memory_createFromDesc; memory_desc.h).
 #include <android/NeuralNetworks.h>
 
 #include <cstring>
@@ -9,17 +9,9 @@
 
 using nnremote::runtime::fromHandle;
 using nnremote::runtime::Memory;
+using nnremote::runtime::MemoryDesc;
 using nnremote::runtime::refuse;
 using nnremote::runtime::toHandle;
-
-namespace {
-
-int notYet(const char* function) {
-  return refuse(function, ANEURALNETWORKS_OP_FAILED,
-                "memory domains (ANeuralNetworksMemoryDesc) are not implemented yet by this runtime");
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -37,50 +29,54 @@ void ANeuralNetworksMemory_free(ANeuralNetworksMemory* memory) { delete fromHand
 
 int ANeuralNetworksMemory_copy(const ANeuralNetworksMemory* src, const ANeuralNetworksMemory* dst) {
   if (src == nullptr || dst == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
-  const Memory& from = *fromHandle(src);
-  const Memory& to = *fromHandle(dst);
-  if (from.size() != to.size()) {
-    return refuse(__func__, ANEURALNETWORKS_BAD_DATA,
-                  "sizes differ: " + std::to_string(from.size()) + " and " + std::to_string(to.size()));
-  }
-  std::memmove(to.memory()->data(), from.memory()->data(), from.size());
-  return ANEURALNETWORKS_NO_ERROR;
+  return nnremote::runtime::copyMemory(*fromHandle(src), *fromHandle(dst));
 }
 
 int ANeuralNetworksMemoryDesc_create(ANeuralNetworksMemoryDesc** desc) {
-  if (desc != nullptr) *desc = nullptr;
   if (desc == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc is NULL");
-  return notYet(__func__);
+  *desc = toHandle(new MemoryDesc());
+  return ANEURALNETWORKS_NO_ERROR;
 }
 
-void ANeuralNetworksMemoryDesc_free(ANeuralNetworksMemoryDesc*) {}
+void ANeuralNetworksMemoryDesc_free(ANeuralNetworksMemoryDesc* desc) { delete fromHandle(desc); }
 
-int ANeuralNetworksMemoryDesc_addInputRole(ANeuralNetworksMemoryDesc* desc, const ANeuralNetworksCompilation*,
-                                           uint32_t, float) {
-  if (desc == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc is NULL");
-  return notYet(__func__);
+int ANeuralNetworksMemoryDesc_addInputRole(ANeuralNetworksMemoryDesc* desc, const ANeuralNetworksCompilation* compilation,
+                                           uint32_t index, float frequency) {
+  if (desc == nullptr || compilation == nullptr) {
+    return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc or compilation is NULL");
+  }
+  return fromHandle(desc)->addRole(*fromHandle(compilation)->compilation, true, index, frequency);
 }
 
-int ANeuralNetworksMemoryDesc_addOutputRole(ANeuralNetworksMemoryDesc* desc, const ANeuralNetworksCompilation*,
-                                            uint32_t, float) {
-  if (desc == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc is NULL");
-  return notYet(__func__);
+int ANeuralNetworksMemoryDesc_addOutputRole(ANeuralNetworksMemoryDesc* desc,
+                                            const ANeuralNetworksCompilation* compilation, uint32_t index,
+                                            float frequency) {
+  if (desc == nullptr || compilation == nullptr) {
+    return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc or compilation is NULL");
+  }
+  return fromHandle(desc)->addRole(*fromHandle(compilation)->compilation, false, index, frequency);
 }
 
-int ANeuralNetworksMemoryDesc_setDimensions(ANeuralNetworksMemoryDesc* desc, uint32_t, const uint32_t*) {
-  if (desc == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc is NULL");
-  return notYet(__func__);
+int ANeuralNetworksMemoryDesc_setDimensions(ANeuralNetworksMemoryDesc* desc, uint32_t rank,
+                                            const uint32_t* dimensions) {
+  if (desc == nullptr || (rank > 0 && dimensions == nullptr)) {
+    return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc is NULL, or dimensions with a rank above 0");
+  }
+  return fromHandle(desc)->setDimensions(std::vector<uint32_t>(dimensions, dimensions + rank));
 }
 
 int ANeuralNetworksMemoryDesc_finish(ANeuralNetworksMemoryDesc* desc) {
   if (desc == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "desc is NULL");
-  return notYet(__func__);
+  return fromHandle(desc)->finish();
 }
 
 int ANeuralNetworksMemory_createFromDesc(const ANeuralNetworksMemoryDesc* desc, ANeuralNetworksMemory** memory) {
   if (memory != nullptr) *memory = nullptr;
   if (desc == nullptr || memory == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
-  return notYet(__func__);
+  Memory* created = nullptr;
+  const int code = fromHandle(desc)->allocate(&created);
+  if (code == ANEURALNETWORKS_NO_ERROR) *memory = toHandle(created);
+  return code;
 }
 
 }  // extern "C"

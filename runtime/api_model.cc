@@ -57,6 +57,9 @@ int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel* model, int32_t in
 int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel* model, int32_t index,
                                                    const ANeuralNetworksMemory* memory, size_t offset, size_t length) {
   NNREMOTE_REQUIRE(model != nullptr && memory != nullptr, "model or memory");
+  if (fromHandle(memory)->use() != nullptr) {
+    return refuse(__func__, ANEURALNETWORKS_BAD_DATA, "a memory from a descriptor cannot hold a model's constants");
+  }
   return builderOf(model)->setOperandValueFromMemory(index, fromHandle(memory)->memory(), offset, length);
 }
 

@@ -241,6 +241,7 @@ int Compilation::finish() {
     auto prepared = prepareOn(*chosen, model_);
     if (!prepared.ok()) return refuse("ANeuralNetworksCompilation_finish", prepared.error());
     deviceNames_ = {chosen->device->getName()};
+    wholeDevice_ = chosen;
     prepared_ = std::move(prepared).value();
     return ANEURALNETWORKS_NO_ERROR;
   }
@@ -250,6 +251,27 @@ int Compilation::finish() {
   if (!prepared.ok()) return refuse("ANeuralNetworksCompilation_finish", prepared.error());
   prepared_ = std::move(prepared).value();
   return ANEURALNETWORKS_NO_ERROR;
+}
+
+std::vector<Compilation::StepRole> Compilation::stepRoles(bool isInput, uint32_t index) const {
+  const auto* partitioned = dynamic_cast<const PartitionedPreparedModel*>(prepared_.get());
+  if (partitioned == nullptr) return {{prepared_, wholeDevice_, isInput, index}};
+  const uint32_t operand = (isInput ? model_.main.inputIndexes : model_.main.outputIndexes)[index];
+  std::vector<StepRole> roles;
+  for (const PreparedStep& step : partitioned->steps()) {
+    // A model output that a later step reads is read from the same memory: that step's input.
+    for (size_t k = 0; k < step.step.inputs.size(); ++k) {
+      if (step.step.inputs[k] == operand) {
+        roles.push_back({step.prepared, step.step.device, true, static_cast<uint32_t>(k)});
+      }
+    }
+    for (size_t k = 0; !isInput && k < step.step.outputs.size(); ++k) {
+      if (step.step.outputs[k] == operand) {
+        roles.push_back({step.prepared, step.step.device, false, static_cast<uint32_t>(k)});
+      }
+    }
+  }
+  return roles;
 }
 
 }  // namespace nnremote::runtime

@@ -40,6 +40,17 @@ class Compilation {
   const hal::SharedPreparedModel& prepared() const { return prepared_; }
   // The devices that run it: one, or one per partition step.
   const std::vector<std::string>& deviceNames() const { return deviceNames_; }
+  bool explicitDevices() const { return explicitDevices_; }
+
+  // Where the model's input or output `index` is an input or output of a prepared model: of the
+  // whole model, or of each partition step that reads it (or the one that writes it).
+  struct StepRole {
+    hal::SharedPreparedModel prepared;
+    const RuntimeDevice* device;
+    bool isInput;
+    uint32_t ioIndex;
+  };
+  std::vector<StepRole> stepRoles(bool isInput, uint32_t index) const;
 
  private:
   // Which operations of main each candidate supports (with its feature level), in `devices_` order.
@@ -69,6 +80,7 @@ class Compilation {
   hal::CacheToken token_{};
   bool finished_ = false;
   std::vector<std::string> deviceNames_;
+  const RuntimeDevice* wholeDevice_ = nullptr;  // when not partitioned
   hal::SharedPreparedModel prepared_;
 };
 

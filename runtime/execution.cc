@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "hal/operand_types.h"
+#include "hal/validation.h"
 #include "runtime/result_codes.h"
 
 namespace nnremote::runtime {
@@ -59,6 +60,9 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
   }
   Argument argument;
   argument.set = true;
+  if (memory != nullptr && memory->use() != nullptr) {
+    return setDescribedArgument(function, isInput, index, type, *memory, offset, length, arguments);
+  }
   if (memory == nullptr && buffer == nullptr) {  // omitted: the C API let NULL through only with length 0
     argument.argument.lifetime = hal::Request::Argument::LifeTime::NO_VALUE;
     arguments[index] = std::move(argument);
@@ -86,15 +90,44 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
                     "offset " + std::to_string(offset) + " + length " + std::to_string(length) +
                         " is beyond the memory's " + std::to_string(memory->size()) + " bytes");
     }
-    argument.memory = memory->memory();
+    argument.pool = memory->memory();
   } else {
-    argument.memory = pointerMemory(buffer, length);
+    argument.pool = pointerMemory(buffer, length);
     offset = 0;
   }
   argument.argument.location.offset = static_cast<uint32_t>(offset);
   argument.argument.location.length = static_cast<uint32_t>(length - padding);
   argument.argument.location.padding = static_cast<uint32_t>(padding);
   if (type != nullptr) argument.argument.dimensions = dimensions;
+  arguments[index] = std::move(argument);
+  return ANEURALNETWORKS_NO_ERROR;
+}
+
+int Execution::setDescribedArgument(const char* function, bool isInput, int32_t index,
+                                    const ANeuralNetworksOperandType* type, const Memory& memory, size_t offset,
+                                    size_t length, std::vector<Argument>& arguments) {
+  DescribedUse& use = *memory.use();
+  if (!use.allows({compilation_.get(), isInput, static_cast<uint32_t>(index)})) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                  "the memory's descriptor does not name this compilation's " + std::string(isInput ? "input " : "output ") +
+                      std::to_string(index));
+  }
+  if (offset != 0 || length != 0) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA, "a memory from a descriptor takes offset 0 and length 0");
+  }
+  Argument argument;
+  argument.set = true;
+  argument.use = &use;
+  argument.pool = memory.pool();
+  if (type != nullptr && type->dimensionCount > 0) {
+    const std::vector<uint32_t> given(type->dimensions, type->dimensions + type->dimensionCount);
+    if (!hal::combineDimensions(given, use.initialDimensions()).ok()) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA, "the dimensions disagree with the memory's");
+    }
+    argument.argument.dimensions = given;
+  }
+  // A device's buffer is named whole; shared memory standing in for one is used whole.
+  argument.argument.location.length = static_cast<uint32_t>(memory.size());
   arguments[index] = std::move(argument);
   return ANEURALNETWORKS_NO_ERROR;
 }
@@ -169,6 +202,20 @@ int Execution::beginComputation(const char* function, bool fenced, uint64_t dura
       return refuse(function, ANEURALNETWORKS_BAD_DATA, "output " + std::to_string(i) + " is not set");
     }
   }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    Argument& input = inputs_[i];
+    if (input.use == nullptr) continue;
+    if (!input.use->initialized()) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA, "input " + std::to_string(i) + "'s memory holds no data yet");
+    }
+    // An input read from a memory from a descriptor has the dimensions last written to it.
+    const std::vector<uint32_t> held = input.use->dimensions();
+    if (!input.argument.dimensions.empty() && input.argument.dimensions != held) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                    "input " + std::to_string(i) + "'s dimensions differ from what its memory holds");
+    }
+    if (hal::isTensor(main_.operands[main_.inputIndexes[i]].type)) input.argument.dimensions = held;
+  }
   if (fenced && durationAfterFence != 0 && !compilation_->forOneDevice()) {
     return refuse(function, ANEURALNETWORKS_BAD_DATA,
                   "a duration needs a compilation created for exactly one device (createForDevices)");
@@ -197,11 +244,8 @@ Execution::Call Execution::call() const {
     if (wire.lifetime == hal::Request::Argument::LifeTime::POOL) {
       // One pool per memory, however many arguments it holds.
       size_t pool = 0;
-      while (pool < request.pools.size() &&
-             std::get<hal::SharedMemory>(request.pools[pool]).get() != argument.memory.get()) {
-        ++pool;
-      }
-      if (pool == request.pools.size()) request.pools.push_back(argument.memory);
+      while (pool < request.pools.size() && request.pools[pool] != argument.pool) ++pool;
+      if (pool == request.pools.size()) request.pools.push_back(argument.pool);
       wire.location.poolIndex = static_cast<uint32_t>(pool);
     }
     out->push_back(std::move(wire));
@@ -214,6 +258,12 @@ Execution::Call Execution::call() const {
 int Execution::finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function) {
   std::lock_guard<std::mutex> lock(mutex_);
   state_ = State::COMPLETED;
+  // Memories from descriptors hold what a successful computation wrote, and nothing after a failure.
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (outputs_[i].use == nullptr) continue;
+    const bool known = outcome.ok() && i < outcome->outputShapes.size();
+    outputs_[i].use->written(outcome.ok(), known ? outcome->outputShapes[i].dimensions : std::vector<uint32_t>{});
+  }
   completedWithShapes_ = false;
   timing_ = {};
   fencedTiming_ = {};

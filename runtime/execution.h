@@ -56,10 +56,13 @@ class Execution : public std::enable_shared_from_this<Execution> {
   struct Argument {
     bool set = false;
     hal::Request::Argument argument;
-    hal::SharedMemory memory;  // the pool: the program's buffer or an ANeuralNetworksMemory's
+    hal::Request::MemoryPool pool;  // the program's buffer, or an ANeuralNetworksMemory's memory or buffer
+    DescribedUse* use = nullptr;    // for a memory from a descriptor: what it holds
   };
   enum class State { PREPARATION, COMPUTATION, COMPLETED };
 
+  int setDescribedArgument(const char* function, bool isInput, int32_t index, const ANeuralNetworksOperandType* type,
+                           const Memory& memory, size_t offset, size_t length, std::vector<Argument>& arguments);
   // Moves to COMPUTATION if the state allows a computation now; the result code otherwise.
   // A fenced one (startComputeWithDependencies) also needs every output's shape fully known, and
   // a compilation for exactly one device if it has a duration after the fences (as the NDK says).

@@ -15,6 +15,7 @@
 #include "runtime/devices.h"
 #include "runtime/execution.h"
 #include "runtime/memory.h"
+#include "runtime/memory_desc.h"
 
 namespace nnremote::runtime {
 
@@ -59,6 +60,11 @@ inline ANeuralNetworksExecution* toHandle(ExecutionHandle* e) { return reinterpr
 inline Memory* fromHandle(ANeuralNetworksMemory* m) { return reinterpret_cast<Memory*>(m); }
 inline const Memory* fromHandle(const ANeuralNetworksMemory* m) { return reinterpret_cast<const Memory*>(m); }
 inline ANeuralNetworksMemory* toHandle(Memory* m) { return reinterpret_cast<ANeuralNetworksMemory*>(m); }
+inline MemoryDesc* fromHandle(ANeuralNetworksMemoryDesc* d) { return reinterpret_cast<MemoryDesc*>(d); }
+inline const MemoryDesc* fromHandle(const ANeuralNetworksMemoryDesc* d) {
+  return reinterpret_cast<const MemoryDesc*>(d);
+}
+inline ANeuralNetworksMemoryDesc* toHandle(MemoryDesc* d) { return reinterpret_cast<ANeuralNetworksMemoryDesc*>(d); }
 inline Event* fromHandle(ANeuralNetworksEvent* e) { return reinterpret_cast<Event*>(e); }
 inline const Event* fromHandle(const ANeuralNetworksEvent* e) { return reinterpret_cast<const Event*>(e); }
 inline ANeuralNetworksEvent* toHandle(Event* e) { return reinterpret_cast<ANeuralNetworksEvent*>(e); }

@@ -3,8 +3,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <string>
+
+#include <android/NeuralNetworks.h>
+
+#include "hal/operand_types.h"
+#include "hal/validation.h"
+#include "runtime/result_codes.h"
 
 namespace nnremote::runtime {
 namespace {
@@ -70,7 +78,97 @@ hal::Result<Memory*> Memory::fromFd(size_t size, int protect, int fd, size_t off
   }
   uint8_t* data = static_cast<uint8_t*>(base) + (offset - aligned);
   auto memory = std::make_shared<MappedMemory>(base, mapped, data, size, sharedMemoryName(fd, offset));
-  return new Memory(std::move(memory));
+  return new Memory(std::move(memory), nullptr, nullptr);
+}
+
+Memory* Memory::described(hal::SharedBuffer buffer, std::shared_ptr<DescribedUse> use) {
+  return new Memory(nullptr, std::move(buffer), std::move(use));
+}
+
+Memory* Memory::described(hal::SharedMemory memory, std::shared_ptr<DescribedUse> use) {
+  return new Memory(std::move(memory), nullptr, std::move(use));
+}
+
+hal::Request::MemoryPool Memory::pool() const {
+  if (buffer_) return buffer_;
+  return memory_;
+}
+
+bool DescribedUse::initialized() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return initialized_;
+}
+
+std::vector<uint32_t> DescribedUse::dimensions() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return dimensions_;
+}
+
+void DescribedUse::written(bool ok, const std::vector<uint32_t>& dimensions) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  initialized_ = ok;
+  if (ok && !dimensions.empty()) dimensions_ = dimensions;
+}
+
+int copyMemory(const Memory& from, const Memory& to) {
+  const char* function = "ANeuralNetworksMemory_copy";
+  if (&from == &to) return ANEURALNETWORKS_NO_ERROR;
+  const DescribedUse* source = from.use();
+  DescribedUse* destination = to.use();
+  if (source != nullptr && !source->initialized()) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA, "the source memory holds no data yet");
+  }
+  // What the source holds: its operand's bytes of its dimensions, or all its bytes.
+  const std::vector<uint32_t> dimensions = source ? source->dimensions() : std::vector<uint32_t>{};
+  const size_t logicalSize =
+      source ? hal::sizeOfData(source->operand().type, dimensions).value_or(0) : from.size();
+  auto fail = [&](int code, const std::string& why) {
+    if (destination != nullptr) destination->written(false, {});
+    return refuse(function, code, why);
+  };
+  if (destination != nullptr) {
+    const hal::Operand& wanted = destination->operand();
+    if (source != nullptr && (source->operand().type != wanted.type || source->operand().scale != wanted.scale ||
+                              source->operand().zeroPoint != wanted.zeroPoint ||
+                              !(source->operand().extraParams == wanted.extraParams))) {
+      return fail(ANEURALNETWORKS_BAD_DATA, "the memories are for operands of different types");
+    }
+    auto combined = hal::combineDimensions(dimensions, destination->initialDimensions());
+    if (!combined.ok()) return fail(ANEURALNETWORKS_BAD_DATA, "the memories' dimensions disagree");
+    const auto size = hal::sizeOfData(wanted.type, *combined);
+    if (logicalSize != 0 && size.value_or(0) != logicalSize) {
+      return fail(ANEURALNETWORKS_BAD_DATA, "the source holds " + std::to_string(logicalSize) +
+                                                " bytes, the destination's operand takes " +
+                                                std::to_string(size.value_or(0)));
+    }
+  } else if (logicalSize != to.size()) {
+    return fail(ANEURALNETWORKS_BAD_DATA,
+                "sizes differ: " + std::to_string(logicalSize) + " and " + std::to_string(to.size()));
+  }
+  hal::Status copied;
+  if (from.buffer() && to.buffer()) {
+    // Between two devices' buffers through memory of the runtime's own.
+    auto staging = hal::createSharedMemory(std::max<size_t>(logicalSize, 1));
+    if (!staging.ok()) return fail(ANEURALNETWORKS_OUT_OF_MEMORY, staging.error().message);
+    copied = from.buffer()->copyTo(*staging);
+    if (copied.ok()) copied = to.buffer()->copyFrom(*staging, dimensions);
+  } else if (to.buffer()) {
+    copied = to.buffer()->copyFrom(from.memory(), dimensions);
+  } else if (from.buffer()) {
+    copied = from.buffer()->copyTo(to.memory());
+  } else {
+    if (from.size() != to.size()) {
+      return fail(ANEURALNETWORKS_BAD_DATA,
+                  "sizes differ: " + std::to_string(from.size()) + " and " + std::to_string(to.size()));
+    }
+    std::memmove(to.memory()->data(), from.memory()->data(), from.size());
+  }
+  if (!copied.ok()) {
+    if (destination != nullptr) destination->written(false, {});
+    return refuse(function, copied.error());
+  }
+  if (destination != nullptr) destination->written(true, dimensions);
+  return ANEURALNETWORKS_NO_ERROR;
 }
 
 hal::SharedMemory pointerMemory(void* data, size_t size) { return std::make_shared<PointerMemory>(data, size); }

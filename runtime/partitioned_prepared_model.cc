@@ -47,7 +47,19 @@ class StepRunner {
         }
         request.outputs.push_back(place_[output]);
       }
-      request.pools = pools_;
+      // Only the pools this step's arguments name: a device's buffer means nothing to another.
+      std::vector<uint32_t> renumbered(pools_.size(), UINT32_MAX);
+      for (auto* arguments : {&request.inputs, &request.outputs}) {
+        for (Argument& argument : *arguments) {
+          if (argument.lifetime != Argument::LifeTime::POOL) continue;
+          uint32_t& index = renumbered[argument.location.poolIndex];
+          if (index == UINT32_MAX) {
+            index = static_cast<uint32_t>(request.pools.size());
+            request.pools.push_back(pools_[argument.location.poolIndex]);
+          }
+          argument.location.poolIndex = index;
+        }
+      }
       auto outcome = prepared.prepared->execute(request, hal::MeasureTiming::NO, deadline, loopTimeout);
       if (outcome.ok()) {
         for (size_t k = 0; k < step.outputs.size(); ++k) {

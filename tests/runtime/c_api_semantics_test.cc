@@ -800,12 +800,16 @@ TEST(CApiSemanticsTest, BurstsCheckTheirCompilation) {
   ANeuralNetworksBurst_free(nullptr);  // the NDK: no operation
 }
 
-// ---- What is not implemented -------------------------------------------------------------------
+// ---- Memory domains ----------------------------------------------------------------------------
 
-TEST(CApiSemanticsTest, MemoryDomainsAndSyncFenceFdsAreRefusedAsNotImplemented) {
-  ANeuralNetworksMemoryDesc* desc = reinterpret_cast<ANeuralNetworksMemoryDesc*>(&desc);
-  EXPECT_EQ(ANeuralNetworksMemoryDesc_create(&desc), ANEURALNETWORKS_OP_FAILED);
-  EXPECT_EQ(desc, nullptr);
+using MemoryDesc = Owned<ANeuralNetworksMemoryDesc, ANeuralNetworksMemoryDesc_free>;
+
+MemoryDesc newDesc() {
+  ANeuralNetworksMemoryDesc* raw = nullptr;
+  return MemoryDesc(ANeuralNetworksMemoryDesc_create(&raw) == kOk ? raw : nullptr);
+}
+
+TEST(CApiSemanticsTest, MemoryDescriptorsFollowTheNdkStateMachine) {
   EXPECT_EQ(ANeuralNetworksMemoryDesc_create(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
   EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(nullptr, nullptr, 0, 1.0f), ANEURALNETWORKS_UNEXPECTED_NULL);
   EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(nullptr, nullptr, 0, 1.0f), ANEURALNETWORKS_UNEXPECTED_NULL);
@@ -813,9 +817,63 @@ TEST(CApiSemanticsTest, MemoryDomainsAndSyncFenceFdsAreRefusedAsNotImplemented) 
   EXPECT_EQ(ANeuralNetworksMemoryDesc_finish(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
   ANeuralNetworksMemory* memory = reinterpret_cast<ANeuralNetworksMemory*>(&memory);
   EXPECT_EQ(ANeuralNetworksMemory_createFromDesc(nullptr, &memory), ANEURALNETWORKS_UNEXPECTED_NULL);
-  EXPECT_EQ(memory, nullptr);
-  ANeuralNetworksMemoryDesc_free(nullptr);
+  EXPECT_EQ(memory, nullptr) << "set to NULL if unsuccessful";
+  ANeuralNetworksMemoryDesc_free(nullptr);  // the NDK: no operation
 
+  Model model = addModel(), other = rankModel();
+  ASSERT_NE(model, nullptr);
+  ASSERT_NE(other, nullptr);
+  Compilation unfinished = compile(model.get(), deviceFor(false), /*finish=*/false);
+  Compilation compilation = compile(model.get(), deviceFor(false));
+  Compilation rank = compile(other.get(), deviceFor(false));
+  ASSERT_NE(unfinished, nullptr);
+  ASSERT_NE(compilation, nullptr);
+  ASSERT_NE(rank, nullptr);
+  MemoryDesc desc = newDesc();
+  ASSERT_NE(desc, nullptr);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), nullptr, 0, 1.0f), ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), ANEURALNETWORKS_BAD_DATA) << "no role yet";
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), unfinished.get(), 0, 1.0f), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 2, 1.0f), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), compilation.get(), 1, 1.0f), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 0.0f), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 1.5f), ANEURALNETWORKS_BAD_DATA);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 0.5f), kOk);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 0.5f), ANEURALNETWORKS_BAD_DATA)
+      << "the same role twice";
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), rank.get(), 0, 1.0f), ANEURALNETWORKS_BAD_DATA)
+      << "an INT32 scalar does not fit a float32 [2] memory";
+  const uint32_t three = 3, two = 2;
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_setDimensions(desc.get(), 1, &three), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_setDimensions(desc.get(), 1, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_setDimensions(desc.get(), 1, &two), kOk);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
+  EXPECT_EQ(ANeuralNetworksMemory_createFromDesc(desc.get(), &memory), ANEURALNETWORKS_BAD_STATE) << "not finished";
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), kOk);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 1, 1.0f), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksMemoryDesc_setDimensions(desc.get(), 1, &two), ANEURALNETWORKS_BAD_STATE);
+  ASSERT_EQ(ANeuralNetworksMemory_createFromDesc(desc.get(), &memory), kOk);
+  Memory owned(memory);
+  // Not for a model's constants, and used whole in the roles it was made for.
+  Model building = addModel({2}, ANEURALNETWORKS_FUSED_NONE, /*finish=*/false);
+  ASSERT_NE(building, nullptr);
+  EXPECT_EQ(ANeuralNetworksModel_setOperandValueFromMemory(building.get(), 0, memory, 0, 8), ANEURALNETWORKS_BAD_DATA);
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 1, nullptr, memory, 0, 0),
+            ANEURALNETWORKS_BAD_DATA) << "input 1 is not one of its roles";
+  EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, memory, 0, 8),
+            ANEURALNETWORKS_BAD_DATA) << "offset and length must be 0";
+  Execution ofOther = executionOf(rank.get());
+  ASSERT_NE(ofOther, nullptr);
+  EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(ofOther.get(), 0, nullptr, memory, 0, 0),
+            ANEURALNETWORKS_BAD_DATA) << "another compilation";
+}
+
+// ---- Sync fences -------------------------------------------------------------------------------
+
+TEST(CApiSemanticsTest, SyncFenceFdsAreRefusedAsNotImplemented) {
   ANeuralNetworksEvent* event = reinterpret_cast<ANeuralNetworksEvent*>(&event);
   EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, &event), ANEURALNETWORKS_BAD_DATA);
   EXPECT_EQ(event, nullptr);
@@ -1216,6 +1274,69 @@ TEST_P(CApiOnDeviceTest, CachingServesTheSecondCompilationFromTheCache) {
   Compilation fresh = compileCached(relu.get(), otherToken);
   ASSERT_NE(fresh, nullptr);
   EXPECT_EQ(sumOf(fresh.get(), a, b), (std::vector<float>{3.0f, 0.0f})) << "its own token: the model itself";
+}
+
+// A memory from a descriptor naming output 0 and input 0 of one compilation: this device's own
+// memory (a memory domain), so one execution's result is the next one's input without passing
+// through the program; Memory_copy moves data out of it and into it.
+TEST_P(CApiOnDeviceTest, DeviceMemoryCarriesAResultIntoTheNextExecution) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  MemoryDesc desc = newDesc();
+  ASSERT_NE(desc, nullptr);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), kOk);
+  ANeuralNetworksMemory* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromDesc(desc.get(), &raw), kOk);
+  Memory memory(raw);
+  auto run = [&](bool inputFromMemory, bool outputToMemory, float* out) {
+    Execution execution = executionOf(compilation.get());
+    if (execution == nullptr) return -1;
+    const int input = inputFromMemory
+                          ? ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, raw, 0, 0)
+                          : ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, kA, sizeof kA);
+    const int output = outputToMemory
+                           ? ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, raw, 0, 0)
+                           : ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, out, 2 * sizeof(float));
+    if (input != kOk || output != kOk ||
+        ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, kB, sizeof kB) != kOk) {
+      return -2;
+    }
+    return ANeuralNetworksExecution_compute(execution.get());
+  };
+  float out[2] = {};
+  EXPECT_EQ(run(true, false, out), ANEURALNETWORKS_BAD_DATA) << "read before anything was written to it";
+  ASSERT_EQ(run(false, true, nullptr), kOk);  // memory = a + b
+  ASSERT_EQ(run(true, false, out), kOk);      // out = memory + b
+  EXPECT_EQ(values(out), (std::vector<float>{21.0f, 42.0f}));
+
+  // Out of the device's memory into the program's, and back in.
+  const int fd = memfdOf(2 * sizeof(float)), wrongFd = memfdOf(4 * sizeof(float));
+  ASSERT_GE(fd, 0);
+  ASSERT_GE(wrongFd, 0);
+  auto* mapped = static_cast<float*>(mmap(nullptr, 2 * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  ASSERT_NE(mapped, MAP_FAILED);
+  ANeuralNetworksMemory *shared = nullptr, *wrong = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(2 * sizeof(float), PROT_READ | PROT_WRITE, fd, 0, &shared), kOk);
+  Memory sharedOwned(shared);
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(4 * sizeof(float), PROT_READ | PROT_WRITE, wrongFd, 0, &wrong), kOk);
+  Memory wrongOwned(wrong);
+  ASSERT_EQ(ANeuralNetworksMemory_copy(raw, shared), kOk);
+  EXPECT_EQ(values(mapped), kSum);
+  EXPECT_EQ(ANeuralNetworksMemory_copy(raw, wrong), ANEURALNETWORKS_BAD_DATA) << "16 bytes for 8";
+  mapped[0] = 5.0f;
+  mapped[1] = 6.0f;
+  ASSERT_EQ(ANeuralNetworksMemory_copy(shared, raw), kOk);
+  ASSERT_EQ(run(true, false, out), kOk);
+  EXPECT_EQ(values(out), (std::vector<float>{15.0f, 26.0f}));
+  EXPECT_EQ(ANeuralNetworksMemory_copy(wrong, raw), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(run(true, false, out), ANEURALNETWORKS_BAD_DATA) << "a failed copy leaves the memory without data";
+  munmap(mapped, 2 * sizeof(float));
+  close(fd);
+  close(wrongFd);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothDevices, CApiOnDeviceTest, ::testing::Values(true, false), deviceName);
