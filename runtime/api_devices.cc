@@ -15,9 +15,9 @@ using nnremote::runtime::toHandle;
 
 namespace {
 
-// The level whose every function this library implements (docs/runtime.md says what is missing
-// of the higher ones).
-constexpr int64_t kRuntimeFeatureLevel = ANEURALNETWORKS_FEATURE_LEVEL_3;
+// Every function of feature levels 1 to 5 is implemented (6 to 8 added none), and the model rules
+// (hal's operation table) go up to feature level 7, as far as the devices do.
+constexpr int64_t kRuntimeFeatureLevel = ANEURALNETWORKS_FEATURE_LEVEL_7;
 
 // The device behind a handle the program gives, or null if it is not one of ours.
 const nnremote::runtime::RuntimeDevice* known(const ANeuralNetworksDevice* device) {

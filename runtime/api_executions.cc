@@ -36,7 +36,7 @@ int startWith(const char* function, ANeuralNetworksExecution* execution,
   nnremote::hal::SyncFence done;
   const int code = executionOf(execution).start(waitFor, duration, &done);
   if (code != ANEURALNETWORKS_NO_ERROR) return code;
-  *event = toHandle(new Event{done, fromHandle(execution)->execution});
+  *event = toHandle(new Event{done, fromHandle(execution)->execution, /*isSyncFence=*/!waitFor.empty(), nullptr});
   return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -169,17 +169,19 @@ int ANeuralNetworksEvent_wait(ANeuralNetworksEvent* event) {
 
 void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) {
   if (event == nullptr) return;
-  // As the NDK: freeing an event waits for its execution.
-  fromHandle(event)->fence.wait(std::nullopt);
+  // As the NDK: freeing an event waits for its execution; an imported fence is only let go of.
+  if (fromHandle(event)->imported == nullptr) fromHandle(event)->fence.wait(std::nullopt);
   delete fromHandle(event);
 }
 
 int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetworksEvent** event) {
   if (event != nullptr) *event = nullptr;
   if (event == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "event is NULL");
-  return refuse(__func__, ANEURALNETWORKS_BAD_DATA,
-                "sync fence fd " + std::to_string(sync_fence_fd) +
-                    ": sync-fence descriptors are not supported yet on this host (docs/runtime.md)");
+  auto imported = nnremote::runtime::ImportedFence::watch(sync_fence_fd);
+  if (!imported.ok()) return refuse(__func__, ANEURALNETWORKS_BAD_DATA, imported.error().message);
+  const nnremote::hal::SyncFence fence = (*imported)->fence();
+  *event = toHandle(new Event{fence, nullptr, true, std::move(imported).value()});
+  return ANEURALNETWORKS_NO_ERROR;
 }
 
 int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* sync_fence_fd) {
@@ -187,8 +189,14 @@ int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* 
   if (event == nullptr || sync_fence_fd == nullptr) {
     return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
   }
-  return refuse(__func__, ANEURALNETWORKS_BAD_DATA,
-                "the event has no sync fence: sync-fence descriptors are not supported yet on this host");
+  if (!fromHandle(event)->isSyncFence) {
+    return refuse(__func__, ANEURALNETWORKS_BAD_DATA,
+                  "the event is startCompute's, which has no sync fence (startComputeWithDependencies' has)");
+  }
+  auto fd = nnremote::runtime::exportSyncFence(fromHandle(event)->fence);
+  if (!fd.ok()) return refuse(__func__, ANEURALNETWORKS_OP_FAILED, fd.error().message);
+  *sync_fence_fd = *fd;
+  return ANEURALNETWORKS_NO_ERROR;
 }
 
 int ANeuralNetworksBurst_create(ANeuralNetworksCompilation* compilation, ANeuralNetworksBurst** burst) {

@@ -317,30 +317,58 @@ int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durati
   }
   hal::OptionalDuration afterFence;
   if (durationAfterFence != 0) afterFence = hal::Duration(durationAfterFence);
+  // A device that cannot chain on a fence waits for it before it runs; while a fence the program
+  // holds is still pending, that wait happens on a thread of its own, so this call never blocks.
+  const bool pending = std::any_of(waitFor.begin(), waitFor.end(), [](const hal::SyncFence& fence) {
+    return fence.state() == hal::SyncFence::State::ACTIVE;
+  });
+  if (pending) {
+    std::thread([self = shared_from_this(), c, waitFor, afterFence, fence = *done] {
+      self->runFenced(c, waitFor, afterFence, fence);
+    }).detach();
+    return ANEURALNETWORKS_NO_ERROR;
+  }
   auto fenced =
       compilation_->prepared()->executeFenced(c.request, waitFor, c.measure, c.deadline, c.loopTimeout, afterFence);
   if (!fenced.ok()) return finishComputation(fenced.error(), function);
-  // The device's fence says when it is done; the result (and timing) come from its callback,
-  // and the program's event is signaled only once they are recorded here.
   std::thread([self = shared_from_this(), fenced = std::move(fenced).value(), fence = *done] {
-    const bool failed = fenced.first.wait(std::nullopt) != hal::SyncFence::State::SIGNALED;
-    auto timings = fenced.second();
-    hal::Result<hal::ExecutionOutcome> outcome = hal::ExecutionOutcome{};
-    if (!timings.ok()) {
-      outcome = timings.error();
-    } else if (failed) {
-      outcome = hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the execution's fence signaled an error";
-    } else {
-      outcome->timing = timings->first;
-    }
-    const int code = self->finishComputation(outcome, "ANeuralNetworksExecution_startComputeWithDependencies");
-    if (timings.ok()) {
-      std::lock_guard<std::mutex> lock(self->mutex_);
-      self->fencedTiming_ = timings->second;
-    }
-    fence.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
+    self->finishFenced(fenced, fence);
   }).detach();
   return ANEURALNETWORKS_NO_ERROR;
+}
+
+void Execution::runFenced(const Call& c, const std::vector<hal::SyncFence>& waitFor,
+                          const hal::OptionalDuration& afterFence, const hal::SyncFence& done) {
+  auto fenced =
+      compilation_->prepared()->executeFenced(c.request, waitFor, c.measure, c.deadline, c.loopTimeout, afterFence);
+  if (!fenced.ok()) {
+    const int code = finishComputation(fenced.error(), "ANeuralNetworksExecution_startComputeWithDependencies");
+    done.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
+    return;
+  }
+  finishFenced(*fenced, done);
+}
+
+// The device's fence says when it is done; the result (and timing) come from its callback, and
+// the program's event is signaled only once they are recorded here.
+void Execution::finishFenced(const std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>& fenced,
+                             const hal::SyncFence& done) {
+  const bool failed = fenced.first.wait(std::nullopt) != hal::SyncFence::State::SIGNALED;
+  auto timings = fenced.second();
+  hal::Result<hal::ExecutionOutcome> outcome = hal::ExecutionOutcome{};
+  if (!timings.ok()) {
+    outcome = timings.error();
+  } else if (failed) {
+    outcome = hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the execution's fence signaled an error";
+  } else {
+    outcome->timing = timings->first;
+  }
+  const int code = finishComputation(outcome, "ANeuralNetworksExecution_startComputeWithDependencies");
+  if (timings.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fencedTiming_ = timings->second;
+  }
+  done.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
 }
 
 int Execution::getOutputOperandRank(int32_t index, uint32_t* rank) const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hal/i_burst.h"
+#include "hal/i_prepared_model.h"
 #include "hal/sync_fence.h"
 #include "runtime/compilation.h"
 #include "runtime/memory.h"
@@ -76,6 +77,11 @@ class Execution : public std::enable_shared_from_this<Execution> {
     hal::Duration loopTimeout;
   };
   Call call() const;
+  // startComputeWithDependencies' two halves: ask the device, then wait for its fence and record.
+  void runFenced(const Call& c, const std::vector<hal::SyncFence>& waitFor, const hal::OptionalDuration& afterFence,
+                 const hal::SyncFence& done);
+  void finishFenced(const std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>& fenced,
+                    const hal::SyncFence& done);
   // Records what a computation gave and returns its result code.
   int finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);
 

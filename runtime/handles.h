@@ -16,6 +16,7 @@
 #include "runtime/execution.h"
 #include "runtime/memory.h"
 #include "runtime/memory_desc.h"
+#include "runtime/sync_fence_fd.h"
 
 namespace nnremote::runtime {
 
@@ -30,7 +31,11 @@ struct ExecutionHandle {
 // An execution's completion (startCompute, startComputeWithDependencies).
 struct Event {
   hal::SyncFence fence;
-  std::shared_ptr<Execution> execution;  // whose result Event_wait returns
+  std::shared_ptr<Execution> execution;  // whose result Event_wait returns; null for an imported fence
+  // Whether the event is a sync fence (startComputeWithDependencies, createFromSyncFenceFd), which
+  // getSyncFenceFd can hand out; startCompute's is not, as on Android.
+  bool isSyncFence = false;
+  std::unique_ptr<ImportedFence> imported;  // watches the program's fd
 };
 
 struct Burst {

@@ -8,7 +8,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -873,12 +876,12 @@ TEST(CApiSemanticsTest, MemoryDescriptorsFollowTheNdkStateMachine) {
 
 // ---- Sync fences -------------------------------------------------------------------------------
 
-TEST(CApiSemanticsTest, SyncFenceFdsAreRefusedAsNotImplemented) {
+TEST(CApiSemanticsTest, SyncFenceFdArgumentsAreChecked) {
   ANeuralNetworksEvent* event = reinterpret_cast<ANeuralNetworksEvent*>(&event);
-  EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, &event), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(-1, &event), ANEURALNETWORKS_BAD_DATA);
   EXPECT_EQ(event, nullptr);
   EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
-  // An event of a computation has no sync fence: fd -1 and BAD_DATA, as the NDK says.
+  // startCompute's event is not a sync fence: fd -1 and BAD_DATA, as the NDK says.
   Model model = addModel();
   ASSERT_NE(model, nullptr);
   Compilation compilation = compile(model.get(), deviceFor(false));
@@ -886,9 +889,9 @@ TEST(CApiSemanticsTest, SyncFenceFdsAreRefusedAsNotImplemented) {
   float out[2] = {};
   Execution execution = addExecution(compilation.get(), kA, kB, out);
   ASSERT_NE(execution, nullptr);
-  int code = kOk;
-  Event started = startAfter(execution.get(), {}, &code);
-  ASSERT_EQ(code, kOk);
+  ANeuralNetworksEvent* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &raw), kOk);
+  Event started(raw);
   int fd = 0;
   EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(started.get(), &fd), ANEURALNETWORKS_BAD_DATA);
   EXPECT_EQ(fd, -1);
@@ -1337,6 +1340,75 @@ TEST_P(CApiOnDeviceTest, DeviceMemoryCarriesAResultIntoTheNextExecution) {
   munmap(mapped, 2 * sizeof(float));
   close(fd);
   close(wrongFd);
+}
+
+// Waits (bounded) until `fd` is readable; its status byte as docs/runtime.md defines it, or -1.
+int statusOfSyncFenceFd(int fd) {
+  pollfd readable{fd, POLLIN, 0};
+  if (poll(&readable, 1, 30'000) != 1) return -1;
+  char status = -1;
+  return recv(fd, &status, 1, MSG_PEEK) == 1 ? status : -1;
+}
+
+// A sync-fence fd of the program's own gates an execution on this device, and the execution's
+// own event is handed out as one (docs/runtime.md defines both).
+TEST_P(CApiOnDeviceTest, SyncFenceFdsCrossTheApiBothWays) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compileHere(model.get());
+  ASSERT_NE(compilation, nullptr);
+  auto gated = [&](int gateFd, float* out, int* fenceFd) {
+    ANeuralNetworksEvent* raw = nullptr;
+    EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(gateFd, &raw), kOk);
+    Event gate(raw);
+    Execution execution = addExecution(compilation.get(), kA, kB, out);
+    int code = kOk;
+    Event done = startAfter(execution.get(), {gate.get()}, &code);
+    EXPECT_EQ(code, kOk);
+    EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(done.get(), fenceFd), kOk);
+    return std::make_tuple(std::move(gate), std::move(execution), std::move(done));
+  };
+
+  int ends[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+  float out[2] = {};
+  int fenceFd = -1;
+  auto [gate, execution, done] = gated(ends[0], out, &fenceFd);
+  close(ends[0]);  // the library keeps its own copy
+  ASSERT_GE(fenceFd, 0);
+  pollfd readable{fenceFd, POLLIN, 0};
+  EXPECT_EQ(poll(&readable, 1, 0), 0) << "the execution waits for the program's fence";
+  const char ok = 0;
+  ASSERT_EQ(write(ends[1], &ok, 1), 1);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(done.get()), kOk);
+  EXPECT_EQ(statusOfSyncFenceFd(fenceFd), 0);
+  EXPECT_EQ(values(out), kSum);
+  close(ends[1]);
+  close(fenceFd);
+
+  // A fence that signals an error fails the execution after it, and its fd says so.
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+  auto [failedGate, failedExecution, failed] = gated(ends[0], out, &fenceFd);
+  const char error = 1;
+  ASSERT_EQ(write(ends[1], &error, 1), 1);
+  EXPECT_NE(ANeuralNetworksEvent_wait(failed.get()), kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(failedGate.get()), ANEURALNETWORKS_OP_FAILED);
+  EXPECT_EQ(statusOfSyncFenceFd(fenceFd), 1);
+  close(ends[0]);
+  close(ends[1]);
+  close(fenceFd);
+
+  // An eventfd is a fence too: readable means signaled.
+  const int eventFd = eventfd(0, EFD_CLOEXEC);
+  ASSERT_GE(eventFd, 0);
+  std::fill(out, out + 2, 0.0f);
+  auto [eventGate, eventExecution, afterEvent] = gated(eventFd, out, &fenceFd);
+  const uint64_t one = 1;
+  ASSERT_EQ(write(eventFd, &one, sizeof one), static_cast<ssize_t>(sizeof one));
+  EXPECT_EQ(ANeuralNetworksEvent_wait(afterEvent.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+  close(eventFd);
+  close(fenceFd);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothDevices, CApiOnDeviceTest, ::testing::Values(true, false), deviceName);
