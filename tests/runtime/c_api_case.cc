@@ -1,6 +1,10 @@
 #include "tests/runtime/c_api_case.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "hal/operand_types.h"
@@ -50,6 +54,67 @@ bool outputsFullySpecified(const hal::Model& model) {
   return true;
 }
 
+struct FreeMemory {
+  void operator()(ANeuralNetworksMemory* memory) const { ANeuralNetworksMemory_free(memory); }
+};
+using OwnedMemory = std::unique_ptr<ANeuralNetworksMemory, FreeMemory>;
+
+// The result code of the first call that failed, and which.
+struct Refusal {
+  std::string call;
+  int code = ANEURALNETWORKS_NO_ERROR;
+};
+
+// A memory of the program's own: a memfd of `size` bytes holding `bytes` (if any), and its fd.
+OwnedMemory memfdMemory(size_t size, const std::vector<uint8_t>& bytes, int* fd, Refusal* refusal) {
+  *fd = memfd_create("c_api_case", MFD_CLOEXEC);
+  if (*fd < 0 || ftruncate(*fd, static_cast<off_t>(size)) != 0 ||
+      (!bytes.empty() && pwrite(*fd, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size()))) {
+    *refusal = {"memfd", -1};
+    return nullptr;
+  }
+  ANeuralNetworksMemory* memory = nullptr;
+  refusal->code = ANeuralNetworksMemory_createFromFd(size, PROT_READ | PROT_WRITE, *fd, 0, &memory);
+  refusal->call = "Memory_createFromFd";
+  return OwnedMemory(memory);
+}
+
+// A memory from a descriptor for input or output `index` of `compilation` alone.
+OwnedMemory deviceMemory(ANeuralNetworksCompilation* compilation, bool input, uint32_t index, Refusal* refusal) {
+  ANeuralNetworksMemoryDesc* desc = nullptr;
+  if ((refusal->code = ANeuralNetworksMemoryDesc_create(&desc)) != ANEURALNETWORKS_NO_ERROR) {
+    refusal->call = "MemoryDesc_create";
+    return nullptr;
+  }
+  refusal->code = input ? ANeuralNetworksMemoryDesc_addInputRole(desc, compilation, index, 1.0f)
+                        : ANeuralNetworksMemoryDesc_addOutputRole(desc, compilation, index, 1.0f);
+  refusal->call = input ? "MemoryDesc_addInputRole" : "MemoryDesc_addOutputRole";
+  if (refusal->code == ANEURALNETWORKS_NO_ERROR) {
+    refusal->code = ANeuralNetworksMemoryDesc_finish(desc);
+    refusal->call = "MemoryDesc_finish";
+  }
+  ANeuralNetworksMemory* memory = nullptr;
+  if (refusal->code == ANEURALNETWORKS_NO_ERROR) {
+    refusal->code = ANeuralNetworksMemory_createFromDesc(desc, &memory);
+    refusal->call = "Memory_createFromDesc";
+  }
+  ANeuralNetworksMemoryDesc_free(desc);
+  return OwnedMemory(memory);
+}
+
+bool isFullySpecifiedTensor(const hal::Operand& operand) {
+  return hal::isTensor(operand.type) && !operand.dimensions.empty() &&
+         std::find(operand.dimensions.begin(), operand.dimensions.end(), 0u) == operand.dimensions.end();
+}
+
+// The memfds the device memories are filled from and read into, closed at the end of a case.
+struct Fds {
+  std::vector<int> fds;
+  ~Fds() {
+    for (int fd : fds) close(fd);
+  }
+};
+
 }  // namespace
 
 std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options) {
@@ -82,17 +147,51 @@ std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options
     ANeuralNetworksExecution* e;
     ~FreeExecution() { ANeuralNetworksExecution_free(e); }
   } freeExecution{execution};
+  const hal::Model::Subgraph& main = testCase.model.main;
+  std::vector<OwnedMemory> memories;  // outlive the execution
+  Fds fds;
+  Refusal refusal;
   for (size_t i = 0; i < testCase.inputs.size(); ++i) {
     const auto& bytes = testCase.inputs[i];
-    const int code = ANeuralNetworksExecution_setInput(execution, static_cast<int32_t>(i), nullptr,
-                                                       bytes.empty() ? nullptr : bytes.data(), bytes.size());
+    const auto index = static_cast<int32_t>(i);
+    if (options.deviceMemory && !bytes.empty() && isFullySpecifiedTensor(main.operands[main.inputIndexes[i]])) {
+      int fd = -1;
+      OwnedMemory source = memfdMemory(bytes.size(), bytes, &fd, &refusal);
+      fds.fds.push_back(fd);
+      if (source == nullptr) return failed(refusal.call + " for input " + std::to_string(i), refusal.code);
+      OwnedMemory onDevice = deviceMemory(compilation, true, static_cast<uint32_t>(i), &refusal);
+      if (onDevice == nullptr) return failed(refusal.call + " for input " + std::to_string(i), refusal.code);
+      if (int code = ANeuralNetworksMemory_copy(source.get(), onDevice.get()); code) {
+        return failed("Memory_copy into input " + std::to_string(i), code);
+      }
+      if (int code = ANeuralNetworksExecution_setInputFromMemory(execution, index, nullptr, onDevice.get(), 0, 0)) {
+        return failed("setInputFromMemory " + std::to_string(i), code);
+      }
+      memories.push_back(std::move(onDevice));
+      continue;
+    }
+    const int code =
+        ANeuralNetworksExecution_setInput(execution, index, nullptr, bytes.empty() ? nullptr : bytes.data(), bytes.size());
     if (code) return failed("setInput " + std::to_string(i), code);
   }
   std::vector<std::vector<uint8_t>> outputs;
+  std::vector<ANeuralNetworksMemory*> outputMemories(testCase.outputs.size(), nullptr);
   for (const auto& golden : testCase.outputs) outputs.emplace_back(std::max<size_t>(golden.data.size(), 1));
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const int code = ANeuralNetworksExecution_setOutput(execution, static_cast<int32_t>(i), nullptr,
-                                                        outputs[i].data(), testCase.outputs[i].data.size());
+    const auto index = static_cast<int32_t>(i);
+    if (options.deviceMemory && !testCase.outputs[i].data.empty() &&
+        isFullySpecifiedTensor(main.operands[main.outputIndexes[i]])) {
+      OwnedMemory onDevice = deviceMemory(compilation, false, static_cast<uint32_t>(i), &refusal);
+      if (onDevice == nullptr) return failed(refusal.call + " for output " + std::to_string(i), refusal.code);
+      if (int code = ANeuralNetworksExecution_setOutputFromMemory(execution, index, nullptr, onDevice.get(), 0, 0)) {
+        return failed("setOutputFromMemory " + std::to_string(i), code);
+      }
+      outputMemories[i] = onDevice.get();
+      memories.push_back(std::move(onDevice));
+      continue;
+    }
+    const int code = ANeuralNetworksExecution_setOutput(execution, index, nullptr, outputs[i].data(),
+                                                        testCase.outputs[i].data.size());
     if (code) return failed("setOutput " + std::to_string(i), code);
   }
   if (executor == Executor::FENCED && !outputsFullySpecified(testCase.model)) {
@@ -103,6 +202,22 @@ std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options
   }
   if (int code = runExecution(execution, compilation, executor); code) return failed("the execution", code);
   if (testCase.expectFailure) return "expected a failure, but every call succeeded";
+  // Outputs in device memory come out through a memfd.
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputMemories[i] == nullptr) continue;
+    int fd = -1;
+    OwnedMemory destination = memfdMemory(testCase.outputs[i].data.size(), {}, &fd, &refusal);
+    fds.fds.push_back(fd);
+    if (destination == nullptr) return refusal.call + " for output " + std::to_string(i) + " returned " +
+                                       std::to_string(refusal.code);
+    if (int code = ANeuralNetworksMemory_copy(outputMemories[i], destination.get()); code) {
+      return "Memory_copy out of output " + std::to_string(i) + " returned " + std::to_string(code);
+    }
+    if (pread(fd, outputs[i].data(), testCase.outputs[i].data.size(), 0) !=
+        static_cast<ssize_t>(testCase.outputs[i].data.size())) {
+      return "reading output " + std::to_string(i) + " from its memfd failed";
+    }
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     uint32_t rank = 0;
     if (int code = ANeuralNetworksExecution_getOutputOperandRank(execution, static_cast<int32_t>(i), &rank); code) {

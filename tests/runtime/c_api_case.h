@@ -20,6 +20,9 @@ struct CaseOptions {
   // which lets the library choose and partition.
   const ANeuralNetworksDevice* device = nullptr;
   Executor executor = Executor::SYNC;
+  // Tensor inputs and fully specified tensor outputs in the device's own memory (a memory from a
+  // descriptor; inputs filled and outputs read with Memory_copy through a memfd).
+  bool deviceMemory = false;
   // Called with the finished compilation.
   std::function<void(ANeuralNetworksCompilation*)> onFinished;
 };

@@ -1,7 +1,8 @@
 // The conformance set through the NNAPI C API: every model built only with ANeuralNetworksModel_*
 // calls, compiled for one device and run sync, async (startCompute), on a burst and fenced
-// (startComputeWithDependencies), on a remote device (an npu_emulator this test starts, reached
-// through NNREMOTE_TARGETS) and on nnapi-reference. CI runs every NNREMOTE_CAPI_STRIDE-th case;
+// (startComputeWithDependencies), with the arguments in the program's memory and in device
+// memory (memory domains), on a remote device (an npu_emulator this test starts, reached through
+// NNREMOTE_TARGETS) and on nnapi-reference. CI runs every NNREMOTE_CAPI_STRIDE-th case;
 // c_api_conformance_full_test runs them all.
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
@@ -34,12 +35,26 @@ const auto* const kServer = ::testing::AddGlobalTestEnvironment(new RemoteServer
 struct Param {
   bool remote;
   Executor executor;
+  bool deviceMemory;
 };
 
 std::string paramName(const ::testing::TestParamInfo<Param>& info) {
   static const char* executors[] = {"Sync", "Async", "Burst", "Fenced"};
   return std::string(info.param.remote ? "Remote" : "Reference") + "_" +
-         executors[static_cast<int>(info.param.executor)];
+         executors[static_cast<int>(info.param.executor)] + (info.param.deviceMemory ? "_DeviceMemory" : "");
+}
+
+// Every executor on both devices, with and without device memory.
+std::vector<Param> everyParam() {
+  std::vector<Param> params;
+  for (bool remote : {true, false}) {
+    for (bool deviceMemory : {false, true}) {
+      for (Executor executor : {Executor::SYNC, Executor::ASYNC, Executor::BURST, Executor::FENCED}) {
+        params.push_back({remote, executor, deviceMemory});
+      }
+    }
+  }
+  return params;
 }
 
 // The remote device (the first that is not nnapi-reference) or nnapi-reference.
@@ -75,7 +90,7 @@ TEST_P(CApiConformanceTest, ModelsBuiltThroughTheCApiPass) {
     for (const cts::CtsTestCase& testCase : *cases) {
       if (seen++ % NNREMOTE_CAPI_STRIDE != 0) continue;
       ++ran;
-      const std::string failure = runCase(testCase, {device, GetParam().executor, nullptr});
+      const std::string failure = runCase(testCase, {device, GetParam().executor, GetParam().deviceMemory, nullptr});
       if (!failure.empty() && failures++ < 20) log << testCase.fullName() << ": " << failure << "\n";
     }
   }
@@ -85,12 +100,7 @@ TEST_P(CApiConformanceTest, ModelsBuiltThroughTheCApiPass) {
   EXPECT_GE(ran, 9374u / NNREMOTE_CAPI_STRIDE);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryExecutorOnBothDevices, CApiConformanceTest,
-    ::testing::Values(Param{true, Executor::SYNC}, Param{true, Executor::ASYNC}, Param{true, Executor::BURST},
-                      Param{true, Executor::FENCED}, Param{false, Executor::SYNC}, Param{false, Executor::ASYNC},
-                      Param{false, Executor::BURST}, Param{false, Executor::FENCED}),
-    paramName);
+INSTANTIATE_TEST_SUITE_P(EveryExecutorOnBothDevices, CApiConformanceTest, ::testing::ValuesIn(everyParam()), paramName);
 
 }  // namespace
 }  // namespace nnremote::testing
