@@ -1398,6 +1398,16 @@ TEST_P(CApiOnDeviceTest, SyncFenceFdsCrossTheApiBothWays) {
   close(ends[1]);
   close(fenceFd);
 
+  // A program that closes the fd it was given before the fence signals: the library's end has
+  // no one to tell, which must not kill the program (SIGPIPE).
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+  auto [closedGate, closedExecution, closedDone] = gated(ends[0], out, &fenceFd);
+  close(fenceFd);
+  ASSERT_EQ(write(ends[1], &ok, 1), 1);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(closedDone.get()), kOk);
+  close(ends[0]);
+  close(ends[1]);
+
   // An eventfd is a fence too: readable means signaled.
   const int eventFd = eventfd(0, EFD_CLOEXEC);
   ASSERT_GE(eventFd, 0);
