@@ -22,8 +22,6 @@ float activate(float x) {
 
 template <OperationType kType>
 Status validateActivation(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1}, 1));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, context.inputType(0)));
   if (context.input(0).rank() > 4) {
     return unsupported(context) << "rank " << context.input(0).rank() << " is above 4";

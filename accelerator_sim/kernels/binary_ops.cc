@@ -11,8 +11,6 @@ namespace {
 
 template <OperationType kType>
 Status validateBinary(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {3}, 1));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {1}));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, 2));
   const OperandType type = context.inputType(0);
   if (type == OperandType::TENSOR_INT32) {

@@ -35,18 +35,11 @@ ConvOperands convOperands(const OperationContext& context, bool depthwise) {
 }
 
 Status validateConvCommon(const OperationContext& context, bool depthwise) {
-  NN_RETURN_IF_ERROR(depthwise ? expectCounts(context, {8, 9, 11, 12, 14}, 1)
-                               : expectCounts(context, {7, 8, 10, 11, 13}, 1));
   const ConvOperands ops = convOperands(context, depthwise);
   NN_RETURN_IF_ERROR(validateConvOperandTypes(context, depthwise ? 3 : 0));
   NN_RETURN_IF_ERROR(validateWindowOperands(context, ops.window, ops.explicitPadding));
-  if (depthwise) NN_RETURN_IF_ERROR(expectScalar(context, ops.depthMultiplier, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, ops.activation));
   NN_RETURN_IF_ERROR(expectNhwc(context, ops.layout));
-  if (ops.dilation < context.inputCount()) {
-    NN_RETURN_IF_ERROR(expectScalar(context, ops.dilation, OperandType::INT32));
-    NN_RETURN_IF_ERROR(expectScalar(context, ops.dilation + 1, OperandType::INT32));
-  }
   const Tensor& input = context.input(0);
   const Tensor& filter = context.input(1);
   const Tensor& bias = context.input(2);

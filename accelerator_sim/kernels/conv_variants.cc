@@ -63,11 +63,9 @@ bool groupedExplicit(const OperationContext& context) { return context.inputCoun
 size_t groupsOperand(const OperationContext& context) { return 3 + windowOperandCount(groupedExplicit(context)); }
 
 Status validateGrouped(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {9, 12}, 1));
   NN_RETURN_IF_ERROR(validateConvOperandTypes(context, 0));
   NN_RETURN_IF_ERROR(validateWindowOperands(context, 3, groupedExplicit(context)));
   const size_t groups = groupsOperand(context);
-  NN_RETURN_IF_ERROR(expectScalar(context, groups, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, groups + 1));
   NN_RETURN_IF_ERROR(expectNhwc(context, groups + 2));
   if (context.input(0).rank() != 4 || context.input(1).rank() != 4) return unsupported(context) << "input and filter must have rank 4";
@@ -179,12 +177,10 @@ int outputShapeOperand(const OperationContext& context) { return context.inputCo
 bool transposeExplicit(const OperationContext& context) { return context.inputCount() == 11; }
 
 Status validateTransposeConv(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {9, 11}, 1));
   NN_RETURN_IF_ERROR(validateConvOperandTypes(context, 0));
   if (transposeExplicit(context)) {
     NN_RETURN_IF_ERROR(validateWindowOperands(context, 3, true));
   } else {
-    NN_RETURN_IF_ERROR(expectInputType(context, 3, OperandType::TENSOR_INT32));
     NN_RETURN_IF_ERROR(validateWindowOperands(context, 4, false));
   }
   NN_RETURN_IF_ERROR(expectFusedActivation(context, context.inputCount() - 2));

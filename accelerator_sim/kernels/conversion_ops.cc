@@ -22,8 +22,6 @@ OperationWork perOutputElement(const OperationContext& context) {
 // ---- QUANTIZE (float -> quant8) --------------------------------------------------------------
 
 Status validateQuantize(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1}, 1));
-  NN_RETURN_IF_ERROR(expectInputType(context, 0, OperandType::TENSOR_FLOAT32));
   if (context.output(0).type != OperandType::TENSOR_QUANT8_ASYMM) {
     return unsupported(context) << "output type " << hal::toString(context.output(0).type) << " is not implemented";
   }
@@ -39,7 +37,6 @@ Status executeQuantize(OperationContext& context) {
 // ---- DEQUANTIZE (quant8 asymm, quant8 symm or per-channel -> float) ---------------------------
 
 Status validateDequantize(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1}, 1));
   const OperandType type = context.inputType(0);
   if (type != OperandType::TENSOR_QUANT8_ASYMM && type != OperandType::TENSOR_QUANT8_SYMM &&
       type != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
@@ -79,7 +76,6 @@ bool isCastable(OperandType type) {
 }
 
 Status validateCast(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1}, 1));
   if (context.inputType(0) == context.output(0).type && hal::isTensor(context.inputType(0))) return {};  // identity
   if (!isCastable(context.inputType(0)) || !isCastable(context.output(0).type)) {
     return unsupported(context) << "CAST from " << hal::toString(context.inputType(0)) << " to "
@@ -122,8 +118,6 @@ Status executeCast(OperationContext& context) {
 // ---- FILL (dimensions, value) ----------------------------------------------------------------
 
 Status validateFill(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {2}, 1));
-  NN_RETURN_IF_ERROR(expectInputType(context, 0, OperandType::TENSOR_INT32));
   const OperandType value = context.inputType(1);
   const OperandType out = context.output(0).type;
   if (!((value == OperandType::FLOAT32 && out == OperandType::TENSOR_FLOAT32) ||
@@ -154,7 +148,6 @@ Status executeFill(OperationContext& context) {
 // ---- RANK (input) -> INT32 -------------------------------------------------------------------
 
 Status validateRank(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1}, 1));
   if (context.output(0).type != OperandType::INT32) return unsupported(context) << "output must be INT32";
   return {};
 }

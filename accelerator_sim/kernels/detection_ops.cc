@@ -67,16 +67,10 @@ void applyBoxDeltas(const float* box, const float* delta, float imageHeight, flo
 // Applies (dx, dy, dw, dh) deltas, one set per class, to every box and clips to its image.
 
 Status validateBboxTransform(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {4}, 1));
   const OperandType boxType = context.inputType(0);
   if (boxType != OperandType::TENSOR_FLOAT32 && boxType != OperandType::TENSOR_QUANT16_ASYMM) {
     return unsupported(context) << "boxes must be TENSOR_FLOAT32 or TENSOR_QUANT16_ASYMM";
   }
-  const OperandType deltaType = boxType == OperandType::TENSOR_FLOAT32 ? OperandType::TENSOR_FLOAT32
-                                                                       : OperandType::TENSOR_QUANT8_ASYMM;
-  NN_RETURN_IF_ERROR(expectInputType(context, 1, deltaType));
-  NN_RETURN_IF_ERROR(expectInputType(context, 2, OperandType::TENSOR_INT32));
-  NN_RETURN_IF_ERROR(expectInputType(context, 3, boxType));
   if (context.output(0).type != boxType) return unsupported(context) << "output type differs from the boxes'";
   NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(0), "boxes"));
   NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(3), "image sizes"));
@@ -141,17 +135,10 @@ OperationWork bboxTransformWork(const OperationContext& context) {
 enum class NmsKernel : int32_t { HARD = 0, LINEAR = 1, GAUSSIAN = 2 };
 
 Status validateBoxWithNmsLimit(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {9}, 4));
   const OperandType scoreType = context.inputType(0);
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, scoreType));
   const OperandType boxType =
       scoreType == OperandType::TENSOR_FLOAT32 ? OperandType::TENSOR_FLOAT32 : OperandType::TENSOR_QUANT16_ASYMM;
-  NN_RETURN_IF_ERROR(expectInputType(context, 1, boxType));
-  NN_RETURN_IF_ERROR(expectInputType(context, 2, OperandType::TENSOR_INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, 3, OperandType::FLOAT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, 4, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, 5, OperandType::INT32));
-  for (size_t i = 6; i < 9; ++i) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::FLOAT32));
   NN_RETURN_IF_ERROR(expectOutputTypes(context, {scoreType, boxType, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
   NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(1), "boxes"));
   const int32_t kernel = context.scalar<int32_t>(5);
@@ -332,16 +319,9 @@ OperationWork boxWithNmsLimitWork(const OperationContext& context) {
 constexpr size_t kProposalLayout = 10;
 
 Status validateGenerateProposals(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {11}, 3));
   const OperandType scoreType = context.inputType(0);
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, scoreType));
   const bool quantized = scoreType == OperandType::TENSOR_QUANT8_ASYMM;
-  NN_RETURN_IF_ERROR(expectInputType(context, 1, scoreType));
-  NN_RETURN_IF_ERROR(expectInputType(context, 2, quantized ? OperandType::TENSOR_QUANT16_SYMM : scoreType));
-  NN_RETURN_IF_ERROR(expectInputType(context, 3, quantized ? OperandType::TENSOR_QUANT16_ASYMM : scoreType));
-  for (size_t i : {4, 5, 8, 9}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::FLOAT32));
-  for (size_t i : {6, 7}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kProposalLayout, OperandType::BOOL));
   const OperandType boxType = quantized ? OperandType::TENSOR_QUANT16_ASYMM : scoreType;
   NN_RETURN_IF_ERROR(expectOutputTypes(context, {scoreType, boxType, OperandType::TENSOR_INT32}));
   const Tensor& anchors = context.input(2);
@@ -470,12 +450,9 @@ OperationWork generateProposalsWork(const OperationContext& context) {
 constexpr size_t kHeatmapLayout = 2;
 
 Status validateHeatmapMaxKeypoint(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {3}, 2));
   const OperandType type = context.inputType(0);
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
   const OperandType boxType = type == OperandType::TENSOR_QUANT8_ASYMM ? OperandType::TENSOR_QUANT16_ASYMM : type;
-  NN_RETURN_IF_ERROR(expectInputType(context, 1, boxType));
-  NN_RETURN_IF_ERROR(expectScalar(context, kHeatmapLayout, OperandType::BOOL));
   NN_RETURN_IF_ERROR(expectOutputTypes(context, {type, boxType}));
   NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(1), "boxes"));
   return expectBoxQuantization(context, context.output(1), "output keypoints");
@@ -581,11 +558,6 @@ OperationWork heatmapMaxKeypointWork(const OperationContext& context) {
 // anchor's best class, reporting its top classes). Unused detection slots are zero.
 
 Status validateDetectionPostprocessing(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {14}, 4));
-  for (size_t i : {0, 1, 2}) NN_RETURN_IF_ERROR(expectInputType(context, i, OperandType::TENSOR_FLOAT32));
-  for (size_t i : {3, 4, 5, 6, 11, 12}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::FLOAT32));
-  for (size_t i : {8, 9, 10}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
-  for (size_t i : {7, 13}) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::BOOL));
   NN_RETURN_IF_ERROR(expectOutputTypes(context, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT32,
                                                  OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
   for (size_t i : {3, 4, 5, 6}) {

@@ -8,13 +8,8 @@ namespace nnremote::sim {
 namespace {
 
 Status validateFullyConnected(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {4}, 1));
   const OperandType type = context.inputType(0);
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {1}));
-  NN_RETURN_IF_ERROR(expectInputType(
-      context, 2,
-      type == OperandType::TENSOR_FLOAT32 ? OperandType::TENSOR_FLOAT32 : OperandType::TENSOR_INT32));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, 3));
   if (context.input(1).rank() != 2 || context.input(2).rank() != 1) {
     return unsupported(context) << "weights must have rank 2 and bias rank 1";

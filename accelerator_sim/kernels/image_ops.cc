@@ -16,17 +16,12 @@ inline float realAt(const Tensor& t, size_t i) { return float(readValue(t, i)); 
 // [align_corners, half_pixel_centers] ------------------------------------------------------------
 
 Status validateResize(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {3, 4, 6}, 1));
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, context.inputType(0)));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
   const OperandType sizeType = context.inputType(1);
   if (sizeType != OperandType::INT32 && sizeType != OperandType::FLOAT32) {
     return unsupported(context) << "the output size must be INT32 sizes or FLOAT32 scales";
   }
-  NN_RETURN_IF_ERROR(expectScalar(context, 1, sizeType));
-  NN_RETURN_IF_ERROR(expectScalar(context, 2, sizeType));
   NN_RETURN_IF_ERROR(expectNhwc(context, 3));
-  for (size_t i = 4; i < context.inputCount(); ++i) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::BOOL));
   if (context.input(0).rank() != 4) return unsupported(context) << "input must have rank 4";
   return {};
 }
@@ -134,10 +129,7 @@ int layoutAt3(const OperationContext&) { return 3; }
 // ---- L2_NORMALIZATION (input, [axis]) -------------------------------------------------------
 
 Status validateL2Normalization(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1, 2}, 1));
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, context.inputType(0)));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
-  if (context.inputCount() == 2) NN_RETURN_IF_ERROR(expectScalar(context, 1, OperandType::INT32));
   const Tensor& out = context.output(0);
   if (out.type == OperandType::TENSOR_QUANT8_ASYMM && (out.scale != 1.0f / 128 || out.zeroPoint != 128)) {
     return unsupported(context) << "quantized output must have scale 1/128 and zero point 128";
@@ -196,12 +188,6 @@ OperationWork twoPassWork(const OperationContext& context) {
 // ---- LOCAL_RESPONSE_NORMALIZATION (input, radius, bias, alpha, beta, [axis]) -----------------
 
 Status validateLrn(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {5, 6}, 1));
-  NN_RETURN_IF_ERROR(expectInputType(context, 0, OperandType::TENSOR_FLOAT32));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
-  NN_RETURN_IF_ERROR(expectScalar(context, 1, OperandType::INT32));
-  for (size_t i = 2; i <= 4; ++i) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::FLOAT32));
-  if (context.inputCount() == 6) NN_RETURN_IF_ERROR(expectScalar(context, 5, OperandType::INT32));
   return {};
 }
 
@@ -231,13 +217,8 @@ bool poolExplicit(const OperationContext& context) { return context.inputCount()
 size_t poolFilterOperand(const OperationContext& context) { return 1 + windowOperandCount(poolExplicit(context)); }
 
 Status validateL2Pool(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {7, 8, 10, 11}, 1));
-  NN_RETURN_IF_ERROR(expectInputType(context, 0, OperandType::TENSOR_FLOAT32));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
   NN_RETURN_IF_ERROR(validateWindowOperands(context, 1, poolExplicit(context)));
   const size_t filter = poolFilterOperand(context);
-  NN_RETURN_IF_ERROR(expectScalar(context, filter, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, filter + 1, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, filter + 2));
   NN_RETURN_IF_ERROR(expectNhwc(context, filter + 3));
   if (context.input(0).rank() != 4) return unsupported(context) << "input must have rank 4";

@@ -29,6 +29,11 @@ inline hal::ErrorBuilder unsupported(const OperationContext& context) {
   return builder;
 }
 
+// Signature checks, for what hal's operation table does not cover: vendor extension operations
+// (accelerator_sim/extensions/) and a kernel's own narrower support. A built-in operation's
+// counts and types are checked once by the table (hal/operation_signatures.h) before any kernel
+// sees it, so kernels do not repeat them.
+//
 // Fails unless the operation has one of `inputCounts` inputs and exactly `outputCount` outputs.
 Status expectCounts(const OperationContext& context, std::initializer_list<size_t> inputCounts,
                     size_t outputCount);

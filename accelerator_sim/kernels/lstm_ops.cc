@@ -277,22 +277,6 @@ hal::Result<LstmCell> prepareDirection(const OperationContext& context, const Ls
   return cell;
 }
 
-Status validateLstmTypes(const OperationContext& context, size_t tensorCount, size_t activationAt,
-                         std::initializer_list<size_t> extraTensors) {
-  for (size_t i = 0; i < tensorCount; ++i) {
-    if (!context.input(i).isOmitted) NN_RETURN_IF_ERROR(expectInputType(context, i, OperandType::TENSOR_FLOAT32));
-  }
-  for (size_t i : extraTensors) {
-    if (i < context.inputCount() && !context.input(i).isOmitted) {
-      NN_RETURN_IF_ERROR(expectInputType(context, i, OperandType::TENSOR_FLOAT32));
-    }
-  }
-  NN_RETURN_IF_ERROR(expectFloatOperands(context, {}));
-  NN_RETURN_IF_ERROR(expectScalar(context, activationAt, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, activationAt + 1, OperandType::FLOAT32));
-  return expectScalar(context, activationAt + 2, OperandType::FLOAT32);
-}
-
 OperationWork lstmWork(const OperationContext& context) {
   // Four gate GEMMs over the input and recurrent weights, for every step and batch entry.
   OperationWork work;
@@ -313,8 +297,7 @@ OperationWork lstmWork(const OperationContext& context) {
 constexpr size_t kLstmActivation = 20;
 
 Status validateLstm(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {23, 27}, 4));
-  return validateLstmTypes(context, 20, kLstmActivation, {23, 24, 25, 26});
+  return expectFloatOperands(context, {});
 }
 
 Status prepareLstm(OperationContext& context) {
@@ -356,8 +339,7 @@ Status validateUnidirectionalLstm(const OperationContext& context) {
       (context.outputCount() != 1 && context.outputCount() != 3)) {
     return unsupported(context) << "takes 24 or 28 inputs and 1 or 3 outputs";
   }
-  NN_RETURN_IF_ERROR(validateLstmTypes(context, 20, kLstmActivation, {24, 25, 26, 27}));
-  return expectScalar(context, kTimeMajor, OperandType::BOOL);
+  return expectFloatOperands(context, {});
 }
 
 SequenceLayout sequenceLayout(const Tensor& in, bool timeMajor) {
@@ -404,9 +386,7 @@ Status validateBidirectionalLstm(const OperationContext& context) {
   if (context.inputCount() != 61 || context.outputCount() < 1 || context.outputCount() > 6) {
     return unsupported(context) << "takes 61 inputs and 1 to 6 outputs";
   }
-  NN_RETURN_IF_ERROR(validateLstmTypes(context, 48, kBiActivation, {53, 54, 55, 56, 57, 58, 59, 60}));
-  NN_RETURN_IF_ERROR(expectScalar(context, kBiMergeOutputs, OperandType::BOOL));
-  return expectScalar(context, kBiTimeMajor, OperandType::BOOL);
+  return expectFloatOperands(context, {});
 }
 
 // How the auxiliary input is used (NNAPI's linking modes): not at all; as the backward cell's

@@ -98,9 +98,7 @@ Status setOutputDimensions(OperationContext& context, const uint64_t (&dims)[4])
 
 template <bool kToDepth>
 Status validateDepthSpace(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {2, 3}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  NN_RETURN_IF_ERROR(expectScalar(context, 1, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectNhwc(context, 2));
   if (context.input(0).rank() != 4) return unsupported(context) << "input must have rank 4";
   if (context.hasValue(1) && context.scalar<int32_t>(1) < 1) return unsupported(context) << "block size must be >= 1";
@@ -149,10 +147,7 @@ int layoutAt3(const OperationContext&) { return 3; }
 
 template <bool kToBatch>
 Status validateSpaceBatch(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(kToBatch ? expectCounts(context, {3, 4}, 1) : expectCounts(context, {2, 3}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
-  if (kToBatch) NN_RETURN_IF_ERROR(expectInputType(context, 2, OperandType::TENSOR_INT32));
   NN_RETURN_IF_ERROR(expectNhwc(context, kToBatch ? 3 : 2));
   if (context.input(0).rank() != 4) return unsupported(context) << "input must have rank 4";
   return {};
@@ -212,10 +207,8 @@ Status executeSpaceBatch(OperationContext& context) {
 // ---- CHANNEL_SHUFFLE (input, groups, axis) --------------------------------------------------
 
 Status validateChannelShuffle(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {3}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  NN_RETURN_IF_ERROR(expectScalar(context, 1, OperandType::INT32));
-  return expectScalar(context, 2, OperandType::INT32);
+  return {};
 }
 
 Status prepareSame(OperationContext& context) {
@@ -242,11 +235,7 @@ Status executeChannelShuffle(OperationContext& context) {
 // ---- TRANSPOSE (input, [perm]) --------------------------------------------------------------
 
 Status validateTranspose(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1, 2}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  if (context.inputCount() == 2 && !context.input(1).isOmitted) {
-    NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
-  }
   return {};
 }
 
@@ -297,11 +286,7 @@ Status copyAll(OperationContext& context) {
 }
 
 Status validateSqueeze(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {1, 2}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  if (context.inputCount() == 2 && !context.input(1).isOmitted) {
-    NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
-  }
   return {};
 }
 
@@ -327,9 +312,8 @@ Status prepareSqueeze(OperationContext& context) {
 }
 
 Status validateExpandDims(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {2}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  return expectScalar(context, 1, OperandType::INT32);
+  return {};
 }
 
 Status prepareExpandDims(OperationContext& context) {
@@ -343,10 +327,8 @@ Status prepareExpandDims(OperationContext& context) {
 // ---- GATHER (input, axis, indices) ----------------------------------------------------------
 
 Status validateGather(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {3}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  NN_RETURN_IF_ERROR(expectScalar(context, 1, OperandType::INT32));
-  return expectInputType(context, 2, OperandType::TENSOR_INT32);
+  return {};
 }
 
 Status prepareGather(OperationContext& context) {
@@ -383,10 +365,8 @@ Status executeGather(OperationContext& context) {
 // ---- SLICE (input, begin, size), STRIDED_SLICE (input, begin, end, strides, masks x3) --------
 
 Status validateSlice(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {3}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
-  return expectInputType(context, 2, OperandType::TENSOR_INT32);
+  return {};
 }
 
 Status sliceBounds(const OperationContext& context, std::vector<uint32_t>* begin, std::vector<uint32_t>* size) {
@@ -426,10 +406,7 @@ Status executeSlice(OperationContext& context) {
 }
 
 Status validateStridedSlice(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {7}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  for (size_t i = 1; i <= 3; ++i) NN_RETURN_IF_ERROR(expectInputType(context, i, OperandType::TENSOR_INT32));
-  for (size_t i = 4; i <= 6; ++i) NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
   return {};
 }
 
@@ -506,8 +483,6 @@ Status executeStridedSlice(OperationContext& context) {
 Status validateSplit(const OperationContext& context) {
   if (context.inputCount() != 3 || context.outputCount() < 1) return unsupported(context) << "takes 3 inputs";
   NN_RETURN_IF_ERROR(expectMovable(context));
-  NN_RETURN_IF_ERROR(expectScalar(context, 1, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, 2, OperandType::INT32));
   if (context.hasValue(2) && size_t(context.scalar<int32_t>(2)) != context.outputCount()) {
     return unsupported(context) << "num_splits differs from the number of outputs";
   }
@@ -544,9 +519,8 @@ Status executeSplit(OperationContext& context) {
 // ---- TILE (input, multiples) ----------------------------------------------------------------
 
 Status validateTile(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {2}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  return expectInputType(context, 1, OperandType::TENSOR_INT32);
+  return {};
 }
 
 Status prepareTile(OperationContext& context) {
@@ -576,16 +550,7 @@ Status executeTile(OperationContext& context) {
 
 template <OperationType kType>
 Status validatePad(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {kType == OperationType::PAD ? size_t(2) : size_t(3)}, 1));
-  NN_RETURN_IF_ERROR(expectMovable(context));
-  NN_RETURN_IF_ERROR(expectInputType(context, 1, OperandType::TENSOR_INT32));
-  if (kType == OperationType::PAD_V2) {
-    const OperandType type = context.inputType(0);
-    NN_RETURN_IF_ERROR(expectScalar(context, 2, type == OperandType::TENSOR_FLOAT32 ? OperandType::FLOAT32
-                                                                                    : OperandType::INT32));
-  }
-  if (kType == OperationType::MIRROR_PAD) NN_RETURN_IF_ERROR(expectScalar(context, 2, OperandType::INT32));
-  return {};
+  return expectMovable(context);
 }
 
 hal::Result<std::vector<std::pair<uint32_t, uint32_t>>> paddingsOf(const OperationContext& context) {
@@ -652,9 +617,8 @@ Status executePad(OperationContext& context) {
 // ---- REVERSE (input, axis [1]) --------------------------------------------------------------
 
 Status validateReverse(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {2}, 1));
   NN_RETURN_IF_ERROR(expectMovable(context));
-  return expectInputType(context, 1, OperandType::TENSOR_INT32);
+  return {};
 }
 
 Status executeReverse(OperationContext& context) {
@@ -674,11 +638,9 @@ Status executeReverse(OperationContext& context) {
 
 Status validatePack(const OperationContext& context) {
   if (context.inputCount() < 2 || context.outputCount() != 1) return unsupported(context) << "needs an axis and tensors";
-  NN_RETURN_IF_ERROR(expectScalar(context, 0, OperandType::INT32));
   const OperandType type = context.inputType(1);
   if (!isMovableType(type)) return unsupported(context) << hal::toString(type) << " is not implemented";
   for (size_t i = 1; i < context.inputCount(); ++i) {
-    NN_RETURN_IF_ERROR(expectInputType(context, i, type));
     const Tensor& t = context.input(i);
     if (type == OperandType::TENSOR_QUANT8_ASYMM &&
         (t.scale != context.output(0).scale || t.zeroPoint != context.output(0).zeroPoint)) {

@@ -17,13 +17,9 @@ size_t filterOperand(const OperationContext& context) {
 }
 
 Status validatePool(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {7, 8, 10, 11}, 1));
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, context.inputType(0)));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
   NN_RETURN_IF_ERROR(validateWindowOperands(context, 1, isExplicit(context)));
   const size_t filter = filterOperand(context);
-  NN_RETURN_IF_ERROR(expectScalar(context, filter, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, filter + 1, OperandType::INT32));
   NN_RETURN_IF_ERROR(expectFusedActivation(context, filter + 2));
   NN_RETURN_IF_ERROR(expectNhwc(context, filter + 3));
   if (context.input(0).rank() != 4) return unsupported(context) << "input must have rank 4";

@@ -37,15 +37,6 @@ Status expectQuantization(const OperationContext& context, const Tensor& t, cons
 }
 
 Status validateQuantized16BitLstm(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {15}, 2));
-  for (size_t i : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{5}, size_t{6}, size_t{7}, size_t{8},
-                   kPrevOutput}) {
-    NN_RETURN_IF_ERROR(expectInputType(context, i, OperandType::TENSOR_QUANT8_ASYMM));
-  }
-  for (size_t i = kFirstBias; i < kFirstBias + 4; ++i) {
-    NN_RETURN_IF_ERROR(expectInputType(context, i, OperandType::TENSOR_INT32));
-  }
-  NN_RETURN_IF_ERROR(expectInputType(context, kPrevCellState, OperandType::TENSOR_QUANT16_SYMM));
   if (context.output(kCellStateOut).type != OperandType::TENSOR_QUANT16_SYMM ||
       context.output(kOutput).type != OperandType::TENSOR_QUANT8_ASYMM) {
     return unsupported(context) << "outputs must be TENSOR_QUANT16_SYMM (cell state) and TENSOR_QUANT8_ASYMM";

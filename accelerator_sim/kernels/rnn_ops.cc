@@ -73,9 +73,8 @@ OperationWork recurrentWork(const OperationContext& context) {
 // ---- RNN (input, W, R, bias, hidden, activation) -> (hidden out, output) ---------------------
 
 Status validateRnn(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {6}, 2));
   NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4}));
-  return expectScalar(context, 5, OperandType::INT32);
+  return {};
 }
 
 Status prepareRnn(OperationContext& context) {
@@ -128,8 +127,6 @@ Status validateUnidirectional(const OperationContext& context) {
     return unsupported(context) << "takes 7 inputs and 1 or 2 outputs";
   }
   NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4}));
-  NN_RETURN_IF_ERROR(expectScalar(context, 5, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, 6, OperandType::INT32));
   if (context.input(0).rank() != 3) return unsupported(context) << "input must have rank 3";
   return {};
 }
@@ -166,9 +163,6 @@ Status validateBidirectional(const OperationContext& context) {
     return unsupported(context) << "takes 15 inputs and 1 to 4 outputs";
   }
   NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4, 5, 6, 7, 8}));
-  NN_RETURN_IF_ERROR(expectScalar(context, 12, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, 13, OperandType::BOOL));
-  NN_RETURN_IF_ERROR(expectScalar(context, 14, OperandType::BOOL));
   if (context.input(0).rank() != 3) return unsupported(context) << "input must have rank 3";
   return {};
 }
@@ -246,10 +240,7 @@ Status executeBidirectional(OperationContext& context) {
 // memory of its last `memory` feature activations and weighs them over time.
 
 Status validateSvdf(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {7}, 2));
   NN_RETURN_IF_ERROR(expectFloatOperands(context, {0, 1, 2, 3, 4}));
-  NN_RETURN_IF_ERROR(expectScalar(context, 5, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, 6, OperandType::INT32));
   if (context.scalar<int32_t>(5) <= 0) return unsupported(context) << "rank must be positive";
   if (!isRecurrentActivation(context.scalar<int32_t>(6))) return unsupported(context) << "unknown activation";
   return {};

@@ -17,17 +17,8 @@ constexpr size_t kInput = 0, kRois = 1, kBatchIndex = 2, kOutHeight = 3, kOutWid
                  kHeightStride = 5, kWidthStride = 6;
 
 Status validateRoiOperation(const OperationContext& context, size_t inputCount) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {inputCount}, 1));
   const OperandType type = context.inputType(kInput);
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
-  const OperandType roiType =
-      type == OperandType::TENSOR_QUANT8_ASYMM ? OperandType::TENSOR_QUANT16_ASYMM : OperandType::TENSOR_FLOAT32;
-  NN_RETURN_IF_ERROR(expectInputType(context, kRois, roiType));
-  NN_RETURN_IF_ERROR(expectInputType(context, kBatchIndex, OperandType::TENSOR_INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kOutHeight, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kOutWidth, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kHeightStride, OperandType::FLOAT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kWidthStride, OperandType::FLOAT32));
   if (context.output(0).type != type) return unsupported(context) << "output type differs from the input's";
   const Tensor& rois = context.input(kRois);
   if (rois.type == OperandType::TENSOR_QUANT16_ASYMM && (rois.scale != 0.125f || rois.zeroPoint != 0)) {
@@ -94,8 +85,6 @@ constexpr size_t kHeightSamples = 7, kWidthSamples = 8, kAlignLayout = 9;
 
 Status validateRoiAlign(const OperationContext& context) {
   NN_RETURN_IF_ERROR(validateRoiOperation(context, 10));
-  NN_RETURN_IF_ERROR(expectScalar(context, kHeightSamples, OperandType::INT32));
-  NN_RETURN_IF_ERROR(expectScalar(context, kWidthSamples, OperandType::INT32));
   return expectNhwc(context, kAlignLayout);
 }
 

@@ -9,11 +9,7 @@ namespace nnremote::sim {
 namespace {
 
 Status validateSoftmax(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectCounts(context, {2, 3}, 1));
   NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, context.inputType(0)));
-  NN_RETURN_IF_ERROR(expectSameTypeAsFirst(context, {}));
-  NN_RETURN_IF_ERROR(expectScalar(context, 1, OperandType::FLOAT32));
-  if (context.inputCount() == 3) NN_RETURN_IF_ERROR(expectScalar(context, 2, OperandType::INT32));
   const uint32_t rank = context.input(0).rank();
   if (rank < 1 || rank > 4) return unsupported(context) << "input rank must be 1 to 4";
   if (context.hasValue(1) && !(context.scalar<float>(1) > 0.0f)) {

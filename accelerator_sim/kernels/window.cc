@@ -5,7 +5,6 @@ namespace nnremote::sim {
 Status validateWindowOperands(const OperationContext& context, size_t first, bool explicitPadding) {
   const size_t count = windowOperandCount(explicitPadding);
   for (size_t i = first; i < first + count; ++i) {
-    NN_RETURN_IF_ERROR(expectScalar(context, i, OperandType::INT32));
   }
   if (!explicitPadding && context.hasValue(first)) {
     const int32_t scheme = context.scalar<int32_t>(first);
