@@ -15,20 +15,25 @@
 namespace nnremote::runtime {
 namespace {
 
-// How fast (or frugal, for LOW_POWER) `device` says it is for the model's main input type:
-// lower is better; 1.0 is the CPU reference.
-float costOn(const hal::IDevice& device, const hal::Model& model, hal::ExecutionPreference preference) {
+// How fast (or frugal, for LOW_POWER) `device` says it is for tensors of `type` (null: none to
+// go by), or for relaxed computation: lower is better; 1.0 is the CPU reference.
+float costOn(const hal::IDevice& device, const hal::OperandType* type, bool relaxed,
+             hal::ExecutionPreference preference) {
   const hal::Capabilities& capabilities = device.getCapabilities();
   auto pick = [&](const hal::PerformanceInfo& info) {
     return preference == hal::ExecutionPreference::LOW_POWER ? info.powerUsage : info.execTime;
   };
-  if (model.relaxComputationFloat32toFloat16) return pick(capabilities.relaxedFloat32toFloat16PerformanceTensor);
-  if (model.main.inputIndexes.empty()) return 1.0f;
-  const hal::OperandType type = model.main.operands[model.main.inputIndexes.front()].type;
+  if (relaxed) return pick(capabilities.relaxedFloat32toFloat16PerformanceTensor);
+  if (type == nullptr) return 1.0f;
   for (const auto& entry : capabilities.operandPerformance) {
-    if (entry.type == type) return pick(entry.info);
+    if (entry.type == *type) return pick(entry.info);
   }
   return 1.0f;
+}
+
+// The whole model is judged by its main input's type, an operation by its first input's.
+const hal::OperandType* firstType(const hal::Model::Subgraph& main, const std::vector<uint32_t>& operands) {
+  return operands.empty() ? nullptr : &main.operands[operands.front()].type;
 }
 
 std::string hex(const hal::CacheToken& token) {
@@ -132,7 +137,8 @@ const RuntimeDevice* Compilation::chooseDevice(const std::vector<Support>& suppo
     anyRemoteSupportsSome = anyRemoteSupportsSome ||
                             std::find(entry.operations.begin(), entry.operations.end(), true) != entry.operations.end();
     if (!entry.all) continue;
-    const float cost = costOn(*entry.device->device, model_, preference_);
+    const float cost = costOn(*entry.device->device, firstType(model_.main, model_.main.inputIndexes),
+                              model_.relaxComputationFloat32toFloat16, preference_);
     if (best == nullptr || cost < bestCost) {
       best = entry.device;
       bestCost = cost;
@@ -148,10 +154,7 @@ hal::Result<std::vector<const RuntimeDevice*>> Compilation::assignOperations(
   std::vector<const RuntimeDevice*> deviceOf(model_.main.operations.size(), nullptr);
   for (size_t op = 0; op < deviceOf.size(); ++op) {
     const hal::Operation& operation = model_.main.operations[op];
-    hal::Model single;  // what costOn reads: the operation's first input type
-    single.main.operands = {model_.main.operands[operation.inputs.empty() ? 0 : operation.inputs.front()]};
-    single.main.inputIndexes = {0};
-    single.relaxComputationFloat32toFloat16 = model_.relaxComputationFloat32toFloat16;
+    const hal::OperandType* type = firstType(model_.main, operation.inputs);
     float bestCost = 0;
     const RuntimeDevice* reference = nullptr;
     for (const Support& entry : support) {
@@ -160,7 +163,8 @@ hal::Result<std::vector<const RuntimeDevice*>> Compilation::assignOperations(
         reference = entry.device;
         continue;
       }
-      const float cost = costOn(*entry.device->device, single, preference_);
+      const float cost =
+          costOn(*entry.device->device, type, model_.relaxComputationFloat32toFloat16, preference_);
       if (deviceOf[op] == nullptr || cost < bestCost) {
         deviceOf[op] = entry.device;
         bestCost = cost;

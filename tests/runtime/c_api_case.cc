@@ -238,4 +238,22 @@ std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options
   return "";
 }
 
+hal::Result<CaseCounts> runEveryNthCase(const std::string& directory, size_t stride,
+                                        const std::function<std::string(const cts::CtsTestCase&)>& run,
+                                        std::ostream& log) {
+  NN_ASSIGN_OR_RETURN(const std::vector<std::string> files, cts::findSpecFiles(directory));
+  CaseCounts counts;
+  size_t seen = 0;
+  for (const std::string& file : files) {
+    NN_ASSIGN_OR_RETURN(const auto cases, cts::loadSpecFile(file, file.substr(directory.size() + 1)));
+    for (const cts::CtsTestCase& testCase : cases) {
+      if (seen++ % stride != 0) continue;
+      ++counts.ran;
+      const std::string failure = run(testCase);
+      if (!failure.empty() && counts.failed++ < 20) log << testCase.fullName() << ": " << failure << "\n";
+    }
+  }
+  return counts;
+}
+
 }  // namespace nnremote::testing

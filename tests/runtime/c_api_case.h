@@ -7,6 +7,7 @@
 #include <android/NeuralNetworks.h>
 
 #include <functional>
+#include <ostream>
 #include <string>
 
 #include "tests/conformance/cts_loader.h"
@@ -30,6 +31,16 @@ struct CaseOptions {
 // Empty when the case passes (an expect_failure case passes when some call refuses it); why it
 // failed otherwise.
 std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options);
+
+// Every `stride`-th case of the conformance set in `directory`, through `run`, which says why it
+// failed (empty when it passed); the first 20 failures go to `log`. How many ran and failed.
+struct CaseCounts {
+  size_t ran = 0;
+  size_t failed = 0;
+};
+hal::Result<CaseCounts> runEveryNthCase(const std::string& directory, size_t stride,
+                                        const std::function<std::string(const cts::CtsTestCase&)>& run,
+                                        std::ostream& log);
 
 }  // namespace nnremote::testing
 

@@ -80,20 +80,15 @@ TEST_P(CApiConformanceTest, ModelsBuiltThroughTheCApiPass) {
   if (directory.empty()) GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
   const ANeuralNetworksDevice* device = deviceFor(GetParam().remote);
   ASSERT_NE(device, nullptr) << (GetParam().remote ? "no remote device through NNREMOTE_TARGETS" : "no nnapi-reference");
-  auto files = cts::findSpecFiles(directory);
-  ASSERT_TRUE(files.ok()) << files.error().message;
-  size_t seen = 0, ran = 0, failures = 0;
   std::ostringstream log;
-  for (const std::string& file : *files) {
-    auto cases = cts::loadSpecFile(file, file.substr(directory.size() + 1));
-    ASSERT_TRUE(cases.ok()) << cases.error().message;
-    for (const cts::CtsTestCase& testCase : *cases) {
-      if (seen++ % NNREMOTE_CAPI_STRIDE != 0) continue;
-      ++ran;
-      const std::string failure = runCase(testCase, {device, GetParam().executor, GetParam().deviceMemory, nullptr});
-      if (!failure.empty() && failures++ < 20) log << testCase.fullName() << ": " << failure << "\n";
-    }
-  }
+  auto counts = runEveryNthCase(
+      directory, NNREMOTE_CAPI_STRIDE,
+      [&](const cts::CtsTestCase& testCase) {
+        return runCase(testCase, {device, GetParam().executor, GetParam().deviceMemory, nullptr});
+      },
+      log);
+  ASSERT_TRUE(counts.ok()) << counts.error().message;
+  const size_t ran = counts->ran, failures = counts->failed;
   std::cout << paramName({GetParam(), 0}) << ": " << ran << " models, " << ran - failures << " passed, " << failures
             << " failed\n";
   EXPECT_EQ(failures, 0u) << log.str();

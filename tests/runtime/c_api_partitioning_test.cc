@@ -48,33 +48,30 @@ TEST(CApiPartitioningTest, ModelsArmNnSupportsInPartRunPartitionedWithTheReferen
   ASSERT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
   ASSERT_EQ(count, 2u) << "armnn-cpuref and nnapi-reference";
 
-  auto files = cts::findSpecFiles(directory);
-  ASSERT_TRUE(files.ok()) << files.error().message;
-  size_t seen = 0, ran = 0, failures = 0, wholeOnArmnn = 0, partitioned = 0, wholeOnReference = 0, refused = 0;
+  size_t wholeOnArmnn = 0, partitioned = 0, wholeOnReference = 0, refused = 0, turn = 0;
   std::ostringstream log;
-  for (const std::string& file : *files) {
-    auto cases = cts::loadSpecFile(file, file.substr(directory.size() + 1));
-    ASSERT_TRUE(cases.ok()) << cases.error().message;
-    for (const cts::CtsTestCase& testCase : *cases) {
-      if (seen++ % NNREMOTE_PARTITIONING_STRIDE != 0) continue;
-      ++ran;
-      std::vector<std::string> devices;
-      CaseOptions options;
-      options.executor = static_cast<Executor>(ran % 4);  // sync, async, burst and fenced in turn
-      options.onFinished = [&devices](ANeuralNetworksCompilation* compilation) {
-        devices = runtime::fromHandle(compilation)->compilation->deviceNames();
-      };
-      const std::string failure = runCase(testCase, options);
-      if (!failure.empty() && failures++ < 20) log << testCase.fullName() << ": " << failure << "\n";
-      if (devices.empty()) {
-        ++refused;  // an expect_failure model, refused before it was compiled
-      } else if (devices.size() > 1) {
-        ++partitioned;
-      } else {
-        ++(devices.front() == "nnapi-reference" ? wholeOnReference : wholeOnArmnn);
-      }
-    }
-  }
+  auto counts = runEveryNthCase(
+      directory, NNREMOTE_PARTITIONING_STRIDE,
+      [&](const cts::CtsTestCase& testCase) {
+        std::vector<std::string> devices;
+        CaseOptions options;
+        options.executor = static_cast<Executor>(++turn % 4);  // sync, async, burst and fenced in turn
+        options.onFinished = [&devices](ANeuralNetworksCompilation* compilation) {
+          devices = runtime::fromHandle(compilation)->compilation->deviceNames();
+        };
+        const std::string failure = runCase(testCase, options);
+        if (devices.empty()) {
+          ++refused;  // an expect_failure model, refused before it was compiled
+        } else if (devices.size() > 1) {
+          ++partitioned;
+        } else {
+          ++(devices.front() == "nnapi-reference" ? wholeOnReference : wholeOnArmnn);
+        }
+        return failure;
+      },
+      log);
+  ASSERT_TRUE(counts.ok()) << counts.error().message;
+  const size_t ran = counts->ran, failures = counts->failed;
   std::cout << ran << " models: " << ran - failures << " passed, " << failures << " failed; " << wholeOnArmnn
             << " whole on armnn-cpuref, " << partitioned << " partitioned between armnn-cpuref and nnapi-reference, "
             << wholeOnReference << " whole on nnapi-reference, " << refused << " refused before compiling\n";
