@@ -1,7 +1,7 @@
 #include "emulator/accelerator_service.h"
 
 #include "emulator/accelerator_callbacks.h"
-
+#include "emulator/device_health.h"
 #include "emulator/caller_session.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
@@ -74,6 +74,14 @@ grpc::Status AcceleratorService::CloseSession(grpc::ServerContextBase* context,
 
 wire::DeviceInfo AcceleratorService::deviceInfoFor(const hal::IDevice& device, const std::string& identity) const {
   wire::DeviceInfo info = wire_conv::deviceInfo(device);
+  if (const std::optional<DeviceHealth> health = supervisedHealthOf(device)) {
+    wire::BackendHostHealth* host = info.mutable_backend_host();
+    host->set_running(health->running);
+    host->set_unavailable(health->unavailable);
+    host->set_restarts(health->restarts);
+    host->set_last_exit(health->lastExit);
+    host->set_pid(static_cast<uint32_t>(health->pid));
+  }
   // Extensions this identity may not use are not there for it at all.
   auto* extensions = info.mutable_extensions();
   for (int i = extensions->size() - 1; i >= 0; --i) {

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "emulator/backend_calls.h"
 #include "hal/forwarding_device.h"
 #include "hal/i_buffer.h"
 #include "hal/i_burst.h"
@@ -20,8 +21,10 @@ namespace {
 using Origin = std::shared_ptr<const std::string>;
 
 // Calls `call`, turning an exception into GENERAL_FAILURE. Works for Status and Result<T>.
+// The call is also registered as running (backend_calls.h) while it runs.
 template <typename Call>
 auto guarded(const Origin& origin, const char* method, Call&& call) -> decltype(call()) {
+  const BackendCall running(method);
   try {
     return call();
   } catch (const std::exception& exception) {

@@ -14,11 +14,7 @@
 namespace nnremote::emulator {
 namespace {
 
-hal::ErrorBuilder loadError(const BackendSpec& spec) {
-  if (!spec.label.empty()) return std::move(hal::invalidArgument() << spec.label << ": ");
-  return std::move(hal::invalidArgument() << "--backend=" << spec.path << (spec.argument.empty() ? "" : ":")
-                                          << spec.argument << ": ");
-}
+hal::ErrorBuilder loadError(const BackendSpec& spec) { return std::move(hal::invalidArgument() << spec.label << ": "); }
 
 // Names the first field on which the two stamps differ, or returns empty.
 std::string stampMismatch(const hal::BackendAbiStamp& server, const hal::BackendAbiStamp& library) {
@@ -59,7 +55,7 @@ hal::Result<BackendSpec> parseBackendSpec(const std::string& text) {
   if (!std::regex_match(text, match, kSpec)) {
     return hal::invalidArgument() << "--backend=" << text << ": expected PATH.so[:ARG], a shared library's path";
   }
-  return BackendSpec{match[1].str(), match[4].str()};
+  return BackendSpec{match[1].str(), match[4].str(), "--backend=" + text};
 }
 
 hal::Result<std::vector<hal::BackendDevice>> loadBackend(const BackendSpec& spec, const hal::CacheSecret& cacheSecret) {

@@ -17,7 +17,7 @@ namespace nnremote::emulator {
 struct BackendSpec {
   std::string path;
   std::string argument;  // after the first ':' that follows the library's file name
-  // How errors name this library; empty: "--backend=PATH[:ARG]".
+  // How errors name this library: "--backend=PATH[:ARG]" as given.
   std::string label;
 };
 

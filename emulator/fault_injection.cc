@@ -3,7 +3,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "hal/operand_types.h"
 
 #include "hal/execution_adapters.h"
 
@@ -21,7 +26,7 @@ class FaultyPreparedModel final : public hal::SyncExecutionPreparedModel {
   hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
                                              const hal::OptionalTimePoint& deadline,
                                              const hal::OptionalDuration& loopTimeoutDuration) const override {
-    NN_RETURN_IF_ERROR(injector_.beforeExecution(device_));
+    NN_RETURN_IF_ERROR(injector_.beforeExecution(device_, inner_->getModel()));
     return inner_->execute(request, measure, deadline, loopTimeoutDuration);
   }
 
@@ -72,27 +77,33 @@ class FaultyDevice final : public hal::ForwardingDevice {
 
 hal::Result<FaultPlan> parseFaultPlan(const std::string& text) {
   const auto usage = [&]() -> hal::Error {
-    return hal::invalidArgument() << "--fault=" << text << ": expected crash|hang|slow|error:AFTER_N[:DEVICE]";
+    return hal::invalidArgument() << "--fault=" << text
+                                  << ": expected KIND:AFTER_N[:DEVICE] or KIND:op=OPERATION[:DEVICE], KIND one of "
+                                     "crash, hang, slow, error, abort, segfault, spin, allocate";
+  };
+  static const std::pair<const char*, FaultKind> kKinds[] = {
+      {"crash", FaultKind::CRASH}, {"hang", FaultKind::HANG},         {"slow", FaultKind::SLOW},
+      {"error", FaultKind::ERROR}, {"abort", FaultKind::ABORT},       {"segfault", FaultKind::SEGFAULT},
+      {"spin", FaultKind::SPIN},   {"allocate", FaultKind::ALLOCATE},
   };
   FaultPlan plan;
   const size_t first = text.find(':');
   if (first == std::string::npos) return usage();
   const std::string kind = text.substr(0, first);
-  if (kind == "crash") {
-    plan.kind = FaultKind::CRASH;
-  } else if (kind == "hang") {
-    plan.kind = FaultKind::HANG;
-  } else if (kind == "slow") {
-    plan.kind = FaultKind::SLOW;
-  } else if (kind == "error") {
-    plan.kind = FaultKind::ERROR;
-  } else {
-    return usage();
-  }
+  const auto* known = std::find_if(std::begin(kKinds), std::end(kKinds), [&](const auto& k) { return kind == k.first; });
+  if (known == std::end(kKinds)) return usage();
+  plan.kind = known->second;
   const size_t second = text.find(':', first + 1);
-  const std::string count = text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
-  if (count.empty() || count.size() > 18 || count.find_first_not_of("0123456789") != std::string::npos) return usage();
-  plan.afterN = std::stoull(count);
+  const std::string when = text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+  if (when.rfind("op=", 0) == 0) {
+    plan.operation = when.substr(3);
+    if (!hal::operationTypeFromName(plan.operation).has_value()) {
+      return hal::invalidArgument() << "--fault=" << text << ": no operation is named '" << plan.operation << "'";
+    }
+  } else {
+    if (when.empty() || when.size() > 18 || when.find_first_not_of("0123456789") != std::string::npos) return usage();
+    plan.afterN = std::stoull(when);
+  }
   if (second != std::string::npos) {
     plan.device = text.substr(second + 1);
     if (plan.device.empty()) return usage();
@@ -100,10 +111,31 @@ hal::Result<FaultPlan> parseFaultPlan(const std::string& text) {
   return plan;
 }
 
-hal::Status FaultInjector::beforeExecution(const std::string& device) {
+namespace {
+
+bool hasOperation(const hal::Model* model, const std::string& name) {
+  if (model == nullptr) return false;
+  const auto named = [&](const hal::Operation& operation) { return hal::toString(operation.type) == name; };
+  if (std::any_of(model->main.operations.begin(), model->main.operations.end(), named)) return true;
+  for (const auto& subgraph : model->referenced) {
+    if (std::any_of(subgraph.operations.begin(), subgraph.operations.end(), named)) return true;
+  }
+  return false;
+}
+
+[[noreturn]] void crashAsVendorCodeDoes(FaultKind kind) {
+  if (kind == FaultKind::ABORT) std::abort();
+  volatile int* nowhere = nullptr;
+  *nowhere = 1;
+  std::abort();  // not reached
+}
+
+}  // namespace
+
+hal::Status FaultInjector::beforeExecution(const std::string& device, const hal::Model* model) {
   if (!plan_.device.empty() && device != plan_.device) return {};
   const uint64_t number = ++executions_;
-  if (number != plan_.afterN + 1) return {};
+  if (plan_.operation.empty() ? number != plan_.afterN + 1 : !hasOperation(model, plan_.operation)) return {};
   switch (plan_.kind) {
     case FaultKind::CRASH:
       std::fprintf(stderr, "npu_emulator: injected crash at execution %llu on %s\n",
@@ -111,10 +143,32 @@ hal::Status FaultInjector::beforeExecution(const std::string& device) {
       std::fflush(stderr);
       ::kill(::getpid(), SIGKILL);
       break;
+    case FaultKind::ABORT:
+    case FaultKind::SEGFAULT:
+      std::fprintf(stderr, "npu_emulator: injected %s at execution %llu on %s\n",
+                   plan_.kind == FaultKind::ABORT ? "abort" : "segfault", static_cast<unsigned long long>(number),
+                   device.c_str());
+      std::fflush(stderr);
+      crashAsVendorCodeDoes(plan_.kind);
     case FaultKind::HANG: {
       std::unique_lock<std::mutex> lock(mutex_);
       released_.wait(lock, [this] { return releasing_; });
       return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the server shut down during an injected hang";
+    }
+    case FaultKind::SPIN:
+      for (volatile uint64_t spins = 0;; ++spins) {
+        if (spins % (1u << 20) == 0 && released()) {
+          return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the server shut down during an injected spin";
+        }
+      }
+    case FaultKind::ALLOCATE: {
+      // Kept, so that nothing is given back; only a byte of each is touched, so that an address
+      // space limit is what stops it, not the machine's memory.
+      std::vector<std::unique_ptr<char[]>> taken;
+      for (;;) {
+        taken.emplace_back(new char[64 << 20]);
+        taken.back()[0] = 1;
+      }
     }
     case FaultKind::SLOW: {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -126,6 +180,11 @@ hal::Status FaultInjector::beforeExecution(const std::string& device) {
   }
   return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
          << "injected error (--fault=error) at execution " << number << " on " << device;
+}
+
+bool FaultInjector::released() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return releasing_;
 }
 
 void FaultInjector::releaseAll() {

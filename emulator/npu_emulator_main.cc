@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <cstring>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -16,11 +17,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "emulator/backend_host.h"
 #include "emulator/backend_loader.h"
 #include "emulator/device_scheduling.h"
 #include "emulator/emulator_server.h"
 #include "emulator/fault_injection.h"
 #include "emulator/graph_dump_device.h"
+#include "emulator/isolated_backend.h"
 #include "emulator/pool_records.h"
 #include "emulator/prometheus_metrics.h"
 #include "emulator/recording_device.h"
@@ -37,7 +40,8 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--backend=PATH.so[:ARG]]... [--pace=realtime]
+constexpr const char* kUsage = R"(usage: npu_emulator [--listen=ADDR] [--config=DEVICES] [--backend=PATH.so[:ARG]]...
+                    [--backend-in-process] [--pace=realtime]
                     [--server-config=FILE] [--tls-cert=PEM --tls-key=PEM [--client-ca=PEM]]
                     [--tokens=FILE] [--insecure] [--socket-group=GROUP]
                     [--state-dir=DIR] [--record=DIR] [--dump-graphs=DIR]
@@ -89,6 +93,16 @@ timeline (docs/scheduler.md).
                     Repeatable. With --backend and no --config, only the backends' devices are
                     served. A library that cannot be loaded, speaks another ABI version or fails
                     is reported here, at startup.
+                    Each library runs in a supervised child process of its own (this binary, as
+                    a backend host): if it crashes, hangs or breaks a limit, only that child ends;
+                    calls in flight on its devices fail with DEAD_OBJECT naming the cause, and the
+                    child is restarted with backoff. A crash loop makes its devices unavailable,
+                    as `nnremote devices`, the farm's pool and /metrics show. Health checks,
+                    limits and the crash loop are set by backend_isolation in --server-config
+                    (docs/backends.md#isolation).
+  --backend-in-process
+                    load --backend libraries into this process instead: no process hop, but a
+                    crash in a library ends the server for every client
   --pace=MODE       none (default): answer as fast as the host simulates; timing and deadlines
                     are still judged on the simulated timeline, so they do not depend on the
                     host's speed.
@@ -151,13 +165,20 @@ that identity can use it and its handles:
                     and owned by GROUP. Clients on a unix socket are "uid:N".
 
 Testing:
-  --fault=KIND:AFTER_N[:DEVICE]
+  --fault=KIND:AFTER_N[:DEVICE], --fault=KIND:op=OPERATION[:DEVICE]
                     inject a fault into execution number AFTER_N + 1 (counted over every
-                    executor; preparations do not count), on DEVICE only if given:
-                      crash   the process kills itself (SIGKILL): clients see DEAD_OBJECT
-                      hang    the execution never returns (until shutdown)
-                      slow    the execution first sleeps 5 s
-                      error   the execution fails with GENERAL_FAILURE
+                    executor; preparations do not count), or into every execution of a model
+                    with an OPERATION (e.g. CONV_2D), on DEVICE only if given:
+                      crash     the process kills itself (SIGKILL): clients see DEAD_OBJECT
+                      hang      the execution never returns (until shutdown)
+                      slow      the execution first sleeps 5 s
+                      error     the execution fails with GENERAL_FAILURE
+                      abort     abort(), as a failed assertion in vendor code does
+                      segfault  a write through a null pointer
+                      spin      the execution burns CPU time and never returns
+                      allocate  the execution allocates address space until an allocation fails
+                    A DEVICE served by a backend host gets the fault in that child (its first
+                    one), which it then ends instead of this server.
                     e.g. --fault=crash:100 or --fault=hang:0:nnremote-edge16 (docs/security.md)
   --help            show this text
 )";
@@ -174,12 +195,20 @@ nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::stri
   return {};
 }
 
-// The devices --config and --backend name, in that order: simulated NPUs and backend libraries'
-// devices each behind a scheduler of their own, and remote devices as they are (the far server
-// schedules them). Two devices may not share a name: clients pick devices by name.
+// How --backend libraries are served: in supervised child processes of their own (`isolation`
+// gives each one's limits), or, with --backend-in-process, loaded here (null).
+struct BackendHosting {
+  const nnremote::emulator::ServerLimits* isolation = nullptr;
+  std::string fault;  // --fault aimed at a device, which may be a backend host's
+};
+
+// The devices --config and --backend name: remote devices as they are (the far server schedules
+// them), backend libraries' devices and the simulator's (in process), each behind a scheduler of
+// its own. Two devices may not share a name: clients pick devices by name.
 nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
-    const std::string& config, std::vector<nnremote::emulator::BackendSpec> backends,
-    const nnremote::emulator::DeviceServingOptions& options, const nnremote::proxy::ConnectionOptions& remoteOptions) {
+    const std::string& config, const std::vector<nnremote::emulator::BackendSpec>& backends,
+    const nnremote::emulator::DeviceServingOptions& options, const nnremote::proxy::ConnectionOptions& remoteOptions,
+    const BackendHosting& hosting) {
   using nnremote::emulator::kRemoteConfigPrefix;
   std::vector<nnremote::hal::SharedDevice> devices;
   std::string simulated;  // the --config entries the simulator serves
@@ -191,12 +220,26 @@ nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
     NN_ASSIGN_OR_RETURN(auto remote, nnremote::emulator::connectRemoteDevices(std::string(entry), remoteOptions));
     devices.insert(devices.end(), remote.begin(), remote.end());
   }
+  std::vector<nnremote::emulator::BackendSpec> inProcess;
   if (!simulated.empty()) {
     auto library = nnremote::emulator::bundledSimulatorBackend();
     if (!library.ok()) return nnremote::hal::withContext(library.error(), "--config");
-    backends.insert(backends.begin(), {*library, simulated, "--config=" + simulated});
+    inProcess.push_back({*library, simulated, "--config=" + simulated});
   }
   for (const auto& backend : backends) {
+    if (hosting.isolation == nullptr) {
+      inProcess.push_back(backend);
+      continue;
+    }
+    nnremote::emulator::BackendProcessOptions host;
+    host.spec = backend;
+    host.limits = hosting.isolation->isolationFor(backend.path);
+    host.cacheSecret = options.cacheSecret;
+    host.fault = hosting.fault;
+    NN_ASSIGN_OR_RETURN(auto isolated, nnremote::emulator::startIsolatedBackend(std::move(host)));
+    for (auto& device : isolated) devices.push_back(nnremote::emulator::scheduleDevice(std::move(device), options));
+  }
+  for (const auto& backend : inProcess) {
     NN_ASSIGN_OR_RETURN(auto loaded, nnremote::emulator::loadBackend(backend, options.cacheSecret));
     for (auto& device : loaded) devices.push_back(nnremote::emulator::scheduleDevice(std::move(device), options));
   }
@@ -239,6 +282,10 @@ NNREMOTE_FLAG(std::string, config, "config", "",
               "the simulated NPUs to serve, comma-separated: presets, NpuConfig textprotos, remote:ADDR");
 NNREMOTE_FLAG(std::string, backend, "backend", "", "PATH.so[:ARG]: also serve a backend library's devices; repeatable")
     .OnUpdate(collectBackendFlag);
+NNREMOTE_FLAG(bool, backend_in_process, "backend-in-process", false,
+              "load --backend libraries into this process instead of supervised child processes");
+NNREMOTE_FLAG(int, backend_host, "backend-host", -1,
+              "internal: serve one backend library for the npu_emulator that started this one, on channel FD");
 NNREMOTE_FLAG(Pace, pace, "pace", Pace::kNone, "none or realtime");
 NNREMOTE_FLAG(std::string, server_config, "server-config", "", "a ServerConfig textproto: quotas and scheduling");
 NNREMOTE_FLAG(std::string, state_dir, "state-dir", "", "where the compilation-cache key is kept");
@@ -276,6 +323,9 @@ int main(int argc, char** argv) {
   if (!positional.empty()) {
     std::cerr << "npu_emulator: unexpected argument '" << positional.front() << "' (flags are --name=VALUE)\n";
     return 2;
+  }
+  if (const int channel = absl::GetFlag(FLAGS_backend_host); channel >= 0) {
+    return nnremote::emulator::runBackendHost(channel);
   }
   std::string config = absl::GetFlag(FLAGS_config);
   const std::string listen = absl::GetFlag(FLAGS_listen), fault = absl::GetFlag(FLAGS_fault);
@@ -344,26 +394,41 @@ int main(int argc, char** argv) {
     std::cerr << "npu_emulator: " << security.error().message << "\n";
     return 2;
   }
-  auto devices = servedDevices(config, backends, options, remoteOptions);
+  std::optional<nnremote::emulator::FaultPlan> plan;
+  if (!fault.empty()) {
+    auto parsed = nnremote::emulator::parseFaultPlan(fault);
+    if (!parsed.ok()) {
+      std::cerr << "npu_emulator: " << parsed.error().message << "\n";
+      return 2;
+    }
+    plan = *parsed;
+  }
+  BackendHosting hosting;
+  if (!absl::GetFlag(FLAGS_backend_in_process)) hosting.isolation = &limits;
+  // A fault aimed at a backend host's device strikes in that child, which it then ends.
+  if (plan.has_value() && !plan->device.empty()) hosting.fault = fault;
+  auto devices = servedDevices(config, backends, options, remoteOptions, hosting);
   if (!devices.ok()) {
     std::cerr << "npu_emulator: " << devices.error().message << "\n";
     return 2;
   }
   std::unique_ptr<nnremote::emulator::FaultInjector> faults;
-  if (!fault.empty()) {
-    auto plan = nnremote::emulator::parseFaultPlan(fault);
-    if (!plan.ok()) {
-      std::cerr << "npu_emulator: " << plan.error().message << "\n";
-      return 2;
-    }
+  bool faultInChild = false;
+  if (plan.has_value()) {
     bool served = plan->device.empty();
-    for (const auto& device : *devices) served = served || device->getName() == plan->device;
+    for (const auto& device : *devices) {
+      if (device->getName() != plan->device) continue;
+      served = true;
+      faultInChild = nnremote::emulator::supervisedHealthOf(*device).has_value();
+    }
     if (!served) {
       std::cerr << "npu_emulator: --fault: no device named '" << plan->device << "' is served\n";
       return 2;
     }
-    faults = std::make_unique<nnremote::emulator::FaultInjector>(*plan);
-    *devices = faults->wrap(std::move(*devices));
+    if (!faultInChild) {
+      faults = std::make_unique<nnremote::emulator::FaultInjector>(*plan);
+      *devices = faults->wrap(std::move(*devices));
+    }
   }
 
   if (const std::string dumpGraphs = absl::GetFlag(FLAGS_dump_graphs); !dumpGraphs.empty()) {
@@ -401,7 +466,10 @@ int main(int argc, char** argv) {
   std::cout << "npu_emulator listening on " << (*server)->address() << " with";
   for (const auto& device : *devices) std::cout << " " << device->getName();
   std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
-  if (faults) std::cerr << "npu_emulator: injecting a fault: --fault=" << fault << std::endl;
+  if (faults || faultInChild) {
+    std::cerr << "npu_emulator: injecting a fault" << (faultInChild ? " in the backend host of " + plan->device : "")
+              << ": --fault=" << fault << std::endl;
+  }
   if (recorder) std::cout << "npu_emulator: recording to " << recorder->path() << std::endl;
   if (serverOptions.security.insecureTcp && !nnremote::emulator::isUnixAddress(listen) &&
       serverOptions.security.tlsCertPem.empty()) {

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <optional>
 
+#include "emulator/device_health.h"
 #include "farm/pool.h"
 #include "hal/operand_types.h"
 #include "scheduler/scheduled_device.h"
@@ -49,6 +51,9 @@ farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice
       record.set_version(devices[i]->getVersionString());
       record.set_npu(npuSummary(devices[i]->getVersionString()));
       record.set_emulator(process);
+      if (const std::optional<DeviceHealth> health = supervisedHealthOf(*devices[i])) {
+        record.set_unavailable(health->unavailable);
+      }
       if (const auto* scheduler = scheduler::findScheduler(devices[i])) {
         const scheduler::DeviceScheduler::Load load = scheduler->load();
         const double busySeconds = std::chrono::duration<double>(load.busy - probe->busy[i]).count();

@@ -7,7 +7,9 @@
 #include <prometheus/registry.h>
 
 #include <chrono>
+#include <optional>
 
+#include "emulator/device_health.h"
 #include "emulator/wire_traffic.h"
 #include "hal/operand_types.h"
 #include "scheduler/scheduled_device.h"
@@ -64,10 +66,45 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
         bytes.metric.push_back(std::move(metric));
       }
     }
-    return {std::move(depth), std::move(prepared), std::move(sessions), std::move(bytes)};
+    std::vector<prometheus::MetricFamily> families{std::move(depth), std::move(prepared), std::move(sessions),
+                                                   std::move(bytes)};
+    addBackendHosts(&families);
+    return families;
   }
 
  private:
+  // Devices whose library runs in a backend host (docs/backends.md#isolation): is it up, given
+  // up on, how often restarted, and how the last one ended.
+  void addBackendHosts(std::vector<prometheus::MetricFamily>* families) const {
+    prometheus::MetricFamily up{"nnremote_backend_host_up", "1 while a backend host serves the device",
+                                prometheus::MetricType::Gauge, {}};
+    prometheus::MetricFamily unavailable{
+        "nnremote_backend_host_unavailable",
+        "1 once the device's backend host crash-looped and was given up on; the reason is a label",
+        prometheus::MetricType::Gauge, {}};
+    prometheus::MetricFamily restarts{"nnremote_backend_host_restarts_total",
+                                      "Backend hosts started for the device after the first",
+                                      prometheus::MetricType::Counter, {}};
+    prometheus::MetricFamily lastExit{"nnremote_backend_host_last_exit_info",
+                                      "How the device's last backend host ended (the cause is a label)",
+                                      prometheus::MetricType::Gauge, {}};
+    for (const auto& device : devices_) {
+      const std::optional<DeviceHealth> health = supervisedHealthOf(*device);
+      if (!health.has_value()) continue;
+      const std::string name = device->getName();
+      up.metric.push_back(gauge(health->running ? 1 : 0, {{"device", name}}));
+      unavailable.metric.push_back(
+          gauge(health->unavailable.empty() ? 0 : 1, {{"device", name}, {"reason", health->unavailable}}));
+      prometheus::ClientMetric count;
+      count.label = {{"device", name}};
+      count.counter.value = static_cast<double>(health->restarts);
+      restarts.metric.push_back(std::move(count));
+      if (!health->lastExit.empty()) lastExit.metric.push_back(gauge(1, {{"device", name}, {"cause", health->lastExit}}));
+    }
+    if (up.metric.empty()) return;
+    for (auto* family : {&up, &unavailable, &restarts, &lastExit}) families->push_back(std::move(*family));
+  }
+
   const std::vector<hal::SharedDevice> devices_;
   const AcceleratorService& service_;
 };

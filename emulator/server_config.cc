@@ -2,6 +2,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 
 #include "emulator/server_config.pb.h"
 #include "hal/file_contents.h"
@@ -9,18 +10,59 @@
 namespace nnremote::emulator {
 namespace {
 
-// Takes an optional field into `out`, refusing 0.
+// Takes an optional field into `out`, refusing 0, which `zero` says what it would mean.
 template <typename Message, typename Value, typename Out>
 hal::Status take(const Message& message, bool (Message::*has)() const, Value (Message::*get)() const,
-                 const char* field, const std::string& origin, Out* out, uint64_t scale = 1) {
+                 const char* field, const std::string& origin, Out* out, uint64_t scale = 1,
+                 const char* zero = "would refuse every client") {
   if (!(message.*has)()) return {};
   const Value value = (message.*get)();
   if (value == 0) {
-    return hal::invalidArgument() << origin << ": " << field << " = 0 would refuse every client; give at least 1, "
+    return hal::invalidArgument() << origin << ": " << field << " = 0 " << zero << "; give at least 1, "
                                   << "or leave it out for the default (" << *out / scale << ")";
   }
   *out = static_cast<Out>(value) * static_cast<Out>(scale);
   return {};
+}
+
+template <typename Message, typename Value>
+hal::Status takeMs(const Message& message, bool (Message::*has)() const, Value (Message::*get)() const,
+                   const std::string& field, const std::string& origin, std::chrono::milliseconds* out,
+                   const char* zero) {
+  auto ms = static_cast<uint64_t>(out->count());
+  NN_RETURN_IF_ERROR(take(message, has, get, field.c_str(), origin, &ms, 1, zero));
+  *out = std::chrono::milliseconds(ms);
+  return {};
+}
+
+// One BackendIsolation entry over `limits` (the defaults, or a library's copy of them).
+hal::Status takeIsolation(const BackendIsolation& entry, const std::string& field, const std::string& origin,
+                          IsolationLimits* limits) {
+  using B = BackendIsolation;
+  const char* never = "would never check";
+  NN_RETURN_IF_ERROR(takeMs(entry, &B::has_health_check_interval_ms, &B::health_check_interval_ms,
+                            field + ".health_check_interval_ms", origin, &limits->healthCheckInterval, never));
+  NN_RETURN_IF_ERROR(takeMs(entry, &B::has_health_check_timeout_ms, &B::health_check_timeout_ms,
+                            field + ".health_check_timeout_ms", origin, &limits->healthCheckTimeout,
+                            "would kill every child"));
+  const char* none = "is no limit, as leaving it out is";
+  NN_RETURN_IF_ERROR(
+      takeMs(entry, &B::has_call_timeout_ms, &B::call_timeout_ms, field + ".call_timeout_ms", origin,
+             &limits->callTimeout, none));
+  NN_RETURN_IF_ERROR(
+      takeMs(entry, &B::has_call_cpu_ms, &B::call_cpu_ms, field + ".call_cpu_ms", origin, &limits->callCpu, none));
+  NN_RETURN_IF_ERROR(take(entry, &B::has_address_space_mib, &B::address_space_mib,
+                          (field + ".address_space_mib").c_str(), origin, &limits->addressSpaceBytes, uint64_t{1} << 20,
+                          none));
+  NN_RETURN_IF_ERROR(take(entry, &B::has_crash_loop_crashes, &B::crash_loop_crashes,
+                          (field + ".crash_loop_crashes").c_str(), origin, &limits->crashLoopCrashes, 1,
+                          "would make a library unavailable before it crashed"));
+  uint64_t window = static_cast<uint64_t>(limits->crashLoopWindow.count());
+  NN_RETURN_IF_ERROR(take(entry, &B::has_crash_loop_window_s, &B::crash_loop_window_s,
+                          (field + ".crash_loop_window_s").c_str(), origin, &window, 1, "would see no crash loop"));
+  limits->crashLoopWindow = std::chrono::seconds(window);
+  return takeMs(entry, &B::has_restart_backoff_ms, &B::restart_backoff_ms, field + ".restart_backoff_ms", origin,
+                &limits->restartBackoff, "would restart a crashing child in a tight loop");
 }
 
 }  // namespace
@@ -82,7 +124,39 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
       slot->second.insert(entry.extensions().begin(), entry.extensions().end());
     }
   }
+  // The defaults first, so that every library's entry starts from them.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < config.backend_isolation_size(); ++i) {
+      const BackendIsolation& entry = config.backend_isolation(i);
+      const std::string field = "backend_isolation[" + std::to_string(i) + "]";
+      if (entry.library().empty() != (pass == 0)) continue;
+      if (entry.library().empty()) {
+        NN_RETURN_IF_ERROR(takeIsolation(entry, field, origin, &limits.isolation));
+        continue;
+      }
+      if (entry.library().find('/') != std::string::npos) {
+        return hal::invalidArgument() << origin << ": " << field << ".library '" << entry.library()
+                                      << "' must be a file name (e.g. armnn_backend.so), not a path";
+      }
+      auto [slot, added] = limits.isolationOf.emplace(entry.library(), limits.isolation);
+      if (!added) {
+        return hal::invalidArgument() << origin << ": " << field << ".library '" << entry.library()
+                                      << "' is listed twice";
+      }
+      NN_RETURN_IF_ERROR(takeIsolation(entry, field, origin, &slot->second));
+    }
+  }
+  if (std::count_if(config.backend_isolation().begin(), config.backend_isolation().end(),
+                    [](const BackendIsolation& entry) { return entry.library().empty(); }) > 1) {
+    return hal::invalidArgument() << origin << ": backend_isolation has more than one entry without a library";
+  }
   return limits;
+}
+
+const IsolationLimits& ServerLimits::isolationFor(const std::string& path) const {
+  const size_t slash = path.rfind('/');
+  const auto it = isolationOf.find(slash == std::string::npos ? path : path.substr(slash + 1));
+  return it != isolationOf.end() ? it->second : isolation;
 }
 
 hal::Result<ServerLimits> loadServerConfig(const std::string& path) {

@@ -3,6 +3,7 @@
 #ifndef NNREMOTE_EMULATOR_SERVER_CONFIG_H_
 #define NNREMOTE_EMULATOR_SERVER_CONFIG_H_
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -53,10 +54,28 @@ struct ClientAccess {
   }
 };
 
+// How one backend library's child process is supervised and limited (BackendIsolation in
+// server_config.proto). A zero duration or size is no limit.
+struct IsolationLimits {
+  std::chrono::milliseconds healthCheckInterval{1000};
+  std::chrono::milliseconds healthCheckTimeout{2000};
+  std::chrono::milliseconds callTimeout{0};
+  std::chrono::milliseconds callCpu{0};
+  uint64_t addressSpaceBytes = 0;
+  uint32_t crashLoopCrashes = 5;
+  std::chrono::seconds crashLoopWindow{60};
+  std::chrono::milliseconds restartBackoff{100};
+};
+
 struct ServerLimits {
   SessionLimits session;
   SchedulingLimits scheduling;
   ClientAccess clientAccess;
+  IsolationLimits isolation;                               // every library's
+  std::map<std::string, IsolationLimits> isolationOf;  // by library file name
+
+  // The limits of the library at `path` (its file name looked up in isolationOf).
+  const IsolationLimits& isolationFor(const std::string& path) const;
 };
 
 // Parses a ServerConfig textproto; `origin` names it in errors, which name the bad field.

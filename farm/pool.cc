@@ -140,7 +140,7 @@ std::vector<PoolDevice> candidatesFor(const PoolTarget& target, const ClaimOptio
                                       std::vector<PoolDevice> devices) {
   std::vector<PoolDevice> candidates;
   for (auto& device : devices) {
-    if (!matches(target, device.record)) continue;
+    if (!matches(target, device.record) || !device.record.unavailable().empty()) continue;
     if (std::count(options.avoidAddresses.begin(), options.avoidAddresses.end(), device.record.address()) > 0) continue;
     if (target.exclusive && !device.holder.empty()) continue;
     candidates.push_back(std::move(device));

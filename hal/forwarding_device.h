@@ -65,6 +65,19 @@ std::vector<SharedPreparedModel> unwrapPreparedModels(const std::vector<SharedPr
   return unwrapped;
 }
 
+// The first decorator of type `Decorator` in a chain of ForwardingDevices, from `device` inwards;
+// nullptr if there is none. How the server finds a device's scheduler or supervisor under
+// whatever decorators wrap them.
+template <typename Decorator>
+const Decorator* findDecorator(const IDevice* device) {
+  while (device != nullptr) {
+    if (const auto* found = dynamic_cast<const Decorator*>(device)) return found;
+    const auto* decorator = dynamic_cast<const ForwardingDevice*>(device);
+    device = decorator != nullptr ? decorator->inner().get() : nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace nnremote::hal
 
 #endif  // NNREMOTE_HAL_FORWARDING_DEVICE_H_

@@ -190,6 +190,11 @@ hal::Error Connection::callFailed(const grpc::Status& status, uint64_t generatio
   // The server answers NOT_FOUND (with HAL details) for a session it does not know.
   const bool unknownSession = status.error_code() == grpc::StatusCode::NOT_FOUND;
   if (transport || unknownSession) markLost(generation);
+  if (transport && options_.explainLoss) {
+    if (const std::string why = options_.explainLoss(); !why.empty()) {
+      error.message += " (" + why + ")";
+    }
+  }
   if (neverRan != nullptr) {
     // gRPC's words for a request that never left this process: written into a connection the
     // peer had closed, or no connection at all.
@@ -223,6 +228,11 @@ hal::Result<SessionRef> Connection::session() {
   std::chrono::milliseconds pause(50);
   hal::Error last = hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "no attempt made";
   while (std::chrono::steady_clock::now() < giveUp) {
+    if (options_.serverGoneForGood) {
+      if (const std::optional<std::string> why = options_.serverGoneForGood()) {
+        return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the session at " << address_ << " was lost: " << *why;
+      }
+    }
     // A pool's device that left the pool is not coming back: its emulator is gone.
     if (claim_ != nullptr && !claim_->stillListed()) {
       return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -70,6 +71,12 @@ struct ConnectionOptions {
   // exclusive, to be free), and emulators not to pick.
   std::chrono::milliseconds poolWait{0};
   std::vector<std::string> poolAvoid;
+  // For a client that supervises the server itself (npu_emulator and its backend hosts):
+  // why the server died, added to the DEAD_OBJECT of the calls it was serving ("" if unknown);
+  // and, asked while recovering, why it will not come back (a crash loop), or nullopt to keep
+  // trying: calls then fail at once with DEAD_OBJECT and that reason.
+  std::function<std::string()> explainLoss;
+  std::function<std::optional<std::string>()> serverGoneForGood;
 };
 
 // The session a call runs in: its id and generation (how many sessions came before it).

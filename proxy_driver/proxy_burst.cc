@@ -103,11 +103,13 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
         std::chrono::milliseconds(100), wakeParkedServer);
     if (!length.ok() && pastLimit) return cutOff(deadline);
     if (!length.ok()) {  // the server is gone
-      (void)connection_->callFailed(grpc::Status(grpc::StatusCode::UNAVAILABLE, "burst queue peer gone"), generation_);
+      hal::Error lost = connection_->callFailed(
+          grpc::Status(grpc::StatusCode::UNAVAILABLE, length.error().message), generation_);
       broken_ = true;
       context_->TryCancel();
       (void)stream_->Finish();
-      return length.error();
+      lost.code = length.error().code;
+      return lost;
     }
     wire::BurstResponse response;
     if (!response.ParseFromArray(queue_->responseBuffer(), static_cast<int>(*length))) {

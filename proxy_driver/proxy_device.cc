@@ -39,6 +39,7 @@ ProxyDevice::ProxyDevice(std::shared_ptr<Connection> connection, const wire::Dev
       capabilities_(wire_conv::fromWire(info.capabilities())),
       cacheFilesNeeded_(info.num_model_cache_files(), info.num_data_cache_files()) {
   for (const auto& extension : info.extensions()) extensions_.push_back(wire_conv::fromWire(extension));
+  if (info.has_backend_host()) backendHost_ = info.backend_host();
 }
 
 wire_conv::MemoryEncoder ProxyDevice::poolEncoder() const {

@@ -3,6 +3,7 @@
 #define NNREMOTE_PROXY_DRIVER_PROXY_DEVICE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ class ProxyDevice final : public hal::IDevice {
 
   hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override;
 
+  // How the server's backend host for this device was when it was discovered; nullopt for a
+  // device the server runs in its own process (docs/backends.md#isolation).
+  const std::optional<wire::BackendHostHealth>& backendHost() const { return backendHost_; }
+
   hal::Result<hal::SharedPreparedModel> prepareModel(
       const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
       const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
@@ -58,6 +63,7 @@ class ProxyDevice final : public hal::IDevice {
   std::vector<hal::Extension> extensions_;
   hal::Capabilities capabilities_;
   std::pair<uint32_t, uint32_t> cacheFilesNeeded_;
+  std::optional<wire::BackendHostHealth> backendHost_;
 };
 
 }  // namespace nnremote::proxy

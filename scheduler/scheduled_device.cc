@@ -254,13 +254,8 @@ ScheduledDevice::ScheduledDevice(hal::SharedDevice inner, std::shared_ptr<Device
     : ForwardingDevice(std::move(inner)), scheduler_(std::move(scheduler)) {}
 
 const DeviceScheduler* findScheduler(const hal::SharedDevice& device) {
-  const hal::IDevice* current = device.get();
-  while (current != nullptr) {
-    if (const auto* scheduled = dynamic_cast<const ScheduledDevice*>(current)) return &scheduled->scheduler();
-    const auto* decorator = dynamic_cast<const hal::ForwardingDevice*>(current);
-    current = decorator != nullptr ? decorator->inner().get() : nullptr;
-  }
-  return nullptr;
+  const auto* scheduled = hal::findDecorator<ScheduledDevice>(device.get());
+  return scheduled != nullptr ? &scheduled->scheduler() : nullptr;
 }
 
 hal::SharedDevice ScheduledDevice::create(hal::SharedDevice inner, SchedulerOptions options) {

@@ -50,8 +50,15 @@ void printDevices(const Target& target) {
     std::cout << "  " << device->getName() << "\n"
               << "    type:          " << hal::toString(device->getType()) << "\n"
               << "    version:       " << device->getVersionString() << "\n"
-              << "    feature level: " << hal::toString(device->getFeatureLevel()) << "\n"
-              << "    extensions:    ";
+              << "    feature level: " << hal::toString(device->getFeatureLevel()) << "\n";
+    if (const auto& host = device->backendHost()) {
+      std::cout << "    backend host:  "
+                << (!host->unavailable().empty() ? "UNAVAILABLE: " + host->unavailable()
+                                                 : host->running() ? "running" : "restarting")
+                << ", " << host->restarts() << " restarts"
+                << (host->last_exit().empty() ? "" : "; last " + host->last_exit()) << "\n";
+    }
+    std::cout << "    extensions:    ";
     if (device->getSupportedExtensions().empty()) std::cout << "none";
     for (const auto& extension : device->getSupportedExtensions()) {
       std::cout << "\n      " << extension.name;

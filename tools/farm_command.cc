@@ -37,6 +37,7 @@ void printPool(const std::string& pool, const std::string& endpoints, const std:
     std::cout << "  " << std::setw(22) << record.device() << std::setw(24) << record.address() << std::setw(13)
               << record.type() << std::setw(6) << std::fixed << std::setprecision(2) << record.load()
               << std::setw(7) << record.queue_depth() << (device.holder.empty() ? "-" : device.holder) << "\n";
+    if (!record.unavailable().empty()) std::cout << "    UNAVAILABLE: " << record.unavailable() << "\n";
   }
 }
 

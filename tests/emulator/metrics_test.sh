@@ -67,5 +67,32 @@ wait $load_pid
 
 check "a port already taken is refused at start" \
   sh -c "$emulator --listen=unix:$socket-2 --metrics=127.0.0.1:$port 2>&1 | grep -q 'cannot serve metrics at 127.0.0.1:$port'"
+# A backend host that crashes shows: up, restarts and the cause, in a page promtool accepts.
+kill -9 $emulator_pid
+$emulator --listen=unix:$socket-3 --metrics=127.0.0.1:0 \
+  --backend=tests/emulator/backends/crashing_backend.so:segfault:0 > "$TEST_TMPDIR/emulator.log" 2>&1 &
+emulator_pid=$!
+port=""
+for _ in $(seq 1 200); do
+  port=$(sed -n 's|^npu_emulator: metrics at http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$TEST_TMPDIR/emulator.log")
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+$nnremote run-sample --target=unix:$socket-3 --device=crashtest-edge16 > "$TEST_TMPDIR/crash.log" 2>&1
+check "the client of the crashed backend host got DEAD_OBJECT naming the cause" \
+  grep -q 'DEAD_OBJECT.*killed by SIGSEGV' "$TEST_TMPDIR/crash.log"
+for _ in $(seq 1 200); do
+  scrape > "$TEST_TMPDIR/metrics.txt"
+  [ "$(value 'nnremote_backend_host_up{device="crashtest-edge16"}')" = 1 ] && break
+  sleep 0.05
+done
+check "promtool check metrics accepts the backend host metrics" sh -c "promtool check metrics < '$TEST_TMPDIR/metrics.txt'"
+check "the backend host is up again" [ "$(value 'nnremote_backend_host_up{device="crashtest-edge16"}')" = 1 ]
+check "its restart is counted" [ "$(value 'nnremote_backend_host_restarts_total{device="crashtest-edge16"}')" = 1 ]
+check "the last exit's cause is a label" \
+  grep -q '^nnremote_backend_host_last_exit_info{device="crashtest-edge16",cause="killed by SIGSEGV in IBurst::execute"} 1' \
+  "$TEST_TMPDIR/metrics.txt"
+check "it is not given up on" \
+  [ "$(value 'nnremote_backend_host_unavailable{device="crashtest-edge16",reason=""}')" = 0 ]
 echo "$failures failed"
 [ "$failures" -eq 0 ]

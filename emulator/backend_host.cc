@@ -1,0 +1,177 @@
+#include "emulator/backend_host.h"
+
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <new>
+
+#include "emulator/backend_calls.h"
+#include "emulator/backend_host.pb.h"
+#include "emulator/backend_loader.h"
+#include "emulator/emulator_server.h"
+#include "emulator/fault_injection.h"
+#include "emulator/host_channel.h"
+
+namespace nnremote::emulator {
+namespace {
+
+// How long the parent has to send the setup after starting us.
+constexpr std::chrono::seconds kSetupWait{30};
+
+int channel = -1;  // for the crash handlers
+
+// Appends `text` to `buffer` at `*used`, async-signal-safely.
+void append(char* buffer, size_t capacity, size_t* used, const char* text) {
+  while (*text != '\0' && *used + 1 < capacity) buffer[(*used)++] = *text++;
+}
+
+// The child's last words: which signal, in which call into the library. Then the signal's
+// default action ends the process, and the parent sees how it died.
+void onCrashSignal(int signal) {
+  char message[256];
+  size_t used = 0;
+  message[used++] = static_cast<char>(HostMessageType::kDying);
+  append(message, sizeof message, &used, sigabbrev_np(signal) != nullptr ? "SIG" : "signal");
+  append(message, sizeof message, &used, sigabbrev_np(signal) != nullptr ? sigabbrev_np(signal) : "?");
+  if (const char* method = BackendCall::currentOnThisThread()) {
+    append(message, sizeof message, &used, " in ");
+    append(message, sizeof message, &used, method);
+  }
+  ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+void installCrashHandlers() {
+  // Its own stack, so that a stack overflow is reported too.
+  static char alternateStack[64 * 1024];
+  stack_t stack{};
+  stack.ss_sp = alternateStack;
+  stack.ss_size = sizeof alternateStack;
+  ::sigaltstack(&stack, nullptr);
+  struct sigaction action {};
+  action.sa_handler = onCrashSignal;
+  action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(signal, &action, nullptr);
+}
+
+uint64_t addressSpaceLimit = 0;
+
+// With RLIMIT_AS, an allocation past the limit fails; a child that ran out of its allowance is
+// ended, with the cause, rather than left to fail in whichever way the library copes.
+void onOutOfMemory() {
+  char message[160];
+  size_t used = 0;
+  message[used++] = static_cast<char>(HostMessageType::kDying);
+  append(message, sizeof message, &used, "out of memory (address_space_mib)");
+  if (const char* method = BackendCall::currentOnThisThread()) {
+    append(message, sizeof message, &used, " in ");
+    append(message, sizeof message, &used, method);
+  }
+  ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::signal(SIGABRT, SIG_DFL);
+  ::abort();
+}
+
+hal::Status applyAddressSpaceLimit(uint64_t bytes) {
+  if (bytes == 0) return {};
+  const rlimit limit{bytes, bytes};
+  if (::setrlimit(RLIMIT_AS, &limit) != 0) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "setrlimit(RLIMIT_AS): " << std::strerror(errno);
+  }
+  addressSpaceLimit = bytes;
+  std::set_new_handler(onOutOfMemory);
+  return {};
+}
+
+hal::Result<BackendHostSetup> receiveSetup(int socket) {
+  NN_ASSIGN_OR_RETURN(auto message, receiveHostMessage(socket, kSetupWait));
+  BackendHostSetup setup;
+  if (!message.has_value() || message->type != HostMessageType::kSetup || !setup.ParseFromString(message->payload) ||
+      setup.cache_secret().size() != sizeof(hal::CacheSecret::bytes)) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the backend host got no valid setup from its parent";
+  }
+  return setup;
+}
+
+// Everything the child serves, started: the library's devices as they are (the parent schedules
+// them, where all the clients are), with the fault the parent aimed at them, on the private socket.
+struct Served {
+  std::unique_ptr<FaultInjector> faults;
+  std::unique_ptr<EmulatorServer> server;
+  std::string devices;  // the kReady payload
+};
+
+hal::Result<Served> serve(const BackendHostSetup& setup) {
+  NN_RETURN_IF_ERROR(applyAddressSpaceLimit(setup.address_space_bytes()));
+  hal::CacheSecret secret;
+  std::memcpy(secret.bytes.data(), setup.cache_secret().data(), secret.bytes.size());
+  NN_ASSIGN_OR_RETURN(auto loaded, loadBackend({setup.library(), setup.argument(), setup.label()}, secret));
+  std::vector<hal::SharedDevice> devices;
+  Served served;
+  for (auto& device : loaded) {
+    served.devices += encodeHostedDevice({device.device->getName(), device.engines});
+    devices.push_back(std::move(device.device));
+  }
+  if (!setup.fault().empty()) {
+    NN_ASSIGN_OR_RETURN(auto plan, parseFaultPlan(setup.fault()));
+    served.faults = std::make_unique<FaultInjector>(plan);
+    devices = served.faults->wrap(std::move(devices));
+  }
+  // The parent is this server's only client, on behalf of all of its own: its sessions' quotas
+  // are the parent's business, so here they are unlimited.
+  ServerOptions serverOptions;
+  constexpr uint32_t kNoLimit = std::numeric_limits<uint32_t>::max();
+  serverOptions.session = {kNoLimit, std::numeric_limits<uint64_t>::max(), kNoLimit, kNoLimit, kNoLimit, kNoLimit};
+  NN_ASSIGN_OR_RETURN(served.server, EmulatorServer::start(std::move(devices), setup.listen(), serverOptions));
+  return served;
+}
+
+}  // namespace
+
+int runBackendHost(int channelFd) {
+  channel = channelFd;
+  // Die with the parent; and keep the channel from the library's own children.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::fcntl(channelFd, F_SETFD, FD_CLOEXEC);
+  installCrashHandlers();
+  auto setup = receiveSetup(channelFd);
+  if (!setup.ok()) {
+    std::cerr << "npu_emulator --backend-host: " << setup.error().message << std::endl;
+    return 2;
+  }
+  auto served = serve(*setup);
+  if (!served.ok()) {
+    (void)sendHostMessage(channelFd, HostMessageType::kFailed, served.error().message);
+    return 2;
+  }
+  if (!sendHostMessage(channelFd, HostMessageType::kReady, served->devices).ok()) return 1;
+  // Answer health checks until the parent lets go of the channel.
+  for (;;) {
+    auto message = receiveHostMessage(channelFd, std::chrono::hours(1));
+    if (!message.ok()) break;
+    if (!message->has_value() || (*message)->type != HostMessageType::kPing) continue;
+    HostHealth health;
+    health.sequence = std::strtoull((*message)->payload.c_str(), nullptr, 10);
+    if (const auto longest = BackendCall::longest()) {
+      health.longestCall = longest->byAge.method;
+      health.longestCallAge = std::chrono::duration_cast<std::chrono::milliseconds>(longest->byAge.age);
+      health.busiestCall = longest->byCpu.method;
+      health.busiestCallCpu = std::chrono::duration_cast<std::chrono::milliseconds>(longest->byCpu.cpu);
+    }
+    if (!sendHostMessage(channelFd, HostMessageType::kPong, encodeHostHealth(health)).ok()) break;
+  }
+  // The parent is gone or done with us. Nothing here is worth a clean shutdown that a hung call
+  // into the library could hold up forever.
+  ::_exit(0);
+}
+
+}  // namespace nnremote::emulator

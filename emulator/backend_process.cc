@@ -1,0 +1,350 @@
+#include "emulator/backend_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "emulator/backend_host.pb.h"
+#include "emulator/host_channel.h"
+
+extern char** environ;
+
+namespace nnremote::emulator {
+namespace {
+
+// The fd the child finds its end of the host channel on (npu_emulator --backend-host=3).
+constexpr int kChildChannelFd = 3;
+constexpr std::chrono::milliseconds kMaxRestartBackoff{5000};
+// After the channel closes, how long the child has to be gone before it is killed.
+constexpr std::chrono::seconds kExitGrace{2};
+
+std::string signalName(int signal) {
+  const char* abbreviation = sigabbrev_np(signal);
+  return abbreviation != nullptr ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+}
+
+// Waits for `pid` to end, killing it after kExitGrace; returns its wait status.
+int reap(pid_t pid) {
+  const auto until = std::chrono::steady_clock::now() + kExitGrace;
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, std::chrono::steady_clock::now() < until ? WNOHANG : 0);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) return 0;
+    if (done == 0 && std::chrono::steady_clock::now() >= until) ::kill(pid, SIGKILL);
+    if (done == 0) ::usleep(2000);
+  }
+}
+
+// How a child ended, in words: what we killed it for, or its signal (with the call it struck in,
+// which the child's crash handler sent as its last words), or its exit status.
+std::string describeExit(int status, const std::string& killedFor, const std::string& lastWords) {
+  if (!killedFor.empty()) return "killed: " + killedFor;
+  if (WIFSIGNALED(status)) {
+    const std::string name = signalName(WTERMSIG(status));
+    if (lastWords.rfind(name, 0) == 0) return "killed by " + lastWords;  // "SIGSEGV in IPreparedModel::execute"
+    if (!lastWords.empty()) return "killed by " + name + ": " + lastWords;  // out of memory
+    return "killed by " + name;
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended (wait status " + std::to_string(status) + ")";
+}
+
+std::string makePrivateDirectory() {
+  char pattern[] = "/tmp/nnremote-backend-XXXXXX";  // short: unix socket paths are limited to 107 bytes
+  return ::mkdtemp(pattern) != nullptr ? pattern : "";
+}
+
+}  // namespace
+
+BackendProcess::BackendProcess(BackendProcessOptions options) : options_(std::move(options)) {}
+
+hal::Result<std::shared_ptr<BackendProcess>> BackendProcess::start(BackendProcessOptions options) {
+  std::shared_ptr<BackendProcess> process(new BackendProcess(std::move(options)));
+  process->directory_ = makePrivateDirectory();
+  if (process->directory_.empty()) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << "cannot make a directory for the backend host's socket: " << std::strerror(errno);
+  }
+  process->address_ = "unix:" + process->directory_ + "/backend.sock";
+  NN_ASSIGN_OR_RETURN(Child child, process->launch(/*first=*/true));
+  {
+    std::lock_guard<std::mutex> lock(process->mutex_);
+    process->child_ = child;
+    process->health_.running = true;
+    process->health_.pid = child.pid;
+  }
+  process->supervisor_ = std::thread([raw = process.get()] { raw->supervise(); });
+  return process;
+}
+
+BackendProcess::~BackendProcess() {
+  pid_t pid = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    pid = child_.pid;
+  }
+  changed_.notify_all();
+  if (pid != 0) ::kill(pid, SIGKILL);  // its channel closes, and the supervisor stops watching
+  if (supervisor_.joinable()) supervisor_.join();
+  if (!directory_.empty()) {
+    ::unlink((directory_ + "/backend.sock").c_str());
+    ::rmdir(directory_.c_str());
+  }
+}
+
+hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
+  const std::string& label = options_.spec.label;
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << label << ": socketpair: " << std::strerror(errno);
+  }
+  int childEnd = ends[1];
+  if (childEnd == kChildChannelFd) {  // dup2 onto itself would keep FD_CLOEXEC
+    childEnd = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kChildChannelFd + 1);
+    ::close(ends[1]);
+  }
+  std::string executable = options_.executable;
+  if (executable.empty()) {  // this binary, named as it is on disk (so ps shows what runs)
+    std::error_code error;
+    executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
+    if (error) executable = "/proc/self/exe";
+  }
+  const std::string channelFlag = "--backend-host=" + std::to_string(kChildChannelFd);
+  char* argv[] = {const_cast<char*>(executable.c_str()), const_cast<char*>(channelFlag.c_str()), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, childEnd, kChildChannelFd);
+  // Nothing else of ours reaches the child: not our listening socket, not our clients'.
+  posix_spawn_file_actions_addclosefrom_np(&actions, kChildChannelFd + 1);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(childEnd);
+  Child child{pid, ends[0]};
+  if (spawned != 0) {
+    ::close(child.channel);
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << label << ": cannot start the backend host " << executable << ": " << std::strerror(spawned);
+  }
+  auto failed = [&](hal::Error error) -> hal::Result<Child> {
+    ::kill(pid, SIGKILL);
+    reap(pid);
+    ::close(child.channel);
+    return error;
+  };
+
+  BackendHostSetup setup;
+  setup.set_library(options_.spec.path);
+  setup.set_argument(options_.spec.argument);
+  setup.set_label(label);
+  setup.set_listen(address_);
+  setup.set_cache_secret(std::string(options_.cacheSecret.bytes.begin(), options_.cacheSecret.bytes.end()));
+  if (first) setup.set_fault(options_.fault);
+  setup.set_address_space_bytes(options_.limits.addressSpaceBytes);
+  if (auto sent = sendHostMessage(child.channel, HostMessageType::kSetup, setup.SerializeAsString()); !sent.ok()) {
+    return failed(hal::withContext(sent.error(), label));
+  }
+  const auto until = std::chrono::steady_clock::now() + options_.startupTimeout;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return failed(hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << label << ": stopping");
+    }
+    if (std::chrono::steady_clock::now() >= until) {
+      return failed(hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                    << label << ": the backend host did not serve within "
+                    << std::chrono::duration_cast<std::chrono::seconds>(options_.startupTimeout).count() << " s");
+    }
+    auto message = receiveHostMessage(child.channel, std::chrono::milliseconds(100));
+    if (!message.ok()) {  // it ended before serving
+      const int status = reap(pid);
+      ::close(child.channel);
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+             << label << ": the backend host " << describeExit(status, "", "") << " before serving";
+    }
+    if (!message->has_value()) continue;
+    if ((*message)->type == HostMessageType::kFailed) {
+      // The library's own error, as loading it in process would have said it.
+      return failed(hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << (*message)->payload);
+    }
+    if ((*message)->type != HostMessageType::kReady) continue;
+    auto devices = decodeHostedDevices((*message)->payload);
+    if (!devices.ok()) return failed(hal::withContext(devices.error(), label));
+    if (first) devices_ = std::move(devices).value();
+    return child;
+  }
+}
+
+std::string BackendProcess::watch(const Child& child) {
+  const IsolationLimits& limits = options_.limits;
+  // Limits on calls are checked at each answer, so answers come often enough to hold them.
+  std::chrono::milliseconds every = limits.healthCheckInterval;
+  for (const auto limit : {limits.callTimeout, limits.callCpu}) {
+    if (limit.count() > 0) every = std::min(every, std::max(limit / 4, std::chrono::milliseconds(10)));
+  }
+  uint64_t sequence = 0;
+  std::string killedFor, lastWords;
+  auto kill = [&](std::string why) {
+    if (killedFor.empty()) killedFor = std::move(why);
+    ::kill(child.pid, SIGKILL);
+  };
+  auto nextPing = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> answerBy;  // while a ping waits for its pong
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!answerBy.has_value() && now >= nextPing) {
+      if (!sendHostMessage(child.channel, HostMessageType::kPing, std::to_string(++sequence)).ok()) break;
+      answerBy = now + limits.healthCheckTimeout;
+    }
+    if (answerBy.has_value() && now >= *answerBy && killedFor.empty()) {
+      kill("stopped answering health checks (no answer within " + std::to_string(limits.healthCheckTimeout.count()) +
+           " ms, health_check_timeout_ms)");
+    }
+    const auto wakeAt = answerBy.has_value() && killedFor.empty() ? *answerBy : nextPing;
+    auto message = receiveHostMessage(
+        child.channel, std::max(std::chrono::milliseconds(1),
+                                std::chrono::duration_cast<std::chrono::milliseconds>(wakeAt - now)));
+    if (!message.ok()) break;  // the child is gone
+    if (!message->has_value()) continue;
+    if ((*message)->type == HostMessageType::kDying) {
+      lastWords = (*message)->payload;
+      continue;
+    }
+    if ((*message)->type != HostMessageType::kPong) continue;
+    auto health = decodeHostHealth((*message)->payload);
+    if (!health.ok() || health->sequence != sequence) continue;
+    answerBy.reset();
+    nextPing = std::chrono::steady_clock::now() + every;
+    if (limits.callTimeout.count() > 0 && health->longestCallAge > limits.callTimeout) {
+      kill(health->longestCall + " had not returned after " + std::to_string(health->longestCallAge.count()) +
+           " ms (call_timeout_ms = " + std::to_string(limits.callTimeout.count()) + ")");
+    }
+    if (limits.callCpu.count() > 0 && health->busiestCallCpu > limits.callCpu) {
+      kill(health->busiestCall + " used " + std::to_string(health->busiestCallCpu.count()) +
+           " ms of CPU time (call_cpu_ms = " + std::to_string(limits.callCpu.count()) + ")");
+    }
+  }
+  const int status = reap(child.pid);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return "stopped with the server";
+  }
+  return describeExit(status, killedFor, lastWords);
+}
+
+void BackendProcess::supervise() {
+  const std::string& label = options_.spec.label;
+  for (;;) {
+    Child child;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      child = child_;
+    }
+    std::string cause = watch(child);
+    ::close(child.channel);
+    pid_t pid = child.pid;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      child_ = {};
+      health_.running = false;
+      health_.pid = 0;
+      health_.lastExit = cause;
+      lastDeath_ = std::chrono::steady_clock::now();
+      if (stopping_) return;
+    }
+    changed_.notify_all();
+    for (;;) {
+      const auto now = std::chrono::steady_clock::now();
+      crashes_.push_back(now);
+      while (!crashes_.empty() && now - crashes_.front() > options_.limits.crashLoopWindow) crashes_.pop_front();
+      if (crashes_.size() >= options_.limits.crashLoopCrashes) {
+        std::ostringstream why;
+        why << "backend " << label << " crashed " << crashes_.size() << " times within "
+            << options_.limits.crashLoopWindow.count() << " s (crash_loop_crashes, crash_loop_window_s); last "
+            << cause;
+        std::cerr << "npu_emulator: " << why.str() << "; its devices are unavailable" << std::endl;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          health_.unavailable = why.str();
+        }
+        changed_.notify_all();
+        return;
+      }
+      const auto backoff =
+          std::min(kMaxRestartBackoff, options_.limits.restartBackoff * (1 << std::min<size_t>(crashes_.size() - 1, 16)));
+      std::cerr << "npu_emulator: backend " << label << " (pid " << pid << ") " << cause << "; restarting in "
+                << backoff.count() << " ms" << std::endl;
+      if (!pause(backoff)) return;
+      auto launched = launch(/*first=*/false);
+      if (launched.ok()) {
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          child_ = *launched;
+          health_.running = true;
+          health_.pid = launched->pid;
+          ++health_.restarts;
+        }
+        changed_.notify_all();
+        break;
+      }
+      cause = "could not restart: " + launched.error().message;
+      pid = 0;
+      std::lock_guard<std::mutex> lock(mutex_);
+      health_.lastExit = cause;
+      if (stopping_) return;
+    }
+  }
+}
+
+bool BackendProcess::pause(std::chrono::milliseconds duration) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return !changed_.wait_for(lock, duration, [&] { return stopping_; });
+}
+
+BackendProcess::Health BackendProcess::health() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return health_;
+}
+
+std::string BackendProcess::explainLoss() const {
+  // The caller may notice the loss before the supervisor has reaped the child, or after a
+  // restarted child already serves: a death within the last few seconds is the one it met.
+  std::unique_lock<std::mutex> lock(mutex_);
+  const auto recently = [&] {
+    return lastDeath_.has_value() && std::chrono::steady_clock::now() - *lastDeath_ < std::chrono::seconds(5);
+  };
+  if (!changed_.wait_for(lock, std::chrono::seconds(1), [&] { return !health_.running || recently(); })) return "";
+  if (health_.running && !recently()) return "";
+  return "the backend host " + options_.spec.label + " " + health_.lastExit;
+}
+
+std::optional<std::string> BackendProcess::goneForGood() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (health_.unavailable.empty()) return std::nullopt;
+  return health_.unavailable;
+}
+
+bool BackendProcess::waitUntilSettled(std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return health_.running || !health_.unavailable.empty(); });
+}
+
+bool BackendProcess::waitForRestarts(uint64_t restarts, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return changed_.wait_for(lock, timeout,
+                           [&] { return health_.restarts >= restarts || !health_.unavailable.empty(); });
+}
+
+}  // namespace nnremote::emulator

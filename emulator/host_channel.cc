@@ -1,0 +1,105 @@
+#include "emulator/host_channel.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+namespace nnremote::emulator {
+namespace {
+
+// Packets hold a setup or a device list at most; anything longer is cut (MSG_TRUNC tells).
+constexpr size_t kMaxPacket = 64 * 1024;
+
+}  // namespace
+
+hal::Status sendHostMessage(int socket, HostMessageType type, const std::string& payload) {
+  std::string packet(1, static_cast<char>(type));
+  packet += payload;
+  if (packet.size() > kMaxPacket) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << "backend host message of " << packet.size() << " bytes is over " << kMaxPacket;
+  }
+  for (;;) {
+    const ssize_t sent = ::send(socket, packet.data(), packet.size(), MSG_NOSIGNAL);
+    if (sent == static_cast<ssize_t>(packet.size())) return {};
+    if (sent < 0 && errno == EINTR) continue;
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << "backend host channel: send failed: " << (sent < 0 ? std::strerror(errno) : "short write");
+  }
+}
+
+hal::Result<std::optional<HostMessage>> receiveHostMessage(int socket, std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd fd{socket, POLLIN, 0};
+    const int ready = ::poll(&fd, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "backend host channel: " << std::strerror(errno);
+    }
+    if (ready == 0) return std::optional<HostMessage>();
+    std::vector<char> buffer(kMaxPacket);
+    const ssize_t got = ::recv(socket, buffer.data(), buffer.size(), 0);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "backend host channel: " << std::strerror(errno);
+    }
+    if (got == 0) return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "backend host channel closed";
+    HostMessage message;
+    message.type = static_cast<HostMessageType>(buffer[0]);
+    message.payload.assign(buffer.data() + 1, static_cast<size_t>(got) - 1);
+    return std::optional<HostMessage>(std::move(message));
+  }
+}
+
+std::string encodeHostedDevice(const HostedDevice& device) {
+  return device.name + "\t" + std::to_string(device.engines) + "\n";
+}
+
+hal::Result<std::vector<HostedDevice>> decodeHostedDevices(const std::string& payload) {
+  std::vector<HostedDevice> devices;
+  std::istringstream in(payload);
+  for (std::string line; std::getline(in, line);) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos || tab == 0) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "backend host sent a malformed device list";
+    }
+    devices.push_back({line.substr(0, tab), static_cast<uint32_t>(std::strtoul(line.c_str() + tab + 1, nullptr, 10))});
+  }
+  return devices;
+}
+
+std::string encodeHostHealth(const HostHealth& health) {
+  std::ostringstream out;
+  out << health.sequence << "\n"
+      << health.longestCallAge.count() << "\n"
+      << health.longestCall << "\n"
+      << health.busiestCallCpu.count() << "\n"
+      << health.busiestCall;
+  return out.str();
+}
+
+hal::Result<HostHealth> decodeHostHealth(const std::string& payload) {
+  std::istringstream in(payload);
+  HostHealth health;
+  int64_t age = 0, cpu = 0;
+  in >> health.sequence >> age;
+  in.ignore(1);
+  std::getline(in, health.longestCall);
+  in >> cpu;
+  in.ignore(1);
+  std::getline(in, health.busiestCall);
+  if (in.bad() || age < 0 || cpu < 0) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "backend host sent a malformed health report";
+  }
+  health.longestCallAge = std::chrono::milliseconds(age);
+  health.busiestCallCpu = std::chrono::milliseconds(cpu);
+  return health;
+}
+
+}  // namespace nnremote::emulator

@@ -1,0 +1,62 @@
+// The private link between npu_emulator and the child process that hosts one backend library
+// (docs/backends.md#isolation): a unix SOCK_SEQPACKET socket pair, one message per packet, a
+// type byte then the payload. The parent sets the child up and asks it how it is; the child says
+// when it serves, why it could not, and, from a crash signal handler, what it was doing. Device
+// traffic does not travel here: it is gRPC on the child's own socket.
+#ifndef NNREMOTE_EMULATOR_HOST_CHANNEL_H_
+#define NNREMOTE_EMULATOR_HOST_CHANNEL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hal/result.h"
+
+namespace nnremote::emulator {
+
+enum class HostMessageType : uint8_t {
+  kSetup = 1,   // parent -> child: a BackendHostSetup (backend_host.proto)
+  kReady = 2,   // child -> parent: serving; the payload is the devices, one HostedDevice per line
+  kFailed = 3,  // child -> parent: could not start; the payload is the error
+  kPing = 4,    // parent -> child: a sequence number
+  kPong = 5,    // child -> parent: that number, then what the library is doing (HostHealth)
+  kDying = 6,   // child -> parent: from a crash handler, the signal and the call it struck in
+};
+
+struct HostMessage {
+  HostMessageType type{};
+  std::string payload;
+};
+
+// Sends one message; never raises SIGPIPE (a child that died is an error, not a signal).
+hal::Status sendHostMessage(int socket, HostMessageType type, const std::string& payload);
+
+// Receives one message, waiting at most `timeout`: nullopt when none came in time; an error
+// when the other side is gone (end of file) or the socket failed.
+hal::Result<std::optional<HostMessage>> receiveHostMessage(int socket, std::chrono::milliseconds timeout);
+
+// A device the child serves, as kReady lists it: its name and how many executions it runs at once.
+struct HostedDevice {
+  std::string name;
+  uint32_t engines = 1;
+};
+std::string encodeHostedDevice(const HostedDevice& device);  // one line
+hal::Result<std::vector<HostedDevice>> decodeHostedDevices(const std::string& payload);
+
+// What a Pong says: the longest-running call into the library and the one that has used the
+// most CPU time, if any runs.
+struct HostHealth {
+  uint64_t sequence = 0;
+  std::string longestCall;
+  std::chrono::milliseconds longestCallAge{0};
+  std::string busiestCall;
+  std::chrono::milliseconds busiestCallCpu{0};
+};
+std::string encodeHostHealth(const HostHealth& health);
+hal::Result<HostHealth> decodeHostHealth(const std::string& payload);
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_HOST_CHANNEL_H_

@@ -1,0 +1,127 @@
+#include "emulator/isolated_backend.h"
+
+#include <mutex>
+
+#include "emulator/remote_devices.h"
+#include "proxy_driver/proxy_device.h"
+
+namespace nnremote::emulator {
+
+namespace {
+
+// Runs sync executions through bursts of the inner prepared model. A burst runs one execution
+// at a time, so idle ones are kept and another is opened when all are busy (as many as the
+// device ever ran at once, which its scheduler bounds by its engines).
+class BurstBackedPreparedModel final : public hal::IPreparedModel {
+ public:
+  explicit BurstBackedPreparedModel(hal::SharedPreparedModel inner) : inner_(std::move(inner)) {}
+
+  const hal::SharedPreparedModel& inner() const { return inner_; }
+
+  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
+                                             const hal::OptionalTimePoint& deadline,
+                                             const hal::OptionalDuration& loopTimeoutDuration) const override {
+    hal::SharedBurst burst;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        burst = std::move(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    if (burst == nullptr) {
+      auto opened = inner_->configureExecutionBurst();
+      if (!opened.ok()) return inner_->execute(request, measure, deadline, loopTimeoutDuration);
+      burst = std::move(opened).value();
+    }
+    auto outcome = burst->execute(request, measure, deadline, loopTimeoutDuration);
+    // A burst that met a dead child is not kept: the next execution opens a fresh one.
+    if (outcome.ok() || outcome.error().code != hal::ErrorStatus::DEAD_OBJECT) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      idle_.push_back(std::move(burst));
+    }
+    return outcome;
+  }
+  hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> executeFenced(
+      const hal::Request& request, const std::vector<hal::SyncFence>& waitFor, hal::MeasureTiming measure,
+      const hal::OptionalTimePoint& deadline, const hal::OptionalDuration& loopTimeoutDuration,
+      const hal::OptionalDuration& timeoutDurationAfterFence) const override {
+    return inner_->executeFenced(request, waitFor, measure, deadline, loopTimeoutDuration, timeoutDurationAfterFence);
+  }
+  hal::Result<hal::SharedExecution> createReusableExecution(
+      const hal::Request& request, hal::MeasureTiming measure,
+      const hal::OptionalDuration& loopTimeoutDuration) const override {
+    return inner_->createReusableExecution(request, measure, loopTimeoutDuration);
+  }
+  hal::Result<hal::SharedBurst> configureExecutionBurst() const override { return inner_->configureExecutionBurst(); }
+  const hal::Model* getModel() const override { return inner_->getModel(); }
+
+ private:
+  const hal::SharedPreparedModel inner_;
+  mutable std::mutex mutex_;
+  mutable std::vector<hal::SharedBurst> idle_;
+};
+
+hal::Result<hal::SharedPreparedModel> burstBacked(hal::Result<hal::SharedPreparedModel> prepared) {
+  if (!prepared.ok()) return prepared;
+  return hal::SharedPreparedModel(std::make_shared<BurstBackedPreparedModel>(std::move(prepared).value()));
+}
+
+}  // namespace
+
+IsolatedDevice::IsolatedDevice(hal::SharedDevice inner, std::shared_ptr<BackendProcess> process)
+    : SupervisedDevice(std::move(inner)), process_(std::move(process)) {}
+
+hal::Result<hal::SharedPreparedModel> IsolatedDevice::prepareModel(
+    const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
+    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+    const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  return burstBacked(inner()->prepareModel(model, preference, priority, deadline, modelCache, dataCache, token));
+}
+
+hal::Result<hal::SharedPreparedModel> IsolatedDevice::prepareModelFromCache(
+    const hal::OptionalTimePoint& deadline, const std::vector<hal::CacheFile>& modelCache,
+    const std::vector<hal::CacheFile>& dataCache, const hal::CacheToken& token) const {
+  return burstBacked(inner()->prepareModelFromCache(deadline, modelCache, dataCache, token));
+}
+
+hal::Result<hal::SharedBuffer> IsolatedDevice::allocate(const hal::BufferDesc& desc,
+                                                        const std::vector<hal::SharedPreparedModel>& preparedModels,
+                                                        const std::vector<hal::BufferRole>& inputRoles,
+                                                        const std::vector<hal::BufferRole>& outputRoles) const {
+  return inner()->allocate(desc, hal::unwrapPreparedModels<BurstBackedPreparedModel>(preparedModels), inputRoles,
+                           outputRoles);
+}
+
+hal::Result<std::vector<hal::BackendDevice>> startIsolatedBackend(BackendProcessOptions options) {
+  const std::string label = options.spec.label;
+  NN_ASSIGN_OR_RETURN(auto process, BackendProcess::start(std::move(options)));
+  proxy::ConnectionOptions connection = chainedConnectionOptions();
+  connection.clientName = "npu_emulator (backend host)";
+  // Long enough for a restart with backoff; a library given up on ends the wait at once.
+  connection.reconnectTimeout = std::chrono::seconds(10);
+  const std::weak_ptr<const BackendProcess> weak = process;
+  connection.explainLoss = [weak] {
+    const auto alive = weak.lock();
+    return alive != nullptr ? alive->explainLoss() : std::string();
+  };
+  connection.serverGoneForGood = [weak]() -> std::optional<std::string> {
+    const auto alive = weak.lock();
+    return alive != nullptr ? alive->goneForGood() : std::optional<std::string>("the server is stopping");
+  };
+  auto connected = proxy::Connection::connect(process->address(), connection);
+  if (!connected.ok()) return hal::withContext(connected.error(), label);
+  NN_ASSIGN_OR_RETURN(auto proxies, proxy::ProxyDevice::discover(*connected));
+  std::vector<hal::BackendDevice> devices;
+  for (auto& proxy : proxies) {
+    hal::BackendDevice device;
+    for (const HostedDevice& hosted : process->devices()) {
+      if (hosted.name == proxy->getName()) device.engines = hosted.engines;
+    }
+    device.device = std::make_shared<IsolatedDevice>(std::move(proxy), process);
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+}  // namespace nnremote::emulator

@@ -1,0 +1,293 @@
+// npu_emulator --backend runs each library in a supervised child process (docs/backends.md#isolation).
+// With real processes throughout (the server, its backend hosts, crashing_backend.so failing as
+// vendor code does): a crash ends only the child, the calls it was serving fail with DEAD_OBJECT
+// naming the cause, the next call runs on a restarted child while the server's other devices
+// never notice; hangs, frozen children and broken limits are found and ended; a crash loop makes
+// the device unavailable, with the reason, for every way of asking; and no child outlives the
+// server.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "emulator/server_config.h"
+#include "hal/memory.h"
+#include "proxy_driver/proxy_device.h"
+#include "tests/common/add_model.h"
+#include "tests/common/emulator_process.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kCrashing = "--backend=tests/emulator/backends/crashing_backend.so:";
+constexpr const char* kCrashDevice = "crashtest-edge16";
+constexpr const char* kSimDevice = "nnremote-edge16";
+
+// A --server-config file with these backend_isolation fields (textproto) for every library.
+std::string isolationConfig(const std::string& name, const std::string& fields) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".textproto";
+  std::ofstream(path) << "backend_isolation { " << fields << " }\n";
+  return "--server-config=" + path;
+}
+
+class Client {
+ public:
+  explicit Client(const std::string& address) {
+    auto connection = proxy::Connection::connect(address);
+    EXPECT_TRUE(connection.ok()) << connection.error().message;
+    if (!connection.ok()) return;
+    auto devices = proxy::ProxyDevice::discover(*connection);
+    EXPECT_TRUE(devices.ok()) << devices.error().message;
+    if (devices.ok()) devices_ = *devices;
+  }
+
+  std::shared_ptr<proxy::ProxyDevice> device(const std::string& name) const {
+    for (const auto& device : devices_) {
+      if (device->getName() == name) return device;
+    }
+    ADD_FAILURE() << "no device " << name;
+    return nullptr;
+  }
+
+  hal::Result<hal::SharedPreparedModel> prepare(const std::string& name) const {
+    return device(name)->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                      hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  }
+
+ private:
+  std::vector<std::shared_ptr<proxy::ProxyDevice>> devices_;
+};
+
+// 1+10, 2+20 on `prepared`, checking the sums when it succeeds.
+hal::Status addOnce(const hal::IPreparedModel& prepared) {
+  NN_ASSIGN_OR_RETURN(auto io, hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8}));
+  NN_RETURN_IF_ERROR(prepared.execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).status());
+  EXPECT_EQ(hal::fromMemory<float>(io.outputs[0], 2), (std::vector<float>{11, 22}));
+  return {};
+}
+
+// Sync executions reach the child through bursts (isolated_backend.h), so the library is in
+// IBurst::execute when it fails.
+
+// How the server reports the device's backend host now (a fresh look, as `nnremote devices` takes).
+wire::BackendHostHealth hostOf(const std::string& address, const std::string& device) {
+  Client client(address);
+  const auto proxy = client.device(device);
+  if (proxy == nullptr || !proxy->backendHost().has_value()) {
+    ADD_FAILURE() << device << " is not reported as served by a backend host";
+    return {};
+  }
+  return *proxy->backendHost();
+}
+
+// Waits (bounded) until the device's backend host satisfies `done`.
+template <typename Done>
+wire::BackendHostHealth waitForHost(const std::string& address, const std::string& device, Done done) {
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  wire::BackendHostHealth health = hostOf(address, device);
+  while (!done(health) && std::chrono::steady_clock::now() < giveUp) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    health = hostOf(address, device);
+  }
+  EXPECT_TRUE(done(health)) << "backend host never got there; last: " << health.ShortDebugString();
+  return health;
+}
+
+TEST(BackendIsolationTest, ASegfaultEndsOnlyTheChildAndTheNextCallRunsOnARestartedOne) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-segv");
+  testing::EmulatorProcess server(address, {"--config=edge16", std::string(kCrashing) + "segfault:1"});
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  auto simulated = client.prepare(kSimDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  ASSERT_TRUE(simulated.ok()) << simulated.error().message;
+  const int firstPid = static_cast<int>(hostOf(address, kCrashDevice).pid());
+  EXPECT_GT(firstPid, 0);
+
+  ASSERT_TRUE(addOnce(**crashing).ok());
+  const hal::Status crashed = addOnce(**crashing);  // the library's 2nd execution segfaults
+  ASSERT_FALSE(crashed.ok());
+  EXPECT_EQ(crashed.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(crashed.error().message, HasSubstr("killed by SIGSEGV in IBurst::execute"));
+  // The server and its in-process device did not notice.
+  ASSERT_TRUE(addOnce(**simulated).ok());
+  // The same prepared model runs again, on a restarted child (the proxy prepares it there again).
+  const hal::Status again = addOnce(**crashing);
+  EXPECT_TRUE(again.ok()) << again.error().message;
+  const wire::BackendHostHealth health = hostOf(address, kCrashDevice);
+  EXPECT_TRUE(health.running());
+  EXPECT_EQ(health.restarts(), 1u);
+  EXPECT_NE(static_cast<int>(health.pid()), firstPid);
+  EXPECT_THAT(health.last_exit(), HasSubstr("killed by SIGSEGV in IBurst::execute"));
+  EXPECT_EQ(health.unavailable(), "");
+  EXPECT_FALSE(Client(address).device(kSimDevice)->backendHost().has_value()) << "in process: no backend host";
+}
+
+TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-loop");
+  testing::EmulatorProcess server(
+      address, {"--config=edge16", std::string(kCrashing) + "abort:op=ADD",
+                isolationConfig("loop", "crash_loop_crashes: 3 crash_loop_window_s: 120 restart_backoff_ms: 10")});
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  // Every execution of a model with an ADD aborts; each gets DEAD_OBJECT naming SIGABRT.
+  for (int crash = 0; crash < 3; ++crash) {
+    const hal::Status status = addOnce(**crashing);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().code, hal::ErrorStatus::DEAD_OBJECT);
+    EXPECT_THAT(status.error().message, HasSubstr("SIGABRT"));
+  }
+  const wire::BackendHostHealth health =
+      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return !h.unavailable().empty(); });
+  EXPECT_THAT(health.unavailable(), HasSubstr("crashed 3 times within 120 s"));
+  EXPECT_THAT(health.unavailable(), HasSubstr("killed by SIGABRT in IBurst::execute"));
+  EXPECT_FALSE(health.running());
+  // Given up on: calls fail at once with the reason, not after a reconnection timeout.
+  const auto start = std::chrono::steady_clock::now();
+  const hal::Status refused = addOnce(**crashing);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(refused.error().message, HasSubstr("crashed 3 times"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  auto preparedNow = client.prepare(kCrashDevice);
+  ASSERT_FALSE(preparedNow.ok());
+  EXPECT_THAT(preparedNow.error().message, HasSubstr("crashed 3 times"));
+  // The rest of the server is untouched.
+  auto simulated = client.prepare(kSimDevice);
+  ASSERT_TRUE(simulated.ok()) << simulated.error().message;
+  EXPECT_TRUE(addOnce(**simulated).ok());
+}
+
+TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-hang");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "hang:0",
+                                            isolationConfig("hang", "call_timeout_ms: 300 restart_backoff_ms: 10")});
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  const hal::Status hung = addOnce(**crashing);
+  ASSERT_FALSE(hung.ok());
+  EXPECT_EQ(hung.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(hung.error().message,
+              HasSubstr("killed: IBurst::execute had not returned after"));
+  EXPECT_THAT(hung.error().message, HasSubstr("call_timeout_ms = 300"));
+  const wire::BackendHostHealth health =
+      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1; });
+  EXPECT_THAT(health.last_exit(), HasSubstr("had not returned after"));
+}
+
+TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-frozen");
+  testing::EmulatorProcess server(
+      address, {std::string(kCrashing) + "error:1000000",
+                isolationConfig("frozen", "health_check_interval_ms: 50 health_check_timeout_ms: 300")});
+  const wire::BackendHostHealth before = hostOf(address, kCrashDevice);
+  ASSERT_GT(before.pid(), 0u);
+  ASSERT_EQ(::kill(static_cast<pid_t>(before.pid()), SIGSTOP), 0);
+  const wire::BackendHostHealth after =
+      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
+  EXPECT_THAT(after.last_exit(), HasSubstr("stopped answering health checks"));
+  EXPECT_NE(after.pid(), before.pid());
+  Client client(address);
+  auto prepared = client.prepare(kCrashDevice);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  EXPECT_TRUE(addOnce(**prepared).ok());
+}
+
+TEST(BackendIsolationTest, ACallOverItsCpuLimitEndsTheChildWithTheCause) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-cpu");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "spin:0",
+                                            isolationConfig("cpu", "call_cpu_ms: 200 restart_backoff_ms: 10")});
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  const hal::Status spun = addOnce(**crashing);
+  ASSERT_FALSE(spun.ok());
+  EXPECT_EQ(spun.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(spun.error().message, HasSubstr("IBurst::execute used"));
+  EXPECT_THAT(spun.error().message, HasSubstr("ms of CPU time (call_cpu_ms = 200)"));
+}
+
+TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithTheCause) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-memory");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "allocate:0",
+                                            isolationConfig("memory", "address_space_mib: 1536 restart_backoff_ms: 10")});
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  const hal::Status grew = addOnce(**crashing);
+  ASSERT_FALSE(grew.ok());
+  EXPECT_EQ(grew.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(grew.error().message,
+              HasSubstr("killed by SIGABRT: out of memory (address_space_mib) in IBurst::execute"));
+}
+
+TEST(BackendIsolationTest, AFaultAimedAtAHostedDeviceStrikesInItsChildOnly) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-fault");
+  testing::EmulatorProcess server(address, {"--config=edge16", "--backend=accelerator_sim/sim_backend.so:large128",
+                                            "--fault=crash:0:nnremote-large128"});
+  Client client(address);
+  auto hosted = client.prepare("nnremote-large128");
+  auto simulated = client.prepare(kSimDevice);
+  ASSERT_TRUE(hosted.ok()) << hosted.error().message;
+  ASSERT_TRUE(simulated.ok()) << simulated.error().message;
+  const hal::Status crashed = addOnce(**hosted);
+  ASSERT_FALSE(crashed.ok());
+  EXPECT_THAT(crashed.error().message, HasSubstr("killed by SIGKILL"));
+  EXPECT_TRUE(addOnce(**simulated).ok());
+  const hal::Status again = addOnce(**hosted);
+  EXPECT_TRUE(again.ok()) << again.error().message;
+}
+
+TEST(BackendIsolationTest, NoChildOutlivesTheServer) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-orphans");
+  auto server = std::make_unique<testing::EmulatorProcess>(address, std::vector<std::string>{std::string(kCrashing) + "error:1000000"});
+  const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  ASSERT_GT(child, 0);
+  server->kill();  // SIGKILL: no chance to clean up
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  // The child is not ours to reap; once it is gone (or a zombie awaiting init), its /proc stat says so.
+  auto gone = [&] {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string pid, name, state;
+    return !(stat >> pid >> name >> state) || state == "Z";
+  };
+  while (!gone() && std::chrono::steady_clock::now() < giveUp) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(gone()) << "backend host " << child << " outlived its server";
+}
+
+TEST(IsolationConfigTest, DefaultsThenEachLibraryStartingFromThem) {
+  auto limits = parseServerConfig(R"(
+      backend_isolation { library: "armnn_backend.so" call_cpu_ms: 900 }
+      backend_isolation { health_check_timeout_ms: 700 crash_loop_crashes: 9 address_space_mib: 4096 })",
+                                  "c.textproto");
+  ASSERT_TRUE(limits.ok()) << limits.error().message;
+  const IsolationLimits& every = limits->isolationFor("/opt/lib/npu_backend.so");
+  EXPECT_EQ(every.healthCheckTimeout, std::chrono::milliseconds(700));
+  EXPECT_EQ(every.crashLoopCrashes, 9u);
+  EXPECT_EQ(every.addressSpaceBytes, uint64_t{4096} << 20);
+  EXPECT_EQ(every.callCpu, std::chrono::milliseconds(0)) << "no limit unless set";
+  EXPECT_EQ(every.healthCheckInterval, IsolationLimits().healthCheckInterval);
+  const IsolationLimits& armnn = limits->isolationFor("bazel-bin/backends/armnn/armnn_backend.so");
+  EXPECT_EQ(armnn.callCpu, std::chrono::milliseconds(900));
+  EXPECT_EQ(armnn.healthCheckTimeout, std::chrono::milliseconds(700)) << "from the defaults";
+
+  auto zero = parseServerConfig("backend_isolation { crash_loop_crashes: 0 }", "c.textproto");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_THAT(zero.error().message, HasSubstr("backend_isolation[0].crash_loop_crashes = 0"));
+  auto twice = parseServerConfig(R"(backend_isolation { library: "a.so" } backend_isolation { library: "a.so" })", "c");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(twice.error().message, HasSubstr("backend_isolation[1].library 'a.so' is listed twice"));
+  auto path = parseServerConfig(R"(backend_isolation { library: "/x/a.so" })", "c");
+  ASSERT_FALSE(path.ok());
+  EXPECT_THAT(path.error().message, HasSubstr("must be a file name"));
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
