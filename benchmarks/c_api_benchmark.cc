@@ -106,17 +106,4 @@ void printRatio(const std::map<std::string, double>& medians) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // The two cases' repetitions take turns in random order, so drift of a busy machine (another
-  // build, the CPU's clock) falls on both alike rather than on whichever ran second. A flag given
-  // on the command line still wins.
-  std::vector<char*> args(argv, argv + argc);
-  char interleave[] = "--benchmark_enable_random_interleaving=true";
-  args.insert(args.begin() + 1, interleave);
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
-  nnremote::benchmarks::MedianReporter reporter(printRatio);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return nnremote::benchmarks::runInterleaved(argc, argv, printRatio); }

@@ -110,15 +110,4 @@ void printRatios(const std::map<std::string, double>& medians) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Random interleaving, so that a busy machine's drift falls on every case alike.
-  std::vector<char*> args(argv, argv + argc);
-  char interleave[] = "--benchmark_enable_random_interleaving=true";
-  args.insert(args.begin() + 1, interleave);
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
-  nnremote::benchmarks::MedianReporter reporter(printRatios);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return nnremote::benchmarks::runInterleaved(argc, argv, printRatios); }

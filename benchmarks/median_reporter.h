@@ -38,6 +38,22 @@ class MedianReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> medians_;
 };
 
+// A benchmark binary's main: runs the registered cases with their repetitions taking turns in
+// random order, so that a busy machine's drift (another build, the CPU's clock) falls on every
+// case alike rather than on whichever ran last; then `summarize` prints the ratios. A flag given
+// on the command line still wins.
+inline int runInterleaved(int argc, char** argv, MedianReporter::Summarize summarize) {
+  std::vector<char*> args(argv, argv + argc);
+  char interleave[] = "--benchmark_enable_random_interleaving=true";
+  args.insert(args.begin() + 1, interleave);
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  MedianReporter reporter(std::move(summarize));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
+
 }  // namespace nnremote::benchmarks
 
 #endif  // NNREMOTE_BENCHMARKS_MEDIAN_REPORTER_H_

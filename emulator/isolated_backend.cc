@@ -1,5 +1,6 @@
 #include "emulator/isolated_backend.h"
 
+#include <atomic>
 #include <mutex>
 
 #include "emulator/remote_devices.h"
@@ -11,7 +12,9 @@ namespace {
 
 // Runs sync executions through bursts of the inner prepared model. A burst runs one execution
 // at a time, so idle ones are kept and another is opened when all are busy (as many as the
-// device ever ran at once, which its scheduler bounds by its engines).
+// device ever ran at once, which its scheduler bounds by its engines). Opening one costs a
+// stream and a shared queue in the child, which pays off only for a model executed again and
+// again, so the first execution goes as a plain call.
 class BurstBackedPreparedModel final : public hal::IPreparedModel {
  public:
   explicit BurstBackedPreparedModel(hal::SharedPreparedModel inner) : inner_(std::move(inner)) {}
@@ -28,6 +31,9 @@ class BurstBackedPreparedModel final : public hal::IPreparedModel {
         burst = std::move(idle_.back());
         idle_.pop_back();
       }
+    }
+    if (burst == nullptr && !executedBefore_.exchange(true)) {
+      return inner_->execute(request, measure, deadline, loopTimeoutDuration);
     }
     if (burst == nullptr) {
       auto opened = inner_->configureExecutionBurst();
@@ -60,6 +66,7 @@ class BurstBackedPreparedModel final : public hal::IPreparedModel {
   const hal::SharedPreparedModel inner_;
   mutable std::mutex mutex_;
   mutable std::vector<hal::SharedBurst> idle_;
+  mutable std::atomic<bool> executedBefore_{false};
 };
 
 hal::Result<hal::SharedPreparedModel> burstBacked(hal::Result<hal::SharedPreparedModel> prepared) {

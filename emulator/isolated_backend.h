@@ -19,9 +19,9 @@ namespace nnremote::emulator {
 // Marks a device served by a backend host, so the server can report on the host's health; and
 // keeps the host's supervisor alive as long as the device is.
 //
-// Sync executions, the most frequent call, ride bursts over the shared-memory queue to the child
-// (the child is on this host) rather than a gRPC call each: that keeps the process hop to tens of
-// microseconds. Other executors go as they come.
+// Sync executions of a model executed again and again ride bursts over the shared-memory queue
+// to the child (the child is on this host) rather than a gRPC call each, which makes the process
+// hop cheaper. Other executors go as they come.
 class IsolatedDevice final : public SupervisedDevice {
  public:
   IsolatedDevice(hal::SharedDevice inner, std::shared_ptr<BackendProcess> process);

@@ -8,12 +8,15 @@ socket=/tmp/nnremote-metrics-$$.sock
 $emulator --listen=unix:$socket --metrics=127.0.0.1:0 > "$TEST_TMPDIR/emulator.log" 2>&1 &
 emulator_pid=$!
 trap 'kill -9 $emulator_pid 2>/dev/null' EXIT
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's|^npu_emulator: metrics at http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$TEST_TMPDIR/emulator.log")
-  [ -n "$port" ] && break
-  sleep 0.05
-done
+# The port the emulator prints for its metrics, waiting (bounded) until it does.
+metrics_port() {
+  for _ in $(seq 1 200); do
+    port=$(sed -n 's|^npu_emulator: metrics at http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$TEST_TMPDIR/emulator.log")
+    [ -n "$port" ] && return
+    sleep 0.05
+  done
+}
+metrics_port
 check "the emulator prints where its metrics are" [ -n "$port" ]
 
 # GET /metrics over bash's /dev/tcp (no curl on a bare machine).
@@ -72,12 +75,7 @@ kill -9 $emulator_pid
 $emulator --listen=unix:$socket-3 --metrics=127.0.0.1:0 \
   --backend=tests/emulator/backends/crashing_backend.so:segfault:0 > "$TEST_TMPDIR/emulator.log" 2>&1 &
 emulator_pid=$!
-port=""
-for _ in $(seq 1 200); do
-  port=$(sed -n 's|^npu_emulator: metrics at http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$TEST_TMPDIR/emulator.log")
-  [ -n "$port" ] && break
-  sleep 0.05
-done
+metrics_port
 $nnremote run-sample --target=unix:$socket-3 --device=crashtest-edge16 > "$TEST_TMPDIR/crash.log" 2>&1
 check "the client of the crashed backend host got DEAD_OBJECT naming the cause" \
   grep -q 'DEAD_OBJECT.*killed by SIGSEGV' "$TEST_TMPDIR/crash.log"
@@ -90,7 +88,7 @@ check "promtool check metrics accepts the backend host metrics" sh -c "promtool 
 check "the backend host is up again" [ "$(value 'nnremote_backend_host_up{device="crashtest-edge16"}')" = 1 ]
 check "its restart is counted" [ "$(value 'nnremote_backend_host_restarts_total{device="crashtest-edge16"}')" = 1 ]
 check "the last exit's cause is a label" \
-  grep -q '^nnremote_backend_host_last_exit_info{device="crashtest-edge16",cause="killed by SIGSEGV in IBurst::execute"} 1' \
+  grep -q '^nnremote_backend_host_last_exit_info{device="crashtest-edge16",cause="killed by SIGSEGV in IPreparedModel::execute"} 1' \
   "$TEST_TMPDIR/metrics.txt"
 check "it is not given up on" \
   [ "$(value 'nnremote_backend_host_unavailable{device="crashtest-edge16",reason=""}')" = 0 ]
