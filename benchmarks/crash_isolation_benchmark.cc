@@ -32,7 +32,9 @@ constexpr int kQuietExecutionsPerClient = 1500;
 hal::SharedPreparedModel prepareOn(const std::string& address, const std::string& device) {
   auto connection = proxy::Connection::connect(address);
   if (!connection.ok()) std::abort();
-  for (const auto& proxy : *proxy::ProxyDevice::discover(*connection)) {
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  if (!devices.ok()) std::abort();
+  for (const auto& proxy : *devices) {
     if (proxy->getName() != device) continue;
     auto prepared = proxy->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                         hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
