@@ -27,24 +27,29 @@ constexpr std::chrono::seconds kSetupWait{30};
 
 int channel = -1;  // for the crash handlers
 
-// Appends `text` to `buffer` at `*used`, async-signal-safely.
-void append(char* buffer, size_t capacity, size_t* used, const char* text) {
-  while (*text != '\0' && *used + 1 < capacity) buffer[(*used)++] = *text++;
-}
-
-// The child's last words: which signal, in which call into the library. Then the signal's
-// default action ends the process, and the parent sees how it died.
-void onCrashSignal(int signal) {
+// The child's last words to its parent: what ended it (`what`, then `detail` if any) and the call
+// into the library the calling thread was in. Async-signal-safe: no allocation, one send.
+void sendLastWords(const char* what, const char* detail = "") {
   char message[256];
   size_t used = 0;
+  const auto append = [&](const char* text) {
+    while (*text != '\0' && used + 1 < sizeof message) message[used++] = *text++;
+  };
   message[used++] = static_cast<char>(HostMessageType::kDying);
-  append(message, sizeof message, &used, sigabbrev_np(signal) != nullptr ? "SIG" : "signal");
-  append(message, sizeof message, &used, sigabbrev_np(signal) != nullptr ? sigabbrev_np(signal) : "?");
+  append(what);
+  append(detail);
   if (const char* method = BackendCall::currentOnThisThread()) {
-    append(message, sizeof message, &used, " in ");
-    append(message, sizeof message, &used, method);
+    append(" in ");
+    append(method);
   }
   ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+// Which signal, in which call. Then the signal's default action ends the process, and the parent
+// sees how it died.
+void onCrashSignal(int signal) {
+  const char* name = sigabbrev_np(signal);
+  sendLastWords(name != nullptr ? "SIG" : "signal ?", name != nullptr ? name : "");
   ::signal(signal, SIG_DFL);
   ::raise(signal);
 }
@@ -63,20 +68,10 @@ void installCrashHandlers() {
   for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(signal, &action, nullptr);
 }
 
-uint64_t addressSpaceLimit = 0;
-
 // With RLIMIT_AS, an allocation past the limit fails; a child that ran out of its allowance is
 // ended, with the cause, rather than left to fail in whichever way the library copes.
 void onOutOfMemory() {
-  char message[160];
-  size_t used = 0;
-  message[used++] = static_cast<char>(HostMessageType::kDying);
-  append(message, sizeof message, &used, "out of memory (address_space_mib)");
-  if (const char* method = BackendCall::currentOnThisThread()) {
-    append(message, sizeof message, &used, " in ");
-    append(message, sizeof message, &used, method);
-  }
-  ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
+  sendLastWords("out of memory (address_space_mib)");
   ::signal(SIGABRT, SIG_DFL);
   ::abort();
 }
@@ -87,7 +82,6 @@ hal::Status applyAddressSpaceLimit(uint64_t bytes) {
   if (::setrlimit(RLIMIT_AS, &limit) != 0) {
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "setrlimit(RLIMIT_AS): " << std::strerror(errno);
   }
-  addressSpaceLimit = bytes;
   std::set_new_handler(onOutOfMemory);
   return {};
 }

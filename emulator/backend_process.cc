@@ -336,15 +336,4 @@ std::optional<std::string> BackendProcess::goneForGood() const {
   return health_.unavailable;
 }
 
-bool BackendProcess::waitUntilSettled(std::chrono::milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return health_.running || !health_.unavailable.empty(); });
-}
-
-bool BackendProcess::waitForRestarts(uint64_t restarts, std::chrono::milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(mutex_);
-  return changed_.wait_for(lock, timeout,
-                           [&] { return health_.restarts >= restarts || !health_.unavailable.empty(); });
-}
-
 }  // namespace nnremote::emulator

@@ -25,8 +25,8 @@
 #include "emulator/backend_loader.h"
 #include "emulator/device_health.h"
 #include "emulator/host_channel.h"
-#include "hal/compilation_cache.h"
 #include "emulator/server_config.h"
+#include "hal/compilation_cache.h"
 #include "hal/result.h"
 
 namespace nnremote::emulator {
@@ -58,7 +58,6 @@ class BackendProcess {
   const std::string& address() const { return address_; }
   // The devices the library serves, as its first child said.
   const std::vector<HostedDevice>& devices() const { return devices_; }
-  const BackendSpec& spec() const { return options_.spec; }
 
   using Health = DeviceHealth;
   Health health() const;
@@ -67,10 +66,6 @@ class BackendProcess {
   std::string explainLoss() const;
   // Why the library's devices will not come back, once given up on (ConnectionOptions::serverGoneForGood).
   std::optional<std::string> goneForGood() const;
-  // Waits (at most `timeout`) until a child serves or the library is given up on; for tests.
-  bool waitUntilSettled(std::chrono::milliseconds timeout) const;
-  // Waits (at most `timeout`) until `restarts` restarts have happened or the library is given up on.
-  bool waitForRestarts(uint64_t restarts, std::chrono::milliseconds timeout) const;
 
  private:
   explicit BackendProcess(BackendProcessOptions options);
