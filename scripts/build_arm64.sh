@@ -1,44 +1,119 @@
 #!/usr/bin/env bash
-# Cross-builds npu_emulator and the simulator's backend library for aarch64 with Debian's cross
-# toolchain and arm64 multiarch libraries, runs the simulator's unit tests under qemu-user, and
-# serves the V1_0 conformance models from the arm64 emulator (under qemu) to this host's
-# nnremote. What it cannot do, and why, is in docs/build.md ("arm64").
+# Cross-builds npu_emulator (which is also the backend host) and the simulator's backend library
+# for aarch64 with Debian's cross toolchain and arm64 multiarch libraries, runs the simulator's
+# unit tests under qemu-user, and serves from the arm64 emulator (under qemu) to this host's
+# nnremote: the simulator in process and sim_backend.so isolated in an arm64 backend host, which
+# is crashed once to show it restart. What it cannot do, and why, is in docs/build.md ("arm64").
 #   scripts/build_arm64.sh            # everything
 #   scripts/build_arm64.sh --no-smoke # build and unit tests only
-set -euo pipefail
+#   scripts/build_arm64.sh --ci       # build and the isolated-backend smoke only (.ci/run):
+#                                     # ends with "arm64: N passed, N failed"
+set -uo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-all}
 sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
 
-scripts/setup.sh
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  $sudo dpkg --add-architecture arm64
-  $sudo apt-get update -q
-fi
-# Not libxnnpack-dev:arm64: it is not multi-arch co-installable and would remove the amd64 one.
-$sudo apt-get install -y -q --no-install-recommends g++-aarch64-linux-gnu qemu-user-static \
-  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 \
+passed=0 failed=0
+check() {  # check NAME COMMAND...: runs COMMAND and counts it
+  local name=$1; shift
+  if "$@"; then echo "arm64: $name ok"; passed=$((passed + 1))
+  else echo "arm64: $name FAILED"; failed=$((failed + 1)); fi
+}
+finish() {
+  echo "arm64: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
+
+scripts/setup.sh || exit 1
+packages=(g++-aarch64-linux-gnu qemu-user-static
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
   libssl-dev:arm64
+  # Only the runtime libraries of prometheus-cpp: prometheus-cpp-dev:arm64 is not co-installable
+  # with the amd64 one, whose headers serve both (third_party/system/BUILD).
+  libprometheus-cpp-core1.0:arm64 libprometheus-cpp-pull1.0:arm64)
+# Not libxnnpack-dev:arm64: it is not multi-arch co-installable and would remove the amd64 one.
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "arm64: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $sudo dpkg --add-architecture arm64
+  fi
+  { $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; } || exit 1
+fi
 
 echo "== cross-building for aarch64 =="
-bazel build --config=arm64 //emulator:npu_emulator //accelerator_sim:sim_backend.so
 arm_bin=$(bazel info --config=arm64 bazel-bin 2>/dev/null)
-file "$arm_bin/emulator/npu_emulator" "$arm_bin/accelerator_sim/sim_backend.so"
+built() {
+  bazel build --config=arm64 //emulator:npu_emulator //accelerator_sim:sim_backend.so || return 1
+  local kinds
+  kinds=$(file -b "$arm_bin/emulator/npu_emulator" "$arm_bin/accelerator_sim/sim_backend.so")
+  echo "$kinds"
+  [ "$(grep -c "ARM aarch64" <<< "$kinds")" = 2 ]
+}
+check "cross-build of npu_emulator and sim_backend.so" built
+[ "$failed" -eq 0 ] || finish
 
-echo "== the simulator's unit tests under qemu-aarch64 =="
-# xnnpack_ops_test checks XNNPACK itself, which arm64 builds go without.
-bazel test --config=arm64 --run_under=/usr/bin/qemu-aarch64-static --test_output=errors -- \
-  //tests/accelerator_sim/... -//tests/accelerator_sim:xnnpack_ops_test
-
-[ "${1:-}" = "--no-smoke" ] && exit 0
-echo "== the arm64 npu_emulator under qemu, serving this host's nnremote =="
-bazel build //tools:nnremote
-host_bin=$(bazel info bazel-bin 2>/dev/null)
-socket_dir=$(mktemp -d /tmp/nnremote-arm64.XXXXXX)
-( cd "$arm_bin/emulator" && exec qemu-aarch64-static ./npu_emulator --listen=unix:$socket_dir/arm64.sock --config=edge16 ) &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$socket_dir"' EXIT
-for _ in $(seq 1 300); do [ -S "$socket_dir/arm64.sock" ] && break; sleep 0.1; done
-"$host_bin/tools/nnremote" run-sample --target=unix:$socket_dir/arm64.sock
-if [ -d ../shared/conformance/V1_0 ]; then
-  "$host_bin/tools/nnremote" conform --target=unix:$socket_dir/arm64.sock --cases=../shared/conformance/V1_0 | tail -1
+if [ "$mode" != --ci ]; then
+  echo "== the simulator's unit tests under qemu-aarch64 =="
+  # xnnpack_ops_test checks XNNPACK itself, which arm64 builds go without.
+  check "simulator unit tests under qemu" bazel test --config=arm64 --run_under=/usr/bin/qemu-aarch64-static \
+    --test_output=errors -- //tests/accelerator_sim/... -//tests/accelerator_sim:xnnpack_ops_test
+  [ "$mode" = --no-smoke ] && finish
 fi
+
+# The backend host is npu_emulator starting itself (/proc/self/exe) as a child, so the kernel
+# itself must know to run aarch64 binaries with qemu: binfmt_misc, registered from the
+# qemu-user-static package's own entry when it is not already.
+binfmt=/proc/sys/fs/binfmt_misc
+registered() {
+  [ -f $binfmt/qemu-aarch64 ] && grep -qx enabled $binfmt/qemu-aarch64 && return 0
+  [ -f $binfmt/register ] || $sudo mount -t binfmt_misc binfmt_misc $binfmt || return 1
+  [ -f $binfmt/qemu-aarch64 ] || $sudo sh -c "cat /usr/lib/binfmt.d/qemu-aarch64.conf > $binfmt/register" || return 1
+  grep -qx enabled $binfmt/qemu-aarch64
+}
+check "binfmt_misc runs aarch64 binaries through qemu" registered
+[ "$failed" -eq 0 ] || finish
+
+echo "== the arm64 npu_emulator under qemu, with an isolated arm64 backend host, serving this host's nnremote =="
+bazel build //tools:nnremote || { check "host nnremote build" false; finish; }
+nnremote="$(bazel info bazel-bin 2>/dev/null)/tools/nnremote"
+socket_dir=$(mktemp -d /tmp/nnremote-arm64.XXXXXX)
+target=unix:$socket_dir/arm64.sock
+# Generous health checks: under qemu every instruction is emulated.
+cat > "$socket_dir/server.textproto" <<EOF
+backend_isolation { health_check_interval_ms: 1000 health_check_timeout_ms: 10000 }
+EOF
+"$arm_bin/emulator/npu_emulator" --listen="$target" --config=large128 \
+  --backend="$arm_bin/accelerator_sim/sim_backend.so:edge16" --server-config="$socket_dir/server.textproto" &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$socket_dir"' EXIT
+
+# Waits (at most 120 s, qemu being slow) until `nnremote devices` prints a line matching $1.
+devices_show() {
+  for _ in $(seq 1 240); do
+    "$nnremote" devices --target="$target" > "$socket_dir/devices.txt" 2>&1 && grep -qE "$1" "$socket_dir/devices.txt" && return 0
+    kill -0 $server 2>/dev/null || return 1
+    sleep 0.5
+  done
+  cat "$socket_dir/devices.txt"; return 1
+}
+check "isolated arm64 backend host is running" devices_show "backend host: +running \(pid [0-9]+\), 0 restarts"
+cat "$socket_dir/devices.txt"
+check "run-sample on every device" "$nnremote" run-sample --target="$target"
+child=$(sed -nE 's/.*backend host: +running \(pid ([0-9]+)\).*/\1/p' "$socket_dir/devices.txt" | head -1)
+if [ -n "$child" ]; then
+  kill -SEGV "$child"
+  check "the crashed backend host is restarted and says why" devices_show "running \(pid [0-9]+\), 1 restarts; last killed by SIGSEGV"
+  check "run-sample after the restart" "$nnremote" run-sample --target="$target"
+else
+  check "the backend host's pid is shown" false
+fi
+if [ "$mode" != --ci ] && [ -d ../shared/conformance/V1_0 ]; then
+  "$nnremote" conform --target="$target" --cases=../shared/conformance/V1_0 | tail -1
+fi
+finish

@@ -3,8 +3,10 @@
 # AddressSanitizer + UBSan (--config=asan), and ends with the line
 # "N passed, N failed[, N skipped]" counted over individual test cases (gtest cases, and one per
 # shell test) of both runs, read from each test target's test.xml.
-# Then each fuzz target runs for 20 s (scripts/fuzz.sh), one case each in the count.
-# NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run, NNREMOTE_SKIP_FUZZ=1 the fuzz smoke.
+# Then each fuzz target runs for 20 s (scripts/fuzz.sh), one case each in the count, and the
+# aarch64 cross-build with its qemu smoke run (scripts/build_arm64.sh --ci), one case per check.
+# NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run, NNREMOTE_SKIP_FUZZ=1 the fuzz smoke,
+# NNREMOTE_SKIP_ARM64=1 the arm64 checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-browser || exit 1
@@ -15,6 +17,7 @@ asan_targets=(//tests/hal/... //tests/proto/... //tests/emulator/... //tests/pro
               //tests/runtime/... //tests/accelerator_sim:kernels_test //tests/accelerator_sim:compiled_artifact_test)
 
 passed=0 failed=0 skipped=0
+elapsed() { echo "$SECONDS s in"; }  # since the script started, setup included
 
 # Runs `bazel test ARGS...` and adds its test cases to the totals. The counting reads
 # bazel-testlogs right away: the next run with another configuration moves that link.
@@ -57,18 +60,18 @@ run_and_count() {
 }
 
 if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
-  echo "== the fast tests under AddressSanitizer + UBSan =="
+  echo "== the fast tests under AddressSanitizer + UBSan ($(elapsed)) =="
   # metrics_test drives the nnremote binary, which would build all of tools/ under ASan too.
   # c_api_conformance_test and c_api_partitioning_test are conformance suites (the C API's own
   # checks are c_api_semantics_test and partitioning_test).
   run_and_count --config=asan -- "${asan_targets[@]}" -//tests/emulator:metrics_test \
     -//tests/runtime:c_api_conformance_test -//tests/runtime:c_api_partitioning_test
 fi
-echo "== every test =="
+echo "== every test ($(elapsed)) =="
 run_and_count //... "$@"
 
 if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzz smoke: each target for 20 s =="
+  echo "== fuzz smoke: each target for 20 s ($(elapsed)) =="
   fuzz_log=$(mktemp)
   # A fixed seed: the smoke explores the same inputs on every run, so it flags regressions rather
   # than whatever the fuzzer happens to find that day (scripts/fuzz.sh is for that).
@@ -80,6 +83,19 @@ if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
   rm -f "$fuzz_log"
 fi
 
+if [ "${NNREMOTE_SKIP_ARM64:-0}" != 1 ]; then
+  echo "== arm64: cross-build, and an isolated backend host under qemu ($(elapsed)) =="
+  # Adds the arm64 architecture and its multiarch packages on a new machine (docs/build.md).
+  arm64_log=$(mktemp)
+  scripts/build_arm64.sh --ci 2>&1 | tee "$arm64_log"
+  read -r arm64_passed arm64_failed < <(sed -n 's/^arm64: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$arm64_log")
+  if [ -z "${arm64_passed:-}" ]; then arm64_passed=0 arm64_failed=1; fi
+  passed=$((passed + arm64_passed))
+  failed=$((failed + arm64_failed))
+  rm -f "$arm64_log"
+fi
+
+echo "== done ($(elapsed)) =="
 line="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
 echo "$line"

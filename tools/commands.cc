@@ -54,7 +54,8 @@ void printDevices(const Target& target) {
     if (const auto& host = device->backendHost()) {
       std::cout << "    backend host:  "
                 << (!host->unavailable().empty() ? "UNAVAILABLE: " + host->unavailable()
-                                                 : host->running() ? "running" : "restarting")
+                                                 : host->running() ? "running (pid " + std::to_string(host->pid()) + ")"
+                                                                   : "restarting")
                 << ", " << host->restarts() << " restarts"
                 << (host->last_exit().empty() ? "" : "; last " + host->last_exit()) << "\n";
     }
