@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emulator/caller_identity.h"
+#include "emulator/descriptor_inbox.h"
 #include "emulator/server_config.h"
 #include "emulator/session_registry.h"
 #include "emulator/session_watch_service.h"
@@ -38,6 +39,10 @@ class AcceleratorService final {
   // and an identity sees only the devices `clientAccess` gives it.
   AcceleratorService(std::vector<hal::SharedDevice> devices, SessionLimits sessionLimits,
                      ClientAccess clientAccess, std::unique_ptr<Authenticator> authenticator);
+
+  // Where RegisterMemory finds descriptors named by passed_descriptor (a backend host's side
+  // channel). Without one, that field is refused. Set before serving.
+  void acceptDescriptorsFrom(std::shared_ptr<DescriptorInbox> inbox) { descriptors_ = std::move(inbox); }
 
   const SessionRegistry& sessions() const { return sessions_; }
   SessionRegistry& sessions() { return sessions_; }
@@ -146,6 +151,8 @@ class AcceleratorService final {
   // identity, INVALID_ARGUMENT when the session is not open or not the caller's.
   grpc::Status callerSession(const grpc::ServerContextBase& context, uint64_t id,
                              std::shared_ptr<Session>* session) const;
+  // The pool RegisterMemory names: by shm_name, or by passed_descriptor from descriptors_.
+  hal::Result<hal::SharedMemory> mapRegisteredMemory(const wire::RegisterMemoryRequest& request) const;
   // A device `identity` may see, by name; one it may not is reported as not served.
   hal::Result<hal::SharedDevice> findDevice(const std::string& name, const std::string& identity) const;
   // What GetSupportedOperations and PrepareModel both start from: the session, the device and
@@ -166,6 +173,7 @@ class AcceleratorService final {
   SessionRegistry sessions_;
   const ClientAccess clientAccess_;
   const std::unique_ptr<Authenticator> authenticator_;
+  std::shared_ptr<DescriptorInbox> descriptors_;  // null but in a backend host
   SessionWatchService watch_{sessions_, *authenticator_};
   std::unique_ptr<grpc::Service> callbacks_;  // serves the methods above
   // Declared last: destroyed first, so work still running ends before what it uses. Timers go

@@ -15,6 +15,7 @@
 #include "emulator/backend_calls.h"
 #include "emulator/backend_host.pb.h"
 #include "emulator/backend_loader.h"
+#include "emulator/descriptor_inbox.h"
 #include "emulator/emulator_server.h"
 #include "emulator/fault_injection.h"
 #include "emulator/host_channel.h"
@@ -99,6 +100,7 @@ hal::Result<BackendHostSetup> receiveSetup(int socket) {
 // Everything the child serves, started: the library's devices as they are (the parent schedules
 // them, where all the clients are), with the fault the parent aimed at them, on the private socket.
 struct Served {
+  std::shared_ptr<DescriptorInbox> descriptors = std::make_shared<DescriptorInbox>();
   std::unique_ptr<FaultInjector> faults;
   std::unique_ptr<EmulatorServer> server;
   std::string devices;  // the kReady payload
@@ -125,6 +127,7 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
   ServerOptions serverOptions;
   constexpr uint32_t kNoLimit = std::numeric_limits<uint32_t>::max();
   serverOptions.session = {kNoLimit, std::numeric_limits<uint64_t>::max(), kNoLimit, kNoLimit, kNoLimit, kNoLimit};
+  serverOptions.descriptors = served.descriptors;
   NN_ASSIGN_OR_RETURN(served.server, EmulatorServer::start(std::move(devices), setup.listen(), serverOptions));
   return served;
 }
@@ -148,11 +151,16 @@ int runBackendHost(int channelFd) {
     return 2;
   }
   if (!sendHostMessage(channelFd, HostMessageType::kReady, served->devices).ok()) return 1;
-  // Answer health checks until the parent lets go of the channel.
+  // Take pools' descriptors and answer health checks until the parent lets go of the channel.
   for (;;) {
     auto message = receiveHostMessage(channelFd, std::chrono::hours(1));
     if (!message.ok()) break;
-    if (!message->has_value() || (*message)->type != HostMessageType::kPing) continue;
+    if (!message->has_value()) continue;
+    if ((*message)->type == HostMessageType::kDescriptor && (*message)->descriptor >= 0) {
+      served->descriptors->put(std::strtoull((*message)->payload.c_str(), nullptr, 10), (*message)->descriptor);
+      continue;
+    }
+    if ((*message)->type != HostMessageType::kPing) continue;
     HostHealth health;
     health.sequence = std::strtoull((*message)->payload.c_str(), nullptr, 10);
     if (const auto longest = BackendCall::longest()) {

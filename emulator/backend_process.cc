@@ -253,11 +253,11 @@ void BackendProcess::supervise() {
       child = child_;
     }
     std::string cause = watch(child);
-    ::close(child.channel);
     pid_t pid = child.pid;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       child_ = {};
+      ::close(child.channel);  // under the lock: passDescriptor must not send on a reused number
       health_.running = false;
       health_.pid = 0;
       health_.lastExit = cause;
@@ -316,6 +316,16 @@ bool BackendProcess::pause(std::chrono::milliseconds duration) {
 BackendProcess::Health BackendProcess::health() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return health_;
+}
+
+hal::Result<uint64_t> BackendProcess::passDescriptor(int descriptor) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (child_.pid == 0) {
+    return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "backend " << options_.spec.label << " is restarting";
+  }
+  const uint64_t token = ++descriptorTokens_;
+  NN_RETURN_IF_ERROR(sendHostDescriptor(child_.channel, token, descriptor));
+  return token;
 }
 
 std::string BackendProcess::explainLoss() const {

@@ -59,6 +59,12 @@ class BackendProcess {
   // The devices the library serves, as its first child said.
   const std::vector<HostedDevice>& devices() const { return devices_; }
 
+  // Hands the running child a shared-memory descriptor on the host channel, returning the token
+  // RegisterMemory's passed_descriptor names it by (ConnectionOptions::passDescriptor); so pools
+  // reach the child without a copy, even ones whose name the client has unlinked. DEAD_OBJECT
+  // while no child runs.
+  hal::Result<uint64_t> passDescriptor(int descriptor);
+
   using Health = DeviceHealth;
   Health health() const;
   // How the child that was serving died, once the supervisor has seen it die (waiting up to a
@@ -92,6 +98,7 @@ class BackendProcess {
   bool stopping_ = false;
   Child child_;                 // guarded by mutex_; pid 0 while none runs
   Health health_;               // guarded by mutex_
+  uint64_t descriptorTokens_ = 0;  // guarded by mutex_; the last token passDescriptor gave
   std::optional<std::chrono::steady_clock::time_point> lastDeath_;  // guarded by mutex_
   std::deque<std::chrono::steady_clock::time_point> crashes_;  // within the window
   std::thread supervisor_;

@@ -1,5 +1,7 @@
 #include "emulator/emulator_server.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 
 #include "absl/synchronization/mutex.h"
@@ -70,6 +72,14 @@ hal::Status checkClientAccess(const std::vector<hal::SharedDevice>& devices, con
 
 void turnOffAbslDeadlockDetection() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
 
+void raiseOpenFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &limit);  // best effort: the default limit still serves
+  }
+}
+
 hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<hal::SharedDevice> devices,
                                                                    const std::string& address,
                                                                    ServerOptions options) {
@@ -94,6 +104,7 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   server->service_ = std::make_unique<AcceleratorService>(
       std::move(devices), options.session, options.clientAccess,
       std::make_unique<Authenticator>(std::move(options.security.tokens), &server->unixPeers_));
+  server->service_->acceptDescriptorsFrom(std::move(options.descriptors));
   // Models and tensors are bounded by the schema's own limits, not gRPC's 4 MiB default.
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);

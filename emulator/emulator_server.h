@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emulator/accelerator_service.h"
+#include "emulator/descriptor_inbox.h"
 #include "proto/wire_constants.h"
 #include "emulator/caller_identity.h"
 #include "emulator/unix_listener.h"
@@ -39,6 +40,9 @@ struct ServerOptions {
   SessionLimits session;      // every client session's quotas (server_config.proto)
   ClientAccess clientAccess;  // identities limited to some devices
   ServerSecurity security;
+  // Descriptors handed over on a side channel, for RegisterMemory's passed_descriptor (a
+  // backend host's; null elsewhere, where that field is refused).
+  std::shared_ptr<DescriptorInbox> descriptors;
 };
 
 // Debian's abseil keeps its debug checks, so every absl::Mutex lock (gRPC takes several per call)
@@ -46,6 +50,10 @@ struct ServerOptions {
 // transport_benchmark). Programs that serve call this once at start. It changes a process-wide
 // setting, so a library must not; our own locks are std::mutex, checked by ThreadSanitizer.
 void turnOffAbslDeadlockDetection();
+
+// A server keeps a descriptor open per registered shared-memory pool (to hand it to a backend
+// host), so a serving program raises its open-file limit to the hard limit at start.
+void raiseOpenFileLimit();
 
 class EmulatorServer {
  public:

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <sstream>
@@ -32,6 +33,30 @@ hal::Status sendHostMessage(int socket, HostMessageType type, const std::string&
   }
 }
 
+hal::Status sendHostDescriptor(int socket, uint64_t token, int descriptor) {
+  std::string packet(1, static_cast<char>(HostMessageType::kDescriptor));
+  packet += std::to_string(token);
+  iovec data{packet.data(), packet.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
+  for (;;) {
+    const ssize_t sent = ::sendmsg(socket, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent == static_cast<ssize_t>(packet.size())) return {};
+    if (sent < 0 && errno == EINTR) continue;
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << "backend host channel: cannot pass a descriptor: " << (sent < 0 ? std::strerror(errno) : "short write");
+  }
+}
+
 hal::Result<std::optional<HostMessage>> receiveHostMessage(int socket, std::chrono::milliseconds timeout) {
   const auto until = std::chrono::steady_clock::now() + timeout;
   for (;;) {
@@ -44,15 +69,32 @@ hal::Result<std::optional<HostMessage>> receiveHostMessage(int socket, std::chro
     }
     if (ready == 0) return std::optional<HostMessage>();
     std::vector<char> buffer(kMaxPacket);
-    const ssize_t got = ::recv(socket, buffer.data(), buffer.size(), 0);
+    iovec data{buffer.data(), buffer.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr header{};
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+    // Descriptors arrive close-on-exec: the library's own children get none.
+    const ssize_t got = ::recvmsg(socket, &header, MSG_CMSG_CLOEXEC);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got < 0) {
       return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "backend host channel: " << std::strerror(errno);
     }
-    if (got == 0) return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "backend host channel closed";
     HostMessage message;
+    for (cmsghdr* part = CMSG_FIRSTHDR(&header); part != nullptr; part = CMSG_NXTHDR(&header, part)) {
+      if (part->cmsg_level == SOL_SOCKET && part->cmsg_type == SCM_RIGHTS && part->cmsg_len == CMSG_LEN(sizeof(int))) {
+        std::memcpy(&message.descriptor, CMSG_DATA(part), sizeof(int));
+      }
+    }
+    if (got == 0) return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "backend host channel closed";
     message.type = static_cast<HostMessageType>(buffer[0]);
     message.payload.assign(buffer.data() + 1, static_cast<size_t>(got) - 1);
+    if (message.type != HostMessageType::kDescriptor && message.descriptor >= 0) {
+      ::close(message.descriptor);  // only kDescriptor carries one
+      message.descriptor = -1;
+    }
     return std::optional<HostMessage>(std::move(message));
   }
 }

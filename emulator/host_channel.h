@@ -23,15 +23,24 @@ enum class HostMessageType : uint8_t {
   kPing = 4,    // parent -> child: a sequence number
   kPong = 5,    // child -> parent: that number, then what the library is doing (HostHealth)
   kDying = 6,   // child -> parent: from a crash handler, the signal and the call it struck in
+  // parent -> child: a shared-memory descriptor (SCM_RIGHTS) and the token RegisterMemory's
+  // passed_descriptor names it by. Pools reach the child by descriptor, not by name, so a pool
+  // whose name the client has unlinked still reaches a restarted child without a copy.
+  kDescriptor = 7,
 };
 
 struct HostMessage {
   HostMessageType type{};
   std::string payload;
+  int descriptor = -1;  // kDescriptor's; the receiver owns it
 };
 
 // Sends one message; never raises SIGPIPE (a child that died is an error, not a signal).
 hal::Status sendHostMessage(int socket, HostMessageType type, const std::string& payload);
+
+// Sends kDescriptor: `descriptor` (which stays the caller's) with `token`. Does not wait: a child
+// that does not read its channel gets an error, not a blocked sender.
+hal::Status sendHostDescriptor(int socket, uint64_t token, int descriptor);
 
 // Receives one message, waiting at most `timeout`: nullopt when none came in time; an error
 // when the other side is gone (end of file) or the socket failed.

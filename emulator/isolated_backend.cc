@@ -107,7 +107,7 @@ hal::Result<std::vector<hal::BackendDevice>> startIsolatedBackend(BackendProcess
   connection.clientName = "npu_emulator (backend host)";
   // Long enough for a restart with backoff; a library given up on ends the wait at once.
   connection.reconnectTimeout = std::chrono::seconds(10);
-  const std::weak_ptr<const BackendProcess> weak = process;
+  const std::weak_ptr<BackendProcess> weak = process;
   connection.explainLoss = [weak] {
     const auto alive = weak.lock();
     return alive != nullptr ? alive->explainLoss() : std::string();
@@ -115,6 +115,11 @@ hal::Result<std::vector<hal::BackendDevice>> startIsolatedBackend(BackendProcess
   connection.serverGoneForGood = [weak]() -> std::optional<std::string> {
     const auto alive = weak.lock();
     return alive != nullptr ? alive->goneForGood() : std::optional<std::string>("the server is stopping");
+  };
+  connection.passDescriptor = [weak](int descriptor) -> hal::Result<uint64_t> {
+    const auto alive = weak.lock();
+    if (alive == nullptr) return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the server is stopping";
+    return alive->passDescriptor(descriptor);
   };
   auto connected = proxy::Connection::connect(process->address(), connection);
   if (!connected.ok()) return hal::withContext(connected.error(), label);

@@ -18,10 +18,32 @@ namespace {
 
 // Bulk chunks are this large.
 constexpr size_t kBulkChunkBytes = size_t{1} << 20;
+// How long RegisterMemory waits for a passed descriptor that has not arrived on its side channel
+// yet: the parent sends it just before the call, so only a stalled channel takes this long.
+constexpr std::chrono::milliseconds kDescriptorWait{5000};
 // One bulk upload may not exceed this.
 constexpr uint64_t kMaxBulkUploadBytes = uint64_t{16} << 30;
 
 }  // namespace
+
+hal::Result<hal::SharedMemory> AcceleratorService::mapRegisteredMemory(const wire::RegisterMemoryRequest& request) const {
+  if (request.passed_descriptor() == 0) {
+    auto memory = hal::mapSharedMemory(request.shm_name(), request.size());
+    if (!memory.ok()) return hal::withContext(memory.error(), "shm_name");
+    return memory;
+  }
+  if (!request.shm_name().empty()) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT) << "RegisterMemory names shm_name and passed_descriptor; one is enough";
+  }
+  if (descriptors_ == nullptr) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "passed_descriptor: this server takes no descriptors (only a backend host does); register by shm_name";
+  }
+  NN_ASSIGN_OR_RETURN(const int descriptor, descriptors_->take(request.passed_descriptor(), kDescriptorWait));
+  auto memory = hal::mapSharedDescriptor(descriptor, request.size());
+  if (!memory.ok()) return hal::withContext(memory.error(), "passed_descriptor");
+  return memory;
+}
 
 grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContextBase* context,
                                                 const wire::RegisterMemoryRequest* request,
@@ -34,10 +56,10 @@ grpc::Status AcceleratorService::RegisterMemory(grpc::ServerContextBase* context
       !quota.ok()) {
     return toGrpcStatus(quota.error());
   }
-  auto memory = hal::mapSharedMemory(request->shm_name(), request->size());
+  auto memory = mapRegisteredMemory(*request);
   if (!memory.ok()) {
     s.registeredBytes -= request->size();
-    return toGrpcStatus(hal::withContext(memory.error(), "shm_name"));
+    return toGrpcStatus(memory.error());
   }
   response->set_memory_id(s.registeredMemories.add(std::move(memory).value()));
   return grpc::Status::OK;

@@ -319,6 +319,7 @@ void collectBackendFlag() {
 
 int main(int argc, char** argv) {
   nnremote::emulator::turnOffAbslDeadlockDetection();
+  nnremote::emulator::raiseOpenFileLimit();
   const std::vector<std::string> positional = nnremote::flags::parseCommandLine(argc, argv, kUsage);
   if (!positional.empty()) {
     std::cerr << "npu_emulator: unexpected argument '" << positional.front() << "' (flags are --name=VALUE)\n";

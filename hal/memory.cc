@@ -28,18 +28,23 @@ class HeapMemory final : public Memory {
 
 class PosixSharedMemory final : public Memory {
  public:
-  PosixSharedMemory(std::string name, uint8_t* data, size_t size, bool owner)
-      : name_(std::move(name)), data_(data), size_(size), owner_(owner) {}
+  // `descriptor` (or -1) stays open for handing the pages to another process; `name` (or "") is
+  // how others on this host may open them, and is unlinked at the end by the owner.
+  PosixSharedMemory(std::string name, int descriptor, uint8_t* data, size_t size, bool owner)
+      : name_(std::move(name)), descriptor_(descriptor), data_(data), size_(size), owner_(owner) {}
   ~PosixSharedMemory() override {
     if (data_ != nullptr) ::munmap(data_, size_ == 0 ? 1 : size_);
+    if (descriptor_ >= 0) ::close(descriptor_);
     if (owner_) ::shm_unlink(name_.c_str());
   }
   uint8_t* data() const override { return data_; }
   size_t size() const override { return size_; }
   const std::string& sharedName() const override { return name_; }
+  int descriptor() const override { return descriptor_; }
 
  private:
   std::string name_;
+  int descriptor_;
   uint8_t* data_;
   size_t size_;
   bool owner_;
@@ -53,16 +58,28 @@ std::string randomShmName() {
   return name;
 }
 
-Result<SharedMemory> mapDescriptor(int fd, const std::string& name, size_t size, bool owner) {
+// Maps `fd` (which it closes unless `keepDescriptor`). What it maps is named `name` in errors,
+// and unlinked if this process `owner`s it.
+Result<SharedMemory> mapDescriptor(int fd, const std::string& name, size_t size, bool owner, bool keepDescriptor) {
   void* data = ::mmap(nullptr, size == 0 ? 1 : size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int mapError = errno;
-  ::close(fd);
+  if (data == MAP_FAILED || !keepDescriptor) {
+    ::close(fd);
+    fd = -1;
+  }
   if (data == MAP_FAILED) {
     if (owner) ::shm_unlink(name.c_str());
     return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
-           << "cannot map shared memory " << name << " (" << size << " bytes): " << std::strerror(mapError);
+           << "cannot map shared memory " << (name.empty() ? "handed over by descriptor" : name) << " (" << size
+           << " bytes): " << std::strerror(mapError);
   }
-  return SharedMemory(std::make_shared<PosixSharedMemory>(name, static_cast<uint8_t*>(data), size, owner));
+  return SharedMemory(std::make_shared<PosixSharedMemory>(name, fd, static_cast<uint8_t*>(data), size, owner));
+}
+
+// Whether the object behind `fd` is exactly `size` bytes long (shared memory of size 0 is 1).
+bool hasSize(int fd, size_t size) {
+  struct stat status;
+  return ::fstat(fd, &status) == 0 && static_cast<size_t>(status.st_size) == (size == 0 ? 1 : size);
 }
 
 }  // namespace
@@ -81,7 +98,7 @@ Result<SharedMemory> createSharedMemory(size_t size) {
     return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
            << "cannot size shared memory " << name << " to " << size << " bytes: " << std::strerror(error);
   }
-  return mapDescriptor(fd, name, size, /*owner=*/true);
+  return mapDescriptor(fd, name, size, /*owner=*/true, /*keepDescriptor=*/false);
 }
 
 Result<SharedMemory> mapSharedMemory(const std::string& name, size_t size) {
@@ -94,19 +111,31 @@ Result<SharedMemory> mapSharedMemory(const std::string& name, size_t size) {
            << "cannot open shared memory " << name << ": " << std::strerror(errno)
            << " (it must exist on the server's host)";
   }
-  struct stat status;
-  if (::fstat(fd, &status) != 0 || static_cast<size_t>(status.st_size) != (size == 0 ? 1 : size)) {
+  if (!hasSize(fd, size)) {
     ::close(fd);
     return makeError(ErrorStatus::INVALID_ARGUMENT)
            << "shared memory " << name << " is not " << size << " bytes long";
   }
-  return mapDescriptor(fd, name, size, /*owner=*/false);
+  // A server keeps the descriptor of what clients register, to hand the pages on to a process
+  // of its own (a backend host) even after the client unlinks the name.
+  return mapDescriptor(fd, name, size, /*owner=*/false, /*keepDescriptor=*/true);
+}
+
+Result<SharedMemory> mapSharedDescriptor(int fd, size_t size) {
+  if (fd < 0) return makeError(ErrorStatus::INVALID_ARGUMENT) << "no descriptor to map";
+  if (!hasSize(fd, size)) {
+    ::close(fd);
+    return makeError(ErrorStatus::INVALID_ARGUMENT) << "the shared memory handed over is not " << size << " bytes long";
+  }
+  return mapDescriptor(fd, "", size, /*owner=*/false, /*keepDescriptor=*/true);
 }
 
 const std::string& Memory::sharedName() const {
   static const std::string* const kNone = new std::string();
   return *kNone;
 }
+
+int Memory::descriptor() const { return -1; }
 
 Result<SharedMemory> createHeapMemory(size_t size) {
   std::unique_ptr<uint8_t[]> bytes(new (std::nothrow) uint8_t[size == 0 ? 1 : size]());

@@ -22,6 +22,9 @@ class Memory {
   // The POSIX shared-memory name for pools another process on this host can map; empty for
   // process-private memory.
   virtual const std::string& sharedName() const;
+  // A descriptor of the pool's pages, for handing them to another process (SCM_RIGHTS), which
+  // works after the name is unlinked too; -1 if there is none. The Memory keeps it.
+  virtual int descriptor() const;
 };
 
 using SharedMemory = std::shared_ptr<const Memory>;
@@ -38,8 +41,13 @@ Result<SharedMemory> createHeapMemory(const std::vector<uint8_t>& bytes);
 // valid until they unmap).
 Result<SharedMemory> createSharedMemory(size_t size);
 
-// Maps shared memory another process created, checking that it is exactly `size` bytes.
+// Maps shared memory another process created, checking that it is exactly `size` bytes. The
+// result keeps the descriptor (descriptor()).
 Result<SharedMemory> mapSharedMemory(const std::string& name, size_t size);
+
+// Maps the shared memory behind `fd`, handed over by another process, checking that it is
+// exactly `size` bytes. Takes `fd` over (closed on failure). The result has no name.
+Result<SharedMemory> mapSharedDescriptor(int fd, size_t size);
 
 }  // namespace nnremote::hal
 

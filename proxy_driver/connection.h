@@ -77,6 +77,10 @@ struct ConnectionOptions {
   // trying: calls then fail at once with DEAD_OBJECT and that reason.
   std::function<std::string()> explainLoss;
   std::function<std::optional<std::string>()> serverGoneForGood;
+  // For a client with a side channel to the server (a backend host's parent): hands the server
+  // a shared-memory descriptor and returns the token RegisterMemory's passed_descriptor names it
+  // by. Pools with a descriptor() then register that way rather than by name.
+  std::function<hal::Result<uint64_t>(int descriptor)> passDescriptor;
 };
 
 // The session a call runs in: its id and generation (how many sessions came before it).

@@ -16,14 +16,16 @@ PoolTransport::PoolTransport(Connection& connection, bool useSharedMemory, uint6
 PoolTransport::~PoolTransport() = default;  // the session's end releases registrations
 
 hal::Result<wire::Memory> PoolTransport::encode(const hal::SharedMemory& memory, bool withContents) {
-  if (useSharedMemory_ && !memory->sharedName().empty()) {
+  if (useSharedMemory_ && (!memory->sharedName().empty() || passesDescriptor(*memory))) {
     auto id = registerShared(memory);
     if (id.ok()) {
       wire::Memory out;
       out.set_registered_memory_id(*id);
       return out;
     }
-    // The server cannot map it (another host): send this and later pools by value.
+    // A lost server fails the call (the resilient path retries it, and registers again); one
+    // that cannot map the pool (on another host) gets this and later pools by value.
+    if (id.error().code == hal::ErrorStatus::DEAD_OBJECT) return id.error();
     std::lock_guard<std::mutex> lock(mutex_);
     useSharedMemory_ = false;
   }
@@ -49,8 +51,13 @@ hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& mem
   }
   wire::RegisterMemoryRequest request;
   request.set_session_id(session.id);
-  request.set_shm_name(memory->sharedName());
   request.set_size(memory->size());
+  if (passesDescriptor(*memory)) {
+    NN_ASSIGN_OR_RETURN(const uint64_t token, connection_.options().passDescriptor(memory->descriptor()));
+    request.set_passed_descriptor(token);
+  } else {
+    request.set_shm_name(memory->sharedName());
+  }
   wire::RegisterMemoryResponse response;
   auto context = connection_.controlContext();
   const grpc::Status status = connection_.stub().RegisterMemory(context.get(), request, &response);
@@ -58,6 +65,10 @@ hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& mem
   std::lock_guard<std::mutex> lock(mutex_);
   registrations_[memory.get()] = {memory, response.memory_id(), session.generation};
   return response.memory_id();
+}
+
+bool PoolTransport::passesDescriptor(const hal::Memory& memory) const {
+  return connection_.options().passDescriptor != nullptr && memory.descriptor() >= 0;
 }
 
 void PoolTransport::releaseExpired() {

@@ -45,7 +45,10 @@ class PoolTransport {
     uint64_t generation = 0;  // the session it was made in; a later session registers again
   };
 
+  // Registers `memory` with the server, by descriptor where the connection passes them
+  // (passesDescriptor), else by shared-memory name.
   hal::Result<uint64_t> registerShared(const hal::SharedMemory& memory);
+  bool passesDescriptor(const hal::Memory& memory) const;
   hal::Result<uint64_t> upload(const hal::Memory& memory);
   // Unregisters memories the client has since destroyed.
   void releaseExpiredLocked();

@@ -8,7 +8,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -259,6 +261,58 @@ TEST(BackendIsolationTest, AFaultAimedAtAHostedDeviceStrikesInItsChildOnly) {
   EXPECT_TRUE(addOnce(**simulated).ok());
   const hal::Status again = addOnce(**hosted);
   EXPECT_TRUE(again.ok()) << again.error().message;
+}
+
+// The lines of /proc/PID/maps that map `sharedName` (a POSIX shared-memory object).
+std::vector<std::string> mappingsOf(int pid, const std::string& sharedName) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::vector<std::string> found;
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find("/dev/shm" + sharedName) != std::string::npos) found.push_back(line);
+  }
+  return found;
+}
+
+TEST(BackendIsolationTest, PoolsReachTheChildByDescriptorEvenAfterTheClientUnlinkedTheirNames) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-fd");
+  testing::EmulatorProcess server(address, {"--config=large128", "--backend=accelerator_sim/sim_backend.so:edge16"});
+  Client client(address);
+  auto prepared = client.prepare(kSimDevice);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8}, hal::createSharedMemory);
+  ASSERT_TRUE(io.ok()) << io.error().message;
+  const auto run = [&] {
+    std::fill_n(io->outputs[0]->data(), 8, uint8_t{0});
+    const auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  };
+  run();
+  run();  // the second through a burst, with the same pools
+  const int firstPid = static_cast<int>(hostOf(address, kSimDevice).pid());
+  // The child maps the client's very pages: nothing is copied on the way.
+  for (const auto& pool : {io->inputs[0], io->inputs[1], io->outputs[0]}) {
+    EXPECT_EQ(mappingsOf(firstPid, pool->sharedName()).size(), 1u) << pool->sharedName() << " in the first child";
+  }
+
+  // A client may unlink a pool's name once the server has it (AOSP's ashmem has none at all). The
+  // server keeps the pages by descriptor, and hands them so to a restarted child.
+  for (const auto& pool : {io->inputs[0], io->inputs[1], io->outputs[0]}) {
+    ASSERT_EQ(::shm_unlink(pool->sharedName().c_str()), 0) << pool->sharedName();
+  }
+  ASSERT_EQ(::kill(firstPid, SIGKILL), 0);
+  waitForHost(address, kSimDevice, [](const wire::BackendHostHealth& health) {
+    return health.running() && health.restarts() == 1;
+  });
+  run();
+  run();
+  const int secondPid = static_cast<int>(hostOf(address, kSimDevice).pid());
+  ASSERT_NE(secondPid, firstPid);
+  for (const auto& pool : {io->inputs[0], io->inputs[1], io->outputs[0]}) {
+    const auto mappings = mappingsOf(secondPid, pool->sharedName());
+    ASSERT_EQ(mappings.size(), 1u) << pool->sharedName() << " is not mapped in the restarted child (copied?)";
+    EXPECT_THAT(mappings[0], HasSubstr("(deleted)"));
+  }
 }
 
 TEST(BackendIsolationTest, NoChildOutlivesTheServer) {

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstring>
 
 #include "accelerator_sim/sim_device.h"
@@ -140,6 +143,65 @@ TEST_F(PoolTransportTest, RegisteredMemoryBelongsToItsSession) {
   const grpc::Status refused = connection_->stub().RegisterMemory(&registerContext, bogus, &registered);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(wire_conv::fromGrpcStatus(refused).message, HasSubstr("cannot open shared memory"));
+}
+
+TEST_F(PoolTransportTest, PassedDescriptorsAreTakenOnlyWhereTheServerHasASideChannel) {
+  connect();
+  auto memory = *hal::createSharedMemory(64);
+  const auto registerMemory = [&](const std::string& name, uint64_t token) {
+    wire::RegisterMemoryRequest request;
+    request.set_session_id(connection_->sessionId());
+    request.set_shm_name(name);
+    request.set_passed_descriptor(token);
+    request.set_size(64);
+    wire::RegisterMemoryResponse response;
+    grpc::ClientContext context;
+    return wire_conv::fromGrpcStatus(connection_->stub().RegisterMemory(&context, request, &response));
+  };
+  const hal::Error both = registerMemory(memory->sharedName(), 1);
+  EXPECT_EQ(both.code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(both.message, HasSubstr("names shm_name and passed_descriptor; one is enough"));
+  const hal::Error noChannel = registerMemory("", 1);
+  EXPECT_EQ(noChannel.code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(noChannel.message, HasSubstr("passed_descriptor: this server takes no descriptors"));
+}
+
+// A server with a side channel (as a backend host has), and a client that hands pools over it:
+// they are registered by descriptor and written in place, and a pool without a name (unlinked)
+// works the same.
+TEST_F(PoolTransportTest, PoolsHandedOverByDescriptorAreWrittenInPlace) {
+  auto inbox = std::make_shared<emulator::DescriptorInbox>();
+  emulator::ServerOptions options = testing::plainLoopbackOptions();
+  options.descriptors = inbox;
+  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0", options);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  server_ = std::move(server).value();
+  std::atomic<uint64_t> handedOver{0};
+  ConnectionOptions connectionOptions;
+  connectionOptions.passDescriptor = [&](int descriptor) -> hal::Result<uint64_t> {
+    const uint64_t token = ++handedOver + 100;
+    inbox->put(token, ::dup(descriptor));
+    return token;
+  };
+  connect(connectionOptions);
+  auto prepared = prepare(addModel(16));
+  // Mapped by name then unlinked, as a server holds what a client registered.
+  auto a = *hal::createSharedMemory(64), b = *hal::createSharedMemory(64), out = *hal::createSharedMemory(64);
+  auto mappedA = *hal::mapSharedMemory(a->sharedName(), 64), mappedB = *hal::mapSharedMemory(b->sharedName(), 64),
+       mappedOut = *hal::mapSharedMemory(out->sharedName(), 64);
+  ASSERT_GE(mappedA->descriptor(), 0);
+  EXPECT_EQ(a->descriptor(), -1);  // a pool's creator keeps no descriptor: it has the name
+  fill(a, 1, 1);
+  fill(b, 100, 0);
+  a.reset();  // unlinks its name; the mapping and its descriptor live on
+  for (int round = 0; round < 2; ++round) {
+    auto outcome = prepared->execute(requestOver(mappedA, mappedB, mappedOut), hal::MeasureTiming::NO, std::nullopt,
+                                     std::nullopt);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    EXPECT_EQ(reinterpret_cast<const float*>(out->data())[15], 116.0f);  // 1 + 15 + 100
+  }
+  EXPECT_EQ(handedOver.load(), 3u) << "each pool handed over once, then registered";
+  EXPECT_EQ(serverRegistrations(), 3u);
 }
 
 TEST_F(PoolTransportTest, TensorsOf68MiBCrossTcpInBulkBothWays) {
