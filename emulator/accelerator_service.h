@@ -51,11 +51,11 @@ class AcceleratorService final {
                            wire::OpenSessionResponse*);
   grpc::Status CloseSession(grpc::ServerContextBase*, const wire::CloseSessionRequest*,
                             wire::Empty*);
-  // Session liveness (WatchSession) is served by sessionWatch(), a callback service that holds
+  // Session liveness (WatchSessions) is served by sessionWatch(), a callback service that holds
   // no thread per session; register it on the same server.
   SessionWatchService& sessionWatch() { return watch_; }
   const SessionWatchService& sessionWatch() const { return watch_; }
-  // Ends every WatchSession stream, so the server can shut down without waiting for them.
+  // Ends every WatchSessions stream, so the server can shut down without waiting for them.
   void stopWatching() { watch_.stopAll(); }
   // AwaitExecution, GetExecuteFencedInfo, WaitFence and Burst: a callback service to register
   // on the same server.

@@ -1,5 +1,5 @@
 // Client sessions and what they own. A session ends when its client closes it or when the
-// client's WatchSession stream breaks; everything it owned is released with it.
+// client's WatchSessions stream breaks; everything it owned is released with it.
 #ifndef NNREMOTE_EMULATOR_SESSION_REGISTRY_H_
 #define NNREMOTE_EMULATOR_SESSION_REGISTRY_H_
 

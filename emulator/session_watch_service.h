@@ -1,7 +1,8 @@
-// Session liveness without a thread per session: each open session's WatchSession stream is a
-// gRPC callback reactor that costs no thread while it waits. A cancelled stream (the client
-// closed its connection or died) ends the session and releases everything it owned; a session
-// closed by CloseSession, or the server stopping, ends the stream.
+// Session liveness without a thread per session: a client's WatchSessions stream watches its
+// sessions and is a gRPC callback reactor that costs no thread while it waits. A cancelled stream
+// (the client closed its connection or died) ends its sessions and releases everything they
+// owned; a session closed by CloseSession is reported on the stream, and the server stopping
+// ends the stream.
 #ifndef NNREMOTE_EMULATOR_SESSION_WATCH_SERVICE_H_
 #define NNREMOTE_EMULATOR_SESSION_WATCH_SERVICE_H_
 
@@ -25,8 +26,6 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
   // the lock once more orders their changes before the destruction where TSan can see it.
   ~SessionWatchService() override { std::lock_guard<std::mutex> lock(mutex_); }
 
-  grpc::ServerWriteReactor<wire::SessionEvent>* WatchSession(grpc::CallbackServerContext* context,
-                                                             const wire::CloseSessionRequest* request) override;
   // Many sessions of the caller's identity on one stream (sessions are added and removed by
   // the client's messages); when the stream is cancelled, all of them end.
   grpc::ServerBidiReactor<wire::WatchSessionsRequest, wire::SessionEvent>* WatchSessions(
@@ -39,17 +38,13 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
   size_t watching() const;
 
  private:
-  class Watch;
   class MultiWatch;
-  friend class Watch;
   friend class MultiWatch;
-  void forget(uint64_t sessionId, Watch* watch);
   void forgetMulti(uint64_t sessionId, MultiWatch* watch);
 
   SessionRegistry& sessions_;
   const Authenticator& authenticator_;
   mutable std::mutex mutex_;
-  std::unordered_multimap<uint64_t, std::shared_ptr<Watch>> watches_;
   std::unordered_multimap<uint64_t, std::shared_ptr<MultiWatch>> multiWatches_;
   bool stopped_ = false;
 };

@@ -1,6 +1,6 @@
 // One client's link to an npu_emulator: a gRPC channel and an open session. The session stays
 // open while the Connection lives; destroying it closes the session, which releases everything
-// the client prepared there. If this process dies, the server notices the broken WatchSession
+// the client prepared there. If this process dies, the server notices the broken WatchSessions
 // stream and releases them too.
 //
 // Recovery (docs/security.md#recovery): when the server goes away (the session watch breaks, or

@@ -280,12 +280,13 @@ TEST(TokenTest, EveryRpcAndStreamWithoutAValidTokenIsUnauthenticatedBeforeAnyWor
     EXPECT_FALSE(download->Read(&received));
     expectUnauthenticated(download->Finish(), "DownloadBulk");
     auto watchContext = client.context();
-    wire::CloseSessionRequest watched;
-    watched.set_session_id(1);
-    auto watch = client.watch().WatchSession(watchContext.get(), watched);
+    auto watch = client.watch().WatchSessions(watchContext.get());
+    wire::WatchSessionsRequest watched;
+    watched.add_add(1);
+    (void)watch->Write(watched);  // the stream may be refused before it is read
     wire::SessionEvent event;
     EXPECT_FALSE(watch->Read(&event));
-    expectUnauthenticated(watch->Finish(), "WatchSession");
+    expectUnauthenticated(watch->Finish(), "WatchSessions");
   }
   EXPECT_EQ((*server)->service().sessions().size(), 0u) << "a session was made without a valid token";
 
@@ -333,12 +334,21 @@ TEST(IsolationTest, AnotherIdentityCannotUseStolenOrGuessedSessionsAndHandles) {
   wire::CloseSessionRequest close;
   close.set_session_id(aliceId);
   expectNotYours(bob.stub().CloseSession(bob.context().get(), close, &empty), "CloseSession of a stolen session");
-  // A watch that breaks ends its session, so watching another's session must be refused too.
-  auto watchContext = bob.context();
-  auto watch = bob.watch().WatchSession(watchContext.get(), close);
-  wire::SessionEvent event;
-  EXPECT_FALSE(watch->Read(&event));
-  expectNotYours(watch->Finish(), "WatchSession of a stolen session");
+  // A watch that breaks ends its sessions, so watching another's session is refused too: Bob is
+  // told at once that it is not watched, as for a session that does not exist, and ending his
+  // stream leaves it be (Alice's session is still there below).
+  {
+    auto watchContext = bob.context();  // with a deadline: an accepted watch would send nothing
+    auto watch = bob.watch().WatchSessions(watchContext.get());
+    wire::WatchSessionsRequest add;
+    add.add_add(aliceId);
+    ASSERT_TRUE(watch->Write(add));
+    wire::SessionEvent event;
+    ASSERT_TRUE(watch->Read(&event)) << "WatchSessions of a stolen session was not refused";
+    EXPECT_EQ(event.session_id(), aliceId);
+    watchContext->TryCancel();
+    (void)watch->Finish();
+  }
   auto burstContext = bob.context();
   auto burst = bob.waitsStub().Burst(burstContext.get());
   wire::BurstRequest open;

@@ -420,17 +420,19 @@ TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {
   }
   EXPECT_EQ(server_->service().sessions().size(), 0u) << "closing the connection closes the session";
 
-  // A client that dies without closing: only its WatchSession stream breaks.
+  // A client that dies without closing: only its WatchSessions stream breaks.
   const uint64_t session = openSession();
   auto watch = std::make_unique<grpc::ClientContext>();
-  wire::CloseSessionRequest request;
-  request.set_session_id(session);
+  wire::WatchSessionsRequest request;
+  request.add_add(session);
   auto watchStub = wire::SessionWatch::NewStub(channel_);
-  auto reader = watchStub->WatchSession(watch.get(), request);
+  auto stream = watchStub->WatchSessions(watch.get());
+  ASSERT_TRUE(stream->Write(request));
+  ASSERT_TRUE(eventuallyWatching(1));
   ASSERT_TRUE(prepare(prepareRequest(session, addModel())).ok());
   EXPECT_EQ(server_->service().sessions().size(), 1u);
   watch->TryCancel();
-  (void)reader->Finish();
+  (void)stream->Finish();
   for (int i = 0; i < 500 && server_->service().sessions().size() != 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -451,16 +453,18 @@ int threadCount() {
 TEST_F(ServerTest, IdleSessionsHoldNoServerThread) {
   constexpr int kSessions = 200;
   auto watchStub = wire::SessionWatch::NewStub(channel_);
+  // A stream per session, as separate client processes would hold.
   struct Watch {
     std::unique_ptr<grpc::ClientContext> context = std::make_unique<grpc::ClientContext>();
-    std::unique_ptr<grpc::ClientReader<wire::SessionEvent>> reader;
+    std::unique_ptr<grpc::ClientReaderWriter<wire::WatchSessionsRequest, wire::SessionEvent>> reader;
   };
   const int before = threadCount();
   std::vector<Watch> watches(kSessions);
   for (auto& watch : watches) {
-    wire::CloseSessionRequest request;
-    request.set_session_id(openSession());
-    watch.reader = watchStub->WatchSession(watch.context.get(), request);
+    wire::WatchSessionsRequest request;
+    request.add_add(openSession());
+    watch.reader = watchStub->WatchSessions(watch.context.get());
+    ASSERT_TRUE(watch.reader->Write(request));
   }
   for (int i = 0; i < 500 && server_->service().sessionWatch().watching() < kSessions; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
