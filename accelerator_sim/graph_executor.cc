@@ -5,7 +5,9 @@
 #include <cstring>
 #include <memory>
 
+#include "accelerator_sim/data_residency.h"
 #include "accelerator_sim/extensions/extension_registry.h"
+#include "accelerator_sim/graph_utils.h"
 #include "accelerator_sim/npu_config.h"
 #include "accelerator_sim/operand_lowering.h"
 #include "accelerator_sim/operation_registry.h"
@@ -16,25 +18,7 @@ namespace {
 
 using hal::ErrorStatus;
 using hal::makeError;
-using LifeTime = hal::Operand::LifeTime;
 using Subgraph = hal::Model::Subgraph;
-
-OperationContext makeContext(const hal::Operation& operation, std::vector<Tensor>& tensors) {
-  std::vector<Tensor*> inputs, outputs;
-  inputs.reserve(operation.inputs.size());
-  for (uint32_t i : operation.inputs) inputs.push_back(&tensors[i]);
-  for (uint32_t i : operation.outputs) outputs.push_back(&tensors[i]);
-  return OperationContext(operation.type, std::move(inputs), std::move(outputs));
-}
-
-bool isControlFlow(OperationType type) { return type == OperationType::IF || type == OperationType::WHILE; }
-
-const Subgraph& subgraphAt(const hal::Model& model, int index) {
-  return index < 0 ? model.main : model.referenced[index];
-}
-
-// The referenced subgraph a SUBGRAPH operand names.
-uint32_t referencedIndex(const Tensor& t) { return static_cast<uint32_t>(t.subgraph); }
 
 // Dimensions the model fixed must agree with what the operation computed.
 bool isCompatible(const std::vector<uint32_t>& declared, const std::vector<uint32_t>& actual) {
@@ -54,67 +38,6 @@ bool isAligned(const uint8_t* data, uint32_t elementBytes) {
 
 uint8_t* poolData(const hal::Request& request, uint32_t poolIndex) {
   return std::get<hal::SharedMemory>(request.pools[poolIndex])->data();
-}
-
-// Every operation of `subgraph` (and of the subgraphs its IF and WHILE operations call) checked
-// with its kernel; one entry per operation of `subgraph`.
-std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, std::vector<int>& checking);
-
-Status checkReferenced(const hal::Model& model, uint32_t index, std::vector<int>& checking) {
-  for (int onPath : checking) {
-    if (onPath == int(index)) return {};  // validateModel rules out cycles; nothing new to check
-  }
-  checking.push_back(int(index));
-  const std::vector<Status> results = checkSubgraph(model, int(index), checking);
-  checking.pop_back();
-  for (size_t op = 0; op < results.size(); ++op) {
-    if (!results[op].ok()) {
-      hal::Error error = results[op].error();
-      error.message = "referenced[" + std::to_string(index) + "].operations[" + std::to_string(op) + "] " +
-                      error.message;
-      return error;
-    }
-  }
-  return {};
-}
-
-std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, std::vector<int>& checking) {
-  const Subgraph& subgraph = subgraphAt(model, subgraphIndex);
-  std::vector<Tensor> tensors = staticTensors(model, subgraph);
-  std::vector<Status> results;
-  results.reserve(subgraph.operations.size());
-  for (const hal::Operation& operation : subgraph.operations) {
-    if (isControlFlow(operation.type)) {
-      // The signature was checked with the model; what remains is whether every operation the
-      // branches, condition and body contain can run.
-      Status status;
-      for (size_t i = 0; i < 2 + (operation.type == OperationType::IF ? 1 : 0) && status.ok(); ++i) {
-        const Tensor& operand = tensors[operation.inputs[i]];
-        if (operand.type == OperandType::SUBGRAPH) status = checkReferenced(model, referencedIndex(operand), checking);
-      }
-      results.push_back(status);
-      continue;
-    }
-    if (operation.type == OperationType::OEM_OPERATION) {
-      // Deprecated since NN HAL 1.2 and vendor-private: there is nothing to simulate. Vendor
-      // operations come as extensions (docs/extensions.md).
-      results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)
-                        << "OEM_OPERATION is not supported: it is deprecated and its meaning is private to each "
-                        << "vendor; the simulator offers vendor operations as extensions instead");
-      continue;
-    }
-    const OperationKernel* kernel = findKernel(model, operation.type);
-    if (kernel == nullptr) {
-      results.push_back(makeError(ErrorStatus::INVALID_ARGUMENT)
-                        << (hal::isExtension(operation.type) ? extensionOperationName(model, operation.type)
-                                                             : hal::toString(operation.type))
-                        << " is not implemented by the simulator");
-      continue;
-    }
-    OperationContext context = makeContext(operation, tensors);
-    results.push_back(LoweredOperation(*kernel, context).validate());
-  }
-  return results;
 }
 
 // The bytes an operation reads (split into activations and constants) and writes.
@@ -162,8 +85,8 @@ class GraphRunner {
       stateOffsets_.push_back(offset);
       offset += subgraph.operations.size();
     }
-    if (npu.has_parameter_cache()) placeConstantsInCache();
-    if (npu.has_host_link()) findHostTransfers();
+    if (npu.has_parameter_cache()) residentConstants_ = placeConstantsInCache(model, npu);
+    if (npu.has_host_link()) hostTransfers_ = findHostTransfers(model, npu);
   }
 
   ExecutionReport& report() { return report_; }
@@ -293,10 +216,12 @@ class GraphRunner {
       OperationWork work = lowered.work();
       addOperandBytes(context, &work);
       work.weightsResident = subgraphIndex < 0 && op < residentConstants_.size() && residentConstants_[op];
-      if (subgraphIndex < 0 && op < crossingInputsOf_.size()) {
-        for (uint32_t input : crossingInputsOf_[op]) work.hostInputBytes += tensors[input].elementCount() * tensors[input].elementBytes;
+      if (subgraphIndex < 0 && op < hostTransfers_.crossingInputsOf.size()) {
+        for (uint32_t input : hostTransfers_.crossingInputsOf[op]) {
+          work.hostInputBytes += tensors[input].elementCount() * tensors[input].elementBytes;
+        }
         for (uint32_t output : operation.outputs) {
-          if (writesCrossingOutputs_[op] && modelOutputs_.count(output)) {
+          if (hostTransfers_.writesCrossingOutputs[op] && hostTransfers_.modelOutputs.count(output)) {
             work.hostOutputBytes += tensors[output].elementCount() * tensors[output].elementBytes;
           }
         }
@@ -438,75 +363,11 @@ class GraphRunner {
     return storeResults(operation, state, tensors, storage, placement);
   }
 
-  // The parameter cache's contents: main's operations in order, each resident if its constants
-  // (not counted again when shared) still fit; the first that does not fit, and every later one,
-  // streams. Referenced subgraphs' constants always stream.
-  void placeConstantsInCache() {
-    const uint64_t capacity = uint64_t{npu_.parameter_cache().capacity_kib()} * 1024;
-    std::vector<bool> placed(model_.main.operands.size(), false);
-    uint64_t used = 0;
-    bool full = false;
-    for (const hal::Operation& operation : model_.main.operations) {
-      uint64_t bytes = 0;
-      for (uint32_t input : operation.inputs) {
-        const hal::Operand& operand = model_.main.operands[input];
-        const bool constant = operand.lifetime == hal::Operand::LifeTime::CONSTANT_COPY ||
-                              operand.lifetime == hal::Operand::LifeTime::CONSTANT_REFERENCE ||
-                              operand.lifetime == hal::Operand::LifeTime::POINTER;
-        if (!constant || !hal::isTensor(operand.type) || placed[input]) continue;
-        bytes += operand.location.length;
-        placed[input] = true;
-      }
-      full = full || used + bytes > capacity;
-      if (!full) used += bytes;
-      residentConstants_.push_back(!full);
-    }
-  }
-
-  // What crosses the host link before each main operation runs, and the model's outputs. The
-  // model's inputs start in host memory. An NPU operation needs brought over the inputs it is the
-  // first NPU operation to read; an operation the host's CPU runs (NpuConfig.host_cpu), the
-  // NPU's results it is the first host operation to read. Results the host CPU writes are in
-  // host memory, so its model outputs cost nothing more.
-  void findHostTransfers() {
-    const auto& main = model_.main;
-    std::vector<bool> onHost(main.operands.size(), false), onDevice(main.operands.size(), false);
-    for (uint32_t input : main.inputIndexes) onHost[input] = true;
-    modelOutputs_.insert(main.outputIndexes.begin(), main.outputIndexes.end());
-    for (const hal::Operation& operation : main.operations) {
-      const bool hostCpu = runsOnHostCpu(npu_, operation.type);
-      std::vector<bool>& here = hostCpu ? onHost : onDevice;
-      std::vector<uint32_t> crossing;
-      for (uint32_t input : operation.inputs) {
-        if (!producedAtRunTime(main.operands[input].lifetime) || here[input]) continue;
-        crossing.push_back(input);
-        here[input] = true;
-      }
-      crossingInputsOf_.push_back(std::move(crossing));
-      for (uint32_t output : operation.outputs) {
-        here[output] = true;
-        // An NPU operation's model outputs cross back to the host as it writes them.
-        if (!hostCpu && modelOutputs_.count(output)) onHost[output] = true;
-      }
-      writesCrossingOutputs_.push_back(!hostCpu);
-    }
-  }
-
-  static bool producedAtRunTime(hal::Operand::LifeTime lifetime) {
-    return lifetime == hal::Operand::LifeTime::SUBGRAPH_INPUT ||
-           lifetime == hal::Operand::LifeTime::SUBGRAPH_OUTPUT ||
-           lifetime == hal::Operand::LifeTime::TEMPORARY_VARIABLE;
-  }
-
   const hal::Model& model_;
   const NpuConfig& npu_;
   const ExecutionOptions& options_;
   std::vector<bool> residentConstants_;  // per main operation, with a parameter cache
-  // Per main operation, with a host link: the inputs that cross it before the operation runs,
-  // and whether the model outputs it writes cross back (not when the host CPU ran it).
-  std::vector<std::vector<uint32_t>> crossingInputsOf_;
-  std::vector<bool> writesCrossingOutputs_;
-  std::set<uint32_t> modelOutputs_;
+  HostTransfers hostTransfers_;          // with a host link
   std::vector<size_t> stateOffsets_;  // per referenced subgraph, after main's operations
   ExecutionReport report_;
   const OutputPlacement* mainPlacement_ = nullptr;
@@ -515,89 +376,6 @@ class GraphRunner {
 };
 
 }  // namespace
-
-uint8_t* constantData(const hal::Model& model, const hal::Operand& operand) {
-  const hal::DataLocation& location = operand.location;
-  switch (operand.lifetime) {
-    case LifeTime::CONSTANT_COPY:
-      // operandValues is owned by the prepared model and never written; kernels only read.
-      return const_cast<uint8_t*>(model.operandValues.data()) + location.offset;
-    case LifeTime::CONSTANT_REFERENCE:
-      return model.pools[location.poolIndex]->data() + location.offset;
-    case LifeTime::POINTER:
-      return static_cast<uint8_t*>(const_cast<void*>(location.pointer));
-    default:
-      return nullptr;
-  }
-}
-
-
-std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Subgraph& subgraph) {
-  std::vector<Tensor> tensors(subgraph.operands.size());
-  for (size_t i = 0; i < subgraph.operands.size(); ++i) {
-    const hal::Operand& operand = subgraph.operands[i];
-    Tensor& t = tensors[i];
-    t.type = operand.type;
-    t.dimensions = operand.dimensions;
-    t.scale = operand.scale;
-    t.zeroPoint = operand.zeroPoint;
-    t.extraParams = &operand.extraParams;
-    if (hal::isExtension(operand.type)) {
-      const auto* info = findExtensionOperandType(model, operand.type);
-      t.elementBytes = info != nullptr ? info->byteSize : 0;
-    } else {
-      t.elementBytes = hal::elementSize(operand.type);
-    }
-    t.isOmitted = operand.lifetime == LifeTime::NO_VALUE;
-    t.data = constantData(model, operand);
-    t.isConstant = t.data != nullptr;
-    t.length = t.isConstant ? operand.location.length : 0;
-    if (operand.lifetime == LifeTime::SUBGRAPH) t.subgraph = static_cast<int32_t>(operand.location.offset);
-  }
-  return tensors;
-}
-
-std::vector<Status> checkOperations(const hal::Model& model) {
-  std::vector<int> checking;
-  return checkSubgraph(model, -1, checking);
-}
-
-std::vector<bool> operationsSettledAtPreparation(const hal::Model& model) {
-  std::vector<Tensor> tensors = staticTensors(model, model.main);
-  std::vector<bool> settled;
-  settled.reserve(model.main.operations.size());
-  for (const hal::Operation& operation : model.main.operations) {
-    const OperationKernel* kernel = isControlFlow(operation.type) ? nullptr : findKernel(model, operation.type);
-    bool known = kernel != nullptr;
-    for (size_t i = 0; known && i < operation.inputs.size(); ++i) {
-      const Tensor& t = tensors[operation.inputs[i]];
-      const bool shapeKnown = !hal::isTensor(t.type) || (t.rank() > 0 && t.elementCount() > 0);
-      known = t.isConstant || t.isOmitted || shapeKnown;
-    }
-    if (known) {
-      OperationContext context = makeContext(operation, tensors);
-      LoweredOperation lowered(*kernel, context);
-      known = lowered.validate().ok() && !lowered.context().askedForUnknownValue();
-    }
-    settled.push_back(known);
-  }
-  return settled;
-}
-
-uint64_t constantBytes(const hal::Model& model) {
-  uint64_t bytes = 0;
-  auto add = [&bytes](const Subgraph& subgraph) {
-    for (const hal::Operand& operand : subgraph.operands) {
-      if (operand.lifetime == LifeTime::CONSTANT_COPY || operand.lifetime == LifeTime::CONSTANT_REFERENCE ||
-          operand.lifetime == LifeTime::POINTER) {
-        bytes += operand.location.length;
-      }
-    }
-  };
-  add(model.main);
-  for (const Subgraph& subgraph : model.referenced) add(subgraph);
-  return bytes;
-}
 
 size_t operationStateCount(const hal::Model& model) {
   size_t count = model.main.operations.size();

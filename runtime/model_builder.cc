@@ -1,13 +1,10 @@
+// The ANeuralNetworksModel_* calls that build a model's draft operand by operand, each checked
+// as it comes; finish() and the flattening into one hal::Model are in model_builder_finish.cc.
 #include "runtime/model_builder.h"
 
 #include <algorithm>
-#include <cstring>
-#include <functional>
-#include <limits>
-#include <map>
-#include <mutex>
-#include <queue>
-#include <set>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "hal/control_flow_validation.h"
@@ -15,6 +12,8 @@
 #include "hal/operation_signatures.h"
 #include "hal/validation.h"
 #include "hal/vlog.h"
+#include "runtime/constant_values.h"
+#include "runtime/extension_prefixes.h"
 
 namespace nnremote::runtime {
 namespace {
@@ -32,7 +31,6 @@ using LifeTime = hal::Operand::LifeTime;
 // AOSP's limits on the number of operands and operations of one model.
 constexpr size_t kMaxOperands = 0xFFFFFFFE;
 constexpr size_t kMaxOperations = 0xFFFFFFFE;
-constexpr size_t kMaxLength = std::numeric_limits<uint32_t>::max();
 
 const char* codeName(int code) {
   switch (code) {
@@ -43,56 +41,6 @@ const char* codeName(int code) {
     default: return "an error";
   }
 }
-
-// Values sit at their natural alignment (up to 8 bytes), so kernels can read them in place.
-size_t alignUp(size_t offset, size_t length) {
-  const size_t alignment = length >= 8 ? 8 : length >= 4 ? 4 : length >= 2 ? 2 : 1;
-  return (offset + alignment - 1) / alignment * alignment;
-}
-
-uint32_t appendAligned(std::vector<uint8_t>& values, const void* bytes, size_t length) {
-  values.resize(alignUp(values.size(), length));
-  const uint32_t offset = static_cast<uint32_t>(values.size());
-  const auto* begin = static_cast<const uint8_t*>(bytes);
-  values.insert(values.end(), begin, begin + length);
-  return offset;
-}
-
-uint16_t prefixOf(int32_t code) {
-  return static_cast<uint16_t>(static_cast<uint32_t>(code) >> hal::kExtensionTypeBits);
-}
-
-// Extension prefixes, from 1 in the order names are first asked for, fixed for the process (AOSP's
-// TypeManager does the same): a model and the models it references then agree on every prefix.
-class ExtensionPrefixes {
- public:
-  static ExtensionPrefixes& get() {
-    static ExtensionPrefixes* const kPrefixes = new ExtensionPrefixes();
-    return *kPrefixes;
-  }
-
-  std::optional<uint16_t> prefixFor(const std::string& name) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = byName_.find(name);
-    if (it != byName_.end()) return it->second;
-    if (names_.size() >= std::numeric_limits<uint16_t>::max()) return std::nullopt;
-    names_.push_back(name);
-    const auto prefix = static_cast<uint16_t>(names_.size());
-    byName_.emplace(name, prefix);
-    return prefix;
-  }
-
-  std::optional<std::string> nameOf(uint16_t prefix) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (prefix == 0 || prefix > names_.size()) return std::nullopt;
-    return names_[prefix - 1];
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::map<std::string, uint16_t> byName_;
-  std::vector<std::string> names_;  // names_[p - 1] has prefix p
-};
 
 bool hasKnownPrefix(int32_t code) { return ExtensionPrefixes::get().nameOf(prefixOf(code)).has_value(); }
 
@@ -139,71 +87,6 @@ std::string describe(const Operand& operand) {
 
 }  // namespace
 
-// Builds the complete hal::Model of a finished builder: its main subgraph and, once each, every
-// builder it reaches through SUBGRAPH operands, with their constants gathered into one model.
-class ModelBuilder::Flattener {
- public:
-  hal::Model run(const ModelBuilder& main) {
-    model_.main = adopt(main);
-    model_.relaxComputationFloat32toFloat16 = main.draft_.relaxComputationFloat32toFloat16;
-    return std::move(model_);
-  }
-
- private:
-  hal::Model::Subgraph adopt(const ModelBuilder& builder) {
-    hal::Model::Subgraph subgraph = builder.draft_.main;
-    for (Operand& operand : subgraph.operands) {
-      hal::DataLocation& location = operand.location;
-      switch (operand.lifetime) {
-        case LifeTime::CONSTANT_COPY:
-          location.offset = appendAligned(model_.operandValues, builder.draft_.operandValues.data() + location.offset,
-                                          location.length);
-          break;
-        case LifeTime::CONSTANT_REFERENCE:
-          location.poolIndex = poolIndex(builder.draft_.pools[location.poolIndex]);
-          break;
-        case LifeTime::SUBGRAPH:
-          location.offset = subgraphIndex(*builder.referencedModels_[location.offset]);
-          break;
-        default:
-          break;
-      }
-      noteExtension(static_cast<int32_t>(operand.type));
-    }
-    for (const hal::Operation& operation : subgraph.operations) noteExtension(static_cast<int32_t>(operation.type));
-    return subgraph;
-  }
-
-  uint32_t subgraphIndex(const ModelBuilder& builder) {
-    const auto [it, added] = subgraphs_.emplace(&builder, static_cast<uint32_t>(model_.referenced.size()));
-    const uint32_t index = it->second;
-    if (added) {
-      model_.referenced.emplace_back();  // reserves the index before the subgraphs it reaches
-      hal::Model::Subgraph subgraph = adopt(builder);
-      model_.referenced[index] = std::move(subgraph);
-    }
-    return index;
-  }
-
-  uint32_t poolIndex(const hal::SharedMemory& memory) {
-    const auto [it, added] = pools_.emplace(memory.get(), static_cast<uint32_t>(model_.pools.size()));
-    if (added) model_.pools.push_back(memory);
-    return it->second;
-  }
-
-  void noteExtension(int32_t code) {
-    if (!hal::isExtension(code) || !prefixes_.insert(prefixOf(code)).second) return;
-    if (auto name = ExtensionPrefixes::get().nameOf(prefixOf(code))) {
-      model_.extensionNameToPrefix.push_back({*name, prefixOf(code)});
-    }
-  }
-
-  hal::Model model_;
-  std::map<const ModelBuilder*, uint32_t> subgraphs_;
-  std::map<const hal::Memory*, uint32_t> pools_;
-  std::set<uint16_t> prefixes_;
-};
-
 int ModelBuilder::refuse(const char* function, int code, const std::string& why) {
   lastError_ = why;
   NN_VLOG(RUNTIME) << "ANeuralNetworksModel_" << function << ": " << codeName(code) << ": " << why;
@@ -231,7 +114,7 @@ int ModelBuilder::checkIndex(const char* function, int32_t index) {
 int ModelBuilder::checkValueLength(const char* function, uint32_t index, size_t length) {
   const Operand& operand = draft_.main.operands[index];
   const std::string name = "operand " + std::to_string(index) + " (" + describe(operand) + ")";
-  if (length > kMaxLength) {
+  if (length > kMaxValueLength) {
     return refuse(function, ANEURALNETWORKS_BAD_DATA, name + ": a value of " + std::to_string(length) +
                                                           " bytes exceeds the 4 GiB limit of an operand");
   }
@@ -318,7 +201,7 @@ int ModelBuilder::setOperandValueFromMemory(int32_t index, const hal::SharedMemo
   RETURN_IF_REFUSED(checkMutable(function));
   RETURN_IF_REFUSED(checkIndex(function, index));
   RETURN_IF_REFUSED(checkValueLength(function, index, length));
-  if (offset > kMaxLength || uint64_t{offset} + length > memory->size()) {
+  if (offset > kMaxValueLength || uint64_t{offset} + length > memory->size()) {
     return refuse(function, ANEURALNETWORKS_BAD_DATA,
                   "[" + std::to_string(offset) + ", " + std::to_string(uint64_t{offset} + length) +
                       ") is outside the memory (" + std::to_string(memory->size()) + " bytes)");
@@ -514,109 +397,6 @@ int ModelBuilder::getExtensionOperandType(const char* extensionName, uint16_t op
 int ModelBuilder::getExtensionOperationType(const char* extensionName, uint16_t operationCodeWithinExtension,
                                             ANeuralNetworksOperationType* type) {
   return getExtensionType("getExtensionOperationType", extensionName, operationCodeWithinExtension, type);
-}
-
-// The values too large to copy at setOperandValue, copied now into one pool of this model.
-int ModelBuilder::moveLargeValuesIntoPool() {
-  size_t size = 0;
-  for (const Operand& operand : draft_.main.operands) {
-    if (operand.lifetime == LifeTime::POINTER) size = alignUp(size, operand.location.length) + operand.location.length;
-  }
-  if (size == 0) return ANEURALNETWORKS_NO_ERROR;
-  if (size > kMaxLength) {
-    return refuse("finish", ANEURALNETWORKS_OUT_OF_MEMORY,
-                  "the values given by pointer total " + std::to_string(size) + " bytes, above the 4 GiB of one pool");
-  }
-  // Heap memory, not POSIX shared memory: a shm object sized past a full /dev/shm faults on first
-  // write. The proxy driver sends a heap pool by value.
-  hal::Result<hal::SharedMemory> pool = hal::createHeapMemory(size);
-  if (!pool.ok()) return refuse("finish", ANEURALNETWORKS_OUT_OF_MEMORY, pool.error().message);
-  const auto poolIndex = static_cast<uint32_t>(draft_.pools.size());
-  draft_.pools.push_back(*pool);
-  size_t offset = 0;
-  for (Operand& operand : draft_.main.operands) {
-    if (operand.lifetime != LifeTime::POINTER) continue;
-    const uint32_t length = operand.location.length;
-    offset = alignUp(offset, length);
-    std::memcpy((*pool)->data() + offset, operand.location.pointer, length);
-    operand.lifetime = LifeTime::CONSTANT_REFERENCE;
-    operand.location = {nullptr, poolIndex, static_cast<uint32_t>(offset), length, 0};
-    offset += length;
-  }
-  return ANEURALNETWORKS_NO_ERROR;
-}
-
-// Orders the operations so each runs after those writing its inputs (hal requires it; the NDK
-// lets operations be added in any order). Among the operations ready to run, the one added first
-// goes first, so a model added in a valid order keeps it.
-bool ModelBuilder::sortOperations(std::string* why) {
-  std::vector<hal::Operation>& operations = draft_.main.operations;
-  const std::vector<Operand>& operands = draft_.main.operands;
-  std::vector<std::vector<uint32_t>> readers(operands.size());
-  std::vector<uint32_t> missingInputs(operations.size(), 0);
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> ready;
-  for (uint32_t op = 0; op < operations.size(); ++op) {
-    for (uint32_t input : operations[op].inputs) {
-      const LifeTime lifetime = operands[input].lifetime;
-      if (lifetime == LifeTime::TEMPORARY_VARIABLE || lifetime == LifeTime::SUBGRAPH_OUTPUT) {
-        ++missingInputs[op];
-        readers[input].push_back(op);
-      }
-    }
-    if (missingInputs[op] == 0) ready.push(op);
-  }
-  std::vector<bool> written(operands.size(), false);
-  std::vector<uint32_t> order;
-  while (!ready.empty()) {
-    const uint32_t op = ready.top();
-    ready.pop();
-    order.push_back(op);
-    for (uint32_t output : operations[op].outputs) {
-      if (written[output]) continue;  // written twice: hal::validateModel says so
-      written[output] = true;
-      for (uint32_t reader : readers[output]) {
-        if (--missingInputs[reader] == 0) ready.push(reader);
-      }
-    }
-  }
-  if (order.size() != operations.size()) {
-    std::string stuck;
-    for (uint32_t op = 0; op < operations.size(); ++op) {
-      if (missingInputs[op] != 0) stuck += (stuck.empty() ? "" : ", ") + std::to_string(op);
-    }
-    *why = "operations [" + stuck + "] can never run: they form a cycle or read an operand no operation writes";
-    return false;
-  }
-  std::vector<hal::Operation> sorted;
-  sorted.reserve(operations.size());
-  for (uint32_t op : order) sorted.push_back(std::move(operations[op]));
-  operations = std::move(sorted);
-  operationOrder_ = std::move(order);
-  return true;
-}
-
-int ModelBuilder::finish() {
-  const char* const function = "finish";
-  if (finished_) return refuse(function, ANEURALNETWORKS_BAD_STATE, "the model is already finished");
-  if (invalid_) return refuse(function, ANEURALNETWORKS_BAD_STATE, "finish() already found the model invalid");
-  RETURN_IF_REFUSED(moveLargeValuesIntoPool());
-  std::string why;
-  if (!sortOperations(&why)) {
-    invalid_ = true;
-    return refuse(function, ANEURALNETWORKS_BAD_DATA, why);
-  }
-  hal::Model model = Flattener().run(*this);
-  if (hal::Status status = hal::validateModel(model, /*allowPointers=*/false); !status.ok()) {
-    invalid_ = true;
-    return refuse(function, ANEURALNETWORKS_BAD_DATA, status.error().message);
-  }
-  finished_ = std::move(model);
-  return ANEURALNETWORKS_NO_ERROR;
-}
-
-hal::Result<hal::Model> ModelBuilder::model() const {
-  if (!finished_) return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the model is not finished";
-  return *finished_;
 }
 
 }  // namespace nnremote::runtime

@@ -1,67 +1,20 @@
-// Object-detection operations: AXIS_ALIGNED_BBOX_TRANSFORM, BOX_WITH_NMS_LIMIT,
-// GENERATE_PROPOSALS, HEATMAP_MAX_KEYPOINT and DETECTION_POSTPROCESSING.
-//
-// Boxes are (x1, y1, x2, y2); quantized boxes are TENSOR_QUANT16_ASYMM with scale 0.125 and
-// zero point 0. Both operations compute in float32, as AOSP's reference does.
+// Region-based detection operations (Faster R-CNN's): AXIS_ALIGNED_BBOX_TRANSFORM,
+// BOX_WITH_NMS_LIMIT and GENERATE_PROPOSALS. HEATMAP_MAX_KEYPOINT and DETECTION_POSTPROCESSING
+// have files of their own; the box conventions and suppression all share are in
+// detection_utils.h.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <initializer_list>
-#include <limits>
 #include <numeric>
 #include <vector>
 
+#include "accelerator_sim/kernels/detection_utils.h"
 #include "accelerator_sim/kernels/kernel_utils.h"
 #include "accelerator_sim/operation_registry.h"
 
 namespace nnremote::sim {
 namespace {
-
-constexpr uint32_t kBoxSize = 4;
-
-bool isQuantizedBoxType(OperandType type) { return type == OperandType::TENSOR_QUANT16_ASYMM; }
-
-Status expectBoxQuantization(const OperationContext& context, const Tensor& t, const char* name) {
-  if (isQuantizedBoxType(t.type) && (t.scale != 0.125f || t.zeroPoint != 0)) {
-    return unsupported(context) << name << " must have scale 0.125 and zero point 0";
-  }
-  return {};
-}
-
-// A tensor's elements as real values (quantized types dequantized).
-std::vector<float> realValues(const Tensor& t) {
-  std::vector<float> values(t.elementCount());
-  for (size_t i = 0; i < values.size(); ++i) values[i] = float(readValue(t, i));
-  return values;
-}
-
-// Stores real values into a tensor of any type writeValue takes.
-void storeValues(const std::vector<float>& values, Tensor& t) {
-  for (size_t i = 0; i < values.size(); ++i) writeValue(t, i, values[i]);
-}
-
-// Fails unless the outputs have these types, in order.
-Status expectOutputTypes(const OperationContext& context, std::initializer_list<OperandType> types) {
-  size_t i = 0;
-  for (OperandType type : types) {
-    if (context.output(i).type != type) return unsupported(context) << "output " << i << " must be " << hal::toString(type);
-    ++i;
-  }
-  return {};
-}
-
-// Moves and scales `box` by (dx, dy, dw, dh) = `delta` (centre shifts relative to the size, log
-// size ratios) and clips the result to the image.
-void applyBoxDeltas(const float* box, const float* delta, float imageHeight, float imageWidth, float* out) {
-  const float width = box[2] - box[0], height = box[3] - box[1];
-  const float x = (box[0] + box[2]) / 2 + delta[0] * width, y = (box[1] + box[3]) / 2 + delta[1] * height;
-  const float w = std::exp(delta[2]) * width, h = std::exp(delta[3]) * height;
-  out[0] = std::clamp(x - w / 2, 0.0f, imageWidth);
-  out[1] = std::clamp(y - h / 2, 0.0f, imageHeight);
-  out[2] = std::clamp(x + w / 2, 0.0f, imageWidth);
-  out[3] = std::clamp(y + h / 2, 0.0f, imageHeight);
-}
 
 // ---- AXIS_ALIGNED_BBOX_TRANSFORM (boxes, deltas, batch indexes, image sizes) ------------------
 // Applies (dx, dy, dw, dh) deltas, one set per class, to every box and clips to its image.
@@ -162,14 +115,6 @@ Status checkNmsShapes(const OperationContext& context) {
   return {};
 }
 
-float intersectionOverUnion(const float* a, const float* b) {
-  const float areaA = (a[2] - a[0]) * (a[3] - a[1]), areaB = (b[2] - b[0]) * (b[3] - b[1]);
-  const float w = std::max(std::min(a[2], b[2]) - std::max(a[0], b[0]), 0.0f);
-  const float h = std::max(std::min(a[3], b[3]) - std::max(a[1], b[1]), 0.0f);
-  const float intersection = w * h;
-  return intersection / (areaA + areaB - intersection);
-}
-
 // The result of suppression: indexes (box * numClasses + class) into the scores, which soft
 // NMS has decayed, with the batch each group of survivors came from.
 struct NmsSelection {
@@ -177,48 +122,6 @@ struct NmsSelection {
   std::vector<uint32_t> selected;
   std::vector<int32_t> batchOfSelected;
 };
-
-// Greedy suppression over `candidates` in place: repeatedly moves the best remaining box to the
-// front and drops the others for which drop(candidate, IoU with the best) holds (soft NMS also
-// decays their scores there). Returns how many were kept. The order of swaps matches the
-// reference, whose tie-breaking it thereby keeps.
-size_t suppress(const std::vector<float>& scores, uint32_t* candidates, size_t count, int32_t limit,
-                const std::function<bool(uint32_t, float)>& drop,
-                const std::function<const float*(uint32_t)>& boxOf) {
-  uint32_t *first = candidates, *last = candidates + count;
-  size_t kept = 0;
-  const size_t cap = limit < 0 ? count : size_t(limit);
-  while (first < last && kept < cap) {
-    std::swap(*std::max_element(first, last, [&](uint32_t a, uint32_t b) { return scores[a] < scores[b]; }),
-              *first);
-    for (uint32_t* i = first + 1; i < last; ++i) {
-      if (drop(*i, intersectionOverUnion(boxOf(*i), boxOf(*first)))) std::swap(*i--, *--last);
-    }
-    ++first;
-    ++kept;
-  }
-  return kept;
-}
-
-// Suppression class by class (class 0, the background, skipped) over `boxes` boxes with
-// `classes` scores each: candidates above `scoreThreshold`, at most `perClassLimit` kept per
-// class, then the best `totalLimit` overall, ordered by score. Indexes are box * classes + class.
-std::vector<uint32_t> suppressPerClass(const std::vector<float>& scores, uint32_t boxes, uint32_t classes,
-                                       float scoreThreshold, int32_t perClassLimit, int32_t totalLimit,
-                                       const std::function<bool(uint32_t, float)>& drop,
-                                       const std::function<const float*(uint32_t)>& boxOf) {
-  std::vector<uint32_t> kept;
-  for (uint32_t c = 1; c < classes; ++c) {
-    const size_t start = kept.size();
-    for (uint32_t r = 0; r < boxes; ++r) {
-      if (scores[r * classes + c] > scoreThreshold) kept.push_back(r * classes + c);
-    }
-    kept.resize(start + suppress(scores, kept.data() + start, kept.size() - start, perClassLimit, drop, boxOf));
-  }
-  std::sort(kept.begin(), kept.end(), [&](uint32_t a, uint32_t b) { return scores[a] > scores[b]; });
-  if (totalLimit >= 0 && kept.size() > size_t(totalLimit)) kept.resize(totalLimit);
-  return kept;
-}
 
 hal::Result<NmsSelection> selectBoxes(const OperationContext& context) {
   NN_RETURN_IF_ERROR(checkNmsShapes(context));
@@ -442,240 +345,6 @@ OperationWork generateProposalsWork(const OperationContext& context) {
   return work;
 }
 
-// ---- HEATMAP_MAX_KEYPOINT (heatmaps [boxes, size, size, keypoints], boxes [boxes, 4], layout)
-// -> (scores [boxes, keypoints], keypoints [boxes, keypoints, 2]) ------------------------------
-// Finds each heatmap's maximum and refines it to sub-pixel precision with a second-order Taylor
-// expansion over its 3x3 neighbourhood (mirrored at the edges), then maps it into the box.
-
-constexpr size_t kHeatmapLayout = 2;
-
-Status validateHeatmapMaxKeypoint(const OperationContext& context) {
-  const OperandType type = context.inputType(0);
-  NN_RETURN_IF_ERROR(expectFloatOrQuant8(context, type));
-  const OperandType boxType = type == OperandType::TENSOR_QUANT8_ASYMM ? OperandType::TENSOR_QUANT16_ASYMM : type;
-  NN_RETURN_IF_ERROR(expectOutputTypes(context, {type, boxType}));
-  NN_RETURN_IF_ERROR(expectBoxQuantization(context, context.input(1), "boxes"));
-  return expectBoxQuantization(context, context.output(1), "output keypoints");
-}
-
-// Heatmaps are NHWC here; NCHW ones arrive transposed (operand_lowering.h).
-struct HeatmapShape {
-  uint32_t boxes, size, keypoints;
-  size_t at(uint32_t box, uint32_t y, uint32_t x, uint32_t keypoint) const {
-    return ((size_t(box) * size + y) * size + x) * keypoints + keypoint;
-  }
-};
-
-hal::Result<HeatmapShape> heatmapShape(const OperationContext& context) {
-  const Tensor& heatmaps = context.input(0);
-  NN_RETURN_IF_ERROR(expectNhwc(context, kHeatmapLayout));
-  if (heatmaps.rank() != 4) return unsupported(context) << "heatmaps must have rank 4";
-  const HeatmapShape shape{heatmaps.dim(0), heatmaps.dim(1), heatmaps.dim(3)};
-  if (heatmaps.dim(2) != shape.size || shape.size < 2) {
-    return unsupported(context) << "heatmaps must be square and at least 2x2";
-  }
-  if (context.input(1).dimensions != std::vector<uint32_t>{shape.boxes, kBoxSize}) {
-    return unsupported(context) << "boxes must have shape [" << shape.boxes << ", 4]";
-  }
-  return shape;
-}
-
-Status prepareHeatmapMaxKeypoint(OperationContext& context) {
-  NN_ASSIGN_OR_RETURN(const HeatmapShape shape, heatmapShape(context));
-  context.output(0).dimensions = {shape.boxes, shape.keypoints};
-  context.output(1).dimensions = {shape.boxes, shape.keypoints, 2};
-  return {};
-}
-
-// Refines the maximum at the centre of `grid` ([dy][dx]): solves for the offset where the
-// quadratic fit peaks (clipped to 1.5 cells) and the fitted score there. Leaves them unchanged
-// when the Hessian is singular.
-void refineMaximum(const float grid[3][3], float* dx, float* dy, float* score) {
-  const float b[2] = {-(grid[1][2] - grid[1][0]) / 2, -(grid[2][1] - grid[0][1]) / 2};
-  const float a00 = grid[1][0] - 2 * grid[1][1] + grid[1][2];
-  const float a01 = (grid[2][2] - grid[2][0] - grid[0][2] + grid[0][0]) / 4;
-  const float a11 = grid[0][1] - 2 * grid[1][1] + grid[2][1];
-  const float determinant = a00 * a11 - a01 * a01;
-  constexpr float kAtol = 1e-5f, kRtol = 1e-5f;
-  if (std::abs(determinant) < kAtol + kRtol * a00 * a11) return;
-  float x = (a11 * b[0] - a01 * b[1]) / determinant, y = (a00 * b[1] - a01 * b[0]) / determinant;
-  const float largest = std::max(std::abs(x), std::abs(y));
-  if (largest > 1.5f) x *= 1.5f / largest, y *= 1.5f / largest;
-  *dx = x, *dy = y;
-  *score = grid[1][1] - b[0] * x - b[1] * y + ((a00 * x + a01 * y) * x + (a01 * x + a11 * y) * y) / 2;
-}
-
-Status executeHeatmapMaxKeypoint(OperationContext& context) {
-  NN_ASSIGN_OR_RETURN(const HeatmapShape shape, heatmapShape(context));
-  const std::vector<float> heatmaps = realValues(context.input(0)), boxes = realValues(context.input(1));
-  std::vector<float> scores(size_t(shape.boxes) * shape.keypoints), keypoints(scores.size() * 2);
-  const int32_t size = int32_t(shape.size);
-  for (uint32_t n = 0; n < shape.boxes; ++n) {
-    const float* box = &boxes[size_t(n) * kBoxSize];
-    if (box[0] > box[2] || box[1] > box[3]) return unsupported(context) << "box " << n << " is inverted";
-    for (uint32_t k = 0; k < shape.keypoints; ++k) {
-      int32_t bestX = 0, bestY = 0;
-      float best = -std::numeric_limits<float>::max();
-      for (int32_t y = 0; y < size; ++y)
-        for (int32_t x = 0; x < size; ++x) {
-          const float value = heatmaps[shape.at(n, y, x, k)];
-          if (value > best) best = value, bestX = x, bestY = y;
-        }
-      float grid[3][3];
-      for (int32_t dy = -1; dy <= 1; ++dy)
-        for (int32_t dx = -1; dx <= 1; ++dx) {
-          auto mirror = [&](int32_t v) { return v < 0 ? 1 : (v >= size ? size - 2 : v); };
-          grid[dy + 1][dx + 1] = heatmaps[shape.at(n, mirror(bestY + dy), mirror(bestX + dx), k)];
-        }
-      float offsetX = 0, offsetY = 0, score = best;
-      refineMaximum(grid, &offsetX, &offsetY, &score);
-      const size_t out = size_t(n) * shape.keypoints + k;
-      scores[out] = score;
-      keypoints[out * 2] = (bestX + offsetX + 0.5f) / float(size) * (box[2] - box[0]) + box[0];
-      keypoints[out * 2 + 1] = (bestY + offsetY + 0.5f) / float(size) * (box[3] - box[1]) + box[1];
-    }
-  }
-  Tensor& scoresOut = context.output(0);
-  for (size_t i = 0; i < scores.size(); ++i) writeValue(scoresOut, i, scores[i]);
-  storeValues(keypoints, context.output(1));
-  return {};
-}
-
-int heatmapLayout(const OperationContext&) { return int(kHeatmapLayout); }
-
-OperationWork heatmapMaxKeypointWork(const OperationContext& context) {
-  OperationWork work;
-  work.vectorElements = context.input(0).elementCount() + 64 * context.output(0).elementCount();
-  return work;
-}
-
-// ---- DETECTION_POSTPROCESSING (scores [b, anchors, classes], box encodings [b, anchors, >= 4],
-// anchors [anchors, 4], y/x/h/w scales, regular NMS?, max detections, max classes per detection,
-// max detections per class, score threshold, IoU threshold, background in label?) ->
-// (scores, boxes, classes [b, detections], detection count [b]) --------------------------------
-// SSD post-processing as in TFLite: decodes centre-size encodings against the anchors (boxes
-// are (y1, x1, y2, x2)), then either regular per-class NMS or the fast variant (NMS on each
-// anchor's best class, reporting its top classes). Unused detection slots are zero.
-
-Status validateDetectionPostprocessing(const OperationContext& context) {
-  NN_RETURN_IF_ERROR(expectOutputTypes(context, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT32,
-                                                 OperandType::TENSOR_INT32, OperandType::TENSOR_INT32}));
-  for (size_t i : {3, 4, 5, 6}) {
-    if (!(context.scalar<float>(i) > 0)) return unsupported(context) << "scales must be positive";
-  }
-  if (context.scalar<float>(11) < 0 || context.scalar<float>(12) < 0) {
-    return unsupported(context) << "thresholds must not be negative";
-  }
-  const bool regular = context.scalar<uint8_t>(7) != 0;
-  if (context.scalar<int32_t>(8) <= 0) return unsupported(context) << "max detections must be positive";
-  if (regular && context.scalar<int32_t>(10) <= 0) return unsupported(context) << "max detections per class must be positive";
-  if (!regular && context.scalar<int32_t>(9) <= 0) return unsupported(context) << "max classes per detection must be positive";
-  return {};
-}
-
-uint32_t detectionSlots(const OperationContext& context) {
-  const uint32_t maxDetections = uint32_t(context.scalar<int32_t>(8));
-  return context.scalar<uint8_t>(7) != 0 ? maxDetections : maxDetections * uint32_t(context.scalar<int32_t>(9));
-}
-
-Status prepareDetectionPostprocessing(OperationContext& context) {
-  const Tensor& scores = context.input(0);
-  const Tensor& encodings = context.input(1);
-  if (scores.rank() != 3 || scores.dim(2) < 2) return unsupported(context) << "scores must be [batches, anchors, classes > 1]";
-  const uint32_t batches = scores.dim(0), anchors = scores.dim(1);
-  if (encodings.rank() != 3 || encodings.dim(0) != batches || encodings.dim(1) != anchors || encodings.dim(2) < 4) {
-    return unsupported(context) << "box encodings must be [" << batches << ", " << anchors << ", >= 4]";
-  }
-  if (context.input(2).dimensions != std::vector<uint32_t>{anchors, kBoxSize}) {
-    return unsupported(context) << "anchors must be [" << anchors << ", 4]";
-  }
-  const uint32_t slots = detectionSlots(context);
-  context.output(0).dimensions = {batches, slots};
-  context.output(1).dimensions = {batches, slots, kBoxSize};
-  context.output(2).dimensions = {batches, slots};
-  context.output(3).dimensions = {batches};
-  return {};
-}
-
-Status executeDetectionPostprocessing(OperationContext& context) {
-  const Tensor& scoreTensor = context.input(0);
-  const uint32_t batches = scoreTensor.dim(0), anchors = scoreTensor.dim(1), classes = scoreTensor.dim(2);
-  const uint32_t encodingLength = context.input(1).dim(2), slots = detectionSlots(context);
-  const float* encodings = context.input(1).as<float>();
-  const float* anchorBoxes = context.input(2).as<float>();  // (yCenter, xCenter, h, w)
-  const float scaleY = context.scalar<float>(3), scaleX = context.scalar<float>(4);
-  const float scaleH = context.scalar<float>(5), scaleW = context.scalar<float>(6);
-  const bool regular = context.scalar<uint8_t>(7) != 0;
-  const int32_t maxDetections = context.scalar<int32_t>(8), maxClassesPerDetection = context.scalar<int32_t>(9);
-  const int32_t maxPerClass = context.scalar<int32_t>(10);
-  const float scoreThreshold = context.scalar<float>(11), iouThreshold = context.scalar<float>(12);
-  const int32_t labelOffset = context.scalar<uint8_t>(13) != 0 ? 0 : 1;
-  float* scoresOut = context.output(0).asMutable<float>();
-  float* boxesOut = context.output(1).asMutable<float>();
-  int32_t* classesOut = context.output(2).asMutable<int32_t>();
-  int32_t* countOut = context.output(3).asMutable<int32_t>();
-  std::fill(scoresOut, scoresOut + size_t(batches) * slots, 0.0f);
-  std::fill(boxesOut, boxesOut + size_t(batches) * slots * kBoxSize, 0.0f);
-  std::fill(classesOut, classesOut + size_t(batches) * slots, 0);
-
-  std::vector<float> boxes(size_t(anchors) * kBoxSize);
-  auto hardDrop = [&](uint32_t, float iou) { return iou >= iouThreshold; };
-  for (uint32_t b = 0; b < batches; ++b) {
-    for (uint32_t a = 0; a < anchors; ++a) {
-      const float* anchor = anchorBoxes + size_t(a) * kBoxSize;
-      const float* encoding = encodings + (size_t(b) * anchors + a) * encodingLength;
-      const float yCenter = anchor[0] + anchor[2] * encoding[0] / scaleY;
-      const float xCenter = anchor[1] + anchor[3] * encoding[1] / scaleX;
-      const float halfH = anchor[2] * std::exp(encoding[2] / scaleH) * 0.5f;
-      const float halfW = anchor[3] * std::exp(encoding[3] / scaleW) * 0.5f;
-      float* box = &boxes[size_t(a) * kBoxSize];
-      box[0] = yCenter - halfH, box[1] = xCenter - halfW, box[2] = yCenter + halfH, box[3] = xCenter + halfW;
-    }
-    const std::vector<float> scores(scoreTensor.as<float>() + size_t(b) * anchors * classes,
-                                    scoreTensor.as<float>() + size_t(b + 1) * anchors * classes);
-    size_t written = 0;
-    auto emit = [&](float score, uint32_t anchor, uint32_t cls) {
-      const size_t slot = size_t(b) * slots + written++;
-      scoresOut[slot] = score;
-      std::copy_n(&boxes[size_t(anchor) * kBoxSize], kBoxSize, boxesOut + slot * kBoxSize);
-      classesOut[slot] = int32_t(cls) - labelOffset;
-    };
-    if (regular) {
-      const std::vector<uint32_t> kept =
-          suppressPerClass(scores, anchors, classes, scoreThreshold, maxPerClass, maxDetections, hardDrop,
-                           [&](uint32_t index) { return &boxes[size_t(index / classes) * kBoxSize]; });
-      for (uint32_t index : kept) emit(scores[index], index / classes, index % classes);
-    } else {
-      // Each anchor competes with its best non-background score.
-      std::vector<float> best(anchors);
-      std::vector<uint32_t> candidates;
-      for (uint32_t a = 0; a < anchors; ++a) {
-        best[a] = *std::max_element(&scores[size_t(a) * classes + 1], &scores[size_t(a + 1) * classes]);
-        if (best[a] > scoreThreshold) candidates.push_back(a);
-      }
-      const size_t kept = suppress(best, candidates.data(), candidates.size(), maxDetections, hardDrop,
-                                   [&](uint32_t a) { return &boxes[size_t(a) * kBoxSize]; });
-      const uint32_t classesPerAnchor = std::min<uint32_t>(classes - 1, uint32_t(maxClassesPerDetection));
-      std::vector<uint32_t> order(classes - 1);
-      for (size_t k = 0; k < kept; ++k) {
-        const uint32_t a = candidates[k];
-        const float* anchorScores = &scores[size_t(a) * classes];
-        std::iota(order.begin(), order.end(), 1);
-        std::sort(order.begin(), order.end(), [&](uint32_t l, uint32_t r) { return anchorScores[l] > anchorScores[r]; });
-        for (uint32_t c = 0; c < classesPerAnchor; ++c) emit(anchorScores[order[c]], a, order[c]);
-      }
-    }
-    countOut[b] = int32_t(written);
-  }
-  return {};
-}
-
-OperationWork detectionPostprocessingWork(const OperationContext& context) {
-  OperationWork work;
-  const uint64_t anchors = context.input(0).dim(1);
-  work.vectorElements = context.input(0).elementCount() + 16 * anchors + anchors * anchors;
-  return work;
-}
 }  // namespace
 
 const OperationKernel kAxisAlignedBboxTransformKernel = {&validateBboxTransform, &prepareBboxTransform,
@@ -687,14 +356,5 @@ NNREMOTE_REGISTER_KERNEL(OperationType::BOX_WITH_NMS_LIMIT, kBoxWithNmsLimitKern
 const OperationKernel kGenerateProposalsKernel = {&validateGenerateProposals, &prepareGenerateProposals,
                                                   &executeGenerateProposals, &generateProposalsWork};
 NNREMOTE_REGISTER_KERNEL(OperationType::GENERATE_PROPOSALS, kGenerateProposalsKernel);
-const OperationKernel kHeatmapMaxKeypointKernel = {&validateHeatmapMaxKeypoint, &prepareHeatmapMaxKeypoint,
-                                                   &executeHeatmapMaxKeypoint, &heatmapMaxKeypointWork,
-                                                   &heatmapLayout};
-NNREMOTE_REGISTER_KERNEL(OperationType::HEATMAP_MAX_KEYPOINT, kHeatmapMaxKeypointKernel);
-const OperationKernel kDetectionPostprocessingKernel = {&validateDetectionPostprocessing,
-                                                        &prepareDetectionPostprocessing,
-                                                        &executeDetectionPostprocessing,
-                                                        &detectionPostprocessingWork};
-NNREMOTE_REGISTER_KERNEL(OperationType::DETECTION_POSTPROCESSING, kDetectionPostprocessingKernel);
 
 }  // namespace nnremote::sim
