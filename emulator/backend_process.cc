@@ -201,18 +201,20 @@ std::string BackendProcess::watch(const Child& child) {
     ::kill(child.pid, SIGKILL);
   };
   auto nextPing = std::chrono::steady_clock::now();
-  std::optional<std::chrono::steady_clock::time_point> answerBy;  // while a ping waits for its pong
+  // When the pong to the ping in flight is due; kNoPing while none is in flight.
+  constexpr auto kNoPing = std::chrono::steady_clock::time_point::max();
+  auto answerBy = kNoPing;
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
-    if (!answerBy.has_value() && now >= nextPing) {
+    if (answerBy == kNoPing && now >= nextPing) {
       if (!sendHostMessage(child.channel, HostMessageType::kPing, std::to_string(++sequence)).ok()) break;
       answerBy = now + limits.healthCheckTimeout;
     }
-    if (answerBy.has_value() && now >= *answerBy && killedFor.empty()) {
+    if (answerBy != kNoPing && now >= answerBy && killedFor.empty()) {
       kill("stopped answering health checks (no answer within " + std::to_string(limits.healthCheckTimeout.count()) +
            " ms, health_check_timeout_ms)");
     }
-    const auto wakeAt = answerBy.has_value() && killedFor.empty() ? *answerBy : nextPing;
+    const auto wakeAt = answerBy != kNoPing && killedFor.empty() ? answerBy : nextPing;
     auto message = receiveHostMessage(
         child.channel, std::max(std::chrono::milliseconds(1),
                                 std::chrono::duration_cast<std::chrono::milliseconds>(wakeAt - now)));
@@ -225,7 +227,7 @@ std::string BackendProcess::watch(const Child& child) {
     if ((*message)->type != HostMessageType::kPong) continue;
     auto health = decodeHostHealth((*message)->payload);
     if (!health.ok() || health->sequence != sequence) continue;
-    answerBy.reset();
+    answerBy = kNoPing;
     nextPing = std::chrono::steady_clock::now() + every;
     if (limits.callTimeout.count() > 0 && health->longestCallAge > limits.callTimeout) {
       kill(health->longestCall + " had not returned after " + std::to_string(health->longestCallAge.count()) +

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test: installs what is missing, runs `bazel test //...`, then the fast tests again under
-# AddressSanitizer + UBSan (--config=asan), and ends with the line
+# Every test: installs what is missing, runs the fast tests under AddressSanitizer + UBSan
+# (--config=asan) and the others with the normal build (`bazel test //...` without the fast
+# ones), and ends with the line
 # "N passed, N failed[, N skipped]" counted over individual test cases (gtest cases, and one per
 # shell test) of both runs, read from each test target's test.xml.
 # Then each fuzz target runs for 20 s (scripts/fuzz.sh), one case each in the count, and the
@@ -11,10 +12,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-browser || exit 1
 
-# The tests that run under the sanitizers in CI: everything but the long conformance and
-# benchmark-shaped suites (docs/build.md).
+# The fast tests run once, under AddressSanitizer + UBSan; the rest (the long conformance and
+# benchmark-shaped suites, and the few below) with the normal build (docs/build.md). Compiling
+# the fast tests once, not twice, is a good part of what keeps CI within its time.
 asan_targets=(//tests/hal/... //tests/proto/... //tests/emulator/... //tests/proxy_driver/... //tests/scheduler/...
               //tests/runtime/... //tests/accelerator_sim:kernels_test //tests/accelerator_sim:compiled_artifact_test)
+# metrics_test drives the nnremote binary, which would build all of tools/ under ASan too.
+# c_api_conformance_test and c_api_partitioning_test are conformance suites (the C API's own
+# checks are c_api_semantics_test and partitioning_test).
+not_under_asan=(//tests/emulator:metrics_test //tests/runtime:c_api_conformance_test
+                //tests/runtime:c_api_partitioning_test)
 
 passed=0 failed=0 skipped=0
 elapsed() { echo "$SECONDS s in"; }  # since the script started, setup included
@@ -61,14 +68,13 @@ run_and_count() {
 
 if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
   echo "== the fast tests under AddressSanitizer + UBSan ($(elapsed)) =="
-  # metrics_test drives the nnremote binary, which would build all of tools/ under ASan too.
-  # c_api_conformance_test and c_api_partitioning_test are conformance suites (the C API's own
-  # checks are c_api_semantics_test and partitioning_test).
-  run_and_count --config=asan -- "${asan_targets[@]}" -//tests/emulator:metrics_test \
-    -//tests/runtime:c_api_conformance_test -//tests/runtime:c_api_partitioning_test
+  run_and_count --config=asan -- "${asan_targets[@]}" "${not_under_asan[@]/#/-}"
+  echo "== the other tests ($(elapsed)) =="
+  run_and_count "$@" -- //... "${asan_targets[@]/#/-}" "${not_under_asan[@]}"
+else
+  echo "== every test ($(elapsed)) =="
+  run_and_count "$@" -- //...
 fi
-echo "== every test ($(elapsed)) =="
-run_and_count //... "$@"
 
 if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
   echo "== fuzz smoke: each target for 20 s ($(elapsed)) =="

@@ -48,6 +48,8 @@ def _impl(ctx):
                 flag_groups = [flag_group(flags = [
                     "-fstack-protector",
                     "-Wall",
+                    # As Bazel's host toolchain: gcc 12 reports false positives in libstdc++.
+                    "-Wno-free-nonheap-object",
                     "-fno-omit-frame-pointer",
                     "-U_FORTIFY_SOURCE",
                 ])],
