@@ -15,7 +15,7 @@
 #include "benchmarks/median_reporter.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "proxy_driver/proxy_device.h"
 
 namespace {

@@ -17,8 +17,8 @@
 
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
-#include "tests/common/emulator_process.h"
+#include "testing/add_model.h"
+#include "testing/emulator_process.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "hal/memory.h"
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/emulator_process.h"
+#include "testing/emulator_process.h"
 
 namespace {
 

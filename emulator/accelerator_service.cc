@@ -1,6 +1,5 @@
 #include "emulator/accelerator_service.h"
 
-#include "emulator/accelerator_callbacks.h"
 #include "emulator/device_health.h"
 #include "emulator/caller_session.h"
 #include "proto/conversions.h"
@@ -18,8 +17,7 @@ AcceleratorService::AcceleratorService(std::vector<hal::SharedDevice> devices, S
     : devices_(std::move(devices)),
       sessions_(sessionLimits),
       clientAccess_(std::move(clientAccess)),
-      authenticator_(std::move(authenticator)),
-      callbacks_(makeAcceleratorCallbacks(*this)) {}
+      authenticator_(std::move(authenticator)) {}
 
 grpc::Status AcceleratorService::callerSession(const grpc::ServerContextBase& context, uint64_t id,
                                                std::shared_ptr<Session>* session) const {

@@ -26,7 +26,7 @@
 namespace nnremote::emulator {
 
 // The handlers of the Accelerator RPCs, one method each. They are served on gRPC's callback
-// API by callbacks() (emulator/accelerator_callbacks.h), which answers calls that touch only the
+// API by makeAcceleratorCallbacks (emulator/accelerator_callbacks.h), which answers calls that touch only the
 // server's tables at once and runs those that reach a device on a WorkPool thread, so no call
 // holds a thread while it waits for its client. What waits is on callback services of its own:
 // session liveness (sessionWatch()) and executions, fences and bursts (waits()). Work that
@@ -60,8 +60,6 @@ class AcceleratorService final {
   // AwaitExecution, GetExecuteFencedInfo, WaitFence and Burst: a callback service to register
   // on the same server.
   AcceleratorWaitsService& waits() { return waits_; }
-  // The Accelerator service itself, to register on the same server.
-  grpc::Service& callbacks() { return *callbacks_; }
   // Threads lent to calls, executions and bursts right now (for tests and benchmarks).
   const WorkPool& workPool() const { return pool_; }
   WorkPool& workPool() { return pool_; }
@@ -175,7 +173,6 @@ class AcceleratorService final {
   const std::unique_ptr<Authenticator> authenticator_;
   std::shared_ptr<DescriptorInbox> descriptors_;  // null but in a backend host
   SessionWatchService watch_{sessions_, *authenticator_};
-  std::unique_ptr<grpc::Service> callbacks_;  // serves the methods above
   // Declared last: destroyed first, so work still running ends before what it uses. Timers go
   // before the pool, since their callbacks hand work to it, and the pool before quick_, which
   // its tasks report to.

@@ -6,6 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 
+#include "emulator/accelerator_callbacks.h"
 #include "emulator/grpc_handoff.h"
 
 namespace nnremote::emulator {
@@ -108,11 +109,12 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   // Models and tensors are bounded by the schema's own limits, not gRPC's 4 MiB default.
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
-  builder.RegisterService(&server->service_->callbacks());
+  server->callbacks_ = makeAcceleratorCallbacks(*server->service_);
+  builder.RegisterService(server->callbacks_.get());
   builder.RegisterService(&server->service_->sessionWatch());
   builder.RegisterService(&server->service_->waits());
   // Callback handlers run on gRPC's shared threads, which may predate this server.
-  handOffToGrpc(&server->service_->callbacks());
+  handOffToGrpc(server->callbacks_.get());
   handOffToGrpc(&server->service_->sessionWatch());
   handOffToGrpc(&server->service_->waits());
   server->server_ = builder.BuildAndStart();
@@ -143,5 +145,4 @@ void EmulatorServer::shutdown() {
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
-}  // namespace nnremote::emulator#include "emulator/grpc_handoff.h"
-
+}  // namespace nnremote::emulator

@@ -79,6 +79,7 @@ class EmulatorServer {
   UnixPeers unixPeers_;
   std::unique_ptr<UnixListener> unixListener_;
   std::unique_ptr<AcceleratorService> service_;
+  std::unique_ptr<grpc::Service> callbacks_;  // serves service_'s Accelerator methods
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
 };

@@ -14,7 +14,7 @@
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "hal/text_escape.h"
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_runner.h"
 #include "farm/pool.h"
 #include "tools/conform_shard.h"
 #include "tools/connection_flags.h"
@@ -130,11 +130,11 @@ int runSample() {
 }
 
 int runConform() {
-  cts::RunOptions options;
+  conformance::RunOptions options;
   const std::string executorName = absl::GetFlag(FLAGS_executor), memoryName = absl::GetFlag(FLAGS_memory);
-  auto executor = cts::executorFromName(executorName);
+  auto executor = conformance::executorFromName(executorName);
   if (!executor.ok()) return fail("conform", executor.error());
-  auto memory = cts::poolMemoryFromName(memoryName);
+  auto memory = conformance::poolMemoryFromName(memoryName);
   if (!memory.ok()) return fail("conform", memory.error());
   options.executor = *executor;
   options.memory = *memory;
@@ -212,20 +212,20 @@ int runConform() {
 
   std::ostringstream junitCases;
   const bool verbose = absl::GetFlag(FLAGS_verbose);
-  auto onCase = [&](const cts::CtsTestCase& testCase, const cts::CaseResult& result) {
+  auto onCase = [&](const conformance::CtsTestCase& testCase, const conformance::CaseResult& result) {
     junitCases << "  <testcase classname=\"" << hal::xmlEscape(testCase.file) << "\" name=\""
                << hal::xmlEscape(testCase.name) << "\">";
-    if (result.outcome == cts::Outcome::FAILED) {
+    if (result.outcome == conformance::Outcome::FAILED) {
       junitCases << "<failure message=\"" << hal::xmlEscape(result.message) << "\"/>";
-    } else if (result.outcome == cts::Outcome::UNSUPPORTED) {
+    } else if (result.outcome == conformance::Outcome::UNSUPPORTED) {
       junitCases << "<skipped message=\"" << hal::xmlEscape(result.message) << "\"/>";
       if (verbose) std::cout << "UNSUPPORTED " << testCase.fullName() << ": " << result.message << "\n";
     }
     junitCases << "</testcase>\n";
   };
-  std::map<std::string, cts::Totals> perVersion;
+  std::map<std::string, conformance::Totals> perVersion;
   const auto start = std::chrono::steady_clock::now();
-  auto totals = cts::runDirectory(*device, cases, std::cout, &perVersion, onCase, options);
+  auto totals = conformance::runDirectory(*device, cases, std::cout, &perVersion, onCase, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!totals.ok()) return fail("conform", totals.error());

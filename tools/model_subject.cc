@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tests/conformance/cts_loader.h"
+#include "conformance/cts_loader.h"
 #include "tools/models/built_in.h"
 #include "tools/nnremote_flags.h"
 
@@ -15,7 +15,7 @@ hal::Result<ModelSubject> modelSubjectFromFlags(const std::string& defaultBuiltI
     NN_ASSIGN_OR_RETURN(auto built, builtInModel(builtInName));
     return ModelSubject{builtInName, built.model, {built.input}, built.outputSizes};
   }
-  NN_ASSIGN_OR_RETURN(auto cases, cts::loadSpecFile(casesPath, casesPath));
+  NN_ASSIGN_OR_RETURN(auto cases, conformance::loadSpecFile(casesPath, casesPath));
   for (const auto& testCase : cases) {
     if (!modelName.empty() && testCase.name != modelName) continue;
     ModelSubject subject{testCase.fullName(), testCase.model, testCase.inputs, {}};

@@ -8,7 +8,7 @@
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "proto/conversions.h"
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_runner.h"
 #include "tools/recording_reader.h"
 
 namespace nnremote::tools {
@@ -76,13 +76,13 @@ hal::Result<hal::RequestWithMemories> requestFor(const hal::Model& model, const 
 // Compares a successful replay with a successful recording; empty when they agree.
 std::string compareOutputs(const hal::Model& model, const wire::RecordedExecution& recorded,
                            const hal::ExecutionOutcome& outcome, const hal::RequestWithMemories& io, bool exact) {
-  cts::CtsTestCase expected;
+  conformance::CtsTestCase expected;
   expected.model = model;
   expected.isRelaxed = model.relaxComputationFloat32toFloat16;
   const wire::ExecutionOutcome& recordedOutcome = recorded.outcome();
   for (int i = 0; i < recordedOutcome.output_data_size(); ++i) {
     const auto& operand = model.main.operands[model.main.outputIndexes[i]];
-    cts::GoldenOutput golden;
+    conformance::GoldenOutput golden;
     golden.type = operand.type;
     golden.dimensions = dimensionsOf(recordedOutcome.output_shapes(i));
     golden.scale = operand.scale;
@@ -102,7 +102,7 @@ std::string compareOutputs(const hal::Model& model, const wire::RecordedExecutio
     const std::vector<uint8_t> actual(data, data + std::min(io.outputs[i]->size(), golden.data.size()));
     if (exact) {
       if (actual != golden.data) return "output " + std::to_string(i) + " differs byte for byte";
-    } else if (std::string difference = cts::compareOutput(expected, i, actual, dimensions); !difference.empty()) {
+    } else if (std::string difference = conformance::compareOutput(expected, i, actual, dimensions); !difference.empty()) {
       return difference;
     }
   }

@@ -13,7 +13,7 @@
 #include "accelerator_sim/timing/systolic_model.h"
 #include "hal/model_builder.h"
 #include "tests/common/control_flow_models.h"
-#include "tests/common/shared_data.h"
+#include "conformance/shared_data.h"
 
 namespace nnremote::sim {
 namespace {
@@ -45,7 +45,7 @@ Dataflow dataflowFromName(const std::string& name) {
 }
 
 TEST(SystolicModelTest, MatchesEveryScaleSimGemmRow) {
-  const std::string dir = testing::sharedDataDirectory("reference/scalesim");
+  const std::string dir = conformance::sharedDataDirectory("reference/scalesim");
   if (dir.empty()) GTEST_SKIP() << "../shared/reference/scalesim is absent";
   size_t rows = 0;
   for (const char* file : {"gemm_os_8_8.csv", "gemm_os_16_16.csv", "gemm_os_32_32.csv",
@@ -87,7 +87,7 @@ std::vector<GoldenCase> goldenCases(const std::string& dir) {
 }
 
 TEST(SystolicModelTest, MatchesScaleSimGoldenComputeCycles) {
-  const std::string dir = testing::sharedDataDirectory("reference/scalesim");
+  const std::string dir = conformance::sharedDataDirectory("reference/scalesim");
   if (dir.empty()) GTEST_SKIP() << "../shared/reference/scalesim is absent";
   const auto cases = goldenCases(dir);
   ASSERT_FALSE(cases.empty());
@@ -104,7 +104,7 @@ TEST(SystolicModelTest, MatchesScaleSimGoldenComputeCycles) {
 // fetches again (docs/timing.md explains the difference), so it predicts fewer stalls; this test
 // records the comparison and checks the model's own invariants on those cases.
 TEST(MemoryModelTest, BandwidthLimitedGoldensStallAndReportTheComparison) {
-  const std::string dir = testing::sharedDataDirectory("reference/scalesim");
+  const std::string dir = conformance::sharedDataDirectory("reference/scalesim");
   if (dir.empty()) GTEST_SKIP() << "../shared/reference/scalesim is absent";
   NpuConfig npu = npuPreset("scalesim32").value();
   for (const GoldenCase& c : goldenCases(dir)) {

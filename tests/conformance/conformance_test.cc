@@ -10,11 +10,11 @@
 #include <map>
 #include <sstream>
 
-#include "tests/conformance/cts_loader.h"
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_loader.h"
+#include "conformance/cts_runner.h"
 #include "tests/hal/device_factories.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 using Outcomes = std::map<std::string, Outcome>;
@@ -130,4 +130,4 @@ TEST(ServedPathsConformanceTest, BackendLibraryAndTwoHopsGiveTheInProcessOutcome
 }
 
 }  // namespace
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

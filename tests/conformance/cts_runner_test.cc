@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "emulator/simulated_npus.h"
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_runner.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 // ADD whose input_indexes name operand 2, a CONSTANT_COPY: invalid.
@@ -76,4 +76,4 @@ TEST(CtsRunnerTest, WithACacheDirectoryTheModelMustAlsoPassPreparedFromItsCache)
 }
 
 }  // namespace
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

@@ -11,10 +11,10 @@
 
 #include "accelerator_sim/extensions/fibonacci.h"
 #include "hal/model_builder.h"
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_runner.h"
 #include "tests/hal/device_factories.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 constexpr const char* kDirectory = "tests/conformance/extensions";
@@ -97,4 +97,4 @@ TEST(ExtensionConformanceTest, EveryPrefixWorksThroughTheProxy) {
 }
 
 }  // namespace
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

@@ -23,12 +23,12 @@
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
-#include "tests/common/add_model.h"
-#include "tests/conformance/cts_loader.h"
+#include "testing/add_model.h"
+#include "conformance/cts_loader.h"
 #include "tests/conformance/mutations.h"
 #include "tests/hal/device_factories.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 struct KindTally {
@@ -245,4 +245,4 @@ TEST_P(FullMutationTest, FullCoverage) { runMutations(GetParam(), Coverage::kAll
 INSTANTIATE_TEST_SUITE_P(AllDevices, FullMutationTest, ::testing::ValuesIn(everyFactory()), factoryName);
 
 }  // namespace
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

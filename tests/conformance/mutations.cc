@@ -6,7 +6,7 @@
 
 #include "hal/operand_types.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 using hal::Model;
@@ -1100,4 +1100,4 @@ const std::vector<std::string>& requestMutationKinds() {
   return kinds;
 }
 
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

@@ -25,7 +25,7 @@
 
 #include "hal/types.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 
 // Where each kind is applied.
 enum class Coverage {
@@ -73,6 +73,6 @@ ModelMutation cycleTestModel();
 const std::vector<std::string>& modelMutationKinds();
 const std::vector<std::string>& requestMutationKinds();
 
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance
 
 #endif  // NNREMOTE_TESTS_CONFORMANCE_MUTATIONS_H_

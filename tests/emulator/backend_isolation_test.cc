@@ -18,8 +18,8 @@
 #include "emulator/server_config.h"
 #include "hal/memory.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
-#include "tests/common/emulator_process.h"
+#include "testing/add_model.h"
+#include "testing/emulator_process.h"
 
 namespace nnremote::emulator {
 namespace {

@@ -13,7 +13,7 @@
 #include "emulator/emulator_server.h"
 #include "hal/memory.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::emulator {

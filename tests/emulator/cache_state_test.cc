@@ -13,7 +13,7 @@
 #include "hal/compilation_cache.h"
 #include "hal/model_builder.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/emulator_process.h"
+#include "testing/emulator_process.h"
 
 namespace nnremote::proxy {
 namespace {

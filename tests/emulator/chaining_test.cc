@@ -12,8 +12,8 @@
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
-#include "tests/common/emulator_process.h"
+#include "testing/add_model.h"
+#include "testing/emulator_process.h"
 #include "tests/common/server_options.h"
 #include "tests/common/test_pki.h"
 

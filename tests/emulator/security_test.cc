@@ -19,7 +19,7 @@
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "tests/common/test_pki.h"
 
 namespace nnremote::emulator {

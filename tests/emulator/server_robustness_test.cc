@@ -13,7 +13,7 @@
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"

@@ -13,7 +13,7 @@
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
 #include "hal/model_builder.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "proto/conversions.h"
 #include "proto/grpc_status.h"
 #include "proxy_driver/proxy_device.h"

@@ -18,7 +18,7 @@
 #include "proto/conversions.h"
 #include "proxy_driver/proxy_burst.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 
 namespace nnremote::emulator {
 namespace {

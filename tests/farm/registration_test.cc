@@ -5,10 +5,10 @@
 #include <thread>
 
 #include "farm/pool.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "proxy_driver/connection.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/emulator_process.h"
+#include "testing/emulator_process.h"
 #include "tests/farm/etcd_cluster.h"
 
 namespace nnremote::farm {

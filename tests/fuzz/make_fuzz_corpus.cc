@@ -16,7 +16,7 @@
 #include "hal/model_builder.h"
 #include "hal/compilation_cache.h"
 #include "proto/conversions.h"
-#include "tests/conformance/cts_loader.h"
+#include "conformance/cts_loader.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string out = argv[1];
-  const std::string conformance = argc > 2 ? argv[2] : cts::defaultConformanceDirectory();
+  const std::string conformance = argc > 2 ? argv[2] : conformance::defaultConformanceDirectory();
   if (conformance.empty()) {
     std::fprintf(stderr, "make_fuzz_corpus: ../shared/conformance is absent; give CONFORMANCE_DIR\n");
     return 1;
@@ -63,14 +63,14 @@ int main(int argc, char** argv) {
   ::mkdir((out + "/shared_queue").c_str(), 0755);
   ::mkdir((out + "/cache").c_str(), 0755);
   ::mkdir((out + "/model").c_str(), 0755);
-  auto files = cts::findSpecFiles(conformance);
+  auto files = conformance::findSpecFiles(conformance);
   if (!files.ok()) {
     std::fprintf(stderr, "make_fuzz_corpus: %s\n", files.error().message.c_str());
     return 1;
   }
   int written = 0;
   for (const auto& file : *files) {
-    auto cases = cts::loadSpecFile(file, file);
+    auto cases = conformance::loadSpecFile(file, file);
     if (!cases.ok()) continue;
     for (const auto& testCase : *cases) {
       auto model = wire_conv::toWire(testCase.model);

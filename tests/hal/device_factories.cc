@@ -6,7 +6,7 @@
 #include "emulator/remote_devices.h"
 #include "emulator/simulated_npus.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/emulator_process.h"
+#include "testing/emulator_process.h"
 #include "tests/common/server_options.h"
 #include "tests/common/test_pki.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "hal/operand_types.h"
-#include "tests/conformance/cts_loader.h"
+#include "conformance/cts_loader.h"
 
 namespace nnremote::hal {
 namespace {
@@ -36,18 +36,18 @@ std::set<OperationType> operationsToCheck() {
 }
 
 TEST(OperationSignaturesTest, EveryOperationOfEveryValidConformanceModelPasses) {
-  const std::string directory = cts::defaultConformanceDirectory();
+  const std::string directory = conformance::defaultConformanceDirectory();
   if (directory.empty()) GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
-  const auto files = cts::findSpecFiles(directory);
+  const auto files = conformance::findSpecFiles(directory);
   ASSERT_TRUE(files.ok()) << files.error().message;
   const std::set<OperationType> chosen = operationsToCheck();
   std::map<std::string, int> failuresByOperation;
   std::vector<std::string> samples;
   size_t models = 0, operations = 0;
   for (const std::string& path : *files) {
-    auto cases = cts::loadSpecFile(path, path.substr(directory.size() + 1));
+    auto cases = conformance::loadSpecFile(path, path.substr(directory.size() + 1));
     ASSERT_TRUE(cases.ok()) << cases.error().message;
-    for (const cts::CtsTestCase& test : *cases) {
+    for (const conformance::CtsTestCase& test : *cases) {
       if (test.expectFailure) continue;
       ++models;
       auto check = [&](const Model::Subgraph& subgraph, const std::string& name) {

@@ -13,7 +13,7 @@
 #include "proxy_driver/proxy_device.h"
 #include "proxy_driver/proxy_prepared_model.h"
 #include "tests/common/server_options.h"
-#include "tests/common/unique_names.h"
+#include "testing/unique_names.h"
 
 namespace nnremote::proxy {
 namespace {

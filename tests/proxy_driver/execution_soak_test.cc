@@ -12,10 +12,10 @@
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "tests/common/server_options.h"
-#include "tests/common/unique_names.h"
-#include "tests/conformance/cts_runner.h"
+#include "testing/unique_names.h"
+#include "conformance/cts_runner.h"
 
 #ifndef NNREMOTE_SOAK_EXECUTIONS
 #define NNREMOTE_SOAK_EXECUTIONS 500
@@ -24,8 +24,8 @@
 namespace nnremote::proxy {
 namespace {
 
-using cts::Executor;
-using cts::PoolMemory;
+using conformance::Executor;
+using conformance::PoolMemory;
 
 struct SoakCase {
   Executor executor;
@@ -41,13 +41,13 @@ std::string caseName(const ::testing::TestParamInfo<SoakCase>& info) {
 }
 
 // out = a + b, with its golden answer.
-cts::CtsTestCase addCase() {
-  cts::CtsTestCase testCase;
+conformance::CtsTestCase addCase() {
+  conformance::CtsTestCase testCase;
   testCase.file = "soak";
   testCase.name = "add";
   testCase.model = testing::twoInputAddModel();
   testCase.inputs = {hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})};
-  cts::GoldenOutput golden;
+  conformance::GoldenOutput golden;
   golden.type = hal::OperandType::TENSOR_FLOAT32;
   golden.dimensions = {2};
   golden.data = hal::toBytes<float>({11, 22});
@@ -71,7 +71,7 @@ TEST_P(ExecutionSoakTest, ASessionHoldsWhatItHeldBeforeAfterManyExecutions) {
   auto devices = ProxyDevice::discover(*connection);
   ASSERT_TRUE(devices.ok()) << devices.error().message;
   const hal::IDevice& device = *devices->front();
-  const cts::CtsTestCase testCase = addCase();
+  const conformance::CtsTestCase testCase = addCase();
   auto prepared = device.prepareModel(testCase.model, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;
@@ -86,13 +86,13 @@ TEST_P(ExecutionSoakTest, ASessionHoldsWhatItHeldBeforeAfterManyExecutions) {
   const emulator::SessionHoldings before = held();
   EXPECT_EQ(before.preparedModels, 1u);
 
-  cts::RunOptions run;
+  conformance::RunOptions run;
   run.executor = param.executor;
   run.memory = param.memory;
   constexpr int kExecutions = NNREMOTE_SOAK_EXECUTIONS;
   for (int i = 0; i < kExecutions; ++i) {
-    const cts::CaseResult result = cts::executeAndCheck(device, testCase, *prepared, run);
-    ASSERT_EQ(result.outcome, cts::Outcome::PASSED) << "execution " << i << ": " << result.message;
+    const conformance::CaseResult result = conformance::executeAndCheck(device, testCase, *prepared, run);
+    ASSERT_EQ(result.outcome, conformance::Outcome::PASSED) << "execution " << i << ": " << result.message;
   }
   EXPECT_EQ((*connection)->sessionId(), sessionId) << "all in one session";
   // What the client let go of travels with its next request; with none to come, it goes now. A

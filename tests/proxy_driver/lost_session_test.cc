@@ -7,9 +7,9 @@
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "tests/common/server_options.h"
-#include "tests/common/unique_names.h"
+#include "testing/unique_names.h"
 
 namespace nnremote::proxy {
 namespace {

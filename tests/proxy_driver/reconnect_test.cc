@@ -11,8 +11,8 @@
 #include "hal/memory.h"
 #include "proxy_driver/proxy_burst.h"
 #include "proxy_driver/proxy_device.h"
-#include "tests/common/add_model.h"
-#include "tests/common/emulator_process.h"
+#include "testing/add_model.h"
+#include "testing/emulator_process.h"
 
 namespace nnremote::proxy {
 namespace {

@@ -14,7 +14,7 @@
 #include "proto/wire_constants.h"
 #include "proto/nnremote.grpc.pb.h"
 #include "proxy_driver/session_watcher.h"
-#include "tests/common/emulator_process.h"
+#include "testing/emulator_process.h"
 
 namespace nnremote::proxy {
 namespace {

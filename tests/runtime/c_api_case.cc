@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hal/operand_types.h"
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_runner.h"
 #include "tests/runtime/c_api_model.h"
 
 namespace nnremote::testing {
@@ -117,7 +117,7 @@ struct Fds {
 
 }  // namespace
 
-std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options) {
+std::string runCase(const conformance::CtsTestCase& testCase, const CaseOptions& options) {
   const Executor executor = options.executor;
   auto failed = [&](const std::string& stage, int code) -> std::string {
     if (testCase.expectFailure) return "";
@@ -232,21 +232,21 @@ std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options
       }
     }
     outputs[i].resize(testCase.outputs[i].data.size());
-    const std::string mismatch = cts::compareOutput(testCase, i, outputs[i], dimensions);
+    const std::string mismatch = conformance::compareOutput(testCase, i, outputs[i], dimensions);
     if (!mismatch.empty()) return "output " + std::to_string(i) + ": " + mismatch;
   }
   return "";
 }
 
 hal::Result<CaseCounts> runEveryNthCase(const std::string& directory, size_t stride,
-                                        const std::function<std::string(const cts::CtsTestCase&)>& run,
+                                        const std::function<std::string(const conformance::CtsTestCase&)>& run,
                                         std::ostream& log) {
-  NN_ASSIGN_OR_RETURN(const std::vector<std::string> files, cts::findSpecFiles(directory));
+  NN_ASSIGN_OR_RETURN(const std::vector<std::string> files, conformance::findSpecFiles(directory));
   CaseCounts counts;
   size_t seen = 0;
   for (const std::string& file : files) {
-    NN_ASSIGN_OR_RETURN(const auto cases, cts::loadSpecFile(file, file.substr(directory.size() + 1)));
-    for (const cts::CtsTestCase& testCase : cases) {
+    NN_ASSIGN_OR_RETURN(const auto cases, conformance::loadSpecFile(file, file.substr(directory.size() + 1)));
+    for (const conformance::CtsTestCase& testCase : cases) {
       if (seen++ % stride != 0) continue;
       ++counts.ran;
       const std::string failure = run(testCase);

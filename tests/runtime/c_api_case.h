@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "tests/conformance/cts_loader.h"
+#include "conformance/cts_loader.h"
 
 namespace nnremote::testing {
 
@@ -30,7 +30,7 @@ struct CaseOptions {
 
 // Empty when the case passes (an expect_failure case passes when some call refuses it); why it
 // failed otherwise.
-std::string runCase(const cts::CtsTestCase& testCase, const CaseOptions& options);
+std::string runCase(const conformance::CtsTestCase& testCase, const CaseOptions& options);
 
 // Every `stride`-th case of the conformance set in `directory`, through `run`, which says why it
 // failed (empty when it passed); the first 20 failures go to `log`. How many ran and failed.
@@ -39,7 +39,7 @@ struct CaseCounts {
   size_t failed = 0;
 };
 hal::Result<CaseCounts> runEveryNthCase(const std::string& directory, size_t stride,
-                                        const std::function<std::string(const cts::CtsTestCase&)>& run,
+                                        const std::function<std::string(const conformance::CtsTestCase&)>& run,
                                         std::ostream& log);
 
 }  // namespace nnremote::testing

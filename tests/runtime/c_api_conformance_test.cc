@@ -17,9 +17,9 @@
 #include "emulator/emulator_server.h"
 #include "hal/operand_types.h"
 #include "tests/common/server_options.h"
-#include "tests/common/unique_names.h"
-#include "tests/conformance/cts_loader.h"
-#include "tests/conformance/cts_runner.h"
+#include "testing/unique_names.h"
+#include "conformance/cts_loader.h"
+#include "conformance/cts_runner.h"
 #include "tests/runtime/c_api_case.h"
 #include "tests/runtime/remote_server.h"
 
@@ -76,14 +76,14 @@ const ANeuralNetworksDevice* deviceFor(bool remote) {
 class CApiConformanceTest : public ::testing::TestWithParam<Param> {};
 
 TEST_P(CApiConformanceTest, ModelsBuiltThroughTheCApiPass) {
-  const std::string directory = cts::defaultConformanceDirectory();
+  const std::string directory = conformance::defaultConformanceDirectory();
   if (directory.empty()) GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
   const ANeuralNetworksDevice* device = deviceFor(GetParam().remote);
   ASSERT_NE(device, nullptr) << (GetParam().remote ? "no remote device through NNREMOTE_TARGETS" : "no nnapi-reference");
   std::ostringstream log;
   auto counts = runEveryNthCase(
       directory, NNREMOTE_CAPI_STRIDE,
-      [&](const cts::CtsTestCase& testCase) {
+      [&](const conformance::CtsTestCase& testCase) {
         return runCase(testCase, {device, GetParam().executor, GetParam().deviceMemory, nullptr});
       },
       log);

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "runtime/handles.h"
-#include "tests/common/emulator_process.h"
-#include "tests/conformance/cts_loader.h"
+#include "testing/emulator_process.h"
+#include "conformance/cts_loader.h"
 #include "tests/runtime/c_api_case.h"
 
 #ifndef NNREMOTE_PARTITIONING_STRIDE
@@ -42,7 +42,7 @@ class ArmnnServer : public ::testing::Environment {
 const auto* const kServer = ::testing::AddGlobalTestEnvironment(new ArmnnServer());
 
 TEST(CApiPartitioningTest, ModelsArmNnSupportsInPartRunPartitionedWithTheReference) {
-  const std::string directory = cts::defaultConformanceDirectory();
+  const std::string directory = conformance::defaultConformanceDirectory();
   if (directory.empty()) GTEST_SKIP() << "../shared/conformance is absent; set NNREMOTE_CONFORMANCE_DIR to run it";
   uint32_t count = 0;
   ASSERT_EQ(ANeuralNetworks_getDeviceCount(&count), ANEURALNETWORKS_NO_ERROR);
@@ -52,7 +52,7 @@ TEST(CApiPartitioningTest, ModelsArmNnSupportsInPartRunPartitionedWithTheReferen
   std::ostringstream log;
   auto counts = runEveryNthCase(
       directory, NNREMOTE_PARTITIONING_STRIDE,
-      [&](const cts::CtsTestCase& testCase) {
+      [&](const conformance::CtsTestCase& testCase) {
         std::vector<std::string> devices;
         CaseOptions options;
         options.executor = static_cast<Executor>(++turn % 4);  // sync, async, burst and fenced in turn

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/common/add_model.h"
-#include "tests/common/emulator_process.h"
+#include "testing/add_model.h"
+#include "testing/emulator_process.h"
 #include "tests/runtime/c_api_model.h"
 
 namespace nnremote::testing {

@@ -30,7 +30,7 @@
 #include "emulator/emulator_server.h"
 #include "tests/common/control_flow_models.h"
 #include "tests/common/server_options.h"
-#include "tests/common/unique_names.h"
+#include "testing/unique_names.h"
 #include "tests/runtime/c_api_model.h"
 #include "tests/runtime/remote_server.h"
 

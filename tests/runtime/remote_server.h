@@ -13,7 +13,7 @@
 #include "accelerator_sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "tests/common/server_options.h"
-#include "tests/common/unique_names.h"
+#include "testing/unique_names.h"
 
 namespace nnremote::testing {
 

@@ -10,7 +10,7 @@
 #include "emulator/recording_device.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
-#include "tests/common/add_model.h"
+#include "testing/add_model.h"
 #include "tools/recording_reader.h"
 #include "tools/replay.h"
 #include "tools/replay_report.h"

@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "hal/model_builder.h"
-#include "tests/conformance/cts_loader.h"
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_loader.h"
+#include "conformance/cts_runner.h"
 #include "tests/hal/device_factories.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 testing::DeviceFactory armnnFactory() {
@@ -55,4 +55,4 @@ TEST(ArmnnConformanceTest, SupportIsAnsweredPerOperation) {
 }
 
 }  // namespace
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

@@ -1,14 +1,14 @@
 // Reads ../shared/conformance JSON files into CtsTestCases.
-#ifndef NNREMOTE_TESTS_CONFORMANCE_CTS_LOADER_H_
-#define NNREMOTE_TESTS_CONFORMANCE_CTS_LOADER_H_
+#ifndef NNREMOTE_CONFORMANCE_CTS_LOADER_H_
+#define NNREMOTE_CONFORMANCE_CTS_LOADER_H_
 
 #include <string>
 #include <vector>
 
 #include "hal/result.h"
-#include "tests/conformance/cts_test_case.h"
+#include "conformance/cts_test_case.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 
 // Every *.json spec file below `directory` (recursively), sorted, skipping index.json.
 hal::Result<std::vector<std::string>> findSpecFiles(const std::string& directory);
@@ -18,9 +18,9 @@ hal::Result<std::vector<CtsTestCase>> loadSpecFile(const std::string& path,
                                                    const std::string& displayName);
 
 // Where the shared conformance data lives: $NNREMOTE_CONFORMANCE_DIR if set, else
-// ../shared/conformance next to the workspace (see tests/common/shared_data.h); empty if absent.
+// ../shared/conformance next to the workspace (see conformance/shared_data.h); empty if absent.
 std::string defaultConformanceDirectory();
 
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance
 
-#endif  // NNREMOTE_TESTS_CONFORMANCE_CTS_LOADER_H_
+#endif  // NNREMOTE_CONFORMANCE_CTS_LOADER_H_

@@ -1,5 +1,5 @@
-#include "tests/common/emulator_process.h"
-#include "tests/common/unique_names.h"
+#include "testing/emulator_process.h"
+#include "testing/unique_names.h"
 
 #include <signal.h>
 #include <sys/socket.h>

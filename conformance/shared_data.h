@@ -1,10 +1,10 @@
 // Where ../shared (conformance models, reference figures) is, seen from tests and tools.
-#ifndef NNREMOTE_TESTS_COMMON_SHARED_DATA_H_
-#define NNREMOTE_TESTS_COMMON_SHARED_DATA_H_
+#ifndef NNREMOTE_CONFORMANCE_SHARED_DATA_H_
+#define NNREMOTE_CONFORMANCE_SHARED_DATA_H_
 
 #include <string>
 
-namespace nnremote::testing {
+namespace nnremote::conformance {
 
 // The directory `sub` of the shared data ("conformance", "reference/scalesim"): below
 // $NNREMOTE_SHARED_DIR if set, else ../shared next to the workspace (found through the
@@ -12,6 +12,6 @@ namespace nnremote::testing {
 // from the current directory). Empty if it does not exist.
 std::string sharedDataDirectory(const std::string& sub);
 
-}  // namespace nnremote::testing
+}  // namespace nnremote::conformance
 
-#endif  // NNREMOTE_TESTS_COMMON_SHARED_DATA_H_
+#endif  // NNREMOTE_CONFORMANCE_SHARED_DATA_H_

@@ -1,6 +1,6 @@
 // Runs CTS test cases on any hal::IDevice and checks the outputs with the CTS tolerances.
-#ifndef NNREMOTE_TESTS_CONFORMANCE_CTS_RUNNER_H_
-#define NNREMOTE_TESTS_CONFORMANCE_CTS_RUNNER_H_
+#ifndef NNREMOTE_CONFORMANCE_CTS_RUNNER_H_
+#define NNREMOTE_CONFORMANCE_CTS_RUNNER_H_
 
 #include <functional>
 #include <map>
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "hal/i_device.h"
-#include "tests/conformance/cts_test_case.h"
+#include "conformance/cts_test_case.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 
 enum class Outcome { PASSED, FAILED, UNSUPPORTED };
 
@@ -81,6 +81,6 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
                                      onCase = nullptr,
                                  const RunOptions& options = {});
 
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance
 
-#endif  // NNREMOTE_TESTS_CONFORMANCE_CTS_RUNNER_H_
+#endif  // NNREMOTE_CONFORMANCE_CTS_RUNNER_H_

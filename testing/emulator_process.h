@@ -1,8 +1,8 @@
 // The real npu_emulator binary in a child process, for tests that crash, kill and restart
 // servers. The test target lists "//emulator:npu_emulator" in its data, so the binary is at
 // emulator/npu_emulator in its runfiles (the working directory of a bazel test).
-#ifndef NNREMOTE_TESTS_COMMON_EMULATOR_PROCESS_H_
-#define NNREMOTE_TESTS_COMMON_EMULATOR_PROCESS_H_
+#ifndef NNREMOTE_TESTING_EMULATOR_PROCESS_H_
+#define NNREMOTE_TESTING_EMULATOR_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -37,4 +37,4 @@ class EmulatorProcess {
 
 }  // namespace nnremote::testing
 
-#endif  // NNREMOTE_TESTS_COMMON_EMULATOR_PROCESS_H_
+#endif  // NNREMOTE_TESTING_EMULATOR_PROCESS_H_

@@ -1,4 +1,4 @@
-#include "tests/conformance/cts_loader.h"
+#include "conformance/cts_loader.h"
 
 #include <google/protobuf/util/json_util.h>
 #include <limits.h>
@@ -13,10 +13,10 @@
 
 #include "hal/file_contents.h"
 #include "hal/operand_types.h"
-#include "tests/common/shared_data.h"
-#include "tests/conformance/cts_format.pb.h"
+#include "conformance/shared_data.h"
+#include "conformance/cts_format.pb.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 namespace fs = std::filesystem;
@@ -234,7 +234,7 @@ hal::Result<std::vector<CtsTestCase>> loadSpecFile(const std::string& path,
 
 std::string defaultConformanceDirectory() {
   if (const char* env = getenv("NNREMOTE_CONFORMANCE_DIR"); env != nullptr && *env) return env;
-  return testing::sharedDataDirectory("conformance");
+  return conformance::sharedDataDirectory("conformance");
 }
 
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

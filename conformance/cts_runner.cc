@@ -1,4 +1,4 @@
-#include "tests/conformance/cts_runner.h"
+#include "conformance/cts_runner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 #include "hal/float16.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
-#include "tests/conformance/cts_loader.h"
+#include "conformance/cts_loader.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 namespace {
 
 using hal::OperandType;
@@ -251,7 +251,7 @@ CaseResult refusedOrFailed(const CtsTestCase& testCase, const std::string& stage
 CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCase,
                            const hal::SharedPreparedModel& prepared, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
-    return cts::refusedOrFailed(testCase, stage, error);
+    return conformance::refusedOrFailed(testCase, stage, error);
   };
   std::vector<size_t> outputSizes;
   for (const GoldenOutput& golden : testCase.outputs) outputSizes.push_back(golden.data.size());
@@ -323,7 +323,7 @@ CaseResult executeAndCheck(const hal::IDevice& device, const CtsTestCase& testCa
 
 CaseResult runCase(const hal::IDevice& device, const CtsTestCase& testCase, const RunOptions& options) {
   auto refusedOrFailed = [&](const std::string& stage, const hal::Error& error) {
-    return cts::refusedOrFailed(testCase, stage, error);
+    return conformance::refusedOrFailed(testCase, stage, error);
   };
   auto supported = device.getSupportedOperations(testCase.model);
   if (!supported.ok()) return refusedOrFailed("getSupportedOperations", supported.error());
@@ -435,4 +435,4 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
   return totals;
 }
 
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance

@@ -1,10 +1,10 @@
-#include "tests/common/shared_data.h"
+#include "conformance/shared_data.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
 
-namespace nnremote::testing {
+namespace nnremote::conformance {
 
 std::string sharedDataDirectory(const std::string& sub) {
   namespace fs = std::filesystem;
@@ -24,4 +24,4 @@ std::string sharedDataDirectory(const std::string& sub) {
   return "";
 }
 
-}  // namespace nnremote::testing
+}  // namespace nnremote::conformance

@@ -1,7 +1,7 @@
 // The smallest useful model: out = a + b over two float32 [2] inputs, for tests that need any
 // model at all (server robustness, quotas).
-#ifndef NNREMOTE_TESTS_COMMON_ADD_MODEL_H_
-#define NNREMOTE_TESTS_COMMON_ADD_MODEL_H_
+#ifndef NNREMOTE_TESTING_ADD_MODEL_H_
+#define NNREMOTE_TESTING_ADD_MODEL_H_
 
 #include "hal/model_builder.h"
 
@@ -18,4 +18,4 @@ inline hal::Model twoInputAddModel() {
 
 }  // namespace nnremote::testing
 
-#endif  // NNREMOTE_TESTS_COMMON_ADD_MODEL_H_
+#endif  // NNREMOTE_TESTING_ADD_MODEL_H_

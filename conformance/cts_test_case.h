@@ -1,14 +1,14 @@
 // One AOSP CTS/VTS generated test model, converted to HAL types: the model, the request inputs,
 // and the golden outputs.
-#ifndef NNREMOTE_TESTS_CONFORMANCE_CTS_TEST_CASE_H_
-#define NNREMOTE_TESTS_CONFORMANCE_CTS_TEST_CASE_H_
+#ifndef NNREMOTE_CONFORMANCE_CTS_TEST_CASE_H_
+#define NNREMOTE_CONFORMANCE_CTS_TEST_CASE_H_
 
 #include <string>
 #include <vector>
 
 #include "hal/types.h"
 
-namespace nnremote::cts {
+namespace nnremote::conformance {
 
 struct GoldenOutput {
   hal::OperandType type = hal::OperandType::TENSOR_FLOAT32;
@@ -32,6 +32,6 @@ struct CtsTestCase {
   std::string fullName() const { return file + ":" + name; }
 };
 
-}  // namespace nnremote::cts
+}  // namespace nnremote::conformance
 
-#endif  // NNREMOTE_TESTS_CONFORMANCE_CTS_TEST_CASE_H_
+#endif  // NNREMOTE_CONFORMANCE_CTS_TEST_CASE_H_

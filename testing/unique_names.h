@@ -1,7 +1,7 @@
 // Names that no other test process uses at the same time: for unix socket paths and abstract
 // socket names.
-#ifndef NNREMOTE_TESTS_COMMON_UNIQUE_NAMES_H_
-#define NNREMOTE_TESTS_COMMON_UNIQUE_NAMES_H_
+#ifndef NNREMOTE_TESTING_UNIQUE_NAMES_H_
+#define NNREMOTE_TESTING_UNIQUE_NAMES_H_
 
 #include <unistd.h>
 
@@ -24,4 +24,4 @@ inline std::string uniqueToken() {
 
 }  // namespace nnremote::testing
 
-#endif  // NNREMOTE_TESTS_COMMON_UNIQUE_NAMES_H_
+#endif  // NNREMOTE_TESTING_UNIQUE_NAMES_H_
