@@ -11,12 +11,12 @@
 #include <cstdlib>
 #include <vector>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "benchmarks/median_reporter.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "testing/add_model.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 
 namespace {
 

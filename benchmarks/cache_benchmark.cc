@@ -22,7 +22,7 @@
 #include "emulator/emulator_server.h"
 #include "emulator/simulated_npus.h"
 #include "hal/compilation_cache.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "tools/models/built_in.h"
 
 namespace {

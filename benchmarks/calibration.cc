@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "accelerator_sim/npu_config.h"
+#include "drivers/sim/npu_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
 #include "hal/text_escape.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "accelerator_sim/npu_config.pb.h"
+#include "drivers/sim/npu_config.pb.h"
 #include "hal/execution_profile.h"
 #include "hal/result.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hal/model_builder.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 

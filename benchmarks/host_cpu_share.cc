@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "accelerator_sim/npu_config.h"
+#include "drivers/sim/npu_config.h"
 #include "benchmarks/calibration.h"
 
 namespace nnremote::benchmarks {

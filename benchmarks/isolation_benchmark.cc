@@ -17,7 +17,7 @@
 #include "benchmarks/median_reporter.h"
 #include "hal/memory.h"
 #include "hal/model_builder.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/emulator_process.h"
 
 namespace {
@@ -46,7 +46,7 @@ struct Served {
 Served serve(const std::string& name, bool isolated) {
   Served served;
   const std::string address = testing::EmulatorProcess::uniqueAddress(name);
-  std::vector<std::string> flags = {"--backend=accelerator_sim/sim_backend.so:edge16"};
+  std::vector<std::string> flags = {"--backend=drivers/sim/sim_backend.so:edge16"};
   if (!isolated) flags.push_back("--backend-in-process");
   served.process = std::make_unique<testing::EmulatorProcess>(address, flags);
   auto connection = proxy::Connection::connect(address);

@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "accelerator_sim/npu_config.h"
+#include "drivers/sim/npu_config.h"
 #include "benchmarks/calibration.h"
 
 namespace nnremote::benchmarks {

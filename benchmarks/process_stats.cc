@@ -7,7 +7,7 @@
 #include <iterator>
 #include <sstream>
 
-namespace nnremote::bench {
+namespace nnremote::benchmarks {
 namespace {
 
 long statusFieldAt(const std::string& path, const std::string& field) {
@@ -57,4 +57,4 @@ double processContextSwitches(pid_t pid) {
   return switches;
 }
 
-}  // namespace nnremote::bench
+}  // namespace nnremote::benchmarks

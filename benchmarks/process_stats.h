@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace nnremote::bench {
+namespace nnremote::benchmarks {
 
 // CPU seconds the process has used (user + system), from /proc/PID/stat; 0 if unreadable.
 double processCpuSeconds(pid_t pid);
@@ -16,6 +16,6 @@ long processStatusField(pid_t pid, const std::string& field);
 // /proc/PID/task/*/status.
 double processContextSwitches(pid_t pid);
 
-}  // namespace nnremote::bench
+}  // namespace nnremote::benchmarks
 
 #endif  // NNREMOTE_BENCHMARKS_PROCESS_STATS_H_

@@ -31,7 +31,7 @@
 #include "benchmarks/process_stats.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "tools/models/built_in.h"
 
 namespace {
@@ -73,9 +73,9 @@ class ServerProcess {
   }
   const std::string& address() const { return address_; }
   // CPU seconds the server has used (user + system).
-  double cpuSeconds() const { return bench::processCpuSeconds(pid_); }
+  double cpuSeconds() const { return benchmarks::processCpuSeconds(pid_); }
   // A field of /proc/PID/status, e.g. "Threads" or "VmRSS" (kB).
-  long status(const std::string& field) const { return bench::processStatusField(pid_, field); }
+  long status(const std::string& field) const { return benchmarks::processStatusField(pid_, field); }
 
  private:
   std::string address_;

@@ -11,8 +11,8 @@
 #include <map>
 #include <string>
 
-#include "accelerator_sim/graph_executor.h"
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/graph_executor.h"
+#include "drivers/sim/sim_device.h"
 #include "benchmarks/median_reporter.h"
 #include "hal/model_builder.h"
 #include "tools/models/mobilenet_v1.h"

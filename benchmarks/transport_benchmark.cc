@@ -40,29 +40,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "benchmarks/process_stats.h"
 #include "benchmarks/echo.grpc.pb.h"
 #include "emulator/emulator_server.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
-#include "proto/conversions.h"
-#include "proxy_driver/proxy_device.h"
-#include "proxy_driver/proxy_prepared_model.h"
+#include "wire/conversions.h"
+#include "drivers/proxy/proxy_device.h"
+#include "drivers/proxy/proxy_prepared_model.h"
 
 namespace {
 
 using namespace nnremote;  // NOLINT: a benchmark file
 using Clock = std::chrono::steady_clock;
 
-class EchoService final : public bench::Echo::Service {
-  grpc::Status Ping(grpc::ServerContext*, const bench::Payload* request, bench::Payload* reply) override {
+class EchoService final : public benchmarks::Echo::Service {
+  grpc::Status Ping(grpc::ServerContext*, const benchmarks::Payload* request, benchmarks::Payload* reply) override {
     *reply = *request;
     return grpc::Status::OK;
   }
   grpc::Status PingStream(grpc::ServerContext*,
-                          grpc::ServerReaderWriter<bench::Payload, bench::Payload>* stream) override {
-    bench::Payload payload;
+                          grpc::ServerReaderWriter<benchmarks::Payload, benchmarks::Payload>* stream) override {
+    benchmarks::Payload payload;
     while (stream->Read(&payload)) stream->Write(payload);
     return grpc::Status::OK;
   }
@@ -70,16 +70,16 @@ class EchoService final : public bench::Echo::Service {
 
 // The same echo on gRPC's callback API, answered inline on gRPC's own thread: what the API
 // costs by itself, next to the synchronous baseline above.
-class CallbackEchoService final : public bench::Echo::CallbackService {
-  grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context, const bench::Payload* request,
-                                 bench::Payload* reply) override {
+class CallbackEchoService final : public benchmarks::Echo::CallbackService {
+  grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context, const benchmarks::Payload* request,
+                                 benchmarks::Payload* reply) override {
     *reply = *request;
     auto* reactor = context->DefaultReactor();
     reactor->Finish(grpc::Status::OK);
     return reactor;
   }
-  grpc::ServerBidiReactor<bench::Payload, bench::Payload>* PingStream(grpc::CallbackServerContext*) override {
-    class Echoer final : public grpc::ServerBidiReactor<bench::Payload, bench::Payload> {
+  grpc::ServerBidiReactor<benchmarks::Payload, benchmarks::Payload>* PingStream(grpc::CallbackServerContext*) override {
+    class Echoer final : public grpc::ServerBidiReactor<benchmarks::Payload, benchmarks::Payload> {
      public:
       Echoer() { StartRead(&payload_); }
       void OnReadDone(bool ok) override {
@@ -93,7 +93,7 @@ class CallbackEchoService final : public bench::Echo::CallbackService {
       void OnDone() override { delete this; }
 
      private:
-      bench::Payload payload_;
+      benchmarks::Payload payload_;
     };
     return new Echoer();
   }
@@ -184,8 +184,8 @@ void stopServerProcesses() {
 // The client side shared by all cases: stubs and proxy connections to the servers.
 struct Fixture {
   std::vector<std::unique_ptr<Server>> servers;  // only with --servers=same-process
-  std::shared_ptr<bench::Echo::Stub> echoStub;
-  std::shared_ptr<bench::Echo::Stub> callbackEchoStub;
+  std::shared_ptr<benchmarks::Echo::Stub> echoStub;
+  std::shared_ptr<benchmarks::Echo::Stub> callbackEchoStub;
   std::shared_ptr<proxy::Connection> connection;
   std::shared_ptr<proxy::Connection> bytesConnection;  // never uses shared memory
   std::shared_ptr<proxy::Connection> streamBurstConnection;  // bursts on the gRPC stream only
@@ -195,8 +195,8 @@ struct Fixture {
     if (serverProcesses().empty()) {
       for (ServerKind kind : kServerKinds) servers.push_back(std::make_unique<Server>(kind, at));
     }
-    echoStub = bench::Echo::NewStub(grpc::CreateChannel(at.echo, grpc::InsecureChannelCredentials()));
-    callbackEchoStub = bench::Echo::NewStub(grpc::CreateChannel(at.callbackEcho, grpc::InsecureChannelCredentials()));
+    echoStub = benchmarks::Echo::NewStub(grpc::CreateChannel(at.echo, grpc::InsecureChannelCredentials()));
+    callbackEchoStub = benchmarks::Echo::NewStub(grpc::CreateChannel(at.callbackEcho, grpc::InsecureChannelCredentials()));
     connection = *proxy::Connection::connect(at.emulator);
     proxy::ConnectionOptions bytesOnly;
     bytesOnly.useSharedMemory = false;
@@ -223,8 +223,8 @@ struct ProcessUsage {
     auto us = [](const timeval& t) { return t.tv_sec * 1e6 + t.tv_usec; };
     ProcessUsage total{us(usage.ru_utime) + us(usage.ru_stime), static_cast<double>(usage.ru_nvcsw + usage.ru_nivcsw)};
     for (pid_t pid : serverProcesses()) {
-      total.cpuUs += bench::processCpuSeconds(pid) * 1e6;
-      total.contextSwitches += bench::processContextSwitches(pid);
+      total.cpuUs += benchmarks::processCpuSeconds(pid) * 1e6;
+      total.contextSwitches += benchmarks::processContextSwitches(pid);
     }
     return total;
   }
@@ -260,7 +260,7 @@ class Latencies {
 
 void rawUnary(benchmark::State& state, bool callback) {
   auto& stub = callback ? fixture().callbackEchoStub : fixture().echoStub;
-  bench::Payload request, reply;
+  benchmarks::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   Latencies latencies;
   for (auto _ : state) {
@@ -275,7 +275,7 @@ void rawUnary(benchmark::State& state, bool callback) {
 void rawBidi(benchmark::State& state, bool callback) {
   grpc::ClientContext context;
   auto stream = (callback ? fixture().callbackEchoStub : fixture().echoStub)->PingStream(&context);
-  bench::Payload request, reply;
+  benchmarks::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   Latencies latencies;
   for (auto _ : state) {
@@ -399,7 +399,7 @@ void syncExecuteAndRawUnary(benchmark::State& state, bool callback) {
   auto prepared = prepareRelu(4, fixture().connection);
   auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
   auto& stub = callback ? fixture().callbackEchoStub : fixture().echoStub;
-  bench::Payload request, reply;
+  benchmarks::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   interleaved(
       state, [&] { return prepared->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok(); },
@@ -415,7 +415,7 @@ void burstExecuteAndRawBidi(benchmark::State& state, bool callback) {
   auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
   grpc::ClientContext context;
   auto stream = (callback ? fixture().callbackEchoStub : fixture().echoStub)->PingStream(&context);
-  bench::Payload request, reply;
+  benchmarks::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   interleaved(
       state, [&] { return burst->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok(); },
@@ -439,11 +439,11 @@ void rawClientBurstAndRawCallbackBidi(benchmark::State& state) {
   open.mutable_open()->set_prepared_model_id(where->second);
   if (!burst->Write(open)) return state.SkipWithError("burst open failed");
   wire::BurstRequest execute;
-  *execute.mutable_execute()->mutable_request() = *wire_conv::toWire(io.request);
+  *execute.mutable_execute()->mutable_request() = *wire::toWire(io.request);
   wire::BurstResponse response;
   grpc::ClientContext echoContext;
   auto echo = fixture().callbackEchoStub->PingStream(&echoContext);
-  bench::Payload request, reply;
+  benchmarks::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   uint64_t serial = 0;
   interleaved(
@@ -464,7 +464,7 @@ void rawClientBurstAndRawCallbackBidi(benchmark::State& state) {
 void memcpyPlusRoundTrip(benchmark::State& state) {
   const size_t bytes = static_cast<size_t>(state.range(0));
   std::vector<uint8_t> from(bytes, 1), to(bytes);
-  bench::Payload request, reply;
+  benchmarks::Payload request, reply;
   request.set_data(std::string(16, 'x'));
   Latencies latencies;
   for (auto _ : state) {

@@ -16,7 +16,7 @@
 #include <map>
 #include <string>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "benchmarks/hot_kernel_models.h"
 #include "benchmarks/median_reporter.h"
 #include "benchmarks/xnnpack_network.h"

@@ -12,12 +12,12 @@
 #include <limits>
 #include <new>
 
-#include "emulator/backend_calls.h"
+#include "middleware/backend_calls.h"
 #include "emulator/backend_host.pb.h"
 #include "emulator/backend_loader.h"
 #include "emulator/descriptor_inbox.h"
 #include "emulator/emulator_server.h"
-#include "emulator/fault_injection.h"
+#include "middleware/fault_injection.h"
 #include "emulator/host_channel.h"
 
 namespace nnremote::emulator {
@@ -39,7 +39,7 @@ void sendLastWords(const char* what, const char* detail = "") {
   message[used++] = static_cast<char>(HostMessageType::kDying);
   append(what);
   append(detail);
-  if (const char* method = BackendCall::currentOnThisThread()) {
+  if (const char* method = middleware::BackendCall::currentOnThisThread()) {
     append(" in ");
     append(method);
   }
@@ -101,7 +101,7 @@ hal::Result<BackendHostSetup> receiveSetup(int socket) {
 // them, where all the clients are), with the fault the parent aimed at them, on the private socket.
 struct Served {
   std::shared_ptr<DescriptorInbox> descriptors = std::make_shared<DescriptorInbox>();
-  std::unique_ptr<FaultInjector> faults;
+  std::unique_ptr<middleware::FaultInjector> faults;
   std::unique_ptr<EmulatorServer> server;
   std::string devices;  // the kReady payload
 };
@@ -118,8 +118,8 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
     devices.push_back(std::move(device.device));
   }
   if (!setup.fault().empty()) {
-    NN_ASSIGN_OR_RETURN(auto plan, parseFaultPlan(setup.fault()));
-    served.faults = std::make_unique<FaultInjector>(plan);
+    NN_ASSIGN_OR_RETURN(auto plan, middleware::parseFaultPlan(setup.fault()));
+    served.faults = std::make_unique<middleware::FaultInjector>(plan);
     devices = served.faults->wrap(std::move(devices));
   }
   // The parent is this server's only client, on behalf of all of its own: its sessions' quotas
@@ -163,7 +163,7 @@ int runBackendHost(int channelFd) {
     if ((*message)->type != HostMessageType::kPing) continue;
     HostHealth health;
     health.sequence = std::strtoull((*message)->payload.c_str(), nullptr, 10);
-    if (const auto longest = BackendCall::longest()) {
+    if (const auto longest = middleware::BackendCall::longest()) {
       health.longestCall = longest->byAge.method;
       health.longestCallAge = std::chrono::duration_cast<std::chrono::milliseconds>(longest->byAge.age);
       health.busiestCall = longest->byCpu.method;

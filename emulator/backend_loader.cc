@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "emulator/backend_guard.h"
+#include "middleware/backend_guard.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -85,7 +85,7 @@ hal::Result<std::vector<hal::BackendDevice>> loadBackend(const BackendSpec& spec
   for (auto& device : devices) {
     if (device.device == nullptr) return loadError(spec) << "the backend returned a null device";
     if (device.engines == 0) return loadError(spec) << device.device->getName() << " has 0 engines";
-    device.device = guardBackendDevice(std::move(device.device), libraryName);
+    device.device = middleware::guardBackendDevice(std::move(device.device), libraryName);
   }
   return devices;
 }
@@ -95,14 +95,14 @@ hal::Result<std::string> bundledSimulatorBackend() {
   std::error_code error;
   const std::filesystem::path binary = std::filesystem::canonical("/proc/self/exe", error);
   if (error) return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "cannot find this binary: " << error.message();
-  const std::filesystem::path candidates[] = {binary.parent_path().parent_path() / "accelerator_sim" / "sim_backend.so",
+  const std::filesystem::path candidates[] = {binary.parent_path().parent_path() / "drivers" / "sim" / "sim_backend.so",
                                               binary.parent_path() / "sim_backend.so"};
   for (const auto& candidate : candidates) {
     if (std::filesystem::exists(candidate, error)) return candidate.string();
   }
   return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
          << "the simulator's backend library is not at " << candidates[0].string() << " or " << candidates[1].string()
-         << " (build //accelerator_sim:sim_backend.so, or set NNREMOTE_SIM_BACKEND)";
+         << " (build //drivers/sim:sim_backend.so, or set NNREMOTE_SIM_BACKEND)";
 }
 
 }  // namespace nnremote::emulator

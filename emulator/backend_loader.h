@@ -28,9 +28,9 @@ hal::Result<BackendSpec> parseBackendSpec(const std::string& text);
 // and returns its devices, each behind guardBackendDevice.
 hal::Result<std::vector<hal::BackendDevice>> loadBackend(const BackendSpec& spec, const hal::CacheSecret& cacheSecret);
 
-// The simulator's backend library (accelerator_sim/sim_backend.so) that npu_emulator serves for
+// The simulator's backend library (drivers/sim/sim_backend.so) that npu_emulator serves for
 // --config: $NNREMOTE_SIM_BACKEND if set, else found next to the running binary, as Bazel lays
-// them out (bin/emulator/npu_emulator, bin/accelerator_sim/sim_backend.so) or installed side by
+// them out (bin/emulator/npu_emulator, bin/drivers/sim/sim_backend.so) or installed side by
 // side.
 hal::Result<std::string> bundledSimulatorBackend();
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "emulator/backend_loader.h"
-#include "emulator/device_health.h"
+#include "middleware/device_health.h"
 #include "emulator/host_channel.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
@@ -65,7 +65,7 @@ class BackendProcess {
   // while no child runs.
   hal::Result<uint64_t> passDescriptor(int descriptor);
 
-  using Health = DeviceHealth;
+  using Health = middleware::DeviceHealth;
   Health health() const;
   // How the child that was serving died, once the supervisor has seen it die (waiting up to a
   // second for that); "" if it still runs (ConnectionOptions::explainLoss).

@@ -1,25 +1,25 @@
-#include "emulator/accelerator_service.h"
+#include "emulator/buffer_rpcs.h"
 
 #include <algorithm>
 
 #include "emulator/execution_requests.h"
 #include "emulator/session_quotas.h"
 #include "hal/validation.h"
-#include "proto/conversions.h"
-#include "proto/grpc_status.h"
+#include "wire/conversions.h"
 
 namespace nnremote::emulator {
 
-using hal::ErrorStatus;
-using hal::makeError;
-using wire_conv::toGrpcStatus;
+void BufferRpcs::addTo(RpcTable& table) {
+  // On the pool: they reach a device.
+  table.add("AllocateBuffer", Runs::kOnPool, this, &BufferRpcs::allocateBuffer);
+  table.add("CopyToBuffer", Runs::kOnPool, this, &BufferRpcs::copyToBuffer);
+  table.add("CopyFromBuffer", Runs::kOnPool, this, &BufferRpcs::copyFromBuffer);
+  table.add("ReleaseBuffer", Runs::kOnPool, this, &BufferRpcs::releaseBuffer);
+}
 
-grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContextBase* context, const wire::AllocateBufferRequest* request,
-                                                wire::AllocateBufferResponse* response) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto device = findDevice(request->device_name(), session->identity());
-  if (!device.ok()) return toGrpcStatus(device.error());
+hal::Result<wire::AllocateBufferResponse> BufferRpcs::allocateBuffer(Session& session,
+                                                                     const wire::AllocateBufferRequest& request) {
+  NN_ASSIGN_OR_RETURN(hal::SharedDevice device, devices_.find(request.device_name(), session.identity()));
   // Roles name prepared models by id; the device sees them as an indexed list.
   std::vector<hal::SharedPreparedModel> preparedModels;
   std::vector<const hal::Model*> models;
@@ -29,12 +29,11 @@ grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContextBase* context
     std::vector<hal::BufferRole> roles;
     for (int i = 0; i < wireRoles.size(); ++i) {
       const wire::BufferRole& role = wireRoles.Get(i);
-      auto entry = session->preparedModels.find(role.prepared_model_id());
+      auto entry = session.preparedModels.find(role.prepared_model_id());
       if (!entry.ok()) return hal::withContext(entry.error(), std::string(field) + "[" + std::to_string(i) + "]");
-      if (entry->deviceName != request->device_name()) {
-        return makeError(ErrorStatus::INVALID_ARGUMENT)
-               << field << "[" << i << "] names a model prepared on " << entry->deviceName << ", not "
-               << request->device_name();
+      if (entry->deviceName != request.device_name()) {
+        return hal::invalidArgument() << field << "[" << i << "] names a model prepared on " << entry->deviceName
+                                      << ", not " << request.device_name();
       }
       const auto at = std::find(ids.begin(), ids.end(), role.prepared_model_id());
       const uint32_t index = static_cast<uint32_t>(at - ids.begin());
@@ -47,59 +46,46 @@ grpc::Status AcceleratorService::AllocateBuffer(grpc::ServerContextBase* context
     }
     return roles;
   };
-  auto inputRoles = toRoles(request->input_roles(), "input_roles");
-  if (!inputRoles.ok()) return toGrpcStatus(inputRoles.error());
-  auto outputRoles = toRoles(request->output_roles(), "output_roles");
-  if (!outputRoles.ok()) return toGrpcStatus(outputRoles.error());
-  const hal::BufferDesc desc{{request->dimensions().begin(), request->dimensions().end()}};
-  if (auto valid = hal::validateBufferRoles(desc, models, *inputRoles, *outputRoles); !valid.ok()) {
-    return toGrpcStatus(valid.error());
-  }
-  if (auto quota = checkHolding(session->buffers.size(), session->limits().deviceBuffers, "device buffers",
-                                "session_quotas.device_buffers");
-      !quota.ok()) {
-    return toGrpcStatus(quota.error());
-  }
-  auto buffer = (*device)->allocate(desc, preparedModels, *inputRoles, *outputRoles);
-  if (!buffer.ok()) return toGrpcStatus(buffer.error());
-  response->set_token(session->buffers.add(std::move(buffer).value()));
-  return grpc::Status::OK;
+  NN_ASSIGN_OR_RETURN(const std::vector<hal::BufferRole> inputRoles, toRoles(request.input_roles(), "input_roles"));
+  NN_ASSIGN_OR_RETURN(const std::vector<hal::BufferRole> outputRoles, toRoles(request.output_roles(), "output_roles"));
+  const hal::BufferDesc desc{{request.dimensions().begin(), request.dimensions().end()}};
+  NN_RETURN_IF_ERROR(hal::validateBufferRoles(desc, models, inputRoles, outputRoles));
+  NN_RETURN_IF_ERROR(checkHolding(session.buffers.size(), session.limits().deviceBuffers, "device buffers",
+                                  "session_quotas.device_buffers"));
+  NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer, device->allocate(desc, preparedModels, inputRoles, outputRoles));
+  wire::AllocateBufferResponse response;
+  response.set_token(session.buffers.add(std::move(buffer)));
+  return response;
 }
 
-grpc::Status AcceleratorService::CopyToBuffer(grpc::ServerContextBase* context, const wire::CopyToBufferRequest* request,
-                                              wire::Empty*) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto buffer = session->buffers.find(request->token());
-  if (!buffer.ok()) return toGrpcStatus(buffer.error());
-  auto source = resolverFor(*session)(request->source());
-  if (!source.ok()) return toGrpcStatus(hal::withContext(source.error(), "source"));
-  return toGrpcStatus((*buffer)->copyFrom(*source, {request->dimensions().begin(), request->dimensions().end()}));
+hal::Result<wire::Empty> BufferRpcs::copyToBuffer(Session& session, const wire::CopyToBufferRequest& request) {
+  NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer, session.buffers.find(request.token()));
+  auto source = resolverFor(session)(request.source());
+  if (!source.ok()) return hal::withContext(source.error(), "source");
+  NN_RETURN_IF_ERROR(buffer->copyFrom(*source, {request.dimensions().begin(), request.dimensions().end()}));
+  return wire::Empty();
 }
 
-grpc::Status AcceleratorService::CopyFromBuffer(grpc::ServerContextBase* context, const wire::CopyFromBufferRequest* request,
-                                                wire::CopyFromBufferResponse* response) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto buffer = session->buffers.find(request->token());
-  if (!buffer.ok()) return toGrpcStatus(buffer.error());
-  auto destination = resolverFor(*session)(request->destination());
-  if (!destination.ok()) return toGrpcStatus(hal::withContext(destination.error(), "destination"));
-  if (auto copied = (*buffer)->copyTo(*destination); !copied.ok()) return toGrpcStatus(copied);
-  if (request->destination().kind_case() == wire::Memory::kRegisteredMemoryId) return grpc::Status::OK;
+hal::Result<wire::CopyFromBufferResponse> BufferRpcs::copyFromBuffer(Session& session,
+                                                                     const wire::CopyFromBufferRequest& request) {
+  NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer, session.buffers.find(request.token()));
+  auto destination = resolverFor(session)(request.destination());
+  if (!destination.ok()) return hal::withContext(destination.error(), "destination");
+  NN_RETURN_IF_ERROR(buffer->copyTo(*destination));
+  wire::CopyFromBufferResponse response;
+  if (request.destination().kind_case() == wire::Memory::kRegisteredMemoryId) return response;
   const uint64_t size = (*destination)->size();
   if (size > kMaxInlineOutputBytes) {
-    response->set_bulk_transfer_id(session->downloads.add({*destination, 0, size}));
+    response.set_bulk_transfer_id(session.downloads.add({*destination, 0, size}));
   } else {
-    response->set_data((*destination)->data(), size);
+    response.set_data((*destination)->data(), size);
   }
-  return grpc::Status::OK;
+  return response;
 }
 
-grpc::Status AcceleratorService::ReleaseBuffer(grpc::ServerContextBase* context, const wire::ReleaseBufferRequest* request,
-                                               wire::Empty*) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  return toGrpcStatus(session->buffers.erase(request->token()));
+hal::Result<wire::Empty> BufferRpcs::releaseBuffer(Session& session, const wire::ReleaseBufferRequest& request) {
+  NN_RETURN_IF_ERROR(session.buffers.erase(request.token()));
+  return wire::Empty();
 }
+
 }  // namespace nnremote::emulator

@@ -33,7 +33,7 @@ hal::Status BurstHandler::handle(const wire::BurstRequest& message, wire::BurstR
       response->set_serial(message.execute().serial());
       // An execution's failure is reported in band; the burst goes on.
       if (hal::Status status = execute(message.execute(), response); !status.ok()) {
-        *response->mutable_outcome()->mutable_error() = wire_conv::toWire(status.error());
+        *response->mutable_outcome()->mutable_error() = wire::toWire(status.error());
       }
       NN_VLOG(BURST) << "session " << session_->id() << " burst execution " << message.execute().serial() << ": "
                      << hal::toString(static_cast<ErrorStatus>(response->outcome().error().status()));
@@ -64,7 +64,7 @@ hal::Status BurstHandler::execute(const wire::BurstRequest::Execute& execute, wi
   if (execute.has_deadline()) call.deadline = &execute.deadline();
   if (execute.has_loop_timeout_duration()) call.loopTimeout = &execute.loop_timeout_duration();
   call.cachedPools = &cached;
-  NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session_, entry_, call));
+  NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(*session_, entry_, call));
   const auto outcome = burst_->execute(v.request, v.measure, v.deadline, v.loopTimeout);
   describeOutcome(*session_, v.wireRequest(execute.request()), v.request, *entry_.model, outcome,
                   response->mutable_outcome());

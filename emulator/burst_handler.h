@@ -10,8 +10,8 @@
 
 #include "emulator/session_registry.h"
 #include "hal/i_burst.h"
-#include "proto/conversions.h"
-#include "proto/nnremote.pb.h"
+#include "wire/conversions.h"
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
 
@@ -32,7 +32,7 @@ class BurstHandler {
   std::shared_ptr<Session> session_;
   PreparedModelEntry entry_;
   hal::SharedBurst burst_;
-  wire_conv::MemoryResolver resolve_;
+  wire::MemoryResolver resolve_;
   std::unordered_map<uint64_t, hal::SharedMemory> slots_;
   std::unordered_map<uint64_t, hal::IBurst::OptionalCacheHold> holds_;
 };

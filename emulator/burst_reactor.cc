@@ -9,9 +9,9 @@
 #include "emulator/caller_session.h"
 #include "emulator/grpc_handoff.h"
 #include "emulator/session_quotas.h"
-#include "proto/conversions.h"
-#include "proto/grpc_status.h"
-#include "proto/shared_queue.h"
+#include "wire/conversions.h"
+#include "wire/grpc_status.h"
+#include "wire/shared_queue.h"
 #include "hal/vlog.h"
 
 namespace nnremote::emulator {
@@ -19,7 +19,7 @@ namespace {
 
 using hal::ErrorStatus;
 using hal::makeError;
-using wire_conv::toGrpcStatus;
+using wire::toGrpcStatus;
 
 // A shared queue idle this long is parked: the pool thread serving it goes back to the pool.
 // Long enough that a client executing in a loop never sees it parked.
@@ -197,9 +197,9 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
         bytes.assign(reinterpret_cast<const char*>(queue_->receivedRequest()), size);
         if (!message.ParseFromString(bytes)) {
           *response.mutable_outcome()->mutable_error() =
-              wire_conv::toWire(makeError(ErrorStatus::INVALID_ARGUMENT) << "a shared-queue message does not parse");
+              wire::toWire(makeError(ErrorStatus::INVALID_ARGUMENT) << "a shared-queue message does not parse");
         } else if (hal::Status status = handler_->handle(message, &response); !status.ok()) {
-          *response.mutable_outcome()->mutable_error() = wire_conv::toWire(status.error());
+          *response.mutable_outcome()->mutable_error() = wire::toWire(status.error());
         }
         if (response.ByteSizeLong() > queue_->capacity()) {
           {

@@ -2,7 +2,7 @@
 // burst holds no thread. Stream messages are handled in order; executions run where
 // QuickExecutions places them (inline when quick, else on a WorkPool thread).
 // A same-host client gets a shared-memory queue too; the queue is served on a pool thread while
-// busy and parked when idle (proto/shared_queue.h), and the client wakes it over the stream.
+// busy and parked when idle (wire/shared_queue.h), and the client wakes it over the stream.
 #ifndef NNREMOTE_EMULATOR_BURST_REACTOR_H_
 #define NNREMOTE_EMULATOR_BURST_REACTOR_H_
 
@@ -12,7 +12,7 @@
 #include "emulator/quick_executions.h"
 #include "emulator/session_registry.h"
 #include "emulator/work_pool.h"
-#include "proto/nnremote.pb.h"
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
 

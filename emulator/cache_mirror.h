@@ -10,7 +10,7 @@
 
 #include "hal/result.h"
 #include "hal/types.h"
-#include "proto/nnremote.pb.h"
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
 

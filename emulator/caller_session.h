@@ -9,7 +9,7 @@
 
 #include "emulator/caller_identity.h"
 #include "emulator/session_registry.h"
-#include "proto/grpc_status.h"
+#include "wire/grpc_status.h"
 
 namespace nnremote::emulator {
 
@@ -24,7 +24,7 @@ inline grpc::Status callerSession(const Authenticator& authenticator, const Sess
   if (!found.ok()) {
     // NOT_FOUND tells a client that its session is gone (this server restarted) and nothing ran,
     // so it can open a new one and call again; the HAL error stays INVALID_ARGUMENT.
-    const grpc::Status refused = wire_conv::toGrpcStatus(found.error());
+    const grpc::Status refused = wire::toGrpcStatus(found.error());
     return grpc::Status(grpc::StatusCode::NOT_FOUND, refused.error_message(), refused.error_details());
   }
   *session = std::move(found).value();

@@ -1,18 +1,18 @@
 #include "emulator/device_scheduling.h"
 
-#include "scheduler/scheduled_device.h"
+#include "middleware/scheduled_device.h"
 
 namespace nnremote::emulator {
 
 hal::SharedDevice scheduleDevice(hal::BackendDevice device, const DeviceServingOptions& options) {
-  scheduler::SchedulerOptions scheduling;
+  middleware::SchedulerOptions scheduling;
   scheduling.timeline.engines = device.engines;
   scheduling.timeline.queueDepth = options.scheduling.queueDepth;
   scheduling.timeline.agingStep = options.scheduling.priorityAgingStep;
   scheduling.paceRealtime = options.paceRealtime;
   scheduling.time = options.time;
   scheduling.preparationTime = std::move(device.preparationTime);
-  return scheduler::ScheduledDevice::create(std::move(device.device), std::move(scheduling));
+  return middleware::ScheduledDevice::create(std::move(device.device), std::move(scheduling));
 }
 
 }  // namespace nnremote::emulator

@@ -1,5 +1,5 @@
 // Every device npu_emulator serves, whatever its backend, goes behind a scheduler of its own
-// (scheduler::ScheduledDevice): one busy device shared by all clients, with priorities,
+// (middleware::ScheduledDevice): one busy device shared by all clients, with priorities,
 // deadlines, queue limits and optional real-time pacing.
 #ifndef NNREMOTE_EMULATOR_DEVICE_SCHEDULING_H_
 #define NNREMOTE_EMULATOR_DEVICE_SCHEDULING_H_
@@ -9,14 +9,14 @@
 #include "emulator/server_config.h"
 #include "hal/backend_abi.h"
 #include "hal/compilation_cache.h"
-#include "scheduler/time_source.h"
+#include "middleware/time_source.h"
 
 namespace nnremote::emulator {
 
 struct DeviceServingOptions {
   bool paceRealtime = false;
   SchedulingLimits scheduling;
-  std::shared_ptr<const scheduler::TimeSource> time = scheduler::hostClock();
+  std::shared_ptr<const middleware::TimeSource> time = middleware::hostClock();
   // Seals the devices' compilation caches (npu_emulator --state-dir keeps it across restarts).
   hal::CacheSecret cacheSecret = hal::randomCacheSecret();
 };

@@ -13,7 +13,7 @@
 
 #include "emulator/accelerator_service.h"
 #include "emulator/descriptor_inbox.h"
-#include "proto/wire_constants.h"
+#include "wire/wire_constants.h"
 #include "emulator/caller_identity.h"
 #include "emulator/unix_listener.h"
 #include "hal/i_device.h"
@@ -22,7 +22,7 @@ namespace nnremote::emulator {
 
 // Where the emulator listens when not told otherwise: a unix socket, reachable only from this
 // host and free of port clashes.
-constexpr const char* kDefaultListenAddress = wire_conv::kDefaultServerAddress;
+constexpr const char* kDefaultListenAddress = wire::kDefaultServerAddress;
 
 // How clients prove who they are (docs/security.md). PEM contents, not paths.
 struct ServerSecurity {

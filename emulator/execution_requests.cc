@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "hal/operand_types.h"
-#include "proto/grpc_status.h"
+#include "wire/grpc_status.h"
 #include "hal/vlog.h"
 #include "emulator/wire_traffic.h"
 
@@ -11,7 +11,6 @@ namespace nnremote::emulator {
 
 using hal::ErrorStatus;
 using hal::makeError;
-using wire_conv::toGrpcStatus;
 
 namespace {
 
@@ -27,7 +26,7 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     std::string* data = response->add_output_data();
     const auto& location = request.outputs[i].location;
-    if (!wire_conv::outputTravelsBack(wireRequest, i)) {
+    if (!wire::outputTravelsBack(wireRequest, i)) {
       // Written in place: shared memory (or a device buffer, which stays on the server).
       if (location.poolIndex < request.pools.size() &&
           std::holds_alternative<hal::SharedMemory>(request.pools[location.poolIndex])) {
@@ -57,7 +56,7 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
 
 }  // namespace
 
-wire_conv::MemoryResolver resolverFor(Session& session) {
+wire::MemoryResolver resolverFor(Session& session) {
   return [&session](const wire::Memory& memory) -> hal::Result<hal::SharedMemory> {
     Transport transport = Transport::INLINE;
     auto resolve = [&]() -> hal::Result<hal::SharedMemory> {
@@ -69,7 +68,7 @@ wire_conv::MemoryResolver resolverFor(Session& session) {
           transport = Transport::BULK;
           return session.uploads.take(memory.bulk_transfer_id());
         default:
-          return wire_conv::resolveInlineOnly(memory);
+          return wire::resolveInlineOnly(memory);
       }
     };
     hal::Result<hal::SharedMemory> resolved = resolve();
@@ -105,14 +104,13 @@ hal::Result<QuotaSlot> enterExecution(Session& session) {
                          "session_quotas.executions_in_flight");
 }
 
-hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, PreparedModelEntry entry,
+hal::Result<ValidatedExecution> validateExecution(Session& session, PreparedModelEntry entry,
                                                   const ExecutionCall& call) {
   ValidatedExecution v;
-  v.session = std::move(session);
   v.entry = std::move(entry);
   if (call.deadline != nullptr) {
     NN_RETURN_IF_ERROR(checkWireDuration(call.deadline->nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
-    v.deadline = wire_conv::deadlineFromWire(*call.deadline, /*present=*/true);
+    v.deadline = wire::deadlineFromWire(*call.deadline, /*present=*/true);
   }
   if (call.measure != wire::MEASURE_TIMING_NO && call.measure != wire::MEASURE_TIMING_YES) {
     return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT)
@@ -136,13 +134,13 @@ hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> sessi
       patched.mutable_pools(static_cast<int>(pool))->mutable_memory()->mutable_inline_data()->set_size(0);
     }
   }
-  NN_ASSIGN_OR_RETURN(v.request, wire_conv::fromWire(v.wireRequest(*call.request), resolverFor(*v.session)));
-  NN_RETURN_IF_ERROR(resolveBuffers(*v.session, &v.request));
+  NN_ASSIGN_OR_RETURN(v.request, wire::fromWire(v.wireRequest(*call.request), resolverFor(session)));
+  NN_RETURN_IF_ERROR(resolveBuffers(session, &v.request));
   if (call.cachedPools != nullptr) {
     for (const auto& [pool, memory] : *call.cachedPools) v.request.pools[pool] = memory;
   }
   NN_RETURN_IF_ERROR(hal::validateRequestForModel(v.request, *v.entry.model, /*allowPointers=*/false));
-  NN_ASSIGN_OR_RETURN(QuotaSlot slot, enterExecution(*v.session));
+  NN_ASSIGN_OR_RETURN(QuotaSlot slot, enterExecution(session));
   v.inFlight.emplace(std::move(slot));
   return v;
 }
@@ -151,26 +149,26 @@ void describeOutcome(Session& session, const wire::Request& wireRequest, const h
                      const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
                      wire::ExecutionOutcome* described) {
   if (!outcome.ok()) {
-    *described->mutable_error() = wire_conv::toWire(outcome.error());
+    *described->mutable_error() = wire::toWire(outcome.error());
     return;
   }
-  for (const auto& shape : outcome->outputShapes) *described->add_output_shapes() = wire_conv::toWire(shape);
-  *described->mutable_timing() = wire_conv::toWire(outcome->timing);
-  if (outcome->profile) *described->mutable_profile() = wire_conv::toWire(*outcome->profile);
+  for (const auto& shape : outcome->outputShapes) *described->add_output_shapes() = wire::toWire(shape);
+  *described->mutable_timing() = wire::toWire(outcome->timing);
+  if (outcome->profile) *described->mutable_profile() = wire::toWire(*outcome->profile);
   collectOutputs(session, wireRequest, request, model, *outcome, described);
 }
 
-grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
-                     wire::ExecuteResponse* response) {
+hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                                           const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome) {
   NN_VLOG(EXECUTION) << "session " << session.id() << " execution: " << model.main.operations.size() << " operations, "
                      << (outcome.ok() ? std::string("NO_ERROR") : std::string(hal::toString(outcome.error().code)) + " (" +
                                                                       outcome.error().message + ")")
                      << (outcome.ok() && outcome->timing.timeOnDevice.has_value()
                              ? ", device " + std::to_string(outcome->timing.timeOnDevice->count() / 1000) + " us"
                              : std::string());
-  if (!outcome.ok()) return toGrpcStatus(outcome.error());
-  describeOutcome(session, wireRequest, request, model, outcome, response->mutable_outcome());
-  return grpc::Status::OK;
+  if (!outcome.ok()) return outcome.error();
+  wire::ExecuteResponse response;
+  describeOutcome(session, wireRequest, request, model, outcome, response.mutable_outcome());
+  return response;
 }
 }  // namespace nnremote::emulator

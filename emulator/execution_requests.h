@@ -16,7 +16,7 @@
 #include "emulator/session_quotas.h"
 #include "emulator/session_registry.h"
 #include "hal/validation.h"
-#include "proto/conversions.h"
+#include "wire/conversions.h"
 
 namespace nnremote::emulator {
 
@@ -25,7 +25,7 @@ constexpr uint64_t kMaxInlineOutputBytes = uint64_t{4} << 20;
 
 // Resolves the memories a model or request names: inline bytes, the session's registered shared
 // memory, or one of its bulk uploads (used up by this call).
-wire_conv::MemoryResolver resolverFor(Session& session);
+wire::MemoryResolver resolverFor(Session& session);
 
 // Replaces the memory-domain tokens of a request with the session's device buffers, so only
 // buffers this session allocated can be used.
@@ -39,7 +39,6 @@ hal::Result<QuotaSlot> enterExecution(Session& session);
 
 // What every execution RPC resolves and checks before a device sees anything.
 struct ValidatedExecution {
-  std::shared_ptr<Session> session;
   PreparedModelEntry entry;
   hal::Request request;
   hal::MeasureTiming measure = hal::MeasureTiming::NO;
@@ -69,13 +68,13 @@ struct ExecutionCall {
 // stream and on its shared queue), so they refuse the same things with the same messages, in the
 // same order: durations, measure, the request (decoded, its buffers and cached pools resolved,
 // validated against the model the server kept), then the session's in-flight quota.
-hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, PreparedModelEntry entry,
+hal::Result<ValidatedExecution> validateExecution(Session& session, PreparedModelEntry entry,
                                                   const ExecutionCall& call);
 
 // ExecutionCall of an ExecuteRequest, ExecuteFencedRequest or CreateReusableExecutionRequest.
 template <typename Call>
-hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> session, const Call& call) {
-  NN_ASSIGN_OR_RETURN(PreparedModelEntry entry, session->preparedModels.find(call.prepared_model_id()));
+hal::Result<ValidatedExecution> validateExecution(Session& session, const Call& call) {
+  NN_ASSIGN_OR_RETURN(PreparedModelEntry entry, session.preparedModels.find(call.prepared_model_id()));
   ExecutionCall parts;
   parts.request = &call.request();
   parts.measure = call.measure();
@@ -83,7 +82,7 @@ hal::Result<ValidatedExecution> validateExecution(std::shared_ptr<Session> sessi
     if (call.has_deadline()) parts.deadline = &call.deadline();
   }
   if (call.has_loop_timeout_duration()) parts.loopTimeout = &call.loop_timeout_duration();
-  return validateExecution(std::move(session), std::move(entry), parts);
+  return validateExecution(session, std::move(entry), parts);
 }
 
 // An execution's outcome as every executor sends it: the error; or shapes, timing, profile and
@@ -92,11 +91,10 @@ void describeOutcome(Session& session, const wire::Request& wireRequest, const h
                      const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
                      wire::ExecutionOutcome* described);
 
-// describeOutcome for a success; the error's gRPC status otherwise (a failed synchronous
-// execution is a failed RPC).
-grpc::Status respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
-                     wire::ExecuteResponse* response);
+// describeOutcome for a success; the error otherwise (a failed synchronous execution is a failed
+// RPC).
+hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                                           const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome);
 
 }  // namespace nnremote::emulator
 

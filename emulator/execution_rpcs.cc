@@ -1,44 +1,53 @@
-#include "emulator/accelerator_service.h"
+#include "emulator/execution_rpcs.h"
 
 #include <cstring>
 
 #include "emulator/execution_requests.h"
 #include "emulator/fence_waits.h"
 #include "hal/execution_adapters.h"
-#include "proto/conversions.h"
-#include "proto/grpc_status.h"
 #include "hal/vlog.h"
+#include "wire/conversions.h"
 
 namespace nnremote::emulator {
 
 using hal::ErrorStatus;
 using hal::makeError;
-using wire_conv::toGrpcStatus;
 
-grpc::Status AcceleratorService::Execute(grpc::ServerContextBase* context, const wire::ExecuteRequest* request,
-                                         wire::ExecuteResponse* response) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto v = validateExecution(session, *request);
-  if (!v.ok()) return toGrpcStatus(v.error());
-  auto outcome = v->entry.preparedModel->execute(v->request, v->measure, v->deadline, v->loopTimeout);
-  return respond(*v->session, request->request(), v->request, *v->entry.model, outcome, response);
+void ExecutionRpcs::addTo(RpcTable& table) {
+  // Inline when it was quick last time and no other execution runs inline; else on the pool.
+  table.add("Execute", Runs::kAsExecution, this, &ExecutionRpcs::execute,
+            +[](const wire::ExecuteRequest& request) -> QuickExecutions::Key {
+              return {request.session_id(), request.prepared_model_id()};
+            });
+  table.add("ComputeReusableExecution", Runs::kAsExecution, this, &ExecutionRpcs::computeReusableExecution,
+            +[](const wire::ComputeReusableExecutionRequest& request) -> QuickExecutions::Key {
+              return {request.session_id(), request.reusable_execution_id()};
+            });
+  // Answered at once: the execution runs on the pool, and the client waits elsewhere.
+  table.add("StartExecution", Runs::kNow, this, &ExecutionRpcs::startExecution);
+  table.add("ExecuteFenced", Runs::kNow, this, &ExecutionRpcs::executeFenced);
+  // On the pool: they reach a device.
+  table.add("CreateReusableExecution", Runs::kOnPool, this, &ExecutionRpcs::createReusableExecution);
+  table.add("ReleaseReusableExecution", Runs::kOnPool, this, &ExecutionRpcs::releaseReusableExecution);
 }
 
-grpc::Status AcceleratorService::StartExecution(grpc::ServerContextBase* context, const wire::ExecuteRequest* request,
-                                                wire::StartExecutionResponse* response) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto v = validateExecution(session, *request);
-  if (!v.ok()) return toGrpcStatus(v.error());
+hal::Result<wire::ExecuteResponse> ExecutionRpcs::execute(Session& session, const wire::ExecuteRequest& request) {
+  NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session, request));
+  auto outcome = v.entry.preparedModel->execute(v.request, v.measure, v.deadline, v.loopTimeout);
+  return respond(session, request.request(), v.request, *v.entry.model, outcome);
+}
+
+hal::Result<wire::StartExecutionResponse> ExecutionRpcs::startExecution(Session& session,
+                                                                        const wire::ExecuteRequest& request) {
+  NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session, request));
   auto started = std::make_shared<StartedExecution>();
-  started->wireRequest = request->request();
-  started->request = v->request;
-  started->model = v->entry.model;
+  started->wireRequest = request.request();
+  started->request = v.request;
+  started->model = v.entry.model;
   // The execution runs on a pool thread; AwaitExecution waits for `done` without one.
-  pool_.submit([started, preparedModel = v->entry.preparedModel, measure = v->measure,
-                deadline = v->deadline, loopTimeout = v->loopTimeout,
-                inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v->inFlight))]() {
+  pool_.submit([started, preparedModel = v.entry.preparedModel, measure = v.measure, deadline = v.deadline,
+                loopTimeout = v.loopTimeout,
+                inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v.inFlight))]() {
     auto outcome = preparedModel->execute(started->request, measure, deadline, loopTimeout);
     inFlight->reset();
     {
@@ -47,117 +56,92 @@ grpc::Status AcceleratorService::StartExecution(grpc::ServerContextBase* context
     }
     started->done.signal();
   });
-  response->set_execution_id(session->startedExecutions.add(std::move(started)));
-  return grpc::Status::OK;
+  wire::StartExecutionResponse response;
+  response.set_execution_id(session.startedExecutions.add(std::move(started)));
+  return response;
 }
 
-grpc::Status AcceleratorService::CreateReusableExecution(grpc::ServerContextBase* context,
-                                                         const wire::CreateReusableExecutionRequest* request,
-                                                         wire::CreateReusableExecutionResponse* response) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto v = validateExecution(session, *request);
-  if (!v.ok()) return toGrpcStatus(v.error());
-  auto execution = v->entry.preparedModel->createReusableExecution(v->request, v->measure, v->loopTimeout);
-  if (!execution.ok()) return toGrpcStatus(execution.error());
+hal::Result<wire::CreateReusableExecutionResponse> ExecutionRpcs::createReusableExecution(
+    Session& session, const wire::CreateReusableExecutionRequest& request) {
+  NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session, request));
+  NN_ASSIGN_OR_RETURN(hal::SharedExecution execution,
+                      v.entry.preparedModel->createReusableExecution(v.request, v.measure, v.loopTimeout));
   auto reusable = std::make_shared<ReusableExecution>();
-  reusable->execution = *execution;
-  reusable->wireRequest = request->request();
-  reusable->request = v->request;
-  reusable->model = v->entry.model;
-  response->set_reusable_execution_id(v->session->reusableExecutions.add(std::move(reusable)));
-  return grpc::Status::OK;
+  reusable->execution = std::move(execution);
+  reusable->wireRequest = request.request();
+  reusable->request = v.request;
+  reusable->model = v.entry.model;
+  wire::CreateReusableExecutionResponse response;
+  response.set_reusable_execution_id(session.reusableExecutions.add(std::move(reusable)));
+  return response;
 }
 
-grpc::Status AcceleratorService::ComputeReusableExecution(grpc::ServerContextBase* context,
-                                                          const wire::ComputeReusableExecutionRequest* request,
-                                                          wire::ExecuteResponse* response) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  auto reusable = session->reusableExecutions.find(request->reusable_execution_id());
-  if (!reusable.ok()) return toGrpcStatus(reusable.error());
-  ReusableExecution& r = **reusable;
-  if (auto deadline = checkWireDuration(request->deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now");
-      !deadline.ok()) {
-    return toGrpcStatus(deadline.error());
-  }
-  auto inFlight = enterExecution(*session);
-  if (!inFlight.ok()) return toGrpcStatus(inFlight.error());
+hal::Result<wire::ExecuteResponse> ExecutionRpcs::computeReusableExecution(
+    Session& session, const wire::ComputeReusableExecutionRequest& request) {
+  NN_ASSIGN_OR_RETURN(std::shared_ptr<ReusableExecution> reusable,
+                      session.reusableExecutions.find(request.reusable_execution_id()));
+  ReusableExecution& r = *reusable;
+  NN_RETURN_IF_ERROR(checkWireDuration(request.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
+  NN_ASSIGN_OR_RETURN(QuotaSlot inFlight, enterExecution(session));
   std::lock_guard<std::mutex> lock(r.mutex);
   // New contents for inline pools, written into the memory the execution reads.
-  for (const auto& [pool, bytes] : request->updated_pools()) {
+  for (const auto& [pool, bytes] : request.updated_pools()) {
     if (pool >= static_cast<uint32_t>(r.wireRequest.pools_size()) ||
         r.wireRequest.pools(pool).memory().kind_case() != wire::Memory::kInlineData) {
-      return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
-                          << "updated_pools names request.pools[" << pool << "], which is not an inline pool");
+      return hal::invalidArgument() << "updated_pools names request.pools[" << pool << "], which is not an inline pool";
     }
     const auto& memory = std::get<hal::SharedMemory>(r.request.pools[pool]);
     if (bytes.size() != memory->size()) {
-      return toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
-                          << "updated_pools[" << pool << "] has " << bytes.size() << " bytes for a pool of "
-                          << memory->size());
+      return hal::invalidArgument() << "updated_pools[" << pool << "] has " << bytes.size() << " bytes for a pool of "
+                                    << memory->size();
     }
     std::memcpy(memory->data(), bytes.data(), bytes.size());
   }
-  const auto outcome =
-      r.execution->compute(wire_conv::deadlineFromWire(request->deadline(), request->has_deadline()));
-  return respond(*session, r.wireRequest, r.request, *r.model, outcome, response);
+  const auto outcome = r.execution->compute(wire::deadlineFromWire(request.deadline(), request.has_deadline()));
+  return respond(session, r.wireRequest, r.request, *r.model, outcome);
 }
 
-grpc::Status AcceleratorService::ReleaseReusableExecution(grpc::ServerContextBase* context,
-                                                          const wire::ReleaseReusableExecutionRequest* request,
-                                                          wire::Empty*) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
-  return toGrpcStatus(session->reusableExecutions.erase(request->reusable_execution_id()));
+hal::Result<wire::Empty> ExecutionRpcs::releaseReusableExecution(Session& session,
+                                                                 const wire::ReleaseReusableExecutionRequest& request) {
+  NN_RETURN_IF_ERROR(session.reusableExecutions.erase(request.reusable_execution_id()));
+  return wire::Empty();
 }
 
-grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context, const wire::ExecuteFencedRequest* request,
-                                               wire::ExecuteFencedResponse* response) {
-  std::shared_ptr<Session> session;
-  if (auto refused = callerSession(*context, request->session_id(), &session); !refused.ok()) return refused;
+hal::Result<wire::ExecuteFencedResponse> ExecutionRpcs::executeFenced(Session& session,
+                                                                      const wire::ExecuteFencedRequest& request) {
   // Fences the client let go of are forgotten first, so a client that keeps executing never
   // reaches the fence quota with fences nobody can name any more.
-  for (uint64_t id : request->release_fence_ids()) (void)session->fences.erase(id);
-  auto v = validateExecution(session, *request);
-  if (!v.ok()) return toGrpcStatus(v.error());
+  for (uint64_t id : request.release_fence_ids()) (void)session.fences.erase(id);
+  NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session, request));
   std::vector<std::pair<uint64_t, hal::SyncFence>> waitFor;
-  for (int i = 0; i < request->wait_for_fence_ids_size(); ++i) {
-    auto fence = session->fences.find(request->wait_for_fence_ids(i));
-    if (!fence.ok()) {
-      return toGrpcStatus(hal::withContext(fence.error(), "wait_for_fence_ids[" + std::to_string(i) + "]"));
-    }
-    waitFor.emplace_back(request->wait_for_fence_ids(i), *fence);
+  for (int i = 0; i < request.wait_for_fence_ids_size(); ++i) {
+    auto fence = session.fences.find(request.wait_for_fence_ids(i));
+    if (!fence.ok()) return hal::withContext(fence.error(), "wait_for_fence_ids[" + std::to_string(i) + "]");
+    waitFor.emplace_back(request.wait_for_fence_ids(i), *fence);
   }
-  const hal::OptionalTimePoint deadline = v->deadline;
+  const hal::OptionalTimePoint deadline = v.deadline;
   hal::OptionalDuration afterFence;
-  if (auto after = checkWireDuration(request->timeout_duration_after_fence().nanoseconds(),
-                                     "timeout_duration_after_fence");
-      !after.ok()) {
-    return toGrpcStatus(after.error());
+  NN_RETURN_IF_ERROR(
+      checkWireDuration(request.timeout_duration_after_fence().nanoseconds(), "timeout_duration_after_fence"));
+  if (request.has_timeout_duration_after_fence()) {
+    afterFence = hal::Duration(request.timeout_duration_after_fence().nanoseconds());
   }
-  if (request->has_timeout_duration_after_fence()) {
-    afterFence = hal::Duration(request->timeout_duration_after_fence().nanoseconds());
-  }
-
-  if (auto quota = checkHolding(session->fences.size(), session->limits().fences, "fences", "session_quotas.fences");
-      !quota.ok()) {
-    return toGrpcStatus(quota.error());
-  }
+  NN_RETURN_IF_ERROR(checkHolding(session.fences.size(), session.limits().fences, "fences", "session_quotas.fences"));
   auto execution = std::make_shared<FencedExecution>();
-  response->set_sync_fence_id(session->fences.add(execution->done));
-  response->set_execution_id(session->fencedExecutions.add(execution));
-  NN_VLOG(FENCE) << "session " << session->id() << " fenced execution " << response->execution_id() << " waits for "
-                 << waitFor.size() << " fences, signals fence " << response->sync_fence_id();
+  wire::ExecuteFencedResponse response;
+  response.set_sync_fence_id(session.fences.add(execution->done));
+  response.set_execution_id(session.fencedExecutions.add(execution));
+  NN_VLOG(FENCE) << "session " << session.id() << " fenced execution " << response.execution_id() << " waits for "
+                 << waitFor.size() << " fences, signals fence " << response.sync_fence_id();
   // The call returns at once, so chains of fenced executions proceed on the server without the
   // client. Nothing waits on a thread: the last fence to signal (or the deadline's timer) hands
   // the execution to the pool. The session is held weakly until then: its fences end in error
   // when it goes (~Session), which ends the wait.
   const auto called = hal::Clock::now();
-  std::weak_ptr<Session> weakSession = session;
-  auto launch = [this, weakSession, entry = v->entry, halRequest = std::move(v->request),
-                 wireRequest = request->request(), execution, deadline, loopTimeout = v->loopTimeout, afterFence,
-                 measure = v->measure, inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v->inFlight)),
+  std::weak_ptr<Session> weakSession = session.weak_from_this();
+  auto launch = [this, weakSession, entry = v.entry, halRequest = std::move(v.request),
+                 wireRequest = request.request(), execution, deadline, loopTimeout = v.loopTimeout, afterFence,
+                 measure = v.measure, inFlight = std::make_shared<std::optional<QuotaSlot>>(std::move(v.inFlight)),
                  called](hal::Status fencesSignaled) mutable {
     // Ends the execution with `status`; a success's outcome is already described.
     auto finish = [execution, inFlight](hal::Status status) {
@@ -166,7 +150,7 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context,
       inFlight->reset();
       if (!status.ok()) {
         std::lock_guard<std::mutex> lock(execution->mutex);
-        *execution->outcome.mutable_error() = wire_conv::toWire(status.error());
+        *execution->outcome.mutable_error() = wire::toWire(status.error());
       }
       execution->done.signal(/*error=*/!status.ok());
     };
@@ -189,12 +173,12 @@ grpc::Status AcceleratorService::ExecuteFenced(grpc::ServerContextBase* context,
       {
         std::lock_guard<std::mutex> lock(execution->mutex);
         describeOutcome(*session, wireRequest, halRequest, *entry.model, outcome, &execution->outcome);
-        *execution->outcome.mutable_timing_fenced() = wire_conv::toWire(fenced);
+        *execution->outcome.mutable_timing_fenced() = wire::toWire(fenced);
       }
       finish({});
     });
   };
   awaitAllFences(std::move(waitFor), deadline, timers_, std::move(launch));
-  return grpc::Status::OK;
+  return response;
 }
 }  // namespace nnremote::emulator

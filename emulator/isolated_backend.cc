@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "emulator/remote_devices.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 
 namespace nnremote::emulator {
 
@@ -77,7 +77,7 @@ hal::Result<hal::SharedPreparedModel> burstBacked(hal::Result<hal::SharedPrepare
 }  // namespace
 
 IsolatedDevice::IsolatedDevice(hal::SharedDevice inner, std::shared_ptr<BackendProcess> process)
-    : SupervisedDevice(std::move(inner)), process_(std::move(process)) {}
+    : middleware::SupervisedDevice(std::move(inner)), process_(std::move(process)) {}
 
 hal::Result<hal::SharedPreparedModel> IsolatedDevice::prepareModel(
     const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,

@@ -22,12 +22,12 @@ namespace nnremote::emulator {
 // Sync executions of a model executed again and again ride bursts over the shared-memory queue
 // to the child (the child is on this host) rather than a gRPC call each, which makes the process
 // hop cheaper. Other executors go as they come.
-class IsolatedDevice final : public SupervisedDevice {
+class IsolatedDevice final : public middleware::SupervisedDevice {
  public:
   IsolatedDevice(hal::SharedDevice inner, std::shared_ptr<BackendProcess> process);
 
   const BackendProcess& process() const { return *process_; }
-  DeviceHealth health() const override { return process_->health(); }
+  middleware::DeviceHealth health() const override { return process_->health(); }
 
   hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
                                                      hal::Priority priority, const hal::OptionalTimePoint& deadline,

@@ -1,42 +1,23 @@
 // npu_emulator: serves simulated NPUs over gRPC. See --help.
-#include <signal.h>
-
-#include <cstring>
-#include <optional>
-#include <fstream>
+#include <chrono>
 #include <iostream>
-#include <sstream>
 #include <string>
-#include <thread>
-
-#include <set>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
+#include "drivers/proxy/channel_security.h"
 #include "emulator/backend_host.h"
 #include "emulator/backend_loader.h"
-#include "emulator/device_scheduling.h"
-#include "emulator/emulator_server.h"
-#include "emulator/fault_injection.h"
-#include "emulator/graph_dump_device.h"
-#include "emulator/isolated_backend.h"
-#include "emulator/pool_records.h"
-#include "emulator/prometheus_metrics.h"
-#include "emulator/recording_device.h"
+#include "emulator/device_stack.h"
 #include "emulator/remote_devices.h"
+#include "emulator/serve_until_stopped.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
 #include "hal/file_contents.h"
-#include "hal/vlog.h"
-#include "farm/pool_registration.h"
 #include "flags/command_line.h"
 #include "flags/flag_types.h"
 #include "flags/named_flag.h"
-#include "proxy_driver/channel_security.h"
 
 namespace {
 
@@ -89,7 +70,7 @@ timeline (docs/scheduler.md).
                     this binary or at $NNREMOTE_SIM_BACKEND); --config=X is --backend=it:X.
   --backend=PATH.so[:ARG]
                     also serve the devices of a backend library (docs/backends.md), e.g.
-                    bazel-bin/backends/armnn/armnn_backend.so:CpuRef; ARG is the library's own.
+                    bazel-bin/drivers/armnn/armnn_backend.so:CpuRef; ARG is the library's own.
                     Repeatable. With --backend and no --config, only the backends' devices are
                     served. A library that cannot be loaded, speaks another ABI version or fails
                     is reported here, at startup.
@@ -195,64 +176,6 @@ nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::stri
   return {};
 }
 
-// How --backend libraries are served: in supervised child processes of their own (`isolation`
-// gives each one's limits), or, with --backend-in-process, loaded here (null).
-struct BackendHosting {
-  const nnremote::emulator::ServerLimits* isolation = nullptr;
-  std::string fault;  // --fault aimed at a device, which may be a backend host's
-};
-
-// The devices --config and --backend name: remote devices as they are (the far server schedules
-// them), backend libraries' devices and the simulator's (in process), each behind a scheduler of
-// its own. Two devices may not share a name: clients pick devices by name.
-nnremote::hal::Result<std::vector<nnremote::hal::SharedDevice>> servedDevices(
-    const std::string& config, const std::vector<nnremote::emulator::BackendSpec>& backends,
-    const nnremote::emulator::DeviceServingOptions& options, const nnremote::proxy::ConnectionOptions& remoteOptions,
-    const BackendHosting& hosting) {
-  using nnremote::emulator::kRemoteConfigPrefix;
-  std::vector<nnremote::hal::SharedDevice> devices;
-  std::string simulated;  // the --config entries the simulator serves
-  for (absl::string_view entry : absl::StrSplit(config, ',', absl::SkipEmpty())) {
-    if (!absl::ConsumePrefix(&entry, kRemoteConfigPrefix)) {
-      absl::StrAppend(&simulated, simulated.empty() ? "" : ",", entry);
-      continue;
-    }
-    NN_ASSIGN_OR_RETURN(auto remote, nnremote::emulator::connectRemoteDevices(std::string(entry), remoteOptions));
-    devices.insert(devices.end(), remote.begin(), remote.end());
-  }
-  std::vector<nnremote::emulator::BackendSpec> inProcess;
-  if (!simulated.empty()) {
-    auto library = nnremote::emulator::bundledSimulatorBackend();
-    if (!library.ok()) return nnremote::hal::withContext(library.error(), "--config");
-    inProcess.push_back({*library, simulated, "--config=" + simulated});
-  }
-  for (const auto& backend : backends) {
-    if (hosting.isolation == nullptr) {
-      inProcess.push_back(backend);
-      continue;
-    }
-    nnremote::emulator::BackendProcessOptions host;
-    host.spec = backend;
-    host.limits = hosting.isolation->isolationFor(backend.path);
-    host.cacheSecret = options.cacheSecret;
-    host.fault = hosting.fault;
-    NN_ASSIGN_OR_RETURN(auto isolated, nnremote::emulator::startIsolatedBackend(std::move(host)));
-    for (auto& device : isolated) devices.push_back(nnremote::emulator::scheduleDevice(std::move(device), options));
-  }
-  for (const auto& backend : inProcess) {
-    NN_ASSIGN_OR_RETURN(auto loaded, nnremote::emulator::loadBackend(backend, options.cacheSecret));
-    for (auto& device : loaded) devices.push_back(nnremote::emulator::scheduleDevice(std::move(device), options));
-  }
-  std::set<std::string> names;
-  for (const auto& device : devices) {
-    if (!names.insert(device->getName()).second) {
-      return nnremote::hal::invalidArgument() << "two devices are named " << device->getName()
-                                              << "; each device must have a name of its own";
-    }
-  }
-  return devices;
-}
-
 }  // namespace
 
 // The help text of each flag is the short form; the usage text above explains them
@@ -317,212 +240,93 @@ void collectBackendFlag() {
   if (std::string value = absl::GetFlag(FLAGS_backend); !value.empty()) backendFlags().push_back(std::move(value));
 }
 
+namespace nnremote::emulator {
+namespace {
+
+// What the flags ask for. `limits` is --server-config's; the stack's isolation points into it.
+struct EmulatorOptions {
+  ServerLimits limits;
+  DeviceStackOptions stack;
+  RunOptions run;
+};
+
+// Every error names its flag; npu_emulator exits with status 2 on one.
+hal::Status readFlags(EmulatorOptions* options) {
+  DeviceStackOptions& stack = options->stack;
+  RunOptions& run = options->run;
+  stack.config = absl::GetFlag(FLAGS_config);
+  if (stack.config.empty() && backendFlags().empty()) stack.config = "default";
+  for (const auto& flag : backendFlags()) {
+    NN_ASSIGN_OR_RETURN(auto spec, parseBackendSpec(flag));
+    stack.backends.push_back(std::move(spec));
+  }
+  if (const std::string serverConfig = absl::GetFlag(FLAGS_server_config); !serverConfig.empty()) {
+    auto loaded = loadServerConfig(serverConfig);
+    if (!loaded.ok()) return hal::withContext(loaded.error(), "--server-config");
+    options->limits = *loaded;
+  }
+  run.listen = absl::GetFlag(FLAGS_listen);
+  run.server.session = options->limits.session;
+  run.server.clientAccess = options->limits.clientAccess;
+  run.server.security.insecureTcp = absl::GetFlag(FLAGS_insecure);
+  NN_RETURN_IF_ERROR(readSecurityFiles(absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
+                                       absl::GetFlag(FLAGS_client_ca), &run.server.security));
+  if (const std::string tokens = absl::GetFlag(FLAGS_tokens); !tokens.empty()) {
+    auto table = loadTokenFile(tokens);
+    if (!table.ok()) return hal::withContext(table.error(), "--tokens");
+    run.server.security.tokens = std::move(table).value();
+  }
+  if (const std::string socketGroup = absl::GetFlag(FLAGS_socket_group); !socketGroup.empty()) {
+    NN_ASSIGN_OR_RETURN(run.server.security.socketGroup, groupId(socketGroup));
+  }
+  stack.serving.paceRealtime = run.paceRealtime = absl::GetFlag(FLAGS_pace) == Pace::kRealtime;
+  stack.serving.scheduling = options->limits.scheduling;
+  if (const std::string stateDir = absl::GetFlag(FLAGS_state_dir); !stateDir.empty()) {
+    auto secret = hal::loadOrCreateCacheSecret(stateDir);
+    if (!secret.ok()) return hal::withContext(secret.error(), "--state-dir");
+    stack.serving.cacheSecret = *secret;
+  }
+  stack.remote = chainedConnectionOptions();
+  NN_ASSIGN_OR_RETURN(stack.remote.security,
+                      proxy::readChannelSecurity({absl::GetFlag(FLAGS_remote_tls_ca), absl::GetFlag(FLAGS_remote_tls_cert),
+                                                  absl::GetFlag(FLAGS_remote_tls_key),
+                                                  absl::GetFlag(FLAGS_remote_tls_server_name),
+                                                  absl::GetFlag(FLAGS_remote_token_file)},
+                                                 "--remote-"));
+  if (!absl::GetFlag(FLAGS_backend_in_process)) stack.isolation = &options->limits;
+  stack.fault = run.fault = absl::GetFlag(FLAGS_fault);
+  stack.dumpGraphs = absl::GetFlag(FLAGS_dump_graphs);
+  stack.record = absl::GetFlag(FLAGS_record);
+  run.metrics = absl::GetFlag(FLAGS_metrics);
+  run.etcd = absl::GetFlag(FLAGS_etcd);
+  run.advertise = absl::GetFlag(FLAGS_advertise);
+  run.pool = absl::GetFlag(FLAGS_pool);
+  run.etcdTtl = std::chrono::seconds(absl::GetFlag(FLAGS_etcd_ttl).value);
+  return {};
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
+
 int main(int argc, char** argv) {
-  nnremote::emulator::turnOffAbslDeadlockDetection();
-  nnremote::emulator::raiseOpenFileLimit();
+  using namespace nnremote::emulator;
+  turnOffAbslDeadlockDetection();
+  raiseOpenFileLimit();
   const std::vector<std::string> positional = nnremote::flags::parseCommandLine(argc, argv, kUsage);
   if (!positional.empty()) {
     std::cerr << "npu_emulator: unexpected argument '" << positional.front() << "' (flags are --name=VALUE)\n";
     return 2;
   }
-  if (const int channel = absl::GetFlag(FLAGS_backend_host); channel >= 0) {
-    return nnremote::emulator::runBackendHost(channel);
-  }
-  std::string config = absl::GetFlag(FLAGS_config);
-  const std::string listen = absl::GetFlag(FLAGS_listen), fault = absl::GetFlag(FLAGS_fault);
-  nnremote::proxy::ChannelSecurityFiles remoteSecurity{
-      absl::GetFlag(FLAGS_remote_tls_ca), absl::GetFlag(FLAGS_remote_tls_cert), absl::GetFlag(FLAGS_remote_tls_key),
-      absl::GetFlag(FLAGS_remote_tls_server_name), absl::GetFlag(FLAGS_remote_token_file)};
-  nnremote::emulator::ServerOptions serverOptions;
-  serverOptions.security.insecureTcp = absl::GetFlag(FLAGS_insecure);
-  if (config.empty() && backendFlags().empty()) config = "default";
-  std::vector<nnremote::emulator::BackendSpec> backends;
-  for (const auto& flag : backendFlags()) {
-    auto spec = nnremote::emulator::parseBackendSpec(flag);
-    if (!spec.ok()) {
-      std::cerr << "npu_emulator: " << spec.error().message << "\n";
-      return 2;
-    }
-    backends.push_back(*spec);
-  }
-  nnremote::emulator::ServerLimits limits;
-  if (const std::string serverConfig = absl::GetFlag(FLAGS_server_config); !serverConfig.empty()) {
-    auto loaded = nnremote::emulator::loadServerConfig(serverConfig);
-    if (!loaded.ok()) {
-      std::cerr << "npu_emulator: --server-config: " << loaded.error().message << "\n";
-      return 2;
-    }
-    limits = *loaded;
-  }
-  serverOptions.session = limits.session;
-  serverOptions.clientAccess = limits.clientAccess;
-  if (auto read = readSecurityFiles(absl::GetFlag(FLAGS_tls_cert), absl::GetFlag(FLAGS_tls_key),
-                                        absl::GetFlag(FLAGS_client_ca), &serverOptions.security); !read.ok()) {
+  if (const int channel = absl::GetFlag(FLAGS_backend_host); channel >= 0) return runBackendHost(channel);
+  EmulatorOptions options;
+  if (auto read = readFlags(&options); !read.ok()) {
     std::cerr << "npu_emulator: " << read.error().message << "\n";
     return 2;
   }
-  if (const std::string tokens = absl::GetFlag(FLAGS_tokens); !tokens.empty()) {
-    auto table = nnremote::emulator::loadTokenFile(tokens);
-    if (!table.ok()) {
-      std::cerr << "npu_emulator: --tokens: " << table.error().message << "\n";
-      return 2;
-    }
-    serverOptions.security.tokens = std::move(table).value();
-  }
-  if (const std::string socketGroup = absl::GetFlag(FLAGS_socket_group); !socketGroup.empty()) {
-    auto gid = nnremote::emulator::groupId(socketGroup);
-    if (!gid.ok()) {
-      std::cerr << "npu_emulator: " << gid.error().message << "\n";
-      return 2;
-    }
-    serverOptions.security.socketGroup = *gid;
-  }
-  nnremote::emulator::DeviceServingOptions options;
-  options.paceRealtime = absl::GetFlag(FLAGS_pace) == Pace::kRealtime;
-  options.scheduling = limits.scheduling;
-  if (const std::string stateDir = absl::GetFlag(FLAGS_state_dir); !stateDir.empty()) {
-    auto secret = nnremote::hal::loadOrCreateCacheSecret(stateDir);
-    if (!secret.ok()) {
-      std::cerr << "npu_emulator: --state-dir: " << secret.error().message << "\n";
-      return 2;
-    }
-    options.cacheSecret = *secret;
-  }
-  nnremote::proxy::ConnectionOptions remoteOptions = nnremote::emulator::chainedConnectionOptions();
-  if (auto security = nnremote::proxy::readChannelSecurity(remoteSecurity, "--remote-"); security.ok()) {
-    remoteOptions.security = std::move(security).value();
-  } else {
-    std::cerr << "npu_emulator: " << security.error().message << "\n";
+  auto stack = stackDevices(options.stack);
+  if (!stack.ok()) {
+    std::cerr << "npu_emulator: " << stack.error().message << "\n";
     return 2;
   }
-  std::optional<nnremote::emulator::FaultPlan> plan;
-  if (!fault.empty()) {
-    auto parsed = nnremote::emulator::parseFaultPlan(fault);
-    if (!parsed.ok()) {
-      std::cerr << "npu_emulator: " << parsed.error().message << "\n";
-      return 2;
-    }
-    plan = *parsed;
-  }
-  BackendHosting hosting;
-  if (!absl::GetFlag(FLAGS_backend_in_process)) hosting.isolation = &limits;
-  // A fault aimed at a backend host's device strikes in that child, which it then ends.
-  if (plan.has_value() && !plan->device.empty()) hosting.fault = fault;
-  auto devices = servedDevices(config, backends, options, remoteOptions, hosting);
-  if (!devices.ok()) {
-    std::cerr << "npu_emulator: " << devices.error().message << "\n";
-    return 2;
-  }
-  std::unique_ptr<nnremote::emulator::FaultInjector> faults;
-  bool faultInChild = false;
-  if (plan.has_value()) {
-    bool served = plan->device.empty();
-    for (const auto& device : *devices) {
-      if (device->getName() != plan->device) continue;
-      served = true;
-      faultInChild = nnremote::emulator::supervisedHealthOf(*device).has_value();
-    }
-    if (!served) {
-      std::cerr << "npu_emulator: --fault: no device named '" << plan->device << "' is served\n";
-      return 2;
-    }
-    if (!faultInChild) {
-      faults = std::make_unique<nnremote::emulator::FaultInjector>(*plan);
-      *devices = faults->wrap(std::move(*devices));
-    }
-  }
-
-  if (const std::string dumpGraphs = absl::GetFlag(FLAGS_dump_graphs); !dumpGraphs.empty()) {
-    auto dumping = nnremote::emulator::dumpGraphsOf(std::move(*devices), dumpGraphs);
-    if (!dumping.ok()) {
-      std::cerr << "npu_emulator: " << dumping.error().message << "\n";
-      return 2;
-    }
-    *devices = std::move(dumping).value();
-  }
-  std::shared_ptr<nnremote::emulator::Recorder> recorder;
-  if (const std::string record = absl::GetFlag(FLAGS_record); !record.empty()) {
-    auto opened = nnremote::emulator::Recorder::open(record);
-    if (!opened.ok()) {
-      std::cerr << "npu_emulator: " << opened.error().message << "\n";
-      return 2;
-    }
-    recorder = *opened;
-    // Outermost: the recording holds what clients saw, injected faults included.
-    *devices = nnremote::emulator::recordDevices(std::move(*devices), recorder);
-  }
-
-  // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGINT);
-  sigaddset(&stopSignals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
-
-  auto server = nnremote::emulator::EmulatorServer::start(*devices, listen, serverOptions);
-  if (!server.ok()) {
-    std::cerr << "npu_emulator: " << server.error().message << "\n";
-    return 1;
-  }
-  std::cout << "npu_emulator listening on " << (*server)->address() << " with";
-  for (const auto& device : *devices) std::cout << " " << device->getName();
-  std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
-  if (faults || faultInChild) {
-    std::cerr << "npu_emulator: injecting a fault" << (faultInChild ? " in the backend host of " + plan->device : "")
-              << ": --fault=" << fault << std::endl;
-  }
-  if (recorder) std::cout << "npu_emulator: recording to " << recorder->path() << std::endl;
-  if (serverOptions.security.insecureTcp && !nnremote::emulator::isUnixAddress(listen) &&
-      serverOptions.security.tlsCertPem.empty()) {
-    std::cerr << "npu_emulator: WARNING: serving plain TCP (--insecure): anyone who can reach "
-              << (*server)->address() << " can use these devices"
-              << (serverOptions.security.tokens.empty() ? "" : ", and bearer tokens travel unencrypted") << std::endl;
-  }
-
-  std::unique_ptr<nnremote::emulator::MetricsExporter> metrics;
-  if (const std::string address = absl::GetFlag(FLAGS_metrics); !address.empty()) {
-    auto exporter = nnremote::emulator::MetricsExporter::start(address, *devices, (*server)->service());
-    if (!exporter.ok()) {
-      std::cerr << "npu_emulator: --metrics: " << exporter.error().message << "\n";
-      return 2;
-    }
-    metrics = std::move(exporter).value();
-    const std::string host = address.substr(0, address.rfind(':'));
-    std::cout << "npu_emulator: metrics at http://" << host << ":" << metrics->port() << "/metrics" << std::endl;
-  }
-
-  // Registered only once serving: a client that finds the devices can use them.
-  std::unique_ptr<nnremote::farm::PoolRegistration> registration;
-  if (const std::string etcd = absl::GetFlag(FLAGS_etcd); !etcd.empty()) {
-    nnremote::farm::RegistrationOptions pool;
-    pool.endpoints = etcd;
-    pool.pool = absl::GetFlag(FLAGS_pool);
-    pool.ttl = std::chrono::seconds(absl::GetFlag(FLAGS_etcd_ttl).value);
-    std::string advertise = absl::GetFlag(FLAGS_advertise);
-    if (advertise.empty()) advertise = (*server)->address();
-    if (absl::StartsWith(advertise, "0.0.0.0:") || absl::StartsWith(advertise, "[::]:")) {
-      std::cerr << "npu_emulator: --etcd: listening on " << advertise
-                << " names no host clients can reach; give --advertise=HOST:PORT\n";
-      return 2;
-    }
-    auto started = nnremote::farm::PoolRegistration::start(
-        pool, nnremote::emulator::poolRecordsOf(*devices, advertise), std::cout);
-    if (!started.ok()) {
-      std::cerr << "npu_emulator: --etcd: " << started.error().message << "\n";
-      return 2;
-    }
-    registration = std::move(started).value();
-  }
-
-  std::thread stopper([&] {
-    int signal = 0;
-    sigwait(&stopSignals, &signal);
-    std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
-    if (faults) faults->releaseAll();  // a hung execution would hold the shutdown forever
-    registration.reset();  // out of the pool first: no client is sent here any more
-    (*server)->shutdown();
-  });
-  (*server)->wait();
-  stopper.join();
-  return 0;
+  return serveUntilStopped(std::move(stack).value(), options.run);
 }

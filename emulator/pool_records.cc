@@ -6,10 +6,10 @@
 #include <mutex>
 #include <optional>
 
-#include "emulator/device_health.h"
+#include "middleware/device_health.h"
 #include "farm/pool.h"
 #include "hal/operand_types.h"
-#include "scheduler/scheduled_device.h"
+#include "middleware/scheduled_device.h"
 
 namespace nnremote::emulator {
 
@@ -35,7 +35,7 @@ farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice
   auto probe = std::make_shared<LoadProbe>();
   probe->busy.assign(devices.size(), hal::Duration{0});
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (const auto* scheduler = scheduler::findScheduler(devices[i])) probe->busy[i] = scheduler->load().busy;
+    if (const auto* scheduler = middleware::findScheduler(devices[i])) probe->busy[i] = scheduler->load().busy;
   }
   return [devices = std::move(devices), address = std::move(address), probe, process = farm::thisProcessName()] {
     std::lock_guard<std::mutex> lock(probe->mutex);
@@ -51,11 +51,11 @@ farm::PoolRegistration::RecordSource poolRecordsOf(std::vector<hal::SharedDevice
       record.set_version(devices[i]->getVersionString());
       record.set_npu(npuSummary(devices[i]->getVersionString()));
       record.set_emulator(process);
-      if (const std::optional<DeviceHealth> health = supervisedHealthOf(*devices[i])) {
+      if (const std::optional<middleware::DeviceHealth> health = middleware::supervisedHealthOf(*devices[i])) {
         record.set_unavailable(health->unavailable);
       }
-      if (const auto* scheduler = scheduler::findScheduler(devices[i])) {
-        const scheduler::DeviceScheduler::Load load = scheduler->load();
+      if (const auto* scheduler = middleware::findScheduler(devices[i])) {
+        const middleware::DeviceScheduler::Load load = scheduler->load();
         const double busySeconds = std::chrono::duration<double>(load.busy - probe->busy[i]).count();
         probe->busy[i] = load.busy;
         const double engines = std::max<uint32_t>(1, scheduler->options().timeline.engines);

@@ -9,10 +9,10 @@
 #include <chrono>
 #include <optional>
 
-#include "emulator/device_health.h"
+#include "middleware/device_health.h"
 #include "emulator/wire_traffic.h"
 #include "hal/operand_types.h"
-#include "scheduler/scheduled_device.h"
+#include "middleware/scheduled_device.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -47,7 +47,7 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
     prometheus::MetricFamily prepared{"nnremote_prepared_models", "Prepared models alive on the device",
                                       prometheus::MetricType::Gauge, {}};
     for (const auto& device : devices_) {
-      const scheduler::DeviceScheduler* scheduler = scheduler::findScheduler(device);
+      const middleware::DeviceScheduler* scheduler = middleware::findScheduler(device);
       if (scheduler == nullptr) continue;
       const auto load = scheduler->load();
       depth.metric.push_back(gauge(static_cast<double>(load.jobsNow), {{"device", device->getName()}}));
@@ -89,7 +89,7 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
                                       "How the device's last backend host ended (the cause is a label)",
                                       prometheus::MetricType::Gauge, {}};
     for (const auto& device : devices_) {
-      const std::optional<DeviceHealth> health = supervisedHealthOf(*device);
+      const std::optional<middleware::DeviceHealth> health = middleware::supervisedHealthOf(*device);
       if (!health.has_value()) continue;
       const std::string name = device->getName();
       up.metric.push_back(gauge(health->running ? 1 : 0, {{"device", name}}));
@@ -132,14 +132,14 @@ hal::Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::
                          .Help("Simulated device time of every execution")
                          .Register(*exporter->registry_);
   for (const auto& device : devices) {
-    const scheduler::DeviceScheduler* scheduler = scheduler::findScheduler(device);
+    const middleware::DeviceScheduler* scheduler = middleware::findScheduler(device);
     if (scheduler == nullptr) continue;
     const std::string name = device->getName();
     prometheus::Histogram* latencyOfDevice = &latency.Add({{"device", name}}, latencyBuckets());
     prometheus::Histogram* waitOfDevice = &queueWait.Add({{"device", name}}, latencyBuckets());
     prometheus::Counter* timeOfDevice = &deviceTime.Add({{"device", name}});
     scheduler->observeExecutions([&executions, name, latencyOfDevice, waitOfDevice,
-                                  timeOfDevice](const scheduler::ExecutionReport& report) {
+                                  timeOfDevice](const middleware::ExecutionReport& report) {
       executions.Add({{"device", name}, {"priority", hal::priorityName(report.priority)}, {"status", hal::toString(report.status)}})
           .Increment();
       latencyOfDevice->Observe(seconds(report.latency));
@@ -163,7 +163,7 @@ hal::Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::
 MetricsExporter::~MetricsExporter() {
   // Executions that end after this must not reach the families about to go.
   for (const auto& device : devices_) {
-    if (const auto* scheduler = scheduler::findScheduler(device)) scheduler->observeExecutions(nullptr);
+    if (const auto* scheduler = middleware::findScheduler(device)) scheduler->observeExecutions(nullptr);
   }
 }
 

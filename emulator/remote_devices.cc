@@ -1,6 +1,6 @@
 #include "emulator/remote_devices.h"
 
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 
 namespace nnremote::emulator {
 

@@ -9,7 +9,7 @@
 
 #include "hal/i_device.h"
 #include "hal/result.h"
-#include "proxy_driver/connection.h"
+#include "drivers/proxy/connection.h"
 
 namespace nnremote::emulator {
 

@@ -16,7 +16,7 @@
 #include "hal/i_device.h"
 #include "hal/i_execution.h"
 #include "hal/sync_fence.h"
-#include "proto/nnremote.pb.h"
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
 
@@ -129,7 +129,7 @@ struct PendingDownload {
 
 // What a session holds on the server at one moment: each table's entries, the executions in
 // flight, open bursts and registered bytes. A client that lets go of everything it made brings
-// these back to where they were (tests/proxy_driver:execution_soak_test).
+// these back to where they were (tests/drivers/proxy:execution_soak_test).
 struct SessionHoldings {
   size_t preparedModels = 0, registeredMemories = 0, uploads = 0, downloads = 0, fences = 0, buffers = 0;
   size_t fencedExecutions = 0, reusableExecutions = 0, startedExecutions = 0;
@@ -141,7 +141,9 @@ struct SessionHoldings {
   std::string toString() const;
 };
 
-class Session {
+// Shared: a call holds its session while it runs, and a fenced execution holds it weakly until it
+// launches.
+class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(uint64_t id, std::string identity, std::string clientName, SessionLimits limits)
       : id_(id), identity_(std::move(identity)), clientName_(std::move(clientName)), limits_(limits) {}

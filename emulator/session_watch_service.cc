@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "emulator/grpc_handoff.h"
-#include "proto/grpc_status.h"
+#include "wire/grpc_status.h"
 
 namespace nnremote::emulator {
 

@@ -13,7 +13,7 @@
 
 #include "emulator/caller_identity.h"
 #include "emulator/session_registry.h"
-#include "proto/nnremote.grpc.pb.h"
+#include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::emulator {
 

@@ -1,6 +1,6 @@
 #include "emulator/simulated_npus.h"
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 
 namespace nnremote::emulator {
 

@@ -1,12 +1,12 @@
 // The simulated NPUs in process, each behind its own scheduler as npu_emulator serves them: what
 // `nnremote` without --target and the tests serve. (npu_emulator itself loads the simulator as
-// a backend library, accelerator_sim/sim_backend.so.)
+// a backend library, drivers/sim/sim_backend.so.)
 #ifndef NNREMOTE_EMULATOR_SIMULATED_NPUS_H_
 #define NNREMOTE_EMULATOR_SIMULATED_NPUS_H_
 
 #include <vector>
 
-#include "accelerator_sim/npu_config.h"
+#include "drivers/sim/npu_config.h"
 #include "emulator/device_scheduling.h"
 #include "hal/i_device.h"
 

@@ -11,14 +11,14 @@
 #include "emulator/execution_requests.h"
 #include "emulator/fence_waits.h"
 #include "emulator/grpc_handoff.h"
-#include "proto/conversions.h"
-#include "proto/grpc_status.h"
+#include "wire/conversions.h"
+#include "wire/grpc_status.h"
 
 namespace nnremote::emulator {
 namespace {
 
 using State = hal::SyncFence::State;
-using wire_conv::toGrpcStatus;
+using wire::toGrpcStatus;
 
 // A unary call that answers when a fence leaves ACTIVE (or its deadline passes): `complete`
 // fills the response and gives the status. A cancelled call finishes CANCELLED and lets go of
@@ -116,7 +116,10 @@ grpc::ServerUnaryReactor* AcceleratorWaitsService::AwaitExecution(grpc::Callback
   std::shared_ptr<StartedExecution> started = std::move(taken).value();
   return FenceReactor::start(started->done, std::nullopt, timers_, [session, started, response](State) {
     std::lock_guard<std::mutex> lock(started->mutex);
-    return respond(*session, started->wireRequest, started->request, *started->model, *started->outcome, response);
+    auto answered = respond(*session, started->wireRequest, started->request, *started->model, *started->outcome);
+    if (!answered.ok()) return toGrpcStatus(answered.error());
+    *response = std::move(answered).value();
+    return grpc::Status::OK;
   });
 }
 

@@ -12,7 +12,7 @@
 #include "emulator/session_registry.h"
 #include "emulator/timer_queue.h"
 #include "emulator/work_pool.h"
-#include "proto/nnremote.grpc.pb.h"
+#include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::emulator {
 

@@ -1,6 +1,6 @@
 // Canonical NN HAL 1.3 types, shaped after AOSP's canonical NNAPI interface (nnapi/Types.h).
 // These are the only types that cross the seam between the simulator, the emulator and the proxy
-// driver; protobuf stays inside proto/, emulator/ and proxy_driver/.
+// driver; protobuf stays inside wire/, emulator/ and drivers/proxy/.
 #ifndef NNREMOTE_HAL_TYPES_H_
 #define NNREMOTE_HAL_TYPES_H_
 

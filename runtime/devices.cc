@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "accelerator_sim/sim_device.h"
-#include "proto/wire_constants.h"
-#include "proxy_driver/channel_security.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/sim/sim_device.h"
+#include "wire/wire_constants.h"
+#include "drivers/proxy/channel_security.h"
+#include "drivers/proxy/proxy_device.h"
 
 namespace nnremote::runtime {
 namespace {
@@ -28,7 +28,7 @@ hal::SharedDevice makeReferenceDevice() {
 
 std::vector<std::string> DeviceRegistry::targetsFromEnvironment() {
   const char* list = std::getenv("NNREMOTE_TARGETS");
-  if (list == nullptr) return {wire_conv::kDefaultServerAddress};
+  if (list == nullptr) return {wire::kDefaultServerAddress};
   std::vector<std::string> targets;
   std::string current;
   for (const char* c = list;; ++c) {

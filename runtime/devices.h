@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "hal/i_device.h"
-#include "proxy_driver/connection.h"
+#include "drivers/proxy/connection.h"
 
 namespace nnremote::runtime {
 

@@ -53,9 +53,9 @@ arm_bin=$(bazel info --config=arm64 bazel-bin 2>/dev/null)
 optimize=()
 [ "$mode" = --ci ] && optimize=(--copt=-O0)
 built() {
-  bazel build --config=arm64 "${optimize[@]}" //emulator:npu_emulator //accelerator_sim:sim_backend.so || return 1
+  bazel build --config=arm64 "${optimize[@]}" //emulator:npu_emulator //drivers/sim:sim_backend.so || return 1
   local kinds
-  kinds=$(file -b "$arm_bin/emulator/npu_emulator" "$arm_bin/accelerator_sim/sim_backend.so")
+  kinds=$(file -b "$arm_bin/emulator/npu_emulator" "$arm_bin/drivers/sim/sim_backend.so")
   echo "$kinds"
   [ "$(grep -c "ARM aarch64" <<< "$kinds")" = 2 ]
 }
@@ -66,7 +66,7 @@ if [ "$mode" != --ci ]; then
   echo "== the simulator's unit tests under qemu-aarch64 =="
   # xnnpack_ops_test checks XNNPACK itself, which arm64 builds go without.
   check "simulator unit tests under qemu" bazel test --config=arm64 --run_under=/usr/bin/qemu-aarch64-static \
-    --test_output=errors -- //tests/accelerator_sim/... -//tests/accelerator_sim:xnnpack_ops_test
+    --test_output=errors -- //tests/drivers/sim/... -//tests/drivers/sim:xnnpack_ops_test
   [ "$mode" = --no-smoke ] && finish
 fi
 
@@ -93,7 +93,7 @@ cat > "$socket_dir/server.textproto" <<EOF
 backend_isolation { health_check_interval_ms: 1000 health_check_timeout_ms: 10000 }
 EOF
 "$arm_bin/emulator/npu_emulator" --listen="$target" --config=large128 \
-  --backend="$arm_bin/accelerator_sim/sim_backend.so:edge16" --server-config="$socket_dir/server.textproto" &
+  --backend="$arm_bin/drivers/sim/sim_backend.so:edge16" --server-config="$socket_dir/server.textproto" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$socket_dir"' EXIT
 

@@ -15,8 +15,8 @@ scripts/setup.sh --with-browser || exit 1
 # The fast tests run once, under AddressSanitizer + UBSan; the rest (the long conformance and
 # benchmark-shaped suites, and the few below) with the normal build (docs/build.md). Compiling
 # the fast tests once, not twice, is a good part of what keeps CI within its time.
-asan_targets=(//tests/hal/... //tests/proto/... //tests/emulator/... //tests/proxy_driver/... //tests/scheduler/...
-              //tests/runtime/... //tests/accelerator_sim:kernels_test //tests/accelerator_sim:compiled_artifact_test)
+asan_targets=(//tests/hal/... //tests/wire/... //tests/emulator/... //tests/drivers/proxy/... //tests/middleware/...
+              //tests/runtime/... //tests/drivers/sim:kernels_test //tests/drivers/sim:compiled_artifact_test)
 # metrics_test drives the nnremote binary, which would build all of tools/ under ASan too.
 # c_api_conformance_test and c_api_partitioning_test are conformance suites (the C API's own
 # checks are c_api_semantics_test and partitioning_test).

@@ -19,7 +19,7 @@ packages=(
   libssl-dev
   # XNNPACK, which //benchmarks:xnnpack_comparison_benchmark compares the simulator with.
   libxnnpack-dev libpthreadpool-dev
-  # Arm NN and its reference CPU backend: //backends/armnn:armnn_backend.so (docs/backends.md).
+  # Arm NN and its reference CPU backend: //drivers/armnn:armnn_backend.so (docs/backends.md).
   libarmnn-dev libarmnn-cpuref-backend22
   # Farms (docs/farm.md): etcd, which the farm tests and scripts/farm_demo.sh start as a real
   # 3-member cluster on loopback.

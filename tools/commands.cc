@@ -7,7 +7,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "emulator/simulated_npus.h"
 #include "flags/command_line.h"
 #include "hal/file_contents.h"

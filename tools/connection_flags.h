@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hal/result.h"
-#include "proxy_driver/connection.h"
+#include "drivers/proxy/connection.h"
 
 namespace nnremote::tools {
 

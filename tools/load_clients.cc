@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "hal/model_builder.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 
 namespace nnremote::tools {
 namespace {

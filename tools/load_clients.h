@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hal/execution_profile.h"
-#include "proxy_driver/connection.h"
+#include "drivers/proxy/connection.h"
 #include "tools/models/built_in.h"
 
 namespace nnremote::tools {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hal/result.h"
-#include "proto/nnremote.pb.h"
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::tools {
 

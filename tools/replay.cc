@@ -7,7 +7,7 @@
 
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
-#include "proto/conversions.h"
+#include "wire/conversions.h"
 #include "conformance/cts_runner.h"
 #include "tools/recording_reader.h"
 
@@ -39,7 +39,7 @@ std::vector<uint32_t> dimensionsOf(const wire::OutputShape& shape) {
 }
 
 std::string statusName(const wire::RecordedExecution& recorded) {
-  return recorded.outcome().has_error() ? hal::toString(wire_conv::fromWire(recorded.outcome().error()).code)
+  return recorded.outcome().has_error() ? hal::toString(wire::fromWire(recorded.outcome().error()).code)
                                         : "NO_ERROR";
 }
 
@@ -146,7 +146,7 @@ class Replayer {
   hal::Status prepare(const std::string& file, const wire::RecordedPreparation& recorded) {
     if (recorded.has_error()) return {};  // nothing ran on it; its executions do not exist
     NN_ASSIGN_OR_RETURN(auto device, deviceFor(recorded.device()));
-    auto model = wire_conv::fromWire(recorded.model(), wire_conv::resolveInlineOnly);
+    auto model = wire::fromWire(recorded.model(), wire::resolveInlineOnly);
     if (!model.ok()) return hal::withContext(model.error(), "the recorded model #" + std::to_string(recorded.model_id()));
     ModelState state;
     state.model = std::move(model).value();
@@ -202,7 +202,7 @@ class Replayer {
              statusName(recorded);
     }
     if (!outcome.ok()) return "";
-    const hal::Timing recordedTiming = wire_conv::fromWire(recorded.outcome().timing());
+    const hal::Timing recordedTiming = wire::fromWire(recorded.outcome().timing());
     if (recordedTiming.timeOnDevice.has_value() && outcome->timing.timeOnDevice.has_value()) {
       ++model->timedExecutions;
       model->recordedDeviceUs += recordedTiming.timeOnDevice->count() / 1e3;

@@ -8,7 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
-#include "accelerator_sim/timing/operation_timing.h"
+#include "drivers/sim/timing/operation_timing.h"
 
 namespace nnremote::tools {
 namespace {

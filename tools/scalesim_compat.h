@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "accelerator_sim/npu_config.h"
-#include "accelerator_sim/timing/operation_work.h"
+#include "drivers/sim/npu_config.h"
+#include "drivers/sim/timing/operation_work.h"
 #include "hal/result.h"
 
 namespace nnremote::tools {

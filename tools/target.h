@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "emulator/emulator_server.h"
-#include "proxy_driver/connection.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/connection.h"
+#include "drivers/proxy/proxy_device.h"
 
 namespace nnremote::tools {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "hal/model_builder.h"
 #include "tools/models/mobilenet_v1.h"
 

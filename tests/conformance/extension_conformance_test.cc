@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "accelerator_sim/extensions/fibonacci.h"
+#include "drivers/sim/extensions/fibonacci.h"
 #include "hal/model_builder.h"
 #include "conformance/cts_runner.h"
 #include "tests/hal/device_factories.h"

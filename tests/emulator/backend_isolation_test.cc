@@ -17,7 +17,7 @@
 
 #include "emulator/server_config.h"
 #include "hal/memory.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 
@@ -248,7 +248,7 @@ TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithT
 
 TEST(BackendIsolationTest, AFaultAimedAtAHostedDeviceStrikesInItsChildOnly) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-fault");
-  testing::EmulatorProcess server(address, {"--config=edge16", "--backend=accelerator_sim/sim_backend.so:large128",
+  testing::EmulatorProcess server(address, {"--config=edge16", "--backend=drivers/sim/sim_backend.so:large128",
                                             "--fault=crash:0:nnremote-large128"});
   Client client(address);
   auto hosted = client.prepare("nnremote-large128");
@@ -275,7 +275,7 @@ std::vector<std::string> mappingsOf(int pid, const std::string& sharedName) {
 
 TEST(BackendIsolationTest, PoolsReachTheChildByDescriptorEvenAfterTheClientUnlinkedTheirNames) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-fd");
-  testing::EmulatorProcess server(address, {"--config=large128", "--backend=accelerator_sim/sim_backend.so:edge16"});
+  testing::EmulatorProcess server(address, {"--config=large128", "--backend=drivers/sim/sim_backend.so:edge16"});
   Client client(address);
   auto prepared = client.prepare(kSimDevice);
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;
@@ -344,7 +344,7 @@ TEST(IsolationConfigTest, DefaultsThenEachLibraryStartingFromThem) {
   EXPECT_EQ(every.addressSpaceBytes, uint64_t{4096} << 20);
   EXPECT_EQ(every.callCpu, std::chrono::milliseconds(0)) << "no limit unless set";
   EXPECT_EQ(every.healthCheckInterval, IsolationLimits().healthCheckInterval);
-  const IsolationLimits& armnn = limits->isolationFor("bazel-bin/backends/armnn/armnn_backend.so");
+  const IsolationLimits& armnn = limits->isolationFor("bazel-bin/drivers/armnn/armnn_backend.so");
   EXPECT_EQ(armnn.callCpu, std::chrono::milliseconds(900));
   EXPECT_EQ(armnn.healthCheckTimeout, std::chrono::milliseconds(700)) << "from the defaults";
 

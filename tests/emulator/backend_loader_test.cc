@@ -12,7 +12,7 @@
 #include "emulator/device_scheduling.h"
 #include "emulator/emulator_server.h"
 #include "hal/memory.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "tests/common/server_options.h"
 
@@ -21,7 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr const char* kSimBackend = "accelerator_sim/sim_backend.so";
+constexpr const char* kSimBackend = "drivers/sim/sim_backend.so";
 constexpr const char* kTestBackend = "tests/emulator/backends/test_backend.so";
 
 hal::Result<std::vector<hal::BackendDevice>> load(const std::string& flag) {

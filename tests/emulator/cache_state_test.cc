@@ -12,7 +12,7 @@
 
 #include "hal/compilation_cache.h"
 #include "hal/model_builder.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/emulator_process.h"
 
 namespace nnremote::proxy {

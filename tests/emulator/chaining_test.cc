@@ -11,7 +11,7 @@
 #include "emulator/remote_devices.h"
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 #include "tests/common/server_options.h"

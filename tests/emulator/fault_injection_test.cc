@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "hal/execution_adapters.h"
-#include "proxy_driver/proxy_burst.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_burst.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 
@@ -49,7 +49,7 @@ class FaultInjectionTest : public ::testing::TestWithParam<Executor> {
     ConnectionOptions options;
     options.useSharedMemoryBursts = GetParam() == Executor::BURST_SHARED_QUEUE;
     options.executionTimeout = executionTimeout;
-    // Each fault's own outcome, not recovery from it (tests/proxy_driver:reconnect_test).
+    // Each fault's own outcome, not recovery from it (tests/drivers/proxy:reconnect_test).
     options.reconnect = false;
     auto connection = Connection::connect(at, options);
     ASSERT_TRUE(connection.ok()) << connection.error().message;

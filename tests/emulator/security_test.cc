@@ -9,16 +9,16 @@
 
 #include <cstdlib>
 
-#include "accelerator_sim/extensions/fibonacci.h"
-#include "proto/wire_constants.h"
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/extensions/fibonacci.h"
+#include "wire/wire_constants.h"
+#include "drivers/sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
 #include "hal/model_builder.h"
-#include "proto/conversions.h"
-#include "proto/grpc_status.h"
-#include "proxy_driver/proxy_device.h"
+#include "wire/conversions.h"
+#include "wire/grpc_status.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "tests/common/test_pki.h"
 
@@ -90,14 +90,14 @@ class RawClient {
 
   grpc::Status openSession(wire::OpenSessionResponse* response) {
     wire::OpenSessionRequest request;
-    request.set_client_version(wire_conv::kWireVersion);
+    request.set_client_version(wire::kWireVersion);
     return stub_->OpenSession(context().get(), request, response);
   }
   grpc::Status prepare(uint64_t session, const std::string& device, uint64_t* id) {
     wire::PrepareModelRequest request;
     request.set_session_id(session);
     request.set_device_name(device);
-    *request.mutable_model() = *wire_conv::toWire(testing::twoInputAddModel());
+    *request.mutable_model() = *wire::toWire(testing::twoInputAddModel());
     wire::PrepareModelResponse response;
     grpc::Status status = stub_->PrepareModel(context().get(), request, &response);
     *id = response.prepared_model_id();
@@ -108,7 +108,7 @@ class RawClient {
     wire::ExecuteRequest request;
     request.set_session_id(session);
     request.set_prepared_model_id(preparedModel);
-    *request.mutable_request() = *wire_conv::toWire(io->request);
+    *request.mutable_request() = *wire::toWire(io->request);
     wire::ExecuteResponse response;
     grpc::Status status = stub_->Execute(context().get(), request, &response);
     if (status.ok() && sum != nullptr) {
@@ -143,7 +143,7 @@ void expectNotYours(const grpc::Status& status, const std::string& what) {
   EXPECT_TRUE(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
               status.error_code() == grpc::StatusCode::NOT_FOUND)
       << what << ": " << status.error_message();
-  EXPECT_EQ(wire_conv::fromGrpcStatus(status).code, hal::ErrorStatus::INVALID_ARGUMENT) << what;
+  EXPECT_EQ(wire::fromGrpcStatus(status).code, hal::ErrorStatus::INVALID_ARGUMENT) << what;
 }
 
 TEST(TransportSecurityTest, PlainTcpNeedsInsecureAndTlsNeedsBothHalves) {

@@ -8,15 +8,15 @@
 #include <random>
 #include <thread>
 
-#include "accelerator_sim/sim_device.h"
-#include "proto/wire_constants.h"
+#include "drivers/sim/sim_device.h"
+#include "wire/wire_constants.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "testing/add_model.h"
-#include "proto/conversions.h"
-#include "proto/grpc_status.h"
-#include "proxy_driver/proxy_device.h"
+#include "wire/conversions.h"
+#include "wire/grpc_status.h"
+#include "drivers/proxy/proxy_device.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
@@ -44,7 +44,7 @@ class ServerTest : public ::testing::Test {
   uint64_t openSession() {
     grpc::ClientContext context;
     wire::OpenSessionRequest request;
-    request.set_client_version(wire_conv::kWireVersion);
+    request.set_client_version(wire::kWireVersion);
     wire::OpenSessionResponse response;
     EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
     return response.session_id();
@@ -54,7 +54,7 @@ class ServerTest : public ::testing::Test {
     wire::PrepareModelRequest request;
     request.set_session_id(session);
     request.set_device_name("nnremote-edge16");
-    *request.mutable_model() = *wire_conv::toWire(model);
+    *request.mutable_model() = *wire::toWire(model);
     return request;
   }
 
@@ -100,7 +100,7 @@ void expectHalInvalidArgument(const grpc::Status& status, const std::string& tex
   const bool unknownSession = text.find("is not an open session") != std::string::npos;
   EXPECT_EQ(status.error_code(), unknownSession ? grpc::StatusCode::NOT_FOUND : grpc::StatusCode::INVALID_ARGUMENT)
       << status.error_message();
-  const hal::Error error = wire_conv::fromGrpcStatus(status);
+  const hal::Error error = wire::fromGrpcStatus(status);
   EXPECT_EQ(error.code, hal::ErrorStatus::INVALID_ARGUMENT);
   EXPECT_THAT(error.message, HasSubstr(text));
 }
@@ -197,7 +197,7 @@ TEST_F(ServerTest, MalformedRequestsGetInvalidArgumentAndPreparedModelsAreSessio
   wire::ExecuteRequest good;
   good.set_session_id(session);
   good.set_prepared_model_id(preparedId);
-  *good.mutable_request() = *wire_conv::toWire(io->request);
+  *good.mutable_request() = *wire::toWire(io->request);
   auto execute = [&](const wire::ExecuteRequest& request, wire::ExecuteResponse* response = nullptr) {
     grpc::ClientContext context;
     wire::ExecuteResponse ignored;
@@ -286,7 +286,7 @@ TEST_F(ServerTest, StartedExecutionsAreAwaitedInAnyOrder) {
     wire::ExecuteRequest request;
     request.set_session_id(session);
     request.set_prepared_model_id(preparedId);
-    *request.mutable_request() = *wire_conv::toWire(io->request);
+    *request.mutable_request() = *wire::toWire(io->request);
     grpc::ClientContext context;
     wire::StartExecutionResponse started;
     ASSERT_TRUE(stub_->StartExecution(&context, request, &started).ok());
@@ -320,7 +320,7 @@ TEST_F(ServerTest, ReusableExecutionsComputeAgainWithUpdatedInlineInputs) {
   wire::CreateReusableExecutionRequest create;
   create.set_session_id(session);
   create.set_prepared_model_id(preparedId);
-  *create.mutable_request() = *wire_conv::toWire(io->request);
+  *create.mutable_request() = *wire::toWire(io->request);
   wire::CreateReusableExecutionResponse created;
   {
     grpc::ClientContext context;
@@ -376,7 +376,7 @@ TEST_F(ServerTest, MalformedCacheRequestsAreRefusedNamingTheField) {
     request.set_cache_token(std::string(32, 'x'));
     change(request);
     wire::PrepareModelResponse response;
-    return wire_conv::fromGrpcStatus(stub_->PrepareModelFromCache(&context, request, &response));
+    return wire::fromGrpcStatus(stub_->PrepareModelFromCache(&context, request, &response));
   };
   struct Case {
     std::function<void(wire::PrepareModelFromCacheRequest&)> change;
@@ -569,7 +569,7 @@ TEST(ConnectionTest, WrongWireVersionIsRefused) {
       grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   wire::OpenSessionRequest request;
-  request.set_client_version(wire_conv::kWireVersion + 1);
+  request.set_client_version(wire::kWireVersion + 1);
   wire::OpenSessionResponse response;
   expectHalInvalidArgument(stub->OpenSession(&context, request, &response), "client_version");
 }

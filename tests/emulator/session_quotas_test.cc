@@ -8,16 +8,16 @@
 #include <thread>
 
 #include "emulator/emulator_server.h"
-#include "proto/wire_constants.h"
+#include "wire/wire_constants.h"
 #include "emulator/server_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
 #include "hal/model_builder.h"
 #include "testing/add_model.h"
-#include "proto/conversions.h"
-#include "proto/grpc_status.h"
-#include "proxy_driver/proxy_device.h"
-#include "tests/scheduler/qos_stack.h"
+#include "wire/conversions.h"
+#include "wire/grpc_status.h"
+#include "drivers/proxy/proxy_device.h"
+#include "tests/middleware/qos_stack.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
@@ -65,7 +65,7 @@ class SessionQuotasTest : public ::testing::Test {
   uint64_t openSession() {
     grpc::ClientContext context;
     wire::OpenSessionRequest request;
-    request.set_client_version(wire_conv::kWireVersion);
+    request.set_client_version(wire::kWireVersion);
     wire::OpenSessionResponse response;
     EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
     return response.session_id();
@@ -110,7 +110,7 @@ TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
   ASSERT_TRUE(registerMemory(*big, &bigId).ok());
   const grpc::Status refused = registerMemory(*more, &moreId);
   ASSERT_FALSE(refused.ok());
-  expectExhausted(wire_conv::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+  expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
                   "session_quotas.registered_memory_mib = 1");
   // A bulk upload must fit beside what is registered.
   {
@@ -124,7 +124,7 @@ TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
     writer->WritesDone();
     const grpc::Status upload = writer->Finish();
     ASSERT_FALSE(upload.ok());
-    expectExhausted(wire_conv::fromGrpcStatus(upload), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+    expectExhausted(wire::fromGrpcStatus(upload), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
                     "session_quotas.registered_memory_mib = 1");
   }
   grpc::ClientContext context;
@@ -149,7 +149,7 @@ TEST_F(SessionQuotasTest, FencesDeviceBuffersAndBurstsPastTheLimitAreRefused) {
   ASSERT_TRUE(createFence().ok());
   const grpc::Status fence = createFence();
   ASSERT_FALSE(fence.ok());
-  expectExhausted(wire_conv::fromGrpcStatus(fence), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+  expectExhausted(wire::fromGrpcStatus(fence), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
                   "session_quotas.fences = 2");
 
   auto client = newClient();

@@ -12,12 +12,12 @@
 #include <mutex>
 #include <thread>
 
-#include "accelerator_sim/sim_device.h"
-#include "proto/wire_constants.h"
+#include "drivers/sim/sim_device.h"
+#include "wire/wire_constants.h"
 #include "emulator/emulator_server.h"
-#include "proto/conversions.h"
-#include "proxy_driver/proxy_burst.h"
-#include "proxy_driver/proxy_device.h"
+#include "wire/conversions.h"
+#include "drivers/proxy/proxy_burst.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 
 namespace nnremote::emulator {
@@ -54,7 +54,7 @@ struct GatedSession {
 
 void openGatedSession(wire::Accelerator::Stub& stub, GatedSession* opened) {
   wire::OpenSessionRequest open;
-  open.set_client_version(wire_conv::kWireVersion);
+  open.set_client_version(wire::kWireVersion);
   wire::OpenSessionResponse session;
   {
     grpc::ClientContext context;
@@ -63,7 +63,7 @@ void openGatedSession(wire::Accelerator::Stub& stub, GatedSession* opened) {
   wire::PrepareModelRequest prepare;
   prepare.set_session_id(session.session_id());
   prepare.set_device_name("nnremote-edge16");
-  *prepare.mutable_model() = *wire_conv::toWire(testing::twoInputAddModel());
+  *prepare.mutable_model() = *wire::toWire(testing::twoInputAddModel());
   wire::PrepareModelResponse prepared;
   {
     grpc::ClientContext context;
@@ -137,7 +137,7 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
     wire::ExecuteFencedRequest request;
     request.set_session_id(raw.session);
     request.set_prepared_model_id(raw.preparedModel);
-    *request.mutable_request() = *wire_conv::toWire(io->request);
+    *request.mutable_request() = *wire::toWire(io->request);
     request.add_wait_for_fence_ids(raw.gate);
     wire::ExecuteFencedResponse response;
     grpc::ClientContext context;
@@ -236,7 +236,7 @@ TEST(WaitingCallsTest, AFencedExecutionWaitingOnAFenceOfAClosedSessionLetsGo) {
   wire::ExecuteFencedRequest request;
   request.set_session_id(raw.session);
   request.set_prepared_model_id(raw.preparedModel);
-  *request.mutable_request() = *wire_conv::toWire(io->request);
+  *request.mutable_request() = *wire::toWire(io->request);
   request.add_wait_for_fence_ids(raw.gate);
   wire::ExecuteFencedResponse response;
   {

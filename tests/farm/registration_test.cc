@@ -6,8 +6,8 @@
 
 #include "farm/pool.h"
 #include "testing/add_model.h"
-#include "proxy_driver/connection.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/connection.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/emulator_process.h"
 #include "tests/farm/etcd_cluster.h"
 

@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
-#include "accelerator_sim/compiled_artifact.h"
-#include "accelerator_sim/npu_config.h"
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/compiled_artifact.h"
+#include "drivers/sim/npu_config.h"
+#include "drivers/sim/sim_device.h"
 #include "hal/compilation_cache.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"

@@ -15,7 +15,7 @@
 
 #include "hal/model_builder.h"
 #include "hal/compilation_cache.h"
-#include "proto/conversions.h"
+#include "wire/conversions.h"
 #include "conformance/cts_loader.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -73,13 +73,13 @@ int main(int argc, char** argv) {
     auto cases = conformance::loadSpecFile(file, file);
     if (!cases.ok()) continue;
     for (const auto& testCase : *cases) {
-      auto model = wire_conv::toWire(testCase.model);
+      auto model = wire::toWire(testCase.model);
       if (!model.ok()) continue;
       std::vector<size_t> outputSizes;
       for (const auto& output : testCase.outputs) outputSizes.push_back(std::max<size_t>(output.data.size(), 1));
       auto io = hal::makeRequest(testCase.inputs, outputSizes);
       if (!io.ok()) continue;
-      auto request = wire_conv::toWire(io->request);
+      auto request = wire::toWire(io->request);
       if (!request.ok()) continue;
       const std::string modelBytes = model->SerializeAsString();
       const uint32_t length = static_cast<uint32_t>(modelBytes.size());

@@ -18,14 +18,14 @@
 #include <google/protobuf/reflection.h>
 
 #include "hal/validation.h"
-#include "proto/conversions.h"
+#include "wire/conversions.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nnremote;  // NOLINT: a fuzz target
   wire::Model wireModel;
   if (!wireModel.ParseFromArray(data, static_cast<int>(size))) return 0;
-  auto model = wire_conv::fromWire(wireModel, wire_conv::resolveInlineOnly);
+  auto model = wire::fromWire(wireModel, wire::resolveInlineOnly);
   if (!model.ok() || !hal::validateModel(*model, /*allowPointers=*/false).ok()) return 0;
   (void)hal::minimumFeatureLevel(*model);
   (void)fuzz::smallDevice()->getSupportedOperations(*model);

@@ -15,8 +15,8 @@
 #include <cstring>
 #include <thread>
 
-#include "proto/nnremote.pb.h"
-#include "proto/shared_queue.h"
+#include "wire/nnremote.pb.h"
+#include "wire/shared_queue.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {

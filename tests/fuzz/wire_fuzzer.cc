@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "hal/validation.h"
-#include "proto/conversions.h"
+#include "wire/conversions.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -21,9 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wire::Request wireRequest;
   if (!wireRequest.ParseFromArray(data + 4 + modelBytes, static_cast<int>(size - 4 - modelBytes))) return 0;
 
-  auto model = wire_conv::fromWire(wireModel, wire_conv::resolveInlineOnly);
+  auto model = wire::fromWire(wireModel, wire::resolveInlineOnly);
   if (!model.ok() || !hal::validateModel(*model, /*allowPointers=*/false).ok()) return 0;
-  auto request = wire_conv::fromWire(wireRequest, wire_conv::resolveInlineOnly);
+  auto request = wire::fromWire(wireRequest, wire::resolveInlineOnly);
   if (!request.ok() || !hal::validateRequestForModel(*request, *model, /*allowPointers=*/false).ok()) {
     fuzz::prepareAndExecute(*model, nullptr);  // the model alone is worth running
     return 0;

@@ -5,7 +5,7 @@
 #include "emulator/emulator_server.h"
 #include "emulator/remote_devices.h"
 #include "emulator/simulated_npus.h"
-#include "proxy_driver/proxy_device.h"
+#include "drivers/proxy/proxy_device.h"
 #include "testing/emulator_process.h"
 #include "tests/common/server_options.h"
 #include "tests/common/test_pki.h"
@@ -87,7 +87,7 @@ DeviceFactory emulatorProcessFactory(const std::string& name, const std::vector<
 }
 
 DeviceFactory throughBackendLibraryFactory() {
-  return emulatorProcessFactory("ThroughBackendLibrary", {"--backend=accelerator_sim/sim_backend.so:edge16"});
+  return emulatorProcessFactory("ThroughBackendLibrary", {"--backend=drivers/sim/sim_backend.so:edge16"});
 }
 
 DeviceFactory throughTwoHopsFactory() {

@@ -43,7 +43,7 @@ DeviceFactory throughSecureProxyFactory();
 DeviceFactory emulatorProcessFactory(const std::string& name, const std::vector<std::string>& flags);
 
 // "ThroughBackendLibrary": the edge16 simulator served by a real npu_emulator process from
-// accelerator_sim/sim_backend.so (--backend), on a unix socket. The test lists
+// drivers/sim/sim_backend.so (--backend), on a unix socket. The test lists
 // //emulator:npu_emulator in its data.
 DeviceFactory throughBackendLibraryFactory();
 

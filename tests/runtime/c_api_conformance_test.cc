@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "hal/operand_types.h"
 #include "tests/common/server_options.h"

@@ -30,7 +30,7 @@ class ArmnnServer : public ::testing::Environment {
   void SetUp() override {
     const std::string address = EmulatorProcess::uniqueAddress("partition");
     process_ = std::make_unique<EmulatorProcess>(address,
-                                                 std::vector<std::string>{"--backend=backends/armnn/armnn_backend.so:CpuRef"});
+                                                 std::vector<std::string>{"--backend=drivers/armnn/armnn_backend.so:CpuRef"});
     setenv("NNREMOTE_TARGETS", address.c_str(), 1);
   }
   void TearDown() override { process_.reset(); }

@@ -26,7 +26,7 @@
 #include <tuple>
 #include <vector>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "tests/common/control_flow_models.h"
 #include "tests/common/server_options.h"

@@ -8,7 +8,7 @@
 
 #include <set>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "hal/forwarding_device.h"
 #include "hal/model_builder.h"
 #include "runtime/compilation.h"

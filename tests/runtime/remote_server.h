@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "accelerator_sim/sim_device.h"
+#include "drivers/sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "tests/common/server_options.h"
 #include "testing/unique_names.h"

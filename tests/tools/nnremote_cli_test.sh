@@ -154,9 +154,9 @@ check "nnremote reads its flags from --flagfile" bash -c \
   "out=\$($nnremote run-sample --flagfile=$TEST_TMPDIR/client.flags 2>&1) &&
    grep -q '^acme-tiny4:\$' <<<\"\$out\" && ! grep -q '^nnremote-large128:\$' <<<\"\$out\""
 # --backend is repeatable, also across a flag file, and keeps the commas of its ARG.
-printf -- '--listen=unix:%s\n--backend=accelerator_sim/sim_backend.so:edge16,scalesim32\n' "$socket_dir/flagfile.sock" \
+printf -- '--listen=unix:%s\n--backend=drivers/sim/sim_backend.so:edge16,scalesim32\n' "$socket_dir/flagfile.sock" \
   > "$TEST_TMPDIR/emulator.flags"
-timeout 10 $emulator --flagfile="$TEST_TMPDIR/emulator.flags" --backend=accelerator_sim/sim_backend.so:large128 \
+timeout 10 $emulator --flagfile="$TEST_TMPDIR/emulator.flags" --backend=drivers/sim/sim_backend.so:large128 \
   > "$TEST_TMPDIR/flagfile-emulator.log" 2>&1 &
 flagfile_server=$!
 for _ in $(seq 50); do grep -q listening "$TEST_TMPDIR/flagfile-emulator.log" && break; sleep 0.1; done

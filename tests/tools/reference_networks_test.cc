@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "accelerator_sim/npu_config.h"
+#include "drivers/sim/npu_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"

@@ -30,7 +30,7 @@ kill -TERM $recorder; wait $recorder
 check "the recording is a .nnrec file" bash -c "ls '$recording'/*.nnrec >/dev/null"
 
 $emulator --listen=unix:$socket_dir/sim.sock --config=edge16 > /dev/null 2>&1 & pids+=($!)
-$emulator --listen=unix:$socket_dir/armnn.sock --backend=backends/armnn/armnn_backend.so:CpuRef > /dev/null 2>&1 & pids+=($!)
+$emulator --listen=unix:$socket_dir/armnn.sock --backend=drivers/armnn/armnn_backend.so:CpuRef > /dev/null 2>&1 & pids+=($!)
 wait_for_socket "$socket_dir/sim.sock" && wait_for_socket "$socket_dir/armnn.sock" || exit 1
 
 sim=$($nnremote replay --recording="$recording" --target=unix:$socket_dir/sim.sock 2>&1)

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "emulator/fault_injection.h"
-#include "emulator/recording_device.h"
+#include "middleware/fault_injection.h"
+#include "middleware/recording_device.h"
 #include "emulator/simulated_npus.h"
 #include "hal/model_builder.h"
 #include "testing/add_model.h"
@@ -30,15 +30,15 @@ std::string freshDirectory(const std::string& name) {
 // Records three ADD executions on edge16 (the second fails if `faultAtSecond`) and returns the folder.
 std::string recordAdds(const std::string& name, bool faultAtSecond = false) {
   const std::string directory = freshDirectory(name);
-  auto recorder = emulator::Recorder::open(directory);
+  auto recorder = middleware::Recorder::open(directory);
   EXPECT_TRUE(recorder.ok());
   std::vector<hal::SharedDevice> devices = {emulator::createSimulatedNpu(sim::edgeNpuConfig())};
-  std::unique_ptr<emulator::FaultInjector> faults;
+  std::unique_ptr<middleware::FaultInjector> faults;
   if (faultAtSecond) {
-    faults = std::make_unique<emulator::FaultInjector>(emulator::FaultPlan{emulator::FaultKind::ERROR, 1, ""});
+    faults = std::make_unique<middleware::FaultInjector>(middleware::FaultPlan{middleware::FaultKind::ERROR, 1, ""});
     devices = faults->wrap(std::move(devices));
   }
-  const auto device = emulator::recordDevices(devices, *recorder).front();
+  const auto device = middleware::recordDevices(devices, *recorder).front();
   auto prepared = device->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                        hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
   EXPECT_TRUE(prepared.ok());
@@ -88,7 +88,7 @@ TEST(ReplayTest, AChangedStatusOrOutputIsADifference) {
   {
     auto reader = RecordingReader::open(original);
     ASSERT_TRUE(reader.ok());
-    auto writer = emulator::Recorder::open(changed);
+    auto writer = middleware::Recorder::open(changed);
     ASSERT_TRUE(writer.ok());
     wire::RecordEntry entry;
     bool first = true;

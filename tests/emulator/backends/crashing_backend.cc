@@ -3,9 +3,9 @@
 // plan without the device, e.g. segfault:op=CONV_2D (every execution of a model with a CONV_2D
 // segfaults), abort:5 (the 6th execution aborts), hang:0, spin:0 (burns CPU), allocate:0.
 // Served isolated, each of these ends (or, for hang, stalls) only its backend host.
-#include "accelerator_sim/npu_config.h"
-#include "accelerator_sim/sim_device.h"
-#include "emulator/fault_injection.h"
+#include "drivers/sim/npu_config.h"
+#include "drivers/sim/sim_device.h"
+#include "middleware/fault_injection.h"
 #include "hal/backend_abi.h"
 
 namespace {
@@ -15,12 +15,12 @@ using nnremote::hal::BackendDevice;
 using nnremote::hal::Result;
 
 Result<std::vector<BackendDevice>> createCrashingDevices(const BackendArguments& arguments) {
-  NN_ASSIGN_OR_RETURN(auto plan, nnremote::emulator::parseFaultPlan(arguments.argument));
+  NN_ASSIGN_OR_RETURN(auto plan, nnremote::middleware::parseFaultPlan(arguments.argument));
   NN_ASSIGN_OR_RETURN(auto npu, nnremote::sim::npuPreset("edge16"));
   npu.set_vendor("crashtest");
   BackendDevice device = nnremote::sim::simBackendDevice(npu, arguments.cacheSecret);
   // Lives as long as the process: the devices it wraps may be used until the very end.
-  auto* injector = new nnremote::emulator::FaultInjector(plan);
+  auto* injector = new nnremote::middleware::FaultInjector(plan);
   device.device = injector->wrap({device.device}).front();
   return std::vector<BackendDevice>{device};
 }

@@ -1,0 +1,315 @@
+#include "drivers/proxy/connection.h"
+
+#include "wire/grpc_status.h"
+#include "wire/wire_constants.h"
+#include "drivers/proxy/session_watcher.h"
+#include "hal/vlog.h"
+
+namespace nnremote::proxy {
+
+namespace {
+
+// Who holds a device, as `nnremote farm list` shows it: the client's name, host and process.
+std::string holderName(const ConnectionOptions& options) {
+  return options.clientName + "@" + farm::thisProcessName();
+}
+
+}  // namespace
+
+hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& address,
+                                                             const ConnectionOptions& options) {
+  if (farm::isPoolTarget(address)) {
+    NN_ASSIGN_OR_RETURN(const farm::PoolTarget target, farm::parsePoolTarget(address));
+    farm::ClaimOptions claiming;
+    claiming.avoidAddresses = options.poolAvoid;
+    claiming.holder = holderName(options);
+    const auto giveUp = std::chrono::steady_clock::now() + options.poolWait;
+    for (;;) {
+      claiming.wait = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                 giveUp - std::chrono::steady_clock::now()));
+      NN_ASSIGN_OR_RETURN(auto claim, farm::claimDevice(target, claiming));
+      NN_VLOG(WIRE) << address << " picked " << claim->device() << " at " << claim->address()
+                    << (claim->exclusive() ? ", held exclusively" : "");
+      auto connection = connect(claim->address(), options);
+      if (connection.ok()) {
+        (*connection)->claim_ = std::move(claim);
+        return connection;
+      }
+      // An emulator that died a moment ago is still listed until its lease expires: try another.
+      if (connection.error().code != hal::ErrorStatus::DEAD_OBJECT) return connection.error();
+      NN_VLOG(WIRE) << claim->address() << " does not answer; picking another device of the pool";
+      claiming.avoidAddresses.push_back(claim->address());
+    }
+  }
+  std::shared_ptr<Connection> connection(new Connection());
+  connection->address_ = address;
+  connection->options_ = options;
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);
+  arguments.SetMaxSendMessageSize(-1);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, static_cast<int>(options.keepaliveTime.count()));
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, static_cast<int>(options.keepaliveTimeout.count()));
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // A restarted server is found again quickly: gRPC's default backoff grows to two minutes.
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  NN_ASSIGN_OR_RETURN(connection->channel_, createSecureChannel(address, options.security, arguments));
+  NN_VLOG(WIRE) << "connecting to " << address << (options.security.tlsCaPem.empty() ? "" : " over TLS")
+                << (options.security.token.empty() ? "" : " with a bearer token");
+  if (!connection->channel_->WaitForConnected(std::chrono::system_clock::now() +
+                                              options.connectTimeout)) {
+    return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+           << "cannot reach an npu_emulator at " << address << " within "
+           << options.connectTimeout.count() << " ms";
+  }
+  connection->stub_ = wire::Accelerator::NewStub(connection->channel_);
+  connection->waitsStub_ = wire::AcceleratorWaits::NewStub(connection->channel_);
+  NN_ASSIGN_OR_RETURN(auto opened, connection->openSession());
+  connection->session_ = {opened.first, 0};
+  connection->identity_ = std::move(opened.second);
+  connection->fenceOwners_.push_back(std::make_unique<char>());
+  connection->pools_ = std::make_unique<PoolTransport>(*connection, options.useSharedMemory,
+                                                       options.bulkThresholdBytes);
+  // Connections that reach the server the same way share one liveness stream.
+  const ChannelSecurity& security = options.security;
+  const std::string watcherKey = address + '\n' + security.tlsCaPem + '\n' + security.tlsCertPem + '\n' +
+                                 security.tlsKeyPem + '\n' + security.tlsServerName + '\n' + security.token + '\n' +
+                                 std::to_string(options.keepaliveTime.count()) + '\n' +
+                                 std::to_string(options.keepaliveTimeout.count());
+  connection->watcher_ = SessionWatcher::shared(watcherKey, connection->channel_);
+  connection->watchSession(connection->session_);
+  return connection;
+}
+
+hal::Result<std::pair<uint64_t, std::string>> Connection::openSession() {
+  wire::OpenSessionRequest request;
+  request.set_client_version(wire::kWireVersion);
+  request.set_client_name(options_.clientName);
+  wire::OpenSessionResponse response;
+  auto context = controlContext();
+  const grpc::Status status = stub_->OpenSession(context.get(), request, &response);
+  if (!status.ok()) {
+    return hal::withContext(wire::fromGrpcStatus(status), "OpenSession at " + address_);
+  }
+  return std::make_pair(response.session_id(), response.identity());
+}
+
+void Connection::watchSession(SessionRef session) {
+  // The watcher calls back under its own lock; markLost takes only ours.
+  watcher_->watch(session.id, [this, generation = session.generation] { markLost(generation); });
+}
+
+Connection::~Connection() {
+  SessionRef current;
+  bool lost = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    current = session_;
+    lost = lost_;
+    closing_ = true;
+  }
+  changed_.notify_all();
+  // No callback for this connection runs after this; the server stops watching the session
+  // before it is closed.
+  if (watcher_ != nullptr && current.id != 0) watcher_->unwatch(current.id);
+  if (stub_ != nullptr && current.id != 0 && !lost) {
+    wire::CloseSessionRequest request;
+    request.set_session_id(current.id);
+    wire::Empty empty;
+    auto context = controlContext();
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    (void)stub_->CloseSession(context.get(), request, &empty);
+  }
+}
+
+const std::string& Connection::pooledDevice() const {
+  static const std::string kNone;
+  return claim_ != nullptr ? claim_->device() : kNone;
+}
+
+SessionRef Connection::currentSession() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return session_;
+}
+
+uint64_t Connection::reconnects() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return reconnects_;
+}
+
+const void* Connection::fenceOwner(uint64_t generation) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return generation < fenceOwners_.size() ? fenceOwners_[generation].get() : nullptr;
+}
+
+void Connection::releaseFenceLater(uint64_t session, uint64_t fenceId) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  fenceReleases_.emplace_back(session, fenceId);
+}
+
+std::vector<uint64_t> Connection::takeFenceReleases(uint64_t session) {
+  std::vector<uint64_t> ids;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [owner, id] : fenceReleases_) {
+    if (owner == session) ids.push_back(id);
+  }
+  fenceReleases_.clear();
+  return ids;
+}
+
+hal::Status Connection::releaseDropped() {
+  pools().releaseExpired();
+  const SessionRef session = currentSession();
+  std::vector<uint64_t> fences = takeFenceReleases(session.id);
+  if (fences.empty()) return {};
+  wire::ReleaseFencesRequest request;
+  request.set_session_id(session.id);
+  request.mutable_fence_ids()->Add(fences.begin(), fences.end());
+  wire::Empty empty;
+  auto context = controlContext();
+  const grpc::Status status = stub().ReleaseFences(context.get(), request, &empty);
+  if (!status.ok()) return callFailed(status, session.generation);
+  return {};
+}
+
+bool Connection::lostSince(uint64_t generation) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return lost_ || session_.generation != generation;
+}
+
+void Connection::markLost(uint64_t generation) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (session_.generation == generation) lost_ = true;
+}
+
+hal::Error Connection::callFailed(const grpc::Status& status, uint64_t generation, bool* neverRan) {
+  hal::Error error = wire::fromGrpcStatus(status);
+  const bool transport = status.error_details().empty() &&
+                         (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                          status.error_code() == grpc::StatusCode::UNKNOWN);
+  // The server answers NOT_FOUND (with HAL details) for a session it does not know.
+  const bool unknownSession = status.error_code() == grpc::StatusCode::NOT_FOUND;
+  if (transport || unknownSession) markLost(generation);
+  if (transport && options_.explainLoss) {
+    if (const std::string why = options_.explainLoss(); !why.empty()) {
+      error.message += " (" + why + ")";
+    }
+  }
+  if (neverRan != nullptr) {
+    // gRPC's words for a request that never left this process: written into a connection the
+    // peer had closed, or no connection at all.
+    const std::string& message = status.error_message();
+    const bool unsent = message.find("Broken pipe") != std::string::npos ||
+                        message.find("Connection refused") != std::string::npos ||
+                        message.find("failed to connect") != std::string::npos;
+    *neverRan = unknownSession || (transport && unsent);
+  }
+  return error;
+}
+
+hal::Result<SessionRef> Connection::session() {
+  // Before any of our locks: the watcher calls markLost, which takes mutex_.
+  if (watcher_ != nullptr) watcher_->catchUp();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!lost_) return session_;
+    if (!options_.reconnect) {
+      return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+             << "the session at " << address_ << " was lost and reconnecting is off";
+    }
+  }
+  std::lock_guard<std::mutex> recovering(recoveryMutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!lost_) return session_;  // another caller recovered it meanwhile
+  }
+  // Backoff between attempts; the channel reconnects by itself, we only wait for it.
+  const auto giveUp = std::chrono::steady_clock::now() + options_.reconnectTimeout;
+  std::chrono::milliseconds pause(50);
+  hal::Error last = hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "no attempt made";
+  while (std::chrono::steady_clock::now() < giveUp) {
+    if (options_.serverGoneForGood) {
+      if (const std::optional<std::string> why = options_.serverGoneForGood()) {
+        return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the session at " << address_ << " was lost: " << *why;
+      }
+    }
+    // A pool's device that left the pool is not coming back: its emulator is gone.
+    if (claim_ != nullptr && !claim_->stillListed()) {
+      return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+             << "the session at " << address_ << " was lost and " << claim_->device()
+             << " has left the farm's pool (its emulator is gone)";
+    }
+    if (channel_->WaitForConnected(std::chrono::system_clock::now() + pause)) {
+      auto opened = openSession();
+      if (opened.ok()) {
+        SessionRef previous, current;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          previous = session_;
+          session_ = current = {opened->first, session_.generation + 1};
+          fenceOwners_.push_back(std::make_unique<char>());
+          lost_ = false;
+          ++reconnects_;
+        }
+        changed_.notify_all();
+        NN_VLOG(WIRE) << "reconnected to " << address_ << ": session " << previous.id << " replaced by " << current.id;
+        watcher_->unwatch(previous.id);
+        watchSession(current);
+        return current;
+      }
+      last = opened.error();
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+  }
+  return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+         << "the session at " << address_ << " was lost and the server did not come back within "
+         << options_.reconnectTimeout.count() << " ms (last: " << last.message << ")";
+}
+
+bool Connection::reachable() const {
+  // Streams and sessions live on the connection that is up now; once it drops, they are gone
+  // even if the channel later reconnects.
+  return channel_->GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY;
+}
+
+std::unique_ptr<grpc::ClientContext> Connection::controlContext() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + options_.controlCallTimeout);
+  return context;
+}
+
+// A server answers a missed deadline itself; this grace lets its answer arrive first.
+constexpr std::chrono::seconds kDeadlineGrace{1};
+
+std::optional<std::chrono::system_clock::time_point> Connection::executionCallLimit(
+    const hal::OptionalTimePoint& deadline) const {
+  if (deadline.has_value()) {
+    return std::chrono::system_clock::now() +
+           std::chrono::duration_cast<std::chrono::system_clock::duration>(*deadline - hal::Clock::now()) +
+           kDeadlineGrace;
+  }
+  if (options_.executionTimeout.count() > 0) return std::chrono::system_clock::now() + options_.executionTimeout;
+  return std::nullopt;
+}
+
+hal::Error Connection::executionCutOff(const hal::OptionalTimePoint& deadline) const {
+  if (deadline.has_value()) {
+    return hal::makeError(hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT)
+           << "the server did not answer by the execution's deadline (plus " << kDeadlineGrace.count() << " s)";
+  }
+  return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+         << "the server did not answer within ConnectionOptions.executionTimeout ("
+         << options_.executionTimeout.count() << " ms)";
+}
+
+hal::Error Connection::executionCallError(const grpc::Status& status, const hal::OptionalTimePoint& deadline,
+                                          uint64_t generation, bool* neverRan) {
+  if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && status.error_details().empty() &&
+      (deadline.has_value() || options_.executionTimeout.count() > 0)) {
+    return executionCutOff(deadline);
+  }
+  return callFailed(status, generation, neverRan);
+}
+
+}  // namespace nnremote::proxy

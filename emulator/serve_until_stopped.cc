@@ -1,0 +1,104 @@
+#include "emulator/serve_until_stopped.h"
+
+#include <signal.h>
+
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "emulator/pool_records.h"
+#include "emulator/prometheus_metrics.h"
+#include "farm/pool_registration.h"
+
+namespace nnremote::emulator {
+namespace {
+
+void announce(const EmulatorServer& server, const DeviceStack& stack, const RunOptions& options) {
+  std::cout << "npu_emulator listening on " << server.address() << " with";
+  for (const auto& device : stack.devices) std::cout << " " << device->getName();
+  std::cout << (options.paceRealtime ? ", paced in real time" : "") << std::endl;
+  if (stack.faults || !stack.faultInBackendHost.empty()) {
+    std::cerr << "npu_emulator: injecting a fault"
+              << (stack.faultInBackendHost.empty() ? "" : " in the backend host of " + stack.faultInBackendHost)
+              << ": --fault=" << options.fault << std::endl;
+  }
+  if (stack.recorder) std::cout << "npu_emulator: recording to " << stack.recorder->path() << std::endl;
+  const ServerSecurity& security = options.server.security;
+  if (security.insecureTcp && !isUnixAddress(options.listen) && security.tlsCertPem.empty()) {
+    std::cerr << "npu_emulator: WARNING: serving plain TCP (--insecure): anyone who can reach " << server.address()
+              << " can use these devices"
+              << (security.tokens.empty() ? "" : ", and bearer tokens travel unencrypted") << std::endl;
+  }
+}
+
+// Registered only once serving: a client that finds the devices can use them.
+hal::Result<std::unique_ptr<farm::PoolRegistration>> joinPool(const EmulatorServer& server, const DeviceStack& stack,
+                                                               const RunOptions& options) {
+  farm::RegistrationOptions pool;
+  pool.endpoints = options.etcd;
+  pool.pool = options.pool;
+  pool.ttl = options.etcdTtl;
+  const std::string advertise = options.advertise.empty() ? server.address() : options.advertise;
+  if (absl::StartsWith(advertise, "0.0.0.0:") || absl::StartsWith(advertise, "[::]:")) {
+    return hal::invalidArgument() << "--etcd: listening on " << advertise
+                                  << " names no host clients can reach; give --advertise=HOST:PORT";
+  }
+  auto started = farm::PoolRegistration::start(pool, poolRecordsOf(stack.devices, advertise), std::cout);
+  if (!started.ok()) return hal::withContext(started.error(), "--etcd");
+  return started;
+}
+
+}  // namespace
+
+int serveUntilStopped(DeviceStack stack, const RunOptions& options) {
+  // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+
+  auto server = EmulatorServer::start(stack.devices, options.listen, options.server);
+  if (!server.ok()) {
+    std::cerr << "npu_emulator: " << server.error().message << "\n";
+    return 1;
+  }
+  announce(**server, stack, options);
+
+  std::unique_ptr<MetricsExporter> metrics;
+  if (!options.metrics.empty()) {
+    auto exporter = MetricsExporter::start(options.metrics, stack.devices, (*server)->service());
+    if (!exporter.ok()) {
+      std::cerr << "npu_emulator: --metrics: " << exporter.error().message << "\n";
+      return 2;
+    }
+    metrics = std::move(exporter).value();
+    const std::string host = options.metrics.substr(0, options.metrics.rfind(':'));
+    std::cout << "npu_emulator: metrics at http://" << host << ":" << metrics->port() << "/metrics" << std::endl;
+  }
+  std::unique_ptr<farm::PoolRegistration> registration;
+  if (!options.etcd.empty()) {
+    auto joined = joinPool(**server, stack, options);
+    if (!joined.ok()) {
+      std::cerr << "npu_emulator: " << joined.error().message << "\n";
+      return 2;
+    }
+    registration = std::move(joined).value();
+  }
+
+  std::thread stopper([&] {
+    int signal = 0;
+    sigwait(&stopSignals, &signal);
+    std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
+    if (stack.faults) stack.faults->releaseAll();  // a hung execution would hold the shutdown forever
+    registration.reset();  // out of the pool first: no client is sent here any more
+    (*server)->shutdown();
+  });
+  (*server)->wait();
+  stopper.join();
+  return 0;
+}
+
+}  // namespace nnremote::emulator

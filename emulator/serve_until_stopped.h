@@ -1,0 +1,33 @@
+// npu_emulator's life once its devices are stacked: serve them, optionally export metrics and
+// join a farm's pool, and shut down cleanly on SIGINT or SIGTERM.
+#ifndef NNREMOTE_EMULATOR_SERVE_UNTIL_STOPPED_H_
+#define NNREMOTE_EMULATOR_SERVE_UNTIL_STOPPED_H_
+
+#include <chrono>
+#include <string>
+
+#include "emulator/device_stack.h"
+#include "emulator/emulator_server.h"
+
+namespace nnremote::emulator {
+
+struct RunOptions {
+  std::string listen;   // --listen
+  ServerOptions server;  // security, quotas, access
+  bool paceRealtime = false;
+  std::string fault;    // --fault, to say so
+  std::string metrics;  // --metrics=HOST:PORT; empty: none
+  // --etcd: the pool the devices are registered in once serving; empty endpoints: none.
+  std::string etcd;
+  std::string advertise;
+  std::string pool;
+  std::chrono::seconds etcdTtl{5};
+};
+
+// Returns the process's exit status: 0 after a clean stop, 1 if the server cannot start, 2 for
+// a --metrics or --etcd that cannot be used (the message names the flag).
+int serveUntilStopped(DeviceStack stack, const RunOptions& options);
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_SERVE_UNTIL_STOPPED_H_

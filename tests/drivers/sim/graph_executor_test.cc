@@ -1,0 +1,93 @@
+// The executor's own decisions: which operations an execution must check again, and that one
+// it must check is checked with the values only the execution knows.
+#include "drivers/sim/graph_executor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "drivers/sim/sim_device.h"
+#include "hal/model_builder.h"
+
+namespace nnremote::sim {
+namespace {
+
+using hal::OperandType;
+using hal::OperationType;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr OperandType kFloat = OperandType::TENSOR_FLOAT32;
+
+TEST(SettledOperationsTest, FullyKnownShapesAndConstantParametersAreSettled) {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kFloat, {2});
+  const uint32_t c = b.addInput(kFloat, {2});
+  const uint32_t sum = b.addTemporary(kFloat, {2});
+  const uint32_t out = b.addOutput(kFloat, {2});
+  b.addOperation(OperationType::ADD, {a, c, b.addInt32(0)}, {sum});
+  b.addOperation(OperationType::RELU, {sum}, {out});
+  EXPECT_THAT(operationsSettledAtPreparation(b.build()), ElementsAre(true, true));
+}
+
+TEST(SettledOperationsTest, AnInputOfUnknownShapeIsCheckedAtEveryExecution) {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kFloat, {0});
+  const uint32_t sum = b.addTemporary(kFloat, {0});
+  const uint32_t out = b.addOutput(kFloat, {2});
+  b.addOperation(OperationType::ADD, {a, a, b.addInt32(0)}, {sum});
+  b.addOperation(OperationType::RELU, {sum}, {out});
+  EXPECT_THAT(operationsSettledAtPreparation(b.build()), ElementsAre(false, false));
+}
+
+// A fused activation that is a model input: preparation cannot see it, so the kernel's check
+// of its value must run when the execution brings it.
+hal::Model addWithActivationInput() {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kFloat, {2});
+  const uint32_t activation = b.addInput(OperandType::INT32, {});
+  const uint32_t out = b.addOutput(kFloat, {2});
+  b.addOperation(OperationType::ADD, {a, a, activation}, {out});
+  return b.build();
+}
+
+TEST(SettledOperationsTest, AParameterKnownOnlyAtExecutionIsCheckedThen) {
+  const hal::Model model = addWithActivationInput();
+  EXPECT_THAT(operationsSettledAtPreparation(model), ElementsAre(false));
+
+  auto device = SimDevice::create(edgeNpuConfig());
+  auto prepared = device->prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                       std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto run = [&](int32_t activation) {
+    auto io = hal::makeRequest({hal::toBytes<float>({-1, 2}), hal::toBytes<int32_t>({activation})}, {8});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    return std::make_pair(std::move(outcome), hal::fromMemory<float>(io->outputs[0], 2));
+  };
+  auto [relu, values] = run(1);
+  ASSERT_TRUE(relu.ok()) << relu.error().message;
+  EXPECT_THAT(values, ElementsAre(0, 4));
+  auto [invalid, unused] = run(7);
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_EQ(invalid.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(invalid.error().message, HasSubstr("7"));
+}
+
+TEST(SettledOperationsTest, ControlFlowIsCheckedAtEveryExecution) {
+  hal::ModelBuilder branch;
+  const uint32_t in = branch.addInput(kFloat, {2});
+  const uint32_t out = branch.addOutput(kFloat, {2});
+  branch.addOperation(OperationType::RELU, {in}, {out});
+  const hal::Model callee = branch.build();
+
+  hal::ModelBuilder b;
+  const uint32_t condition = b.addInput(OperandType::TENSOR_BOOL8, {1});
+  const uint32_t x = b.addInput(kFloat, {2});
+  const uint32_t y = b.addOutput(kFloat, {2});
+  const uint32_t thenBranch = b.addSubgraph(callee);
+  const uint32_t elseBranch = b.addSubgraph(callee);
+  b.addOperation(OperationType::IF, {condition, thenBranch, elseBranch, x}, {y});
+  EXPECT_THAT(operationsSettledAtPreparation(b.build()), ElementsAre(false));
+}
+
+}  // namespace
+}  // namespace nnremote::sim

@@ -1,0 +1,233 @@
+// The same-host shared-memory queue between two real processes, and its ways of ending: the
+// client closing, the server shutting down, a peer that is gone, an oversized message.
+#include "wire/shared_queue.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+namespace nnremote::wire {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Server side of the echo used below: answers each request with its bytes reversed.
+void serveReversed(SharedQueue& queue, const std::atomic<bool>& stop, int* served) {
+  size_t size = 0;
+  while (queue.awaitRequest(&size, stop)) {
+    const uint8_t* in = queue.receivedRequest();
+    uint8_t* out = queue.responseBufferForWriting();
+    for (size_t i = 0; i < size; ++i) out[i] = in[size - 1 - i];
+    queue.respond(size);
+    ++*served;
+  }
+}
+
+TEST(SharedQueueTest, ExchangesMessagesWithAnotherProcess) {
+  auto queue = SharedQueue::create(/*capacity=*/4096);
+  ASSERT_TRUE(queue.ok()) << queue.error().message;
+  const std::string name = (*queue)->name();
+  const uint64_t size = (*queue)->size();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The client: 1000 round trips, then close. Exit code 0 means every answer was right.
+    auto client = SharedQueue::open(name, size);
+    if (!client.ok()) ::_exit(2);
+    for (int i = 0; i < 1000; ++i) {
+      const std::string message = "message " + std::to_string(i);
+      std::memcpy((*client)->requestBuffer(), message.data(), message.size());
+      auto length = (*client)->call(message.size(), [] { return true; });
+      if (!length.ok() || *length != message.size()) ::_exit(3);
+      const std::string answer(reinterpret_cast<const char*>((*client)->responseBuffer()), *length);
+      if (answer != std::string(message.rbegin(), message.rend())) ::_exit(4);
+    }
+    (*client)->close();
+    ::_exit(0);
+  }
+  std::atomic<bool> stop{false};
+  int served = 0;
+  serveReversed(**queue, stop, &served);  // returns when the client closes
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(served, 1000);
+}
+
+TEST(SharedQueueTest, AServerThatShutsDownAnswersWaitingAndLaterCallsWithDeadObject) {
+  auto server = SharedQueue::create(1024);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  // Nobody serves; the server shuts down while the client waits.
+  std::thread shutdown([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    (*server)->shutDown();
+  });
+  auto waiting = (*client)->call(3, [] { return true; });
+  shutdown.join();
+  ASSERT_FALSE(waiting.ok());
+  EXPECT_EQ(waiting.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  auto later = (*client)->call(3, [] { return true; });
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.error().code, hal::ErrorStatus::DEAD_OBJECT);
+}
+
+TEST(SharedQueueTest, AClientStopsWaitingWhenItsPeerIsGone) {
+  auto server = SharedQueue::create(1024);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  int polls = 0;
+  auto outcome = (*client)->call(1, [&] { return ++polls < 3; }, std::chrono::milliseconds(5));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_EQ(polls, 3);
+}
+
+TEST(SharedQueueTest, OversizedMessagesAndBadRegionsAreRefused) {
+  auto server = SharedQueue::create(64);
+  auto wrongSize = SharedQueue::open((*server)->name(), (*server)->size() - 8);
+  ASSERT_FALSE(wrongSize.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  auto tooBig = (*client)->call(65, [] { return true; });
+  ASSERT_FALSE(tooBig.ok());
+  EXPECT_THAT(tooBig.error().message, HasSubstr("exceeds the shared queue's 64 bytes"));
+  auto missing = SharedQueue::open("/nnremote-no-such-queue", 4096);
+  EXPECT_FALSE(missing.ok());
+}
+
+TEST(SharedQueueTest, TheQueueIsPrivateAndItsNameGoesOnceBothSidesHaveIt) {
+  auto server = SharedQueue::create(64);
+  ASSERT_TRUE(server.ok());
+  const std::string file = "/dev/shm" + (*server)->name();
+  struct stat status {};
+  ASSERT_EQ(::stat(file.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0600u);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  EXPECT_NE(::stat(file.c_str(), &status), 0) << "the queue can still be opened by name";
+  EXPECT_FALSE(SharedQueue::open((*server)->name(), (*server)->size()).ok());
+}
+
+TEST(SharedQueueTest, ClosingWakesAWaitingServer) {
+  auto server = SharedQueue::create(64);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  std::atomic<bool> stop{false};
+  std::thread closer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    (*client)->close();
+  });
+  size_t size = 0;
+  EXPECT_FALSE((*server)->awaitRequest(&size, stop));
+  closer.join();
+}
+
+// A server that parks after `parkAfter` idle and serves again only when the client's wake
+// callback says so, as the emulator does over a burst's stream. Every call must be answered,
+// and the client must wake the server only when it had parked (never twice for one park).
+TEST(SharedQueueTest, AParkedServerIsWokenExactlyOncePerParkAndAnswersEveryRequest) {
+  for (const auto parkAfter : {std::chrono::nanoseconds(0), std::chrono::nanoseconds(20000)}) {
+    SCOPED_TRACE("park after " + std::to_string(parkAfter.count()) + " ns");
+    auto server = SharedQueue::create(/*capacity=*/64, /*startParked=*/true);
+    ASSERT_TRUE(server.ok());
+    auto client = SharedQueue::open((*server)->name(), (*server)->size());
+    ASSERT_TRUE(client.ok());
+
+    std::mutex mutex;
+    std::condition_variable woken;
+    int wakesPending = 0, wakes = 0, parks = 0, served = 0;
+    bool parked = true;  // as created
+    bool wokenTwice = false;
+    std::atomic<bool> stop{false};
+    std::thread serving([&] {
+      while (true) {
+        {
+          // Parked: wait for a wake-up, as the emulator waits for the stream's message.
+          std::unique_lock<std::mutex> lock(mutex);
+          woken.wait(lock, [&] { return wakesPending > 0 || stop.load(); });
+          if (wakesPending == 0) return;
+          --wakesPending;
+          parked = false;
+        }
+        size_t size = 0;
+        SharedQueue::Awaited awaited;
+        while ((awaited = (*server)->awaitRequestOrPark(&size, stop, parkAfter)) == SharedQueue::Awaited::REQUEST) {
+          std::memcpy((*server)->responseBufferForWriting(), (*server)->receivedRequest(), size);
+          (*server)->respond(size);
+          ++served;
+        }
+        if (awaited == SharedQueue::Awaited::FINISHED) return;
+        std::lock_guard<std::mutex> lock(mutex);
+        parked = true;
+        ++parks;
+      }
+    });
+    auto wake = [&] {
+      std::lock_guard<std::mutex> lock(mutex);
+      // A wake for a server that is still serving would be a second wake for one park.
+      if (wakesPending > 0) wokenTwice = true;
+      ++wakesPending;
+      ++wakes;
+      woken.notify_all();
+      return true;
+    };
+    constexpr int kCalls = 3000;
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    int answered = 0;
+    for (int i = 0; i < kCalls && std::chrono::steady_clock::now() < giveUp; ++i) {
+      const uint32_t value = static_cast<uint32_t>(i);
+      std::memcpy((*client)->requestBuffer(), &value, sizeof(value));
+      auto length = (*client)->call(sizeof(value), [] { return true; }, std::chrono::milliseconds(100), wake);
+      ASSERT_TRUE(length.ok()) << length.error().message;
+      uint32_t echoed = 0;
+      std::memcpy(&echoed, (*client)->responseBuffer(), sizeof(echoed));
+      ASSERT_EQ(echoed, value);
+      ++answered;
+      // Now and then idle long enough for the server to park.
+      if (i % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(60));
+    }
+    EXPECT_EQ(answered, kCalls);
+    (*client)->close();
+    stop.store(true);
+    (*server)->wakeServer();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      woken.notify_all();
+    }
+    serving.join();
+    EXPECT_EQ(served, kCalls);
+    EXPECT_FALSE(wokenTwice);
+    EXPECT_GE(wakes, 1) << "it started parked";
+    // Every wake but the first followed a park.
+    EXPECT_LE(wakes, parks + 1);
+    if (parkAfter.count() == 0) {
+      EXPECT_GT(parks, 10) << "a server that parks at once parked rarely";
+    }
+  }
+}
+
+TEST(SharedQueueTest, AClientThatCannotWakeAParkedServerGetsDeadObject) {
+  auto server = SharedQueue::create(/*capacity=*/64, /*startParked=*/true);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  auto noWake = (*client)->call(1, [] { return true; });
+  ASSERT_FALSE(noWake.ok());
+  EXPECT_EQ(noWake.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  auto streamGone = (*client)->call(1, [] { return true; }, std::chrono::milliseconds(100), [] { return false; });
+  ASSERT_FALSE(streamGone.ok());
+  EXPECT_EQ(streamGone.error().code, hal::ErrorStatus::DEAD_OBJECT);
+}
+
+}  // namespace
+}  // namespace nnremote::wire

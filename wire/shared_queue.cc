@@ -1,0 +1,205 @@
+#include "wire/shared_queue.h"
+
+#include <sys/mman.h>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <ctime>
+#include <thread>
+
+namespace nnremote::wire {
+namespace {
+
+using hal::ErrorStatus;
+using hal::makeError;
+using Clock = std::chrono::steady_clock;
+
+// How long a side spins before it sleeps: long enough to catch a tiny execution's answer or
+// the next request of a busy burst without a wake-up, short enough not to burn a core.
+constexpr auto kClientSpin = std::chrono::microseconds(50);
+constexpr auto kServerSpin = std::chrono::microseconds(50);
+
+// Shared (not FUTEX_PRIVATE) operations, since the word lives in memory two processes map.
+void futexWait(std::atomic<uint32_t>* word, uint32_t expected, std::chrono::nanoseconds timeout) {
+  timespec ts{static_cast<time_t>(timeout.count() / 1000000000), static_cast<long>(timeout.count() % 1000000000)};
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT, expected, &ts, nullptr, 0);
+}
+
+void futexWake(std::atomic<uint32_t>* word) {
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// Waits until `word` differs from `unchanged` (or `done` says stop): spins for `spin`, then
+// sleeps on the futex in slices of `slice`, announcing itself in `sleeping` so the other side
+// knows to wake it. `done` is asked between slices.
+template <typename Done>
+bool waitForChange(std::atomic<uint32_t>& word, uint32_t unchanged, std::atomic<uint32_t>& sleeping,
+                   Clock::duration spin, std::chrono::nanoseconds slice, Done&& done) {
+  const auto spinUntil = Clock::now() + spin;
+  while (word.load(std::memory_order_acquire) == unchanged) {
+    if (Clock::now() < spinUntil) {
+      for (int i = 0; i < 32; ++i) relax();
+      continue;
+    }
+    sleeping.store(1, std::memory_order_seq_cst);
+    if (word.load(std::memory_order_seq_cst) == unchanged) futexWait(&word, unchanged, slice);
+    sleeping.store(0, std::memory_order_relaxed);
+    if (word.load(std::memory_order_acquire) == unchanged && done()) return false;
+  }
+  return true;
+}
+
+// Publishes `value` in `word` and wakes the other side if it sleeps. The seq_cst store and
+// load pair with the waiter's, so either the waiter sees the new value or we see it sleeping.
+void publish(std::atomic<uint32_t>& word, uint32_t value, std::atomic<uint32_t>& sleeping) {
+  word.store(value, std::memory_order_seq_cst);
+  if (sleeping.load(std::memory_order_seq_cst) != 0) futexWake(&word);
+}
+
+}  // namespace
+
+SharedQueue::SharedQueue(hal::SharedMemory memory, size_t capacity)
+    : memory_(std::move(memory)), data_(memory_->data()), capacity_(capacity) {}
+
+hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::create(size_t capacity, bool startParked) {
+  NN_ASSIGN_OR_RETURN(hal::SharedMemory memory, hal::createSharedMemory(sizeof(Header) + 2 * capacity));
+  std::unique_ptr<SharedQueue> queue(new SharedQueue(std::move(memory), capacity));
+  Header& header = *new (queue->data_) Header();
+  header.capacity = static_cast<uint32_t>(capacity);
+  header.serverParked.store(startParked ? 1 : 0);
+  return queue;
+}
+
+hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::open(const std::string& name, uint64_t size) {
+  if (size < sizeof(Header)) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT) << "shared queue " << name << " is too small (" << size << " bytes)";
+  }
+  NN_ASSIGN_OR_RETURN(hal::SharedMemory memory, hal::mapSharedMemory(name, size));
+  // Both sides have it mapped now: the name goes, so no other process can open the queue.
+  ::shm_unlink(name.c_str());
+  const uint32_t capacity = reinterpret_cast<const Header*>(memory->data())->capacity;
+  if (sizeof(Header) + 2 * uint64_t(capacity) != size) {
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << "shared queue " << name << " declares " << capacity << " bytes per direction in " << size << " bytes";
+  }
+  return std::unique_ptr<SharedQueue>(new SharedQueue(std::move(memory), capacity));
+}
+
+hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& peerAlive,
+                                      std::chrono::milliseconds pollInterval,
+                                      const std::function<bool()>& wakeParkedServer) {
+  if (size > capacity_) {
+    return makeError(ErrorStatus::GENERAL_FAILURE) << "a " << size << "-byte request exceeds the shared queue's "
+                                                   << capacity_ << " bytes";
+  }
+  Header& h = header();
+  auto gone = []() -> hal::Error { return makeError(ErrorStatus::DEAD_OBJECT) << "the burst's server went away"; };
+  if (h.shutDown.load() != 0) return gone();
+  h.requestSize = static_cast<uint32_t>(size);
+  const uint32_t sequence = h.requestSequence.load(std::memory_order_relaxed) + 1;
+  const uint32_t previous = h.responseSequence.load(std::memory_order_acquire);
+  publish(h.requestSequence, sequence, h.serverSleeping);
+  // Paired with the server's store of serverParked and load of requestSequence (both seq_cst):
+  // either it saw this request, or we see the queue parked. Whoever clears the flag first
+  // restarts the service, so exactly one wake-up is sent.
+  if (uint32_t parked = 1; h.serverParked.load(std::memory_order_seq_cst) != 0 &&
+                           h.serverParked.compare_exchange_strong(parked, 0, std::memory_order_seq_cst)) {
+    if (!wakeParkedServer || !wakeParkedServer()) {
+      h.serverParked.store(1, std::memory_order_seq_cst);  // still parked: a later call tries again
+      return gone();
+    }
+  }
+  const bool answered = waitForChange(h.responseSequence, previous, h.clientSleeping, kClientSpin, pollInterval,
+                                      [&] { return h.shutDown.load() != 0 || !peerAlive(); });
+  if (!answered || h.shutDown.load() != 0) return gone();
+  if (h.responseSequence.load(std::memory_order_acquire) != sequence || h.responseSize > capacity_) {
+    return makeError(ErrorStatus::GENERAL_FAILURE) << "the shared queue's response does not answer request "
+                                                   << sequence;
+  }
+  return size_t{h.responseSize};
+}
+
+// Closing and waking change the request word too, so a server spinning on it, or about to sleep
+// on it, sees the change at once rather than at the end of its sleep.
+void SharedQueue::close() {
+  Header& h = header();
+  h.closed.store(1, std::memory_order_seq_cst);
+  h.requestSequence.fetch_add(1, std::memory_order_seq_cst);
+  futexWake(&h.requestSequence);
+}
+
+bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
+  Header& h = header();
+  auto finished = [&] { return stop.load() || h.closed.load() != 0; };
+  while (true) {
+    if (finished()) return false;
+    const bool arrived = waitForChange(h.requestSequence, lastRequest_, h.serverSleeping, kServerSpin,
+                                       std::chrono::milliseconds(100), finished);
+    if (!arrived || finished()) return false;
+    lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
+    *size = h.requestSize;
+    if (*size <= capacity_) return true;
+    respond(0);  // a malformed size from a misbehaving client: answer empty and go on
+  }
+}
+
+SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::atomic<bool>& stop,
+                                                    std::chrono::nanoseconds parkAfterIdle) {
+  Header& h = header();
+  auto finished = [&] { return stop.load() || h.closed.load() != 0; };
+  const auto parkAt = Clock::now() + parkAfterIdle;
+  while (true) {
+    if (finished()) return Awaited::FINISHED;
+    const bool arrived =
+        waitForChange(h.requestSequence, lastRequest_, h.serverSleeping, kServerSpin,
+                      std::min<std::chrono::nanoseconds>(parkAfterIdle, std::chrono::milliseconds(100)),
+                      [&] { return finished() || Clock::now() >= parkAt; });
+    if (finished()) return Awaited::FINISHED;
+    if (!arrived) {
+      h.serverParked.store(1, std::memory_order_seq_cst);
+      if (h.requestSequence.load(std::memory_order_seq_cst) == lastRequest_) return Awaited::PARKED;
+      // A request came as we parked: serve it, unless its client already claimed the wake-up
+      // (then its message on the stream brings us back).
+      if (uint32_t parked = 1; !h.serverParked.compare_exchange_strong(parked, 0, std::memory_order_seq_cst)) {
+        return Awaited::PARKED;
+      }
+      continue;
+    }
+    lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
+    *size = h.requestSize;
+    if (*size <= capacity_) return Awaited::REQUEST;
+    respond(0);  // a malformed size from a misbehaving client: answer empty and go on
+  }
+}
+
+void SharedQueue::respond(size_t size) {
+  Header& h = header();
+  h.responseSize = static_cast<uint32_t>(size);
+  publish(h.responseSequence, lastRequest_, h.clientSleeping);
+}
+
+void SharedQueue::shutDown() {
+  Header& h = header();
+  h.shutDown.store(1, std::memory_order_seq_cst);
+  h.responseSequence.fetch_add(1, std::memory_order_seq_cst);
+  futexWake(&h.responseSequence);
+}
+
+void SharedQueue::wakeServer() {
+  header().requestSequence.fetch_add(1, std::memory_order_seq_cst);
+  futexWake(&header().requestSequence);
+}
+
+}  // namespace nnremote::wire

@@ -1,0 +1,107 @@
+// A request/response channel in POSIX shared memory between a client and a server on one host,
+// for bursts: one request in flight at a time, each side writing its message in place and waking
+// the other through a futex on a word in the shared region (the idea of Android's FMQ with its
+// event flag). Saves the gRPC frames, HTTP/2 and socket hops of a stream message.
+//
+// The server creates the region under an unguessable name and tells the client the name over
+// the burst's gRPC stream; the stream also stays the liveness signal: when it ends, the server
+// stops serving the queue and removes the region.
+//
+// A server may park an idle queue, so an idle burst holds no thread: it stops waiting on the
+// futex and marks the queue parked; a client that then finds a request of its own waiting in a
+// parked queue claims the wake-up (exactly one side does) and asks the server over the stream
+// to serve the queue again.
+#ifndef NNREMOTE_WIRE_SHARED_QUEUE_H_
+#define NNREMOTE_WIRE_SHARED_QUEUE_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "hal/memory.h"
+#include "hal/result.h"
+
+namespace nnremote::wire {
+
+class SharedQueue {
+ public:
+  // Room for one message each way.
+  static constexpr size_t kDefaultCapacity = 256 << 10;
+
+  // Server side: creates a region with `capacity` bytes for each direction, parked if
+  // `startParked` (the first request then wakes the server through the client's callback).
+  static hal::Result<std::unique_ptr<SharedQueue>> create(size_t capacity = kDefaultCapacity,
+                                                          bool startParked = false);
+  // Client side: maps the region the server created.
+  static hal::Result<std::unique_ptr<SharedQueue>> open(const std::string& name, uint64_t size);
+
+  const std::string& name() const { return memory_->sharedName(); }
+  uint64_t size() const { return memory_->size(); }
+  size_t capacity() const { return capacity_; }
+
+  // ---- Client ----
+  // Where to write the next request (capacity() bytes).
+  uint8_t* requestBuffer() { return data_ + sizeof(Header); }
+  // Sends the `size` bytes written to requestBuffer() and waits for the response, asking
+  // `peerAlive` every `pollInterval` while it sleeps; false from it ends the wait with
+  // DEAD_OBJECT. If the server parked the queue, `wakeParkedServer` asks it to come back (false
+  // if it could not: DEAD_OBJECT). On success, the response is at responseBuffer() for the
+  // returned size.
+  hal::Result<size_t> call(size_t size, const std::function<bool()>& peerAlive,
+                           std::chrono::milliseconds pollInterval = std::chrono::milliseconds(100),
+                           const std::function<bool()>& wakeParkedServer = nullptr);
+  const uint8_t* responseBuffer() const { return data_ + sizeof(Header) + capacity_; }
+  // Tells the server no more requests will come.
+  void close();
+
+  // ---- Server ----
+  // Waits for the next request; false once the client closed the queue or `stop` is set (check
+  // it after waking the queue with wakeServer()). On true, the request is at
+  // receivedRequest() for `*size` bytes.
+  bool awaitRequest(size_t* size, const std::atomic<bool>& stop);
+  // awaitRequest for a server that parks: after `parkAfterIdle` without a request it parks the
+  // queue and returns PARKED; serve again (call this) once the client asks over the stream.
+  enum class Awaited { REQUEST, PARKED, FINISHED };
+  Awaited awaitRequestOrPark(size_t* size, const std::atomic<bool>& stop, std::chrono::nanoseconds parkAfterIdle);
+  const uint8_t* receivedRequest() const { return data_ + sizeof(Header); }
+  uint8_t* responseBufferForWriting() { return data_ + sizeof(Header) + capacity_; }
+  // Publishes the `size` bytes written to responseBufferForWriting().
+  void respond(size_t size);
+  // Wakes a server waiting in awaitRequest, so it can see `stop`.
+  void wakeServer();
+  // Tells a client waiting in call(), or calling later, that no answer will come.
+  void shutDown();
+
+  // The region's layout, which both processes read and write: at the start of the region; the
+  // futex words must be 32-bit and naturally aligned. Public so tests can play a misbehaving
+  // peer; everything else goes through the methods above.
+  struct Header {
+    std::atomic<uint32_t> requestSequence;   // bumped by the client per request
+    std::atomic<uint32_t> responseSequence;  // set by the server to the answered request
+    std::atomic<uint32_t> serverSleeping;    // the server is (about to be) in a futex wait
+    std::atomic<uint32_t> clientSleeping;
+    std::atomic<uint32_t> closed;            // by the client: no more requests
+    std::atomic<uint32_t> shutDown;          // by the server: no more responses
+    std::atomic<uint32_t> serverParked;      // 1: the server serves again only when woken
+    uint32_t capacity;
+    uint32_t requestSize;
+    uint32_t responseSize;
+  };
+  static_assert(std::atomic<uint32_t>::is_always_lock_free);
+  Header& header() { return *reinterpret_cast<Header*>(data_); }
+
+ private:
+  SharedQueue(hal::SharedMemory memory, size_t capacity);
+
+  hal::SharedMemory memory_;
+  uint8_t* data_;
+  size_t capacity_;
+  uint32_t lastRequest_ = 0;  // server: the last request sequence served
+};
+
+}  // namespace nnremote::wire
+
+#endif  // NNREMOTE_WIRE_SHARED_QUEUE_H_
