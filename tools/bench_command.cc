@@ -1,11 +1,13 @@
 // nnremote bench: runs clients like `nnremote load`, with timing on every execution, and writes a
 // report people would rather look at than read (tools/bench_report.h).
+#include "tools/bench_command.h"
+
 #include <fstream>
 #include <iostream>
 
 #include "tools/bench_report.h"
 #include "hal/operand_types.h"
-#include "tools/commands.h"
+#include "tools/command_support.h"
 #include "tools/load_clients.h"
 #include "tools/nnremote_flags.h"
 #include "tools/target.h"

@@ -1,11 +1,13 @@
 // nnremote farm list / farm wait: a farm's device pool in etcd (docs/farm.md).
+#include "tools/farm_command.h"
+
 #include <chrono>
 #include <iomanip>
 #include <iostream>
 
 #include "absl/flags/flag.h"
 #include "farm/pool.h"
-#include "tools/commands.h"
+#include "tools/command_support.h"
 #include "tools/nnremote_flags.h"
 
 namespace nnremote::tools {

@@ -2,13 +2,15 @@
 // conformance-format file's (--cases=FILE [--model=NAME]) or a built-in (--model=NAME). The HTML
 // shows each operation's device time on the simulated NPU (--config, default edge16), from one
 // execution of the model's own inputs in process.
+#include "tools/graph_command.h"
+
 #include <fstream>
 #include <iostream>
 
 #include "emulator/simulated_npus.h"
 #include "hal/graph_dump.h"
 #include "hal/model_builder.h"
-#include "tools/commands.h"
+#include "tools/command_support.h"
 #include "tools/model_subject.h"
 #include "tools/nnremote_flags.h"
 

@@ -2,12 +2,14 @@
 // client is a session of its own that prepares the model at the given priority and executes it
 // in a loop for --seconds (tools/load_clients.h); idle sessions are opened first and held. The
 // summary is one line for the priority class that ran, with client wall-clock latencies.
+#include "tools/load_command.h"
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 
 #include "hal/operand_types.h"
-#include "tools/commands.h"
+#include "tools/command_support.h"
 #include "tools/connection_flags.h"
 #include "tools/load_clients.h"
 #include "tools/nnremote_flags.h"

@@ -5,7 +5,16 @@
 #include <vector>
 
 #include "flags/command_line.h"
-#include "tools/commands.h"
+#include "tools/bench_command.h"
+#include "tools/conform_command.h"
+#include "tools/cost_command.h"
+#include "tools/devices_command.h"
+#include "tools/farm_command.h"
+#include "tools/graph_command.h"
+#include "tools/load_command.h"
+#include "tools/replay_command.h"
+#include "tools/sample_command.h"
+#include "tools/trace_command.h"
 #include "tools/connection_flags.h"
 
 namespace {

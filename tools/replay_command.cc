@@ -1,8 +1,10 @@
 // nnremote replay: a recording (npu_emulator --record=DIR) run against --target and compared.
+#include "tools/replay_command.h"
+
 #include <fstream>
 #include <iostream>
 
-#include "tools/commands.h"
+#include "tools/command_support.h"
 #include "tools/connection_flags.h"
 #include "tools/nnremote_flags.h"
 #include "tools/replay.h"

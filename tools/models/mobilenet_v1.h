@@ -4,20 +4,9 @@
 #ifndef NNREMOTE_TOOLS_MODELS_MOBILENET_V1_H_
 #define NNREMOTE_TOOLS_MODELS_MOBILENET_V1_H_
 
-#include <cstdint>
-#include <vector>
-
-#include "hal/types.h"
+#include "tools/models/built_model.h"
 
 namespace nnremote::tools {
-
-enum class Precision { FLOAT32, QUANT8 };
-
-struct BuiltModel {
-  hal::Model model;
-  std::vector<uint8_t> input;       // one deterministic image
-  std::vector<size_t> outputSizes;  // bytes of each output
-};
 
 BuiltModel buildMobileNetV1(Precision precision);
 

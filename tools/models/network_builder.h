@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hal/model_builder.h"
-#include "tools/models/mobilenet_v1.h"
+#include "tools/models/built_model.h"
 
 namespace nnremote::tools {
 

@@ -5,7 +5,7 @@
 #ifndef NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
 #define NNREMOTE_TOOLS_MODELS_REFERENCE_NETWORKS_H_
 
-#include "tools/models/mobilenet_v1.h"
+#include "tools/models/built_model.h"
 
 namespace nnremote::tools {
 
