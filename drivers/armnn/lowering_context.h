@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "drivers/armnn/model_lowering.h"
+#include "drivers/armnn/lowered_network.h"
 #include "hal/result.h"
 #include "hal/types.h"
 

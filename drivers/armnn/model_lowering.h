@@ -4,23 +4,13 @@
 #ifndef NNREMOTE_DRIVERS_ARMNN_MODEL_LOWERING_H_
 #define NNREMOTE_DRIVERS_ARMNN_MODEL_LOWERING_H_
 
-#include <armnn/INetwork.hpp>
+#include <cstddef>
 
-#include <vector>
-
+#include "drivers/armnn/lowered_network.h"
 #include "hal/result.h"
 #include "hal/types.h"
 
 namespace nnremote::armnn {
-
-struct LoweredNetwork {
-  ::armnn::INetworkPtr network{nullptr, nullptr};
-  // Binding ids are positions: network input i is bound as i and holds operand inputOperands[i],
-  // in the order the lowering first read them (a model input nothing reads is not bound). Output
-  // i is outputOperands[i]: for the whole model, the model's outputs in order.
-  std::vector<uint32_t> inputOperands;
-  std::vector<uint32_t> outputOperands;
-};
 
 // The whole main subgraph.
 hal::Result<LoweredNetwork> lowerModel(const hal::Model& model);

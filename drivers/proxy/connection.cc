@@ -1,4 +1,5 @@
 #include "drivers/proxy/connection.h"
+#include "drivers/proxy/pool_transport.h"
 
 #include "wire/grpc_status.h"
 #include "wire/wire_constants.h"

@@ -30,7 +30,7 @@
 #include "hal/types.h"
 #include "wire/nnremote.grpc.pb.h"
 #include "drivers/proxy/channel_security.h"
-#include "drivers/proxy/pool_transport.h"
+#include "drivers/proxy/session_channel.h"
 #include "drivers/proxy/session_watcher.h"
 
 namespace nnremote::proxy {
@@ -80,16 +80,12 @@ struct ConnectionOptions {
   // For a client with a side channel to the server (a backend host's parent): hands the server
   // a shared-memory descriptor and returns the token RegisterMemory's passed_descriptor names it
   // by. Pools with a descriptor() then register that way rather than by name.
-  std::function<hal::Result<uint64_t>(int descriptor)> passDescriptor;
+  DescriptorPasser passDescriptor;
 };
 
-// The session a call runs in: its id and generation (how many sessions came before it).
-struct SessionRef {
-  uint64_t id = 0;
-  uint64_t generation = 0;
-};
+class PoolTransport;
 
-class Connection {
+class Connection final : public SessionChannel {
  public:
   // Connects to `address` ("unix:PATH", "unix-abstract:NAME" or "HOST:PORT") and opens a
   // session. A server that cannot be reached gives DEAD_OBJECT.
@@ -98,19 +94,19 @@ class Connection {
   // emulator; the connection then offers only that device.
   static hal::Result<std::shared_ptr<Connection>> connect(const std::string& address,
                                                           const ConnectionOptions& options = {});
-  ~Connection();
+  ~Connection() override;
 
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  wire::Accelerator::Stub& stub() const { return *stub_; }
+  wire::Accelerator::Stub& stub() const override { return *stub_; }
   // The calls that wait (bursts, fenced-execution info, fences), on the same channel.
   wire::AcceleratorWaits::Stub& waitsStub() const { return *waitsStub_; }
   // The current session's id; session() also recovers a lost one first.
   uint64_t sessionId() const { return currentSession().id; }
   uint64_t generation() const { return currentSession().generation; }
   // The session as it is now, lost or not; makes no call.
-  SessionRef currentSession() const;
+  SessionRef currentSession() const override;
   // The current session, after recovering a lost one (when options.reconnect is on): a server
   // that does not come back within reconnectTimeout, or a lost session without reconnect, gives
   // DEAD_OBJECT.
@@ -136,7 +132,7 @@ class Connection {
   // `neverRan`, if given, says whether the call certainly did not run: the server did not know
   // the session, or the request could not even be written to a connection that had already
   // broken. Such a call may be made again in a new session.
-  hal::Error callFailed(const grpc::Status& status, uint64_t generation, bool* neverRan = nullptr);
+  hal::Error callFailed(const grpc::Status& status, uint64_t generation, bool* neverRan = nullptr) override;
 
   // Makes a call in the current session (recovering a lost one first). If the call never ran
   // because that session was already gone (the server restarted while this client was idle, so
@@ -158,13 +154,14 @@ class Connection {
   // The device an etcd:// target picked; empty for a plain address.
   const std::string& pooledDevice() const;
   const ConnectionOptions& options() const { return options_; }
+  const DescriptorPasser& descriptorPasser() const override { return options_.passDescriptor; }
   // Whether the server runs on this host: the address is a unix socket.
   bool sameHost() const { return address_.rfind("unix", 0) == 0; }
   // False once the connection has dropped; cheap, makes no call.
   bool reachable() const;
 
   // A context for a query/release call, with the control-call deadline.
-  std::unique_ptr<grpc::ClientContext> controlContext() const;
+  std::unique_ptr<grpc::ClientContext> controlContext() const override;
 
   // When an execution call gives up waiting (see executionTimeout), if ever.
   std::optional<std::chrono::system_clock::time_point> executionCallLimit(const hal::OptionalTimePoint& deadline) const;

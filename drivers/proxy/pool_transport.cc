@@ -4,13 +4,12 @@
 
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
-#include "drivers/proxy/connection.h"
 
 namespace nnremote::proxy {
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
 
-PoolTransport::PoolTransport(Connection& connection, bool useSharedMemory, uint64_t bulkThresholdBytes)
+PoolTransport::PoolTransport(SessionChannel& connection, bool useSharedMemory, uint64_t bulkThresholdBytes)
     : connection_(connection), useSharedMemory_(useSharedMemory), bulkThresholdBytes_(bulkThresholdBytes) {}
 
 PoolTransport::~PoolTransport() = default;  // the session's end releases registrations
@@ -53,7 +52,7 @@ hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& mem
   request.set_session_id(session.id);
   request.set_size(memory->size());
   if (passesDescriptor(*memory)) {
-    NN_ASSIGN_OR_RETURN(const uint64_t token, connection_.options().passDescriptor(memory->descriptor()));
+    NN_ASSIGN_OR_RETURN(const uint64_t token, connection_.descriptorPasser()(memory->descriptor()));
     request.set_passed_descriptor(token);
   } else {
     request.set_shm_name(memory->sharedName());
@@ -68,7 +67,7 @@ hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& mem
 }
 
 bool PoolTransport::passesDescriptor(const hal::Memory& memory) const {
-  return connection_.options().passDescriptor != nullptr && memory.descriptor() >= 0;
+  return connection_.descriptorPasser() != nullptr && memory.descriptor() >= 0;
 }
 
 void PoolTransport::releaseExpired() {
@@ -77,7 +76,7 @@ void PoolTransport::releaseExpired() {
 }
 
 void PoolTransport::releaseExpiredLocked() {
-  const uint64_t generation = connection_.generation();
+  const uint64_t generation = connection_.currentSession().generation;
   for (auto it = registrations_.begin(); it != registrations_.end();) {
     if (it->second.generation != generation) {  // its session is gone, and the registration with it
       it = registrations_.erase(it);
@@ -88,7 +87,7 @@ void PoolTransport::releaseExpiredLocked() {
       continue;
     }
     wire::UnregisterMemoryRequest request;
-    request.set_session_id(connection_.sessionId());
+    request.set_session_id(connection_.currentSession().id);
     request.set_memory_id(it->second.id);
     wire::Empty empty;
     auto context = connection_.controlContext();
@@ -98,7 +97,7 @@ void PoolTransport::releaseExpiredLocked() {
 }
 
 size_t PoolTransport::registeredCount() const {
-  const uint64_t generation = connection_.generation();
+  const uint64_t generation = connection_.currentSession().generation;
   std::lock_guard<std::mutex> lock(mutex_);
   size_t count = 0;
   for (const auto& [memory, registration] : registrations_) count += registration.generation == generation;
@@ -130,7 +129,7 @@ hal::Result<uint64_t> PoolTransport::upload(const hal::Memory& memory) {
 hal::Status PoolTransport::download(uint64_t bulkTransferId, uint8_t* destination, uint64_t capacity) {
   grpc::ClientContext context;
   wire::BulkTransferHandle handle;
-  handle.set_session_id(connection_.sessionId());
+  handle.set_session_id(connection_.currentSession().id);
   handle.set_bulk_transfer_id(bulkTransferId);
   auto reader = connection_.stub().DownloadBulk(&context, handle);
   wire::BulkChunk chunk;

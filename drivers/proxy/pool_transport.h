@@ -14,16 +14,15 @@
 #include <unordered_map>
 
 #include "hal/memory.h"
+#include "drivers/proxy/session_channel.h"
 #include "hal/result.h"
 #include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::proxy {
 
-class Connection;
-
 class PoolTransport {
  public:
-  PoolTransport(Connection& connection, bool useSharedMemory, uint64_t bulkThresholdBytes);
+  PoolTransport(SessionChannel& channel, bool useSharedMemory, uint64_t bulkThresholdBytes);
   ~PoolTransport();
 
   // The wire form of one pool; `withContents` is false for pools only outputs use.
@@ -53,7 +52,7 @@ class PoolTransport {
   // Unregisters memories the client has since destroyed.
   void releaseExpiredLocked();
 
-  Connection& connection_;
+  SessionChannel& connection_;
   bool useSharedMemory_;
   const uint64_t bulkThresholdBytes_;
   mutable std::mutex mutex_;

@@ -1,4 +1,5 @@
 #include "drivers/proxy/proxy_buffer.h"
+#include "drivers/proxy/pool_transport.h"
 
 #include <cstring>
 

@@ -3,6 +3,7 @@
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
 #include "drivers/proxy/execution_results.h"
+#include "drivers/proxy/pool_transport.h"
 #include "hal/vlog.h"
 
 namespace nnremote::proxy {
@@ -10,11 +11,11 @@ namespace nnremote::proxy {
 using hal::ErrorStatus;
 using hal::makeError;
 
-ProxyBurst::ProxyBurst(std::shared_ptr<Connection> connection, std::shared_ptr<const ProxyPreparedModel> preparedModel)
+ProxyBurst::ProxyBurst(std::shared_ptr<Connection> connection, std::shared_ptr<const ServedModel> preparedModel)
     : connection_(std::move(connection)), preparedModel_(std::move(preparedModel)) {}
 
 hal::Result<hal::SharedBurst> ProxyBurst::open(std::shared_ptr<Connection> connection,
-                                               std::shared_ptr<const ProxyPreparedModel> preparedModel) {
+                                               std::shared_ptr<const ServedModel> preparedModel) {
   NN_ASSIGN_OR_RETURN(const auto where, preparedModel->current());
   std::shared_ptr<ProxyBurst> burst(new ProxyBurst(std::move(connection), std::move(preparedModel)));
   std::lock_guard<std::mutex> lock(burst->mutex_);

@@ -17,7 +17,7 @@
 #include "wire/shared_queue.h"
 #include "drivers/proxy/call_watchdog.h"
 #include "drivers/proxy/connection.h"
-#include "drivers/proxy/proxy_prepared_model.h"
+#include "drivers/proxy/served_model.h"
 
 namespace nnremote::proxy {
 
@@ -26,7 +26,7 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   // After the connection replaces a lost session, the next execution reopens the burst in the
   // new one (the model prepared again there); memory cached before must be cached again.
   static hal::Result<hal::SharedBurst> open(std::shared_ptr<Connection> connection,
-                                            std::shared_ptr<const ProxyPreparedModel> preparedModel);
+                                            std::shared_ptr<const ServedModel> preparedModel);
   ~ProxyBurst() override;
 
   // Caches registered shared memory under a slot until the hold is released. Other memory
@@ -48,7 +48,7 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
     uint64_t slot = 0;
   };
 
-  ProxyBurst(std::shared_ptr<Connection> connection, std::shared_ptr<const ProxyPreparedModel> preparedModel);
+  ProxyBurst(std::shared_ptr<Connection> connection, std::shared_ptr<const ServedModel> preparedModel);
   // Opens the stream (and queue) in `session` for the model's id there.
   hal::Status openLocked(SessionRef session, uint64_t preparedModelId) const;
   // Ends the current stream, if it is still open.
@@ -64,7 +64,7 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   hal::Error cutOff(const hal::OptionalTimePoint& deadline) const;
 
   std::shared_ptr<Connection> connection_;
-  std::shared_ptr<const ProxyPreparedModel> preparedModel_;
+  std::shared_ptr<const ServedModel> preparedModel_;
   mutable std::mutex mutex_;  // one message exchange at a time
   mutable std::unique_ptr<grpc::ClientContext> context_;
   mutable std::unique_ptr<Stream> stream_;

@@ -6,6 +6,7 @@
 #include "wire/grpc_status.h"
 #include "drivers/proxy/proxy_buffer.h"
 #include "drivers/proxy/proxy_prepared_model.h"
+#include "drivers/proxy/pool_transport.h"
 #include "hal/vlog.h"
 #include <chrono>
 

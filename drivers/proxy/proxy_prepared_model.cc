@@ -10,6 +10,7 @@
 #include "drivers/proxy/cache_transfer.h"
 #include "drivers/proxy/execution_results.h"
 #include "drivers/proxy/proxy_burst.h"
+#include "drivers/proxy/pool_transport.h"
 #include "hal/vlog.h"
 
 namespace nnremote::proxy {

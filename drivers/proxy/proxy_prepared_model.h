@@ -11,6 +11,7 @@
 
 #include "hal/execution_adapters.h"
 #include "drivers/proxy/connection.h"
+#include "drivers/proxy/served_model.h"
 
 namespace nnremote::proxy {
 
@@ -26,7 +27,7 @@ namespace nnremote::proxy {
 // After the connection recovers a lost session, the model is prepared again in the new one the
 // first time it is used: from the copy of the hal::Model it keeps, or from the cache bytes it was
 // prepared from (docs/security.md#recovery).
-class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
+class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel, public ServedModel {
  public:
   // What a model was prepared from: enough to prepare it again.
   struct Preparation {
@@ -69,9 +70,7 @@ class ProxyPreparedModel final : public hal::SyncExecutionPreparedModel {
       const hal::OptionalDuration& loopTimeoutDuration,
       const hal::OptionalDuration& timeoutDurationAfterFence) const override;
 
-  // The session to call in and this model's id there, preparing it again first if the session
-  // was replaced since.
-  hal::Result<std::pair<SessionRef, uint64_t>> current() const;
+  hal::Result<std::pair<SessionRef, uint64_t>> current() const override;
   const Connection* connection() const { return connection_.get(); }
 
  protected:

@@ -4,8 +4,8 @@
 // model. A model refers to them with codes (prefix << 16) | typeWithinExtension, the prefix
 // chosen per model in its extensionNameToPrefix.
 //
-// Adding an extension: one file defining an ExtensionDefinition, and one line in
-// extension_registry.cc.
+// Adding an extension: one file defining an ExtensionDefinition (extension_definition.h), and
+// one line in extension_registry.cc.
 #ifndef NNREMOTE_DRIVERS_SIM_EXTENSIONS_EXTENSION_REGISTRY_H_
 #define NNREMOTE_DRIVERS_SIM_EXTENSIONS_EXTENSION_REGISTRY_H_
 
@@ -13,23 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "drivers/sim/extensions/extension_definition.h"
 #include "drivers/sim/operation_registry.h"
 #include "hal/operand_types.h"
 #include "hal/types.h"
 
 namespace nnremote::sim {
-
-struct ExtensionOperation {
-  uint16_t type = 0;  // within the extension
-  const char* name = "";
-  const OperationKernel* kernel = nullptr;
-};
-
-struct ExtensionDefinition {
-  hal::Extension description;  // name and operand types, as getSupportedExtensions reports them
-  std::vector<const char*> operandTypeNames;  // by type within the extension
-  std::vector<ExtensionOperation> operations;
-};
 
 // Every extension the simulator implements.
 const std::vector<const ExtensionDefinition*>& builtInExtensions();

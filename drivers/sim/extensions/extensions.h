@@ -2,7 +2,7 @@
 #ifndef NNREMOTE_DRIVERS_SIM_EXTENSIONS_EXTENSIONS_H_
 #define NNREMOTE_DRIVERS_SIM_EXTENSIONS_EXTENSIONS_H_
 
-#include "drivers/sim/extensions/extension_registry.h"
+#include "drivers/sim/extensions/extension_definition.h"
 
 namespace nnremote::sim {
 

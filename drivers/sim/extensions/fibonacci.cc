@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "drivers/sim/extensions/extension_registry.h"
 #include "drivers/sim/extensions/extensions.h"
 #include "drivers/sim/kernels/kernel_utils.h"
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "drivers/sim/extensions/extension_registry.h"
 #include "drivers/sim/extensions/extensions.h"
 #include "drivers/sim/kernels/kernel_utils.h"
 

@@ -14,6 +14,7 @@
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
 #include "drivers/proxy/proxy_device.h"
+#include "drivers/proxy/pool_transport.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::proxy {

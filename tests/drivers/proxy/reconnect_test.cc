@@ -11,6 +11,7 @@
 #include "hal/memory.h"
 #include "drivers/proxy/proxy_burst.h"
 #include "drivers/proxy/proxy_device.h"
+#include "drivers/proxy/pool_transport.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 
