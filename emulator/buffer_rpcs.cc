@@ -11,7 +11,7 @@ namespace nnremote::emulator {
 
 void BufferRpcs::addTo(RpcTable& table) {
   // On the pool: they reach a device.
-  table.add("AllocateBuffer", Runs::kOnPool, this, &BufferRpcs::allocateBuffer);
+  table.add("AllocateBuffer", Runs::kOnPool, this, &BufferRpcs::allocateBuffer, kHoldsDeviceBuffer);
   table.add("CopyToBuffer", Runs::kOnPool, this, &BufferRpcs::copyToBuffer);
   table.add("CopyFromBuffer", Runs::kOnPool, this, &BufferRpcs::copyFromBuffer);
   table.add("ReleaseBuffer", Runs::kOnPool, this, &BufferRpcs::releaseBuffer);
@@ -50,8 +50,6 @@ hal::Result<wire::AllocateBufferResponse> BufferRpcs::allocateBuffer(Session& se
   NN_ASSIGN_OR_RETURN(const std::vector<hal::BufferRole> outputRoles, toRoles(request.output_roles(), "output_roles"));
   const hal::BufferDesc desc{{request.dimensions().begin(), request.dimensions().end()}};
   NN_RETURN_IF_ERROR(hal::validateBufferRoles(desc, models, inputRoles, outputRoles));
-  NN_RETURN_IF_ERROR(checkHolding(session.buffers.size(), session.limits().deviceBuffers, "device buffers",
-                                  "session_quotas.device_buffers"));
   NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer, device->allocate(desc, preparedModels, inputRoles, outputRoles));
   wire::AllocateBufferResponse response;
   response.set_token(session.buffers.add(std::move(buffer)));

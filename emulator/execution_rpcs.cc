@@ -126,7 +126,8 @@ hal::Result<wire::ExecuteFencedResponse> ExecutionRpcs::executeFenced(Session& s
   if (request.has_timeout_duration_after_fence()) {
     afterFence = hal::Duration(request.timeout_duration_after_fence().nanoseconds());
   }
-  NN_RETURN_IF_ERROR(checkHolding(session.fences.size(), session.limits().fences, "fences", "session_quotas.fences"));
+  // The fence quota after the releases above, so not by the scaffold.
+  NN_RETURN_IF_ERROR(checkHolds(session, kHoldsFence));
   auto execution = std::make_shared<FencedExecution>();
   wire::ExecuteFencedResponse response;
   response.set_sync_fence_id(session.fences.add(execution->done));

@@ -1,19 +1,17 @@
 #include "emulator/fence_rpcs.h"
 
-#include "emulator/session_quotas.h"
 #include "hal/vlog.h"
 
 namespace nnremote::emulator {
 
 void addFenceRpcs(RpcTable& table) {
   // Answered at once: they touch only the session's table.
-  table.add("CreateFence", Runs::kNow, &createFence);
+  table.add("CreateFence", Runs::kNow, &createFence, &kHoldsFence);
   table.add("SignalFence", Runs::kNow, &signalFence);
   table.add("ReleaseFences", Runs::kNow, &releaseFences);
 }
 
 hal::Result<wire::CreateFenceResponse> createFence(Session& session, const wire::CreateFenceRequest&) {
-  NN_RETURN_IF_ERROR(checkHolding(session.fences.size(), session.limits().fences, "fences", "session_quotas.fences"));
   wire::CreateFenceResponse response;
   response.set_fence_id(session.fences.add(hal::SyncFence::create()));
   NN_VLOG(FENCE) << "session " << session.id() << " created fence " << response.fence_id();

@@ -10,6 +10,7 @@ namespace nnremote::emulator {
 
 void addFenceRpcs(RpcTable& table);
 
+// Within the fences quota, which the scaffold checks (kHoldsFence).
 hal::Result<wire::CreateFenceResponse> createFence(Session& session, const wire::CreateFenceRequest& request);
 // Signals the fence (in error, if asked), and releases it if asked.
 hal::Result<wire::Empty> signalFence(Session& session, const wire::SignalFenceRequest& request);

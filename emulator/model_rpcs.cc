@@ -29,8 +29,8 @@ hal::Result<hal::CacheToken> cacheTokenFromWire(const std::string& bytes) {
   return token;
 }
 
-// What both preparation calls check before a device sees anything: the cache token, the
-// deadline and the session's prepared_models quota; then the cache handles, mirrored.
+// What both preparation calls check before a device sees anything (the scaffold has checked the
+// prepared_models quota): the cache token and the deadline; then the cache handles, mirrored.
 struct CheckedPreparation {
   hal::CacheToken token;
   CacheMirror mirror;
@@ -40,8 +40,6 @@ template <typename Call>  // PrepareModelRequest or PrepareModelFromCacheRequest
 hal::Result<CheckedPreparation> checkPreparation(const Session& session, const Call& request) {
   NN_ASSIGN_OR_RETURN(hal::CacheToken token, cacheTokenFromWire(request.cache_token()));
   NN_RETURN_IF_ERROR(checkWireDuration(request.deadline().nanoseconds_from_now(), "deadline.nanoseconds_from_now"));
-  NN_RETURN_IF_ERROR(checkHolding(session.preparedModels.size(), session.limits().preparedModels, "prepared models",
-                                  "session_quotas.prepared_models"));
   NN_ASSIGN_OR_RETURN(CacheMirror mirror, CacheMirror::create(request.model_cache(), request.data_cache()));
   return CheckedPreparation{token, std::move(mirror)};
 }
@@ -51,8 +49,8 @@ hal::Result<CheckedPreparation> checkPreparation(const Session& session, const C
 void ModelRpcs::addTo(RpcTable& table) {
   // On the pool: they reach a device, which may take its time.
   table.add("GetSupportedOperations", Runs::kOnPool, this, &ModelRpcs::getSupportedOperations);
-  table.add("PrepareModel", Runs::kOnPool, this, &ModelRpcs::prepareModel);
-  table.add("PrepareModelFromCache", Runs::kOnPool, this, &ModelRpcs::prepareModelFromCache);
+  table.add("PrepareModel", Runs::kOnPool, this, &ModelRpcs::prepareModel, kHoldsPreparedModel);
+  table.add("PrepareModelFromCache", Runs::kOnPool, this, &ModelRpcs::prepareModelFromCache, kHoldsPreparedModel);
   table.add("ReleasePreparedModel", Runs::kOnPool, this, &ModelRpcs::releasePreparedModel);
 }
 

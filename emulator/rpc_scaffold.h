@@ -1,10 +1,11 @@
 // The one way an Accelerator RPC is served. A handler is a function from its request, and the
 // caller's session (or, for the few RPCs that name none, the caller), to a hal::Result of its
 // response. Each RPC family (session_rpcs.h, model_rpcs.h, ...) adds its handlers to an RpcTable
-// once, saying how each runs. The scaffold does what every RPC needs alike: it identifies the
-// caller (UNAUTHENTICATED), finds the session the request names (NOT_FOUND, see
-// caller_session.h), runs the handler where it should, and turns an error into the call's status
-// (wire/grpc_status.h). So adding an RPC touches the proto and one family file.
+// once, saying how each runs and which session quota it adds to. The scaffold does what every RPC
+// needs alike: it identifies the caller (UNAUTHENTICATED), finds the session the request names
+// (NOT_FOUND, see caller_session.h), checks the quota, runs the handler where it should, and
+// turns an error into the call's status (wire/grpc_status.h). So adding an RPC touches the proto
+// and one family file.
 #ifndef NNREMOTE_EMULATOR_RPC_SCAFFOLD_H_
 #define NNREMOTE_EMULATOR_RPC_SCAFFOLD_H_
 
@@ -22,6 +23,7 @@
 #include "emulator/caller_session.h"
 #include "emulator/grpc_handoff.h"
 #include "emulator/quick_executions.h"
+#include "emulator/session_quotas.h"
 #include "emulator/session_registry.h"
 #include "emulator/work_pool.h"
 #include "hal/result.h"
@@ -44,6 +46,31 @@ struct Caller {
   std::string identity;
   std::string peer;  // gRPC's name for the other end, for logs
 };
+
+// A session table an RPC adds an entry to, bounded by a quota of the server config: the scaffold
+// refuses the call (RESOURCE_EXHAUSTED, naming the quota) before the handler runs when the
+// session already holds its limit.
+struct Holds {
+  const char* noun;   // "prepared models"
+  const char* field;  // "session_quotas.prepared_models"
+  size_t (*held)(const Session& session);
+  uint32_t (*limit)(const SessionLimits& limits);
+};
+inline constexpr Holds kHoldsPreparedModel{
+    "prepared models", "session_quotas.prepared_models",
+    [](const Session& session) { return session.preparedModels.size(); },
+    [](const SessionLimits& limits) { return limits.preparedModels; }};
+inline constexpr Holds kHoldsFence{"fences", "session_quotas.fences",
+                                   [](const Session& session) { return session.fences.size(); },
+                                   [](const SessionLimits& limits) { return limits.fences; }};
+inline constexpr Holds kHoldsDeviceBuffer{"device buffers", "session_quotas.device_buffers",
+                                          [](const Session& session) { return session.buffers.size(); },
+                                          [](const SessionLimits& limits) { return limits.deviceBuffers; }};
+
+// RESOURCE_EXHAUSTED, naming the quota, if `session` holds its limit of what `holds` counts.
+inline hal::Status checkHolds(const Session& session, const Holds& holds) {
+  return checkHolding(holds.held(session), holds.limit(session.limits()), holds.noun, holds.field);
+}
 
 // What the scaffold uses to serve any call.
 struct RpcServices {
@@ -75,18 +102,22 @@ class RpcTable {
   template <typename Request>
   using ExecutionKey = QuickExecutions::Key (*)(const Request&);
 
-  // An RPC whose request names its session in `session_id`.
+  // An RPC whose request names its session in `session_id`; `holds`, if given, the quota of
+  // what it adds to the session.
   template <typename Request, typename Response>
   void add(const std::string& method, Runs runs, SessionHandler<Request, Response> handler,
-           ExecutionKey<Request> key = nullptr) {
+           ExecutionKey<Request> key = nullptr, const Holds* holds = nullptr) {
     if ((runs == Runs::kAsExecution) != (key != nullptr)) misregistered(method, "needs a key exactly when it runs as an execution");
-    auto run = [handler = std::move(handler)](const RpcServices& services, grpc::CallbackServerContext& context,
-                                              const Request& request, Response* response) {
+    auto run = [handler = std::move(handler), holds](const RpcServices& services, grpc::CallbackServerContext& context,
+                                                     const Request& request, Response* response) {
       std::shared_ptr<Session> session;
       if (grpc::Status refused =
               callerSession(services.authenticator, services.sessions, context, request.session_id(), &session);
           !refused.ok()) {
         return refused;
+      }
+      if (holds != nullptr) {
+        if (hal::Status full = checkHolds(*session, *holds); !full.ok()) return wire::toGrpcStatus(full.error());
       }
       return answer(handler(*session, request), response);
     };
@@ -120,14 +151,22 @@ class RpcTable {
   }
   template <typename Family, typename Request, typename Response>
   void add(const std::string& method, Runs runs, Family* family,
+           hal::Result<Response> (Family::*handler)(Session&, const Request&), const Holds& holds) {
+    add<Request, Response>(
+        method, runs, [family, handler](Session& session, const Request& request) { return (family->*handler)(session, request); },
+        nullptr, &holds);
+  }
+  template <typename Family, typename Request, typename Response>
+  void add(const std::string& method, Runs runs, Family* family,
            hal::Result<Response> (Family::*handler)(const Caller&, const Request&)) {
     addSessionless<Request, Response>(
         method, runs, [family, handler](const Caller& caller, const Request& request) { return (family->*handler)(caller, request); });
   }
   // And for free functions.
   template <typename Request, typename Response>
-  void add(const std::string& method, Runs runs, hal::Result<Response> (*handler)(Session&, const Request&)) {
-    add<Request, Response>(method, runs, SessionHandler<Request, Response>(handler));
+  void add(const std::string& method, Runs runs, hal::Result<Response> (*handler)(Session&, const Request&),
+           const Holds* holds = nullptr) {
+    add<Request, Response>(method, runs, SessionHandler<Request, Response>(handler), nullptr, holds);
   }
 
   const std::vector<RpcEntry>& entries() const { return entries_; }
