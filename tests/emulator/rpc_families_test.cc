@@ -45,18 +45,22 @@ TEST(RpcTableTest, TheServiceServesEveryUnaryMethodOnce) {
 }
 
 TEST(RpcTableDeathTest, AMethodTheServiceLacksStopsTheServerAtStart) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the service has threads
+  AcceleratorService service({}, SessionLimits{}, ClientAccess{}, std::make_unique<Authenticator>(TokenTable{}, nullptr));
   RpcTable table;
   table.add("PrepareModels", Runs::kNow, &createFence);
-  const RpcServices* services = nullptr;
-  EXPECT_DEATH(serveRpcTable(table, *services, acceleratorDescriptor(), [](int, grpc::internal::MethodHandler*) {}),
+  EXPECT_DEATH(serveRpcTable(table, service.rpcServices(), acceleratorDescriptor(),
+                             [](int, grpc::internal::MethodHandler*) {}),
                "PrepareModels is not a method of nnremote.wire.Accelerator");
 }
 
 TEST(RpcTableDeathTest, AHandlerOfTheWrongTypesStopsTheServerAtStart) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the service has threads
+  AcceleratorService service({}, SessionLimits{}, ClientAccess{}, std::make_unique<Authenticator>(TokenTable{}, nullptr));
   RpcTable table;
   table.add("SignalFence", Runs::kNow, &createFence);
-  const RpcServices* services = nullptr;
-  EXPECT_DEATH(serveRpcTable(table, *services, acceleratorDescriptor(), [](int, grpc::internal::MethodHandler*) {}),
+  EXPECT_DEATH(serveRpcTable(table, service.rpcServices(), acceleratorDescriptor(),
+                             [](int, grpc::internal::MethodHandler*) {}),
                "SignalFence takes nnremote.wire.CreateFenceRequest");
 }
 
