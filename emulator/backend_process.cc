@@ -60,6 +60,35 @@ std::string describeExit(int status, const std::string& killedFor, const std::st
   return "ended (wait status " + std::to_string(status) + ")";
 }
 
+// A child starting up (loading npu_emulator's libraries and the backend's, starting its server)
+// is CPU work no client waits for, and in a crash loop it comes again and again: it must not take
+// CPU from the clients of every other device. So each child is a session, hence a scheduler
+// autogroup, of its own (POSIX_SPAWN_SETSID), weighted as nice 19 until it serves and as nice 0
+// after. Any owner may set its process's autogroup nice to 0 or more, so this needs no
+// privilege; where autogroups are off (no /proc/PID/autogroup) it quietly does nothing.
+constexpr int kStartingNice = 19;
+constexpr int kServingNice = 0;
+// Without CAP_SYS_ADMIN the kernel takes one autogroup nice change per 100 ms, machine-wide,
+// and refuses others with EAGAIN; a child that started faster than that is retried this long.
+constexpr std::chrono::milliseconds kAutogroupRetries{1000};
+
+// False if the kernel has autogroups but kept refusing the change.
+bool setAutogroupNice(pid_t pid, int nice) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/autogroup";
+  const std::string value = std::to_string(nice);
+  const auto giveUp = std::chrono::steady_clock::now() + kAutogroupRetries;
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    const bool written = ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
+    const int error = errno;
+    ::close(fd);
+    if (written || error != EAGAIN) return written;
+    if (std::chrono::steady_clock::now() >= giveUp) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 std::string makePrivateDirectory() {
   char pattern[] = "/tmp/nnremote-backend-XXXXXX";  // short: unix socket paths are limited to 107 bytes
   return ::mkdtemp(pattern) != nullptr ? pattern : "";
@@ -128,9 +157,14 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
   posix_spawn_file_actions_adddup2(&actions, childEnd, kChildChannelFd);
   // Nothing else of ours reaches the child: not our listening socket, not our clients'.
   posix_spawn_file_actions_addclosefrom_np(&actions, kChildChannelFd + 1);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, environ);
+  const int spawned = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv, environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
+  if (spawned == 0) setAutogroupNice(pid, kStartingNice);
   ::close(childEnd);
   Child child{pid, ends[0]};
   if (spawned != 0) {
@@ -183,6 +217,11 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
     auto devices = decodeHostedDevices((*message)->payload);
     if (!devices.ok()) return failed(hal::withContext(devices.error(), label));
     if (first) devices_ = std::move(devices).value();
+    if (!setAutogroupNice(pid, kServingNice)) {
+      std::cerr << "npu_emulator: backend " << label << " (pid " << pid
+                << ") serves at its starting CPU weight (autogroup nice " << kStartingNice
+                << "): the kernel refused to restore it" << std::endl;
+    }
     return child;
   }
 }

@@ -100,6 +100,11 @@ class SharedQueue {
   uint8_t* data_;
   size_t capacity_;
   uint32_t lastRequest_ = 0;  // server: the last request sequence served
+  // Server: how long it spins for the next request, and when it last answered. learnPace(),
+  // called as each request arrives, spins only for a client calling back to back (see the .cc).
+  std::chrono::nanoseconds serverSpin_;
+  std::chrono::steady_clock::time_point answeredAt_{};
+  void learnPace();
 };
 
 }  // namespace nnremote::wire

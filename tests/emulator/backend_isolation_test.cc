@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -330,6 +331,39 @@ TEST(BackendIsolationTest, NoChildOutlivesTheServer) {
   };
   while (!gone() && std::chrono::steady_clock::now() < giveUp) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(gone()) << "backend host " << child << " outlived its server";
+}
+
+// "/autogroup-N nice K" of a process, or "" where the kernel has no autogroups.
+std::string autogroupOf(const std::string& pid) {
+  std::ifstream file("/proc/" + pid + "/autogroup");
+  std::string line;
+  std::getline(file, line);
+  return line;
+}
+
+// A child starting up must not take CPU from other devices' clients (a crash loop starts one
+// after another), so each is a session and scheduler autogroup of its own, weighted nice 19 while
+// starting; serving, it weighs as much as the server does: the first child and a restarted one.
+TEST(BackendIsolationTest, AServingChildIsAnAutogroupOfItsOwnAtNormalWeight) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-autogroup");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "error:1000000"});
+  const pid_t first = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  ASSERT_GT(first, 0);
+  EXPECT_EQ(::getsid(first), first) << "the backend host is not a session of its own";
+  const std::string ours = autogroupOf("self");
+  if (ours.empty()) GTEST_SKIP() << "this kernel has no scheduler autogroups (/proc/self/autogroup)";
+  const std::string firstGroup = autogroupOf(std::to_string(first));
+  EXPECT_NE(firstGroup.substr(0, firstGroup.find(' ')), ours.substr(0, ours.find(' ')));
+  EXPECT_THAT(firstGroup, ::testing::EndsWith(" nice 0"));
+
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  const auto health = waitForHost(address, kCrashDevice, [&](const wire::BackendHostHealth& health) {
+    return health.running() && health.restarts() == 1;
+  });
+  const pid_t second = static_cast<pid_t>(health.pid());
+  ASSERT_NE(second, first);
+  EXPECT_EQ(::getsid(second), second);
+  EXPECT_THAT(autogroupOf(std::to_string(second)), ::testing::EndsWith(" nice 0"));
 }
 
 TEST(IsolationConfigTest, DefaultsThenEachLibraryStartingFromThem) {
