@@ -84,8 +84,10 @@ check "binfmt_misc runs aarch64 binaries through qemu" registered
 [ "$failed" -eq 0 ] || finish
 
 echo "== the arm64 npu_emulator under qemu, with an isolated arm64 backend host, serving this host's nnremote =="
-bazel build //tools:nnremote || { check "host nnremote build" false; finish; }
-nnremote="$(bazel info bazel-bin 2>/dev/null)/tools/nnremote"
+# NNREMOTE_BAZEL_FLAGS (run_tests.sh): the host build that run already made, reused.
+# shellcheck disable=SC2086
+bazel build ${NNREMOTE_BAZEL_FLAGS:-} //tools:nnremote || { check "host nnremote build" false; finish; }
+nnremote="$(bazel info ${NNREMOTE_BAZEL_FLAGS:-} bazel-bin 2>/dev/null)/tools/nnremote"
 socket_dir=$(mktemp -d /tmp/nnremote-arm64.XXXXXX)
 target=unix:$socket_dir/arm64.sock
 # Generous health checks: under qemu every instruction is emulated.

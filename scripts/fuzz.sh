@@ -24,7 +24,9 @@ mkdir -p "$work"
 bazel build --config=fuzz "${targets[@]/#///tests/fuzz:}" || exit 1
 bin=bazel-out/k8-fastbuildasan/bin/tests/fuzz
 if [ -d ../shared/conformance ] && [ ! -d "$work/seeds" ]; then
-  bazel build //tests/fuzz:make_fuzz_corpus && bazel-bin/tests/fuzz/make_fuzz_corpus "$work/seeds" ../shared/conformance
+  # shellcheck disable=SC2086  # NNREMOTE_BAZEL_FLAGS: flags of the normal build, set by run_tests.sh
+  bazel build ${NNREMOTE_BAZEL_FLAGS:-} //tests/fuzz:make_fuzz_corpus &&
+    "$(bazel info ${NNREMOTE_BAZEL_FLAGS:-} bazel-bin 2>/dev/null)/tests/fuzz/make_fuzz_corpus" "$work/seeds" ../shared/conformance
 fi
 
 passed=0 failed=0

@@ -72,7 +72,10 @@ if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
   echo "== the other tests ($(elapsed)) =="
   # At -O1: gcc compiles our files in about 75% of -O2's time (their headers dominate), and the
   # suites run here spend their time in round trips, not in loops -O2 would speed up.
-  run_and_count --copt=-O1 "$@" -- //... "${asan_targets[@]/#/-}" "${not_under_asan[@]}"
+  # NNREMOTE_BAZEL_FLAGS tells fuzz.sh and build_arm64.sh, which build host tools (the fuzz
+  # corpus maker, nnremote) this run already built, to ask for the same build, not a new one.
+  export NNREMOTE_BAZEL_FLAGS=--copt=-O1
+  run_and_count $NNREMOTE_BAZEL_FLAGS "$@" -- //... "${asan_targets[@]/#/-}" "${not_under_asan[@]}"
 else
   echo "== every test ($(elapsed)) =="
   run_and_count "$@" -- //...

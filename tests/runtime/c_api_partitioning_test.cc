@@ -18,7 +18,7 @@
 #include "tests/runtime/c_api_case.h"
 
 #ifndef NNREMOTE_PARTITIONING_STRIDE
-#define NNREMOTE_PARTITIONING_STRIDE 4
+#define NNREMOTE_PARTITIONING_STRIDE 8
 #endif
 
 namespace nnremote::testing {
