@@ -79,14 +79,14 @@ class AcceleratorService final {
   MemoryRpcs memory_;
   BufferRpcs buffers_{devices_};
   RpcTable rpcs_;
-  const RpcServices rpcServices_{*authenticator_, sessions_, pool_, quick_};
+  const RpcServices rpcServices_{*authenticator_, sessions_, pool_, quick_, timers_};
   // Declared last: destroyed first, so work still running ends before what it uses. Timers go
   // before the pool, since their callbacks hand work to it, and the pool before quick_, which
   // its tasks report to.
   QuickExecutions quick_{pool_};
   WorkPool pool_;
   TimerQueue timers_;
-  AcceleratorWaitsService waits_{sessions_, *authenticator_, pool_, quick_, timers_};
+  AcceleratorWaitsService waits_{rpcServices_};
 };
 
 }  // namespace nnremote::emulator

@@ -1,7 +1,7 @@
 // The Accelerator RPCs of executions: Execute, StartExecution, ExecuteFenced and the reusable
 // executions. Every one validates its request on the one path every executor shares
 // (validateExecution, execution_requests.h). StartExecution and ExecuteFenced answer at once and
-// run the execution on the pool; AwaitExecution and the fence waits are waits_service.h's.
+// run the execution on the pool; AwaitExecution and the fence waits are wait_rpcs.h's.
 #ifndef NNREMOTE_EMULATOR_EXECUTION_RPCS_H_
 #define NNREMOTE_EMULATOR_EXECUTION_RPCS_H_
 

@@ -1,5 +1,5 @@
 // The Accelerator RPCs of sync fences the client creates and signals: CreateFence, SignalFence
-// and ReleaseFences. Waiting for one is WaitFence (waits_service.h).
+// and ReleaseFences. Waiting for one is WaitFence (wait_rpcs.h).
 #ifndef NNREMOTE_EMULATOR_FENCE_RPCS_H_
 #define NNREMOTE_EMULATOR_FENCE_RPCS_H_
 

@@ -1,11 +1,13 @@
-// The one way an Accelerator RPC is served. A handler is a function from its request, and the
-// caller's session (or, for the few RPCs that name none, the caller), to a hal::Result of its
-// response. Each RPC family (session_rpcs.h, model_rpcs.h, ...) adds its handlers to an RpcTable
-// once, saying how each runs and which session quota it adds to. The scaffold does what every RPC
-// needs alike: it identifies the caller (UNAUTHENTICATED), finds the session the request names
-// (NOT_FOUND, see caller_session.h), checks the quota, runs the handler where it should, and
-// turns an error into the call's status (wire/grpc_status.h). So adding an RPC touches the proto
-// and one family file.
+// The one way a unary RPC is served. A handler is a function from its request, and the caller's
+// session (or, for the few RPCs that name none, the caller), to a hal::Result of its response,
+// or, for an RPC that answers when something ends (wait_rpcs.h), of what to wait for and how to
+// answer then. Each RPC family (session_rpcs.h, model_rpcs.h, ...) adds its handlers to an
+// RpcTable once, saying how each runs and which session quota it adds to. The scaffold does what
+// every RPC needs alike: it identifies the caller (UNAUTHENTICATED), finds the session the
+// request names (NOT_FOUND, see caller_session.h), checks the quota, runs the handler where it
+// should (or waits for it without a thread), and turns an error into the call's status
+// (wire/grpc_status.h). So adding an RPC touches the proto and one family file. (The streaming
+// RPCs, Burst and the bulk transfers, are reactors of their own.)
 #ifndef NNREMOTE_EMULATOR_RPC_SCAFFOLD_H_
 #define NNREMOTE_EMULATOR_RPC_SCAFFOLD_H_
 
@@ -21,10 +23,12 @@
 
 #include "emulator/caller_identity.h"
 #include "emulator/caller_session.h"
+#include "emulator/fence_reactor.h"
 #include "emulator/grpc_handoff.h"
 #include "emulator/quick_executions.h"
 #include "emulator/session_quotas.h"
 #include "emulator/session_registry.h"
+#include "emulator/timer_queue.h"
 #include "emulator/work_pool.h"
 #include "hal/result.h"
 #include "wire/grpc_status.h"
@@ -72,12 +76,22 @@ inline hal::Status checkHolds(const Session& session, const Holds& holds) {
   return checkHolding(holds.held(session), holds.limit(session.limits()), holds.noun, holds.field);
 }
 
+// What an awaiting RPC's handler returns: the fence to wait for, and the answer once it leaves
+// ACTIVE (SIGNALED or ERROR) or the deadline passes (then still ACTIVE).
+template <typename Response>
+struct AwaitedAnswer {
+  hal::SyncFence fence;
+  hal::OptionalTimePoint deadline;
+  std::function<hal::Result<Response>(hal::SyncFence::State)> answer;
+};
+
 // What the scaffold uses to serve any call.
 struct RpcServices {
   const Authenticator& authenticator;
   const SessionRegistry& sessions;
   WorkPool& pool;
   QuickExecutions& quick;
+  TimerQueue& timers;  // the deadlines of awaiting RPCs
 };
 
 // One served method: what gRPC is given to call for it.
@@ -138,6 +152,42 @@ class RpcTable {
       return answer(handler(caller, request), response);
     };
     entries_.push_back(entry<Request, Response>(method, runs, std::move(run), nullptr));
+  }
+
+  // An RPC that answers when a fence leaves ACTIVE: the handler runs at once (Runs::kNow) and
+  // says what to wait for; the call then holds no thread until the answer, which runs on the
+  // thread that ended the wait. A cancelled call lets go of the fence.
+  template <typename Request, typename Response>
+  void addAwaiting(const std::string& method,
+                   hal::Result<AwaitedAnswer<Response>> (*handler)(Session&, const Request&)) {
+    RpcEntry entry;
+    entry.method = method;
+    entry.request = Request::descriptor();
+    entry.response = Response::descriptor();
+    entry.makeHandler = [handler](const RpcServices& services) -> grpc::internal::MethodHandler* {
+      return new grpc::internal::CallbackUnaryHandler<Request, Response>(
+          [handler, &services](grpc::CallbackServerContext* context, const Request* request,
+                               Response* response) -> grpc::ServerUnaryReactor* {
+            auto finishNow = [context](const grpc::Status& status) {
+              grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+              reactor->Finish(status);
+              return reactor;
+            };
+            std::shared_ptr<Session> session;
+            if (grpc::Status refused =
+                    callerSession(services.authenticator, services.sessions, *context, request->session_id(), &session);
+                !refused.ok()) {
+              return finishNow(refused);
+            }
+            auto awaited = handler(*session, *request);
+            if (!awaited.ok()) return finishNow(wire::toGrpcStatus(awaited.error()));
+            return FenceReactor::start(awaited->fence, awaited->deadline, services.timers,
+                                       [answer = std::move(awaited->answer), response](hal::SyncFence::State state) {
+                                         return RpcTable::answer(answer(state), response);
+                                       });
+          });
+    };
+    entries_.push_back(std::move(entry));
   }
 
   // The same for a family's member functions, whose types say the request and response:

@@ -16,6 +16,7 @@
 #include "emulator/rpc_scaffold.h"
 #include "emulator/session_rpcs.h"
 #include "emulator/simulated_npus.h"
+#include "emulator/wait_rpcs.h"
 #include "google/protobuf/descriptor.h"
 #include "testing/add_model.h"
 #include "wire/conversions.h"
@@ -42,6 +43,21 @@ TEST(RpcTableTest, TheServiceServesEveryUnaryMethodOnce) {
     EXPECT_EQ(served.count(method->name()), expected) << method->name();
   }
   EXPECT_EQ(served.size(), static_cast<size_t>(descriptor.method_count()) - 2);  // UploadBulk, DownloadBulk stream
+}
+
+TEST(RpcTableTest, TheWaitsTableServesEveryUnaryMethodOfItsServiceOnce) {
+  RpcTable table;
+  addWaitRpcs(table);
+  std::multiset<std::string> served;
+  for (const RpcEntry& entry : table.entries()) served.insert(entry.method);
+  const google::protobuf::ServiceDescriptor& descriptor =
+      *google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(wire::AcceleratorWaits::service_full_name());
+  for (int i = 0; i < descriptor.method_count(); ++i) {
+    const google::protobuf::MethodDescriptor* method = descriptor.method(i);
+    const size_t expected = method->client_streaming() || method->server_streaming() ? 0 : 1;
+    EXPECT_EQ(served.count(method->name()), expected) << method->name();
+  }
+  EXPECT_EQ(served.size(), static_cast<size_t>(descriptor.method_count()) - 1);  // Burst streams
 }
 
 TEST(RpcTableDeathTest, AMethodTheServiceLacksStopsTheServerAtStart) {
@@ -97,6 +113,47 @@ TEST_F(FamilyTest, FencesAreCreatedSignaledAndReleasedWithinTheirQuota) {
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
   EXPECT_THAT(again.error().message, HasSubstr("fence_id"));
+}
+
+TEST_F(FamilyTest, WaitFenceWaitsForTheSessionsFenceAtMostTenSeconds) {
+  auto created = createFence(*session_, {});
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  wire::WaitFenceRequest wait;
+  wait.set_fence_id(created->fence_id());
+  wait.mutable_timeout()->set_nanoseconds(2'000'000'000);
+  const auto before = hal::Clock::now();
+  auto awaited = waitFence(*session_, wait);
+  ASSERT_TRUE(awaited.ok()) << awaited.error().message;
+  ASSERT_TRUE(awaited->deadline.has_value());
+  EXPECT_GE(*awaited->deadline - before, std::chrono::seconds(2));
+  EXPECT_LT(*awaited->deadline - before, std::chrono::seconds(3));
+  EXPECT_EQ(awaited->fence.state(), hal::SyncFence::State::ACTIVE);
+  EXPECT_EQ(awaited->answer(hal::SyncFence::State::SIGNALED)->state(), wire::WaitFenceResponse::SIGNALED);
+  EXPECT_EQ(awaited->answer(hal::SyncFence::State::ACTIVE)->state(), wire::WaitFenceResponse::ACTIVE);
+
+  wait.mutable_timeout()->set_nanoseconds(60'000'000'000);  // a client asks again after 10 s
+  awaited = waitFence(*session_, wait);
+  ASSERT_TRUE(awaited.ok());
+  EXPECT_LE(*awaited->deadline - hal::Clock::now(), std::chrono::seconds(10));
+
+  wait.set_fence_id(created->fence_id() + 1);
+  auto unknown = waitFence(*session_, wait);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(unknown.error().message, HasSubstr("fence_id"));
+}
+
+TEST_F(FamilyTest, OnlyAStartedOrFencedExecutionOfTheSessionIsWaitedFor) {
+  wire::AwaitExecutionRequest await;
+  await.set_execution_id(42);
+  auto started = awaitExecution(*session_, await);
+  ASSERT_FALSE(started.ok());
+  EXPECT_THAT(started.error().message, HasSubstr("execution_id"));
+  wire::GetExecuteFencedInfoRequest info;
+  info.set_execution_id(42);
+  auto fenced = getExecuteFencedInfo(*session_, info);
+  ASSERT_FALSE(fenced.ok());
+  EXPECT_THAT(fenced.error().message, HasSubstr("execution_id"));
 }
 
 class DeviceFamilyTest : public FamilyTest {
