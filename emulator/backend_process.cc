@@ -60,33 +60,36 @@ std::string describeExit(int status, const std::string& killedFor, const std::st
   return "ended (wait status " + std::to_string(status) + ")";
 }
 
-// A child starting up (loading npu_emulator's libraries and the backend's, starting its server)
-// is CPU work no client waits for, and in a crash loop it comes again and again: it must not take
-// CPU from the clients of every other device. So each child is a session, hence a scheduler
-// autogroup, of its own (POSIX_SPAWN_SETSID), weighted as nice 19 until it serves and as nice 0
-// after. Any owner may set its process's autogroup nice to 0 or more, so this needs no
-// privilege; where autogroups are off (no /proc/PID/autogroup) it quietly does nothing.
+// A restarted child starting up (loading npu_emulator's libraries and the backend's, starting its
+// server) is CPU work no client waits for, and in a crash loop it comes again and again: it must
+// not take CPU from the clients of every other device. So each child is a session, hence a
+// scheduler autogroup, of its own (POSIX_SPAWN_SETSID); a restarted one is weighted as nice 19
+// until it serves and as nice 0 after. Any owner may set its process's autogroup nice to 0 or
+// more, so this needs no privilege; where autogroups are off (no /proc/PID/autogroup) it quietly
+// does nothing. The first start is left at nice 0: it comes before any client, and it spends
+// none of the budget below.
 constexpr int kStartingNice = 19;
 constexpr int kServingNice = 0;
-// Without CAP_SYS_ADMIN the kernel takes one autogroup nice change per 100 ms, machine-wide,
-// and refuses others with EAGAIN; a child that started faster than that is retried this long.
-constexpr std::chrono::milliseconds kAutogroupRetries{1000};
+// Without CAP_SYS_ADMIN the kernel takes one autogroup nice change per 100 ms for the whole
+// machine (every process, every container on it) and refuses others with EAGAIN. Lowering the
+// weight is tried a little past one such period, then given up (the child starts at full weight);
+// restoring it is retried for as long as the child lives (see watch), since a child serving at
+// nice 19 would slight its own clients.
+constexpr std::chrono::milliseconds kLoweringRetries{150};
+constexpr std::chrono::milliseconds kRestoringRetryEvery{10};
 
-// False if the kernel has autogroups but kept refusing the change.
-bool setAutogroupNice(pid_t pid, int nice) {
+enum class AutogroupChange { kMade, kRefusedForNow, kImpossible };
+
+AutogroupChange changeAutogroupNice(pid_t pid, int nice) {
   const std::string path = "/proc/" + std::to_string(pid) + "/autogroup";
   const std::string value = std::to_string(nice);
-  const auto giveUp = std::chrono::steady_clock::now() + kAutogroupRetries;
-  for (;;) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return true;
-    const bool written = ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
-    const int error = errno;
-    ::close(fd);
-    if (written || error != EAGAIN) return written;
-    if (std::chrono::steady_clock::now() >= giveUp) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return AutogroupChange::kImpossible;
+  const bool written = ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
+  const int error = errno;
+  ::close(fd);
+  if (written) return AutogroupChange::kMade;
+  return error == EAGAIN ? AutogroupChange::kRefusedForNow : AutogroupChange::kImpossible;
 }
 
 std::string makePrivateDirectory() {
@@ -164,9 +167,17 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
   const int spawned = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv, environ);
   posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
-  if (spawned == 0) setAutogroupNice(pid, kStartingNice);
   ::close(childEnd);
   Child child{pid, ends[0]};
+  if (spawned == 0 && !first) {
+    const auto giveUp = std::chrono::steady_clock::now() + kLoweringRetries;
+    AutogroupChange lowered;
+    while ((lowered = changeAutogroupNice(pid, kStartingNice)) == AutogroupChange::kRefusedForNow &&
+           std::chrono::steady_clock::now() < giveUp) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    child.weightToRestore = lowered == AutogroupChange::kMade;
+  }
   if (spawned != 0) {
     ::close(child.channel);
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
@@ -217,10 +228,8 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
     auto devices = decodeHostedDevices((*message)->payload);
     if (!devices.ok()) return failed(hal::withContext(devices.error(), label));
     if (first) devices_ = std::move(devices).value();
-    if (!setAutogroupNice(pid, kServingNice)) {
-      std::cerr << "npu_emulator: backend " << label << " (pid " << pid
-                << ") serves at its starting CPU weight (autogroup nice " << kStartingNice
-                << "): the kernel refused to restore it" << std::endl;
+    if (child.weightToRestore && changeAutogroupNice(pid, kServingNice) != AutogroupChange::kRefusedForNow) {
+      child.weightToRestore = false;  // restored, or impossible to; otherwise watch keeps trying
     }
     return child;
   }
@@ -228,6 +237,7 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
 
 std::string BackendProcess::watch(const Child& child) {
   const IsolationLimits& limits = options_.limits;
+  bool weightToRestore = child.weightToRestore;
   // Limits on calls are checked at each answer, so answers come often enough to hold them.
   std::chrono::milliseconds every = limits.healthCheckInterval;
   for (const auto limit : {limits.callTimeout, limits.callCpu}) {
@@ -253,7 +263,11 @@ std::string BackendProcess::watch(const Child& child) {
       kill("stopped answering health checks (no answer within " + std::to_string(limits.healthCheckTimeout.count()) +
            " ms, health_check_timeout_ms)");
     }
-    const auto wakeAt = answerBy != kNoPing && killedFor.empty() ? answerBy : nextPing;
+    if (weightToRestore && changeAutogroupNice(child.pid, kServingNice) != AutogroupChange::kRefusedForNow) {
+      weightToRestore = false;
+    }
+    auto wakeAt = answerBy != kNoPing && killedFor.empty() ? answerBy : nextPing;
+    if (weightToRestore) wakeAt = std::min(wakeAt, now + kRestoringRetryEvery);
     auto message = receiveHostMessage(
         child.channel, std::max(std::chrono::milliseconds(1),
                                 std::chrono::duration_cast<std::chrono::milliseconds>(wakeAt - now)));

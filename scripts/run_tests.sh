@@ -6,6 +6,8 @@
 # shell test) of both runs, read from each test target's test.xml.
 # Then each fuzz target runs for 20 s (scripts/fuzz.sh), one case each in the count, and the
 # aarch64 cross-build with its qemu smoke run (scripts/build_arm64.sh --ci), one case per check.
+# Just above that line it names each failed case with the first line of its failure, since CI
+# shows only a run's tail.
 # NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run, NNREMOTE_SKIP_FUZZ=1 the fuzz smoke,
 # NNREMOTE_SKIP_ARM64=1 the arm64 checks.
 set -uo pipefail
@@ -24,6 +26,8 @@ not_under_asan=(//tests/emulator:metrics_test //tests/runtime:c_api_conformance_
                 //tests/runtime:c_api_partitioning_test)
 
 passed=0 failed=0 skipped=0
+failures=$(mktemp)  # one line per failed case, printed at the end
+trap 'rm -f "$failures"' EXIT
 elapsed() { echo "$SECONDS s in"; }  # since the script started, setup included
 
 # Runs `bazel test ARGS...` and adds its test cases to the totals. The counting reads
@@ -41,6 +45,7 @@ run_and_count() {
     [ -f "$logs/test.xml" ] || xmls=("$logs"/shard_*_of_*/test.xml)
     if [ "$status" != PASSED ] && [ "$status" != FAILED ] || [ ! -f "${xmls[0]}" ]; then
       echo "counted as failed: $target ($status)"
+      echo "$target: $status" >>"$failures"
       run_failed=$((run_failed + 1))
       continue
     fi
@@ -53,6 +58,17 @@ run_and_count() {
       /<\/testcase>/ { open = 0 }
       END { print cases + 0, bad + 0, skip + 0 }' "${xmls[@]}")
     [ "$status" = FAILED ] && [ "$bad" -eq 0 ] && bad=1
+    if [ "$bad" -gt 0 ]; then
+      # Each failed case's name and the start of its first failure (gtest's message attribute).
+      awk -v target="$target" '
+        /<testcase / { match($0, / name="[^"]*"/); name = substr($0, RSTART + 7, RLENGTH - 8); reported = 0
+                       if (match($0, / classname="[^"]*"/)) name = substr($0, RSTART + 12, RLENGTH - 13) "." name }
+        /<(failure|error)[ >]/ && !reported {
+          match($0, /message="[^"]*"/); message = substr($0, RSTART + 9, RLENGTH - 10)
+          gsub(/&#x0A;/, " | ", message); gsub(/&quot;/, "\"", message)
+          print target ": " name ": " substr(message, 1, 240); reported = 1 }' "${xmls[@]}" >>"$failures"
+      [ "$status" = FAILED ] && ! grep -qF "$target: " "$failures" && echo "$target: FAILED ($status)" >>"$failures"
+    fi
     passed=$((passed + cases - bad - skip))
     run_failed=$((run_failed + bad))
     skipped=$((skipped + skip))
@@ -61,6 +77,7 @@ run_and_count() {
   rm -f "$log"
   if [ "$bazel_status" -ne 0 ] && [ "$run_failed" -eq 0 ]; then
     echo "bazel test $* exited with $bazel_status"
+    echo "bazel test exited with $bazel_status (a build error?)" >>"$failures"
     run_failed=1
   fi
   failed=$((failed + run_failed))
@@ -88,7 +105,8 @@ if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
   # than whatever the fuzzer happens to find that day (scripts/fuzz.sh is for that).
   NNREMOTE_FUZZ_DIR=$(mktemp -d) scripts/fuzz.sh --seconds=20 --seed=1 2>&1 | tee "$fuzz_log"
   read -r fuzz_passed fuzz_failed < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$fuzz_log")
-  if [ -z "${fuzz_passed:-}" ]; then fuzz_passed=0 fuzz_failed=1; fi
+  if [ -z "${fuzz_passed:-}" ]; then fuzz_passed=0 fuzz_failed=1; echo "fuzz smoke: no summary line" >>"$failures"; fi
+  grep -E '^fuzz: .* FAILED' "$fuzz_log" >>"$failures"
   passed=$((passed + fuzz_passed))
   failed=$((failed + fuzz_failed))
   rm -f "$fuzz_log"
@@ -100,13 +118,18 @@ if [ "${NNREMOTE_SKIP_ARM64:-0}" != 1 ]; then
   arm64_log=$(mktemp)
   scripts/build_arm64.sh --ci 2>&1 | tee "$arm64_log"
   read -r arm64_passed arm64_failed < <(sed -n 's/^arm64: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$arm64_log")
-  if [ -z "${arm64_passed:-}" ]; then arm64_passed=0 arm64_failed=1; fi
+  if [ -z "${arm64_passed:-}" ]; then arm64_passed=0 arm64_failed=1; echo "arm64: no summary line" >>"$failures"; fi
+  grep -E '^arm64: .* FAILED' "$arm64_log" >>"$failures"
   passed=$((passed + arm64_passed))
   failed=$((failed + arm64_failed))
   rm -f "$arm64_log"
 fi
 
 echo "== done ($(elapsed)) =="
+if [ -s "$failures" ]; then
+  echo "failed:"
+  sed 's/^/  /' "$failures"
+fi
 line="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
 echo "$line"
