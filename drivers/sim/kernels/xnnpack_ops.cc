@@ -3,6 +3,7 @@
 #include <xnnpack.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,31 @@ bool runCached(OperationContext& context, std::vector<uint64_t> geometry,
   return cached->op != nullptr && setup(cached->op) == xnn_status_success &&
          xnn_run_operator(cached->op, /*threadpool=*/nullptr) == xnn_status_success;
 }
+
+// XNNPACK may read up to XNN_EXTRA_BYTES past the end of an input (never write there), but our
+// inputs end where their memory does: a client's page-aligned shared-memory pool, or a small heap
+// block at the end of its mapping (a cache fuzzer seed crashed the server that way). An input
+// whose over-read stays on the page of its last byte cannot fault and is passed as it is; any
+// other is copied, with the slack, for the call. (4 KiB is the smallest page there is, so the
+// check holds on systems with larger pages too.)
+class SlackedInput {
+ public:
+  explicit SlackedInput(const Tensor& tensor) : data_(tensor.data) {
+    constexpr uintptr_t kPage = 4096;
+    const uintptr_t end = reinterpret_cast<uintptr_t>(tensor.data) + tensor.length;
+    if (tensor.length > 0 && (end - 1) / kPage != (end - 1 + XNN_EXTRA_BYTES) / kPage) {
+      copy_.resize(tensor.length + XNN_EXTRA_BYTES);
+      std::memcpy(copy_.data(), tensor.data, tensor.length);
+      data_ = copy_.data();
+    }
+  }
+  template <typename T>
+  const T* as() const { return reinterpret_cast<const T*>(data_); }
+
+ private:
+  const uint8_t* data_;
+  std::vector<uint8_t> copy_;
+};
 
 std::vector<uint64_t> windowGeometry(const Window& w, std::initializer_list<uint64_t> more) {
   std::vector<uint64_t> geometry = {w.height.before, w.height.after, w.width.before,  w.width.after,
@@ -112,6 +138,7 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
   }
   const std::vector<uint64_t> geometry =
       windowGeometry(w, {c.groups, c.groupInputChannels, c.groupOutputChannels, flags, uint64_t(c.activation)});
+  const SlackedInput in(input);
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto clamp = floatClamp(c.activation);
     const float low = clamp.first, high = clamp.second;
@@ -125,7 +152,7 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
               op);
         },
         [&](xnn_operator_t op) {
-          return xnn_setup_convolution2d_nhwc_f32(op, batches, height, width, input.as<float>(),
+          return xnn_setup_convolution2d_nhwc_f32(op, batches, height, width, in.as<float>(),
                                                   output.asMutable<float>(), nullptr);
         });
   }
@@ -142,7 +169,7 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
             uint8_t(range.max), flags, op);
       },
       [&](xnn_operator_t op) {
-        return xnn_setup_convolution2d_nhwc_qu8(op, batches, height, width, input.as<uint8_t>(),
+        return xnn_setup_convolution2d_nhwc_qu8(op, batches, height, width, in.as<uint8_t>(),
                                                 output.asMutable<uint8_t>(), nullptr);
       });
 }
@@ -159,6 +186,7 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
     return false;
   }
   const std::vector<uint64_t> geometry = {units, inputSize, uint64_t(activation)};
+  const SlackedInput in(input);
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto clamp = floatClamp(activation);
     const float low = clamp.first, high = clamp.second;
@@ -169,7 +197,7 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
                                                    bias.as<float>(), low, high, 0, op);
         },
         [&](xnn_operator_t op) {
-          return xnn_setup_fully_connected_nc_f32(op, batches, input.as<float>(), output.asMutable<float>(), nullptr);
+          return xnn_setup_fully_connected_nc_f32(op, batches, in.as<float>(), output.asMutable<float>(), nullptr);
         });
   }
   const QuantRange range = activationRange(activation, output);
@@ -182,7 +210,7 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
                                                  output.scale, uint8_t(range.min), uint8_t(range.max), 0, op);
       },
       [&](xnn_operator_t op) {
-        return xnn_setup_fully_connected_nc_qu8(op, batches, input.as<uint8_t>(), output.asMutable<uint8_t>(),
+        return xnn_setup_fully_connected_nc_qu8(op, batches, in.as<uint8_t>(), output.asMutable<uint8_t>(),
                                                 nullptr);
       });
 }
@@ -204,6 +232,7 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
     return false;
   }
   const std::vector<uint64_t> geometry = windowGeometry(w, {channels, p.max, uint64_t(p.activation)});
+  const SlackedInput in(input);
   if (input.type == OperandType::TENSOR_FLOAT32) {
     const auto clamp = floatClamp(p.activation);
     const float low = clamp.first, high = clamp.second;
@@ -220,9 +249,9 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
                                                                channels, low, high, 0, op);
         },
         [&](xnn_operator_t op) {
-          return p.max ? xnn_setup_max_pooling2d_nhwc_f32(op, batches, height, width, input.as<float>(),
+          return p.max ? xnn_setup_max_pooling2d_nhwc_f32(op, batches, height, width, in.as<float>(),
                                                           output.asMutable<float>(), nullptr)
-                       : xnn_setup_average_pooling2d_nhwc_f32(op, batches, height, width, input.as<float>(),
+                       : xnn_setup_average_pooling2d_nhwc_f32(op, batches, height, width, in.as<float>(),
                                                               output.asMutable<float>(), nullptr);
         });
   }
@@ -238,7 +267,7 @@ bool runPoolingOnXnnpack(OperationContext& context, const XnnpackPooling& p) {
                                                 0, op);
       },
       [&](xnn_operator_t op) {
-        return xnn_setup_max_pooling2d_nhwc_u8(op, batches, height, width, input.as<uint8_t>(),
+        return xnn_setup_max_pooling2d_nhwc_u8(op, batches, height, width, in.as<uint8_t>(),
                                                output.asMutable<uint8_t>(), nullptr);
       });
 }
@@ -272,6 +301,7 @@ bool runQuantizedBinaryOnXnnpack(OperationContext& context, XnnpackBinary operat
   const std::vector<size_t> shapeB(b.dimensions.begin(), b.dimensions.end());
   // The quantization is the operator's; the shapes are given at each setup.
   const std::vector<uint64_t> geometry = {uint64_t(operation), uint64_t(activation)};
+  const SlackedInput inA(a), inB(b);
   return runCached(
       context, geometry,
       [&](xnn_operator_t* op) {
@@ -279,7 +309,7 @@ bool runQuantizedBinaryOnXnnpack(OperationContext& context, XnnpackBinary operat
                       output.scale, uint8_t(range.min), uint8_t(range.max), 0, op);
       },
       [&](xnn_operator_t op) {
-        return setup(op, shapeA.size(), shapeA.data(), shapeB.size(), shapeB.data(), a.as<uint8_t>(), b.as<uint8_t>(),
+        return setup(op, shapeA.size(), shapeA.data(), shapeB.size(), shapeB.data(), inA.as<uint8_t>(), inB.as<uint8_t>(),
                      output.asMutable<uint8_t>(), nullptr);
       });
 }

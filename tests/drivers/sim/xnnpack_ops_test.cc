@@ -4,11 +4,14 @@
 // prepared model sharing the cached operator.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <thread>
 
-#include "drivers/sim/operation_registry.h"
 #include "drivers/sim/kernels/xnnpack_ops.h"
 #include "drivers/sim/operation_registry.h"
 #include "drivers/sim/sim_device.h"
@@ -253,12 +256,39 @@ struct DirectOperation {
   OperationType type;
   std::vector<Operand> inputs;  // tensors, then INT32 scalars given as 4-byte Operands
   Operand output;
+  bool constantWeights = false;  // inputs 1 and 2 (a layer's weights and bias) are constants
 };
 
-std::vector<uint8_t> runKernel(const DirectOperation& operation, OperationState* state) {
+// A copy of `bytes` whose last byte is the last of a page, followed by an inaccessible page: a
+// read past its end faults, as one past the end of a client's page-aligned pool does.
+class GuardedBytes {
+ public:
+  explicit GuardedBytes(const std::vector<uint8_t>& bytes) {
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    span_ = (bytes.size() + page - 1) / page * page + page;
+    void* mapped = ::mmap(nullptr, span_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(mapped, MAP_FAILED);
+    base_ = static_cast<uint8_t*>(mapped);
+    EXPECT_EQ(::mprotect(base_ + span_ - page, page, PROT_NONE), 0);
+    data_ = base_ + span_ - page - bytes.size();
+    std::memcpy(data_, bytes.data(), bytes.size());
+  }
+  ~GuardedBytes() { ::munmap(base_, span_); }
+  uint8_t* data() const { return data_; }
+
+ private:
+  uint8_t* base_ = nullptr;
+  uint8_t* data_ = nullptr;
+  size_t span_ = 0;
+};
+
+// Runs the kernel, with XNNPACK when given a `state`; `guarded` places each tensor input right
+// before an inaccessible page.
+std::vector<uint8_t> runKernel(const DirectOperation& operation, OperationState* state, bool guarded = false) {
   std::vector<Operand> operands = operation.inputs;
   std::vector<Tensor> tensors(operands.size() + 1);
   std::vector<Tensor*> inputs;
+  std::vector<std::unique_ptr<GuardedBytes>> guards;
   for (size_t i = 0; i < operands.size(); ++i) {
     Tensor& t = tensors[i];
     t.type = operands[i].type;
@@ -267,7 +297,11 @@ std::vector<uint8_t> runKernel(const DirectOperation& operation, OperationState*
     t.zeroPoint = operands[i].zeroPoint;
     t.data = operands[i].bytes.data();
     t.length = operands[i].bytes.size();
-    t.isConstant = !hal::isTensor(t.type);
+    t.isConstant = !hal::isTensor(t.type) || (operation.constantWeights && (i == 1 || i == 2));
+    if (guarded && hal::isTensor(t.type)) {
+      guards.push_back(std::make_unique<GuardedBytes>(operands[i].bytes));
+      t.data = guards.back()->data();
+    }
     inputs.push_back(&t);
   }
   Tensor& out = tensors.back();
@@ -338,6 +372,33 @@ TEST(XnnpackOpsTest, AWindowLargerThanTheInputStaysOnTheSimulatorsLoops) {
                                 scalar(2), scalar(2), scalar(50331650), scalar(0)},
                                tensor(type, {1, 1, 1, 4}, q ? 0.1f : 0, q ? 100 : 0, 0)};
     expectStatePathAgrees(huge, false);
+  }
+}
+
+// A layer as one kernel call, its weights constants.
+DirectOperation direct(const Layer& layer) {
+  DirectOperation operation{layer.type, {layer.input, layer.weights, layer.bias}, layer.output, true};
+  for (int32_t p : layer.parameters) operation.inputs.push_back(scalar(p));
+  if (layer.nhwcFlag) operation.inputs.push_back(Operand{OperandType::BOOL, {}, 0, 0, {0}});
+  return operation;
+}
+
+// XNNPACK reads up to 16 bytes past an input's end (XNN_EXTRA_BYTES). An input that ends where
+// its memory does, here right before an inaccessible page, must be computed without a fault
+// (a fuzzed cache seed's pooling input at the end of a heap mapping crashed the server).
+TEST(XnnpackOpsTest, AnInputEndingAtAnInaccessiblePageIsNotReadPastIt) {
+  const std::vector<DirectOperation> operations = {
+      pooling(OperationType::MAX_POOL_2D, kFloat),     pooling(OperationType::MAX_POOL_2D, kQuant),
+      pooling(OperationType::AVERAGE_POOL_2D, kFloat), quantizedBinary(OperationType::ADD, {4, 1}),
+      direct(convolution(kFloat)),                     direct(convolution(kQuant)),
+      direct(depthwise(kFloat)),                       direct(fullyConnected(kFloat)),
+      direct(fullyConnected(kQuant))};
+  for (const DirectOperation& operation : operations) {
+    SCOPED_TRACE(hal::toString(operation.type));
+    OperationState state;
+    const std::vector<uint8_t> guarded = runKernel(operation, &state, /*guarded=*/true);
+    EXPECT_NE(state.value, nullptr) << "XNNPACK did not run it";
+    expectWithinCtsTolerance(operation.output.type, guarded, runKernel(operation, nullptr));
   }
 }
 
