@@ -4,10 +4,10 @@
 # ones), and ends with the line
 # "N passed, N failed[, N skipped]" counted over individual test cases (gtest cases, and one per
 # shell test) of both runs, read from each test target's test.xml.
-# Then each fuzz target runs for 20 s (scripts/fuzz.sh), one case each in the count, and the
-# aarch64 cross-build with its qemu smoke run (scripts/build_arm64.sh --ci), one case per check.
-# Just above that line it names each failed case with the first line of its failure, since CI
-# shows only a run's tail.
+# Then each fuzz target runs for 20 s from every 8th seed (scripts/fuzz.sh), one case each in
+# the count, and the aarch64 cross-build with its qemu smoke run (scripts/build_arm64.sh --ci),
+# one case per check. Just above the final line it names each failed case with the start of its
+# failure, since CI shows only a run's tail.
 # NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run, NNREMOTE_SKIP_FUZZ=1 the fuzz smoke,
 # NNREMOTE_SKIP_ARM64=1 the arm64 checks.
 set -uo pipefail
@@ -103,7 +103,7 @@ if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
   fuzz_log=$(mktemp)
   # A fixed seed: the smoke explores the same inputs on every run, so it flags regressions rather
   # than whatever the fuzzer happens to find that day (scripts/fuzz.sh is for that).
-  NNREMOTE_FUZZ_DIR=$(mktemp -d) scripts/fuzz.sh --seconds=20 --seed=1 2>&1 | tee "$fuzz_log"
+  NNREMOTE_FUZZ_DIR=$(mktemp -d) scripts/fuzz.sh --seconds=20 --seed=1 --seed-stride=8 2>&1 | tee "$fuzz_log"
   read -r fuzz_passed fuzz_failed < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$fuzz_log")
   if [ -z "${fuzz_passed:-}" ]; then fuzz_passed=0 fuzz_failed=1; echo "fuzz smoke: no summary line" >>"$failures"; fi
   grep -E '^fuzz: .* FAILED' "$fuzz_log" >>"$failures"
