@@ -5,12 +5,17 @@
 // phase's latency percentiles, the clients' errors (target: none), and p99 with crashes over p99
 // without (issue target: at most 1.2). A bench binary, not Google Benchmark: the phases have a
 // shape (crash 20 times), not an iteration count.
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,15 +49,46 @@ hal::SharedPreparedModel prepareOn(const std::string& address, const std::string
   std::abort();
 }
 
+// CPU time so far, in ms: the server's own, its reaped children's (the backend hosts), and this
+// process's (the clients).
+struct CpuTimes {
+  double server = 0, backendHosts = 0, clients = 0;
+};
+
+CpuTimes cpuNow(pid_t server) {
+  CpuTimes times;
+  std::ifstream stat("/proc/" + std::to_string(server) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  // Fields after the command's closing parenthesis: state is field 3; utime, stime, cutime and
+  // cstime are fields 14 to 17, in clock ticks.
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::vector<std::string> field((std::istream_iterator<std::string>(fields)), std::istream_iterator<std::string>());
+  const double tickMs = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  if (field.size() > 14) {
+    times.server = (std::stod(field[11]) + std::stod(field[12])) * tickMs;
+    times.backendHosts = (std::stod(field[13]) + std::stod(field[14])) * tickMs;
+  }
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto ms = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
+  times.clients = ms(usage.ru_utime) + ms(usage.ru_stime);
+  return times;
+}
+
 struct Phase {
   std::vector<double> latenciesUs;
   int errors = 0;
   int crashes = 0;
+  double seconds = 0;
+  CpuTimes cpu;  // used during the phase
 };
 
 // The 4 clients run until `more` says stop (checked after each execution).
 template <typename More>
-Phase runClients(const std::vector<hal::SharedPreparedModel>& clients, More more) {
+Phase runClients(pid_t server, const std::vector<hal::SharedPreparedModel>& clients, More more) {
+  const CpuTimes cpuBefore = cpuNow(server);
+  const auto start = Clock::now();
   std::vector<Phase> each(clients.size());
   std::vector<std::thread> threads;
   for (size_t c = 0; c < clients.size(); ++c) {
@@ -73,6 +109,10 @@ Phase runClients(const std::vector<hal::SharedPreparedModel>& clients, More more
     all.errors += phase.errors;
   }
   std::sort(all.latenciesUs.begin(), all.latenciesUs.end());
+  all.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const CpuTimes cpuAfter = cpuNow(server);
+  all.cpu = {cpuAfter.server - cpuBefore.server, cpuAfter.backendHosts - cpuBefore.backendHosts,
+             cpuAfter.clients - cpuBefore.clients};
   return all;
 }
 
@@ -86,6 +126,9 @@ void print(const char* name, const Phase& phase) {
               phase.latenciesUs.size(), phase.errors, percentile(phase.latenciesUs, 0.5),
               percentile(phase.latenciesUs, 0.9), percentile(phase.latenciesUs, 0.99),
               phase.crashes > 0 ? (", " + std::to_string(phase.crashes) + " backend host crashes meanwhile").c_str() : "");
+  // Where the CPU went: what the crashes cost beyond the clients' own work shows here.
+  std::printf("%-22s %6.2f s; CPU: server %.0f ms, backend hosts %.0f ms, clients %.0f ms\n", "", phase.seconds,
+              phase.cpu.server, phase.cpu.backendHosts, phase.cpu.clients);
 }
 
 }  // namespace
@@ -103,7 +146,7 @@ int main() {
   for (int c = 0; c < kClients; ++c) clients.push_back(prepareOn(address, "nnremote-edge16"));
   const hal::SharedPreparedModel crasher = prepareOn(address, "crashtest-edge16");
 
-  const Phase quietBefore = runClients(clients, [](int n) { return n < kQuietExecutionsPerClient; });
+  const Phase quietBefore = runClients(server.pid(), clients, [](int n) { return n < kQuietExecutionsPerClient; });
   std::atomic<bool> crashing{true};
   std::atomic<int> crashes{0};
   std::thread crashes20([&] {
@@ -115,14 +158,18 @@ int main() {
     }
     crashing = false;
   });
-  Phase crashed = runClients(clients, [&](int n) { return crashing || n < kQuietExecutionsPerClient; });
+  Phase crashed = runClients(server.pid(), clients, [&](int n) { return crashing || n < kQuietExecutionsPerClient; });
   crashes20.join();
   crashed.crashes = crashes;
-  const Phase quietAfter = runClients(clients, [](int n) { return n < kQuietExecutionsPerClient; });
+  const Phase quietAfter = runClients(server.pid(), clients, [](int n) { return n < kQuietExecutionsPerClient; });
 
   Phase quiet = quietBefore;
   quiet.latenciesUs.insert(quiet.latenciesUs.end(), quietAfter.latenciesUs.begin(), quietAfter.latenciesUs.end());
   quiet.errors += quietAfter.errors;
+  quiet.seconds += quietAfter.seconds;
+  quiet.cpu.server += quietAfter.cpu.server;
+  quiet.cpu.backendHosts += quietAfter.cpu.backendHosts;
+  quiet.cpu.clients += quietAfter.cpu.clients;
   std::sort(quiet.latenciesUs.begin(), quiet.latenciesUs.end());
   print("quiet (before, after)", quiet);
   print("while crashing", crashed);

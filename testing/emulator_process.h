@@ -27,6 +27,8 @@ class EmulatorProcess {
   // Waits (bounded) for the process to end: its wait status, or -1 if it did not end in time.
   int waitForExit(std::chrono::milliseconds within);
 
+  pid_t pid() const { return pid_; }
+
   // A unix socket address of this test process's own under /tmp (TEST_TMPDIR is too long).
   static std::string uniqueAddress(const std::string& name);
 
