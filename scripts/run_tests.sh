@@ -106,7 +106,8 @@ if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
   NNREMOTE_FUZZ_DIR=$(mktemp -d) scripts/fuzz.sh --seconds=20 --seed=1 --seed-stride=8 2>&1 | tee "$fuzz_log"
   read -r fuzz_passed fuzz_failed < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$fuzz_log")
   if [ -z "${fuzz_passed:-}" ]; then fuzz_passed=0 fuzz_failed=1; echo "fuzz smoke: no summary line" >>"$failures"; fi
-  grep -E '^fuzz: .* FAILED' "$fuzz_log" >>"$failures"
+  # Each failed target with the sanitizer's summary lines fuzz.sh prints under it.
+  grep -E -A5 '^fuzz: .* FAILED' "$fuzz_log" | grep -E '^fuzz: .* FAILED|ERROR|SUMMARY|Test unit written' >>"$failures"
   passed=$((passed + fuzz_passed))
   failed=$((failed + fuzz_failed))
   rm -f "$fuzz_log"
