@@ -228,10 +228,7 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
     auto devices = decodeHostedDevices((*message)->payload);
     if (!devices.ok()) return failed(hal::withContext(devices.error(), label));
     if (first) devices_ = std::move(devices).value();
-    if (child.weightToRestore && changeAutogroupNice(pid, kServingNice) != AutogroupChange::kRefusedForNow) {
-      child.weightToRestore = false;  // restored, or impossible to; otherwise watch keeps trying
-    }
-    return child;
+    return child;  // a lowered weight is restored by watch, which starts at once
   }
 }
 
