@@ -145,6 +145,9 @@ int runBackendHost(int channelFd) {
     std::cerr << "npu_emulator --backend-host: " << setup.error().message << std::endl;
     return 2;
   }
+  // Forked in the zygote's session, whose autogroup has the lowest CPU weight (host_zygote.h): a
+  // session of its own is an autogroup of its own, at full weight.
+  if (setup->own_session()) ::setsid();
   auto served = serve(*setup);
   if (!served.ok()) {
     (void)sendHostMessage(channelFd, HostMessageType::kFailed, served.error().message);
@@ -158,6 +161,10 @@ int runBackendHost(int channelFd) {
     if (!message->has_value()) continue;
     if ((*message)->type == HostMessageType::kDescriptor && (*message)->descriptor >= 0) {
       served->descriptors->put(std::strtoull((*message)->payload.c_str(), nullptr, 10), (*message)->descriptor);
+      continue;
+    }
+    if ((*message)->type == HostMessageType::kEndProbation) {
+      ::setsid();
       continue;
     }
     if ((*message)->type != HostMessageType::kPing) continue;

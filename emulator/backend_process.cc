@@ -1,8 +1,6 @@
 #include "emulator/backend_process.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -16,14 +14,11 @@
 
 #include "emulator/backend_host.pb.h"
 #include "emulator/host_channel.h"
-
-extern char** environ;
+#include "emulator/host_zygote.h"
 
 namespace nnremote::emulator {
 namespace {
 
-// The fd the child finds its end of the host channel on (npu_emulator --backend-host=3).
-constexpr int kChildChannelFd = 3;
 constexpr std::chrono::milliseconds kMaxRestartBackoff{5000};
 // After the channel closes, how long the child has to be gone before it is killed.
 constexpr std::chrono::seconds kExitGrace{2};
@@ -58,38 +53,6 @@ std::string describeExit(int status, const std::string& killedFor, const std::st
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended (wait status " + std::to_string(status) + ")";
-}
-
-// A restarted child starting up (loading npu_emulator's libraries and the backend's, starting its
-// server) is CPU work no client waits for, and in a crash loop it comes again and again: it must
-// not take CPU from the clients of every other device. So each child is a session, hence a
-// scheduler autogroup, of its own (POSIX_SPAWN_SETSID); a restarted one is weighted as nice 19
-// until it serves and as nice 0 after. Any owner may set its process's autogroup nice to 0 or
-// more, so this needs no privilege; where autogroups are off (no /proc/PID/autogroup) it quietly
-// does nothing. The first start is left at nice 0: it comes before any client, and it spends
-// none of the budget below.
-constexpr int kStartingNice = 19;
-constexpr int kServingNice = 0;
-// Without CAP_SYS_ADMIN the kernel takes one autogroup nice change per 100 ms for the whole
-// machine (every process, every container on it) and refuses others with EAGAIN. Lowering the
-// weight is tried a little past one such period, then given up (the child starts at full weight);
-// restoring it is retried for as long as the child lives (see watch), since a child serving at
-// nice 19 would slight its own clients.
-constexpr std::chrono::milliseconds kLoweringRetries{150};
-constexpr std::chrono::milliseconds kRestoringRetryEvery{10};
-
-enum class AutogroupChange { kMade, kRefusedForNow, kImpossible };
-
-AutogroupChange changeAutogroupNice(pid_t pid, int nice) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/autogroup";
-  const std::string value = std::to_string(nice);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return AutogroupChange::kImpossible;
-  const bool written = ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
-  const int error = errno;
-  ::close(fd);
-  if (written) return AutogroupChange::kMade;
-  return error == EAGAIN ? AutogroupChange::kRefusedForNow : AutogroupChange::kImpossible;
 }
 
 std::string makePrivateDirectory() {
@@ -142,47 +105,23 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << label << ": socketpair: " << std::strerror(errno);
   }
-  int childEnd = ends[1];
-  if (childEnd == kChildChannelFd) {  // dup2 onto itself would keep FD_CLOEXEC
-    childEnd = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kChildChannelFd + 1);
-    ::close(ends[1]);
-  }
   std::string executable = options_.executable;
   if (executable.empty()) {  // this binary, named as it is on disk (so ps shows what runs)
     std::error_code error;
     executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
     if (error) executable = "/proc/self/exe";
   }
-  const std::string channelFlag = "--backend-host=" + std::to_string(kChildChannelFd);
-  char* argv[] = {const_cast<char*>(executable.c_str()), const_cast<char*>(channelFlag.c_str()), nullptr};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, childEnd, kChildChannelFd);
-  // Nothing else of ours reaches the child: not our listening socket, not our clients'.
-  posix_spawn_file_actions_addclosefrom_np(&actions, kChildChannelFd + 1);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv, environ);
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(childEnd);
-  Child child{pid, ends[0]};
-  if (spawned == 0 && !first) {
-    const auto giveUp = std::chrono::steady_clock::now() + kLoweringRetries;
-    AutogroupChange lowered;
-    while ((lowered = changeAutogroupNice(pid, kStartingNice)) == AutogroupChange::kRefusedForNow &&
-           std::chrono::steady_clock::now() < giveUp) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    child.weightToRestore = lowered == AutogroupChange::kMade;
-  }
-  if (spawned != 0) {
-    ::close(child.channel);
+  auto spawned = HostZygote::of(executable).spawn(ends[1]);
+  ::close(ends[1]);
+  if (!spawned.ok()) {
+    ::close(ends[0]);
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
-           << label << ": cannot start the backend host " << executable << ": " << std::strerror(spawned);
+           << label << ": cannot start the backend host: " << spawned.error().message;
   }
+  const pid_t pid = *spawned;
+  // A restarted child starts on probation, at the lowest CPU weight (host_zygote.h), which watch
+  // ends once it has served for restart_probation_ms. The first start comes before any client.
+  Child child{pid, ends[0], /*onProbation=*/!first && options_.limits.restartProbation.count() > 0};
   auto failed = [&](hal::Error error) -> hal::Result<Child> {
     ::kill(pid, SIGKILL);
     reap(pid);
@@ -198,6 +137,7 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
   setup.set_cache_secret(std::string(options_.cacheSecret.bytes.begin(), options_.cacheSecret.bytes.end()));
   if (first) setup.set_fault(options_.fault);
   setup.set_address_space_bytes(options_.limits.addressSpaceBytes);
+  setup.set_own_session(!child.onProbation);
   if (auto sent = sendHostMessage(child.channel, HostMessageType::kSetup, setup.SerializeAsString()); !sent.ok()) {
     return failed(hal::withContext(sent.error(), label));
   }
@@ -228,13 +168,14 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
     auto devices = decodeHostedDevices((*message)->payload);
     if (!devices.ok()) return failed(hal::withContext(devices.error(), label));
     if (first) devices_ = std::move(devices).value();
-    return child;  // a lowered weight is restored by watch, which starts at once
+    return child;
   }
 }
 
 std::string BackendProcess::watch(const Child& child) {
   const IsolationLimits& limits = options_.limits;
-  bool weightToRestore = child.weightToRestore;
+  bool onProbation = child.onProbation;
+  const auto probationEnds = std::chrono::steady_clock::now() + limits.restartProbation;
   // Limits on calls are checked at each answer, so answers come often enough to hold them.
   std::chrono::milliseconds every = limits.healthCheckInterval;
   for (const auto limit : {limits.callTimeout, limits.callCpu}) {
@@ -260,11 +201,12 @@ std::string BackendProcess::watch(const Child& child) {
       kill("stopped answering health checks (no answer within " + std::to_string(limits.healthCheckTimeout.count()) +
            " ms, health_check_timeout_ms)");
     }
-    if (weightToRestore && changeAutogroupNice(child.pid, kServingNice) != AutogroupChange::kRefusedForNow) {
-      weightToRestore = false;
+    if (onProbation && now >= probationEnds) {
+      if (!sendHostMessage(child.channel, HostMessageType::kEndProbation, "").ok()) break;
+      onProbation = false;
     }
     auto wakeAt = answerBy != kNoPing && killedFor.empty() ? answerBy : nextPing;
-    if (weightToRestore) wakeAt = std::min(wakeAt, now + kRestoringRetryEvery);
+    if (onProbation) wakeAt = std::min(wakeAt, probationEnds);
     auto message = receiveHostMessage(
         child.channel, std::max(std::chrono::milliseconds(1),
                                 std::chrono::duration_cast<std::chrono::milliseconds>(wakeAt - now)));
@@ -376,7 +318,7 @@ hal::Result<uint64_t> BackendProcess::passDescriptor(int descriptor) {
     return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "backend " << options_.spec.label << " is restarting";
   }
   const uint64_t token = ++descriptorTokens_;
-  NN_RETURN_IF_ERROR(sendHostDescriptor(child_.channel, token, descriptor));
+  NN_RETURN_IF_ERROR(sendHostDescriptor(child_.channel, HostMessageType::kDescriptor, std::to_string(token), descriptor));
   return token;
 }
 

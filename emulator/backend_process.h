@@ -79,7 +79,7 @@ class BackendProcess {
   struct Child {
     pid_t pid = 0;
     int channel = -1;
-    bool weightToRestore = false;  // started at a lowered CPU weight, which watch restores once it serves
+    bool onProbation = false;  // a restarted child at the lowest CPU weight, until watch ends that
   };
   // Spawns a child and waits for it to serve; on failure the child is reaped and the error says why.
   hal::Result<Child> launch(bool first);

@@ -33,9 +33,9 @@ hal::Status sendHostMessage(int socket, HostMessageType type, const std::string&
   }
 }
 
-hal::Status sendHostDescriptor(int socket, uint64_t token, int descriptor) {
-  std::string packet(1, static_cast<char>(HostMessageType::kDescriptor));
-  packet += std::to_string(token);
+hal::Status sendHostDescriptor(int socket, HostMessageType type, const std::string& payload, int descriptor) {
+  std::string packet(1, static_cast<char>(type));
+  packet += payload;
   iovec data{packet.data(), packet.size()};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr message{};
@@ -91,8 +91,9 @@ hal::Result<std::optional<HostMessage>> receiveHostMessage(int socket, std::chro
     if (got == 0) return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "backend host channel closed";
     message.type = static_cast<HostMessageType>(buffer[0]);
     message.payload.assign(buffer.data() + 1, static_cast<size_t>(got) - 1);
-    if (message.type != HostMessageType::kDescriptor && message.descriptor >= 0) {
-      ::close(message.descriptor);  // only kDescriptor carries one
+    const bool carries = message.type == HostMessageType::kDescriptor || message.type == HostMessageType::kSpawn;
+    if (!carries && message.descriptor >= 0) {
+      ::close(message.descriptor);  // only kDescriptor and kSpawn carry one
       message.descriptor = -1;
     }
     return std::optional<HostMessage>(std::move(message));

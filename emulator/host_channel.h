@@ -27,20 +27,31 @@ enum class HostMessageType : uint8_t {
   // passed_descriptor names it by. Pools reach the child by descriptor, not by name, so a pool
   // whose name the client has unlinked still reaches a restarted child without a copy.
   kDescriptor = 7,
+  // npu_emulator -> its zygote (host_zygote.h): fork a backend host on this channel (SCM_RIGHTS).
+  kSpawn = 8,
+  kSpawned = 9,  // zygote -> npu_emulator: the host's pid
+  // parent -> child: a restarted child has served for restart_probation_ms; it becomes a session
+  // (and scheduler autogroup) of its own, at full CPU weight.
+  kEndProbation = 10,
 };
+
+// The fd a backend host finds its host channel on (npu_emulator --backend-host=3), and the zygote
+// its own (--backend-zygote=3).
+constexpr int kChildChannelFd = 3;
 
 struct HostMessage {
   HostMessageType type{};
   std::string payload;
-  int descriptor = -1;  // kDescriptor's; the receiver owns it
+  int descriptor = -1;  // kDescriptor's or kSpawn's; the receiver owns it
 };
 
 // Sends one message; never raises SIGPIPE (a child that died is an error, not a signal).
 hal::Status sendHostMessage(int socket, HostMessageType type, const std::string& payload);
 
-// Sends kDescriptor: `descriptor` (which stays the caller's) with `token`. Does not wait: a child
-// that does not read its channel gets an error, not a blocked sender.
-hal::Status sendHostDescriptor(int socket, uint64_t token, int descriptor);
+// Sends a message carrying `descriptor` (which stays the caller's): kDescriptor, with the token
+// as its payload, or kSpawn. Does not wait: a child that does not read its channel gets an
+// error, not a blocked sender.
+hal::Status sendHostDescriptor(int socket, HostMessageType type, const std::string& payload, int descriptor);
 
 // Receives one message, waiting at most `timeout`: nullopt when none came in time; an error
 // when the other side is gone (end of file) or the socket failed.

@@ -13,6 +13,7 @@
 #include "emulator/remote_devices.h"
 #include "emulator/serve_until_stopped.h"
 #include "emulator/server_config.h"
+#include "emulator/zygote.h"
 #include "hal/compilation_cache.h"
 #include "hal/file_contents.h"
 #include "flags/command_line.h"
@@ -209,6 +210,8 @@ NNREMOTE_FLAG(bool, backend_in_process, "backend-in-process", false,
               "load --backend libraries into this process instead of supervised child processes");
 NNREMOTE_FLAG(int, backend_host, "backend-host", -1,
               "internal: serve one backend library for the npu_emulator that started this one, on channel FD");
+NNREMOTE_FLAG(int, backend_zygote, "backend-zygote", -1,
+              "internal: fork backend hosts for the npu_emulator that started this one, on channel FD");
 NNREMOTE_FLAG(Pace, pace, "pace", Pace::kNone, "none or realtime");
 NNREMOTE_FLAG(std::string, server_config, "server-config", "", "a ServerConfig textproto: quotas and scheduling");
 NNREMOTE_FLAG(std::string, state_dir, "state-dir", "", "where the compilation-cache key is kept");
@@ -317,6 +320,7 @@ int main(int argc, char** argv) {
     std::cerr << "npu_emulator: unexpected argument '" << positional.front() << "' (flags are --name=VALUE)\n";
     return 2;
   }
+  if (const int channel = absl::GetFlag(FLAGS_backend_zygote); channel >= 0) return runHostZygote(channel, argv);
   if (const int channel = absl::GetFlag(FLAGS_backend_host); channel >= 0) return runBackendHost(channel);
   EmulatorOptions options;
   if (auto read = readFlags(&options); !read.ok()) {

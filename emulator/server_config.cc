@@ -10,14 +10,15 @@
 namespace nnremote::emulator {
 namespace {
 
-// Takes an optional field into `out`, refusing 0, which `zero` says what it would mean.
+// Takes an optional field into `out`, refusing 0, which `zero` says what it would mean (unless
+// `zero` is null: then 0 is a value like any other).
 template <typename Message, typename Value, typename Out>
 hal::Status take(const Message& message, bool (Message::*has)() const, Value (Message::*get)() const,
                  const char* field, const std::string& origin, Out* out, uint64_t scale = 1,
                  const char* zero = "would refuse every client") {
   if (!(message.*has)()) return {};
   const Value value = (message.*get)();
-  if (value == 0) {
+  if (value == 0 && zero != nullptr) {
     return hal::invalidArgument() << origin << ": " << field << " = 0 " << zero << "; give at least 1, "
                                   << "or leave it out for the default (" << *out / scale << ")";
   }
@@ -61,8 +62,10 @@ hal::Status takeIsolation(const BackendIsolation& entry, const std::string& fiel
   NN_RETURN_IF_ERROR(take(entry, &B::has_crash_loop_window_s, &B::crash_loop_window_s,
                           (field + ".crash_loop_window_s").c_str(), origin, &window, 1, "would see no crash loop"));
   limits->crashLoopWindow = std::chrono::seconds(window);
-  return takeMs(entry, &B::has_restart_backoff_ms, &B::restart_backoff_ms, field + ".restart_backoff_ms", origin,
-                &limits->restartBackoff, "would restart a crashing child in a tight loop");
+  NN_RETURN_IF_ERROR(takeMs(entry, &B::has_restart_backoff_ms, &B::restart_backoff_ms, field + ".restart_backoff_ms",
+                            origin, &limits->restartBackoff, "would restart a crashing child in a tight loop"));
+  return takeMs(entry, &B::has_restart_probation_ms, &B::restart_probation_ms, field + ".restart_probation_ms", origin,
+                &limits->restartProbation, nullptr);
 }
 
 }  // namespace

@@ -65,6 +65,7 @@ struct IsolationLimits {
   uint32_t crashLoopCrashes = 5;
   std::chrono::seconds crashLoopWindow{60};
   std::chrono::milliseconds restartBackoff{100};
+  std::chrono::milliseconds restartProbation{1000};
 };
 
 struct ServerLimits {

@@ -13,7 +13,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
 
 #include "emulator/server_config.h"
@@ -316,63 +319,165 @@ TEST(BackendIsolationTest, PoolsReachTheChildByDescriptorEvenAfterTheClientUnlin
   }
 }
 
-TEST(BackendIsolationTest, NoChildOutlivesTheServer) {
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-orphans");
-  auto server = std::make_unique<testing::EmulatorProcess>(address, std::vector<std::string>{std::string(kCrashing) + "error:1000000"});
-  const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
-  ASSERT_GT(child, 0);
-  server->kill();  // SIGKILL: no chance to clean up
-  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  // The child is not ours to reap; once it is gone (or a zombie awaiting init), its /proc stat says so.
-  auto gone = [&] {
-    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
-    std::string pid, name, state;
-    return !(stat >> pid >> name >> state) || state == "Z";
-  };
-  while (!gone() && std::chrono::steady_clock::now() < giveUp) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_TRUE(gone()) << "backend host " << child << " outlived its server";
-}
-
 // "/autogroup-N nice K" of a process, or "" where the kernel has no autogroups.
-std::string autogroupOf(const std::string& pid) {
-  std::ifstream file("/proc/" + pid + "/autogroup");
+std::string autogroupOf(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/autogroup");
   std::string line;
   std::getline(file, line);
   return line;
 }
+std::string autogroupName(const std::string& autogroup) { return autogroup.substr(0, autogroup.find(' ')); }
 
-// A child starting up must not take CPU from other devices' clients (a crash loop starts one
-// after another), so each is a session and scheduler autogroup of its own, and a restarted one is
-// weighted nice 19 while starting; serving, each weighs as much as the server does.
-TEST(BackendIsolationTest, AServingChildIsAnAutogroupOfItsOwnAtNormalWeight) {
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-autogroup");
+// A field of /proc/PID/stat: 3 is the state, 4 the parent's pid.
+std::string statField(pid_t pid, int field) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t afterName = line.rfind(')');
+  if (afterName == std::string::npos) return "";
+  std::istringstream rest(line.substr(afterName + 2));
+  std::string value;
+  for (int i = 3; i <= field && rest >> value; ++i) {
+  }
+  return value;
+}
+
+// The command line of a process, its arguments joined by spaces.
+std::string commandLineOf(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string line((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::replace(line.begin(), line.end(), '\0', ' ');
+  return line;
+}
+
+// The server's children whose command line has `flag` (its backend hosts, its zygote).
+std::vector<pid_t> childrenWith(pid_t server, const std::string& flag) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = std::stoi(name);
+    if (statField(pid, 4) == std::to_string(server) && commandLineOf(pid).find(flag) != std::string::npos) {
+      children.push_back(pid);
+    }
+  }
+  return children;
+}
+
+pid_t zygoteOf(const testing::EmulatorProcess& server) {
+  const auto zygotes = childrenWith(server.pid(), "--backend-zygote=3");
+  EXPECT_EQ(zygotes.size(), 1u) << "the server should have one zygote";
+  return zygotes.empty() ? 0 : zygotes.front();
+}
+
+// Waits (bounded) until `done()`.
+template <typename Done>
+bool eventually(Done done) {
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done() && std::chrono::steady_clock::now() < giveUp) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done();
+}
+
+// A host is forked from the zygote, not started afresh, yet it is the server's own child (for
+// waitpid and to die with it), and ps says what it is; the zygote stays single-threaded.
+TEST(BackendIsolationTest, HostsAreForkedFromASingleThreadedZygoteAsTheServersOwnChildren) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-zygote");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "error:1000000"});
+  const pid_t host = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  ASSERT_GT(host, 0);
+  EXPECT_EQ(statField(host, 4), std::to_string(server.pid()));
+  EXPECT_THAT(commandLineOf(host), HasSubstr("--backend-host=3"));
+  const pid_t zygote = zygoteOf(server);
+  ASSERT_GT(zygote, 0);
+  std::ifstream status("/proc/" + std::to_string(zygote) + "/status");
+  std::string line;
+  while (std::getline(status, line) && line.rfind("Threads:", 0) != 0) {
+  }
+  EXPECT_EQ(line, "Threads:\t1");
+  // Same binary image: forked, so its executable is the zygote's, which is the server's.
+  EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(host) + "/exe"),
+            std::filesystem::read_symlink("/proc/" + std::to_string(server.pid()) + "/exe"));
+}
+
+TEST(BackendIsolationTest, AZygoteThatDiedIsStartedAgainForTheNextRestart) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-zygote-dies");
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "error:1000000"});
   const pid_t first = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  const pid_t zygote = zygoteOf(server);
   ASSERT_GT(first, 0);
-  EXPECT_EQ(::getsid(first), first) << "the backend host is not a session of its own";
-  const std::string ours = autogroupOf("self");
-  if (ours.empty()) GTEST_SKIP() << "this kernel has no scheduler autogroups (/proc/self/autogroup)";
-  const std::string firstGroup = autogroupOf(std::to_string(first));
-  EXPECT_NE(firstGroup.substr(0, firstGroup.find(' ')), ours.substr(0, ours.find(' ')));
-  EXPECT_THAT(firstGroup, ::testing::EndsWith(" nice 0")) << "the first start is not lowered at all";
-
+  ASSERT_GT(zygote, 0);
+  ASSERT_EQ(::kill(zygote, SIGKILL), 0);
   ASSERT_EQ(::kill(first, SIGKILL), 0);
   const auto health = waitForHost(address, kCrashDevice, [&](const wire::BackendHostHealth& health) {
     return health.running() && health.restarts() == 1;
   });
-  const pid_t second = static_cast<pid_t>(health.pid());
-  ASSERT_NE(second, first);
-  EXPECT_EQ(::getsid(second), second);
-  // A restarted child starts at nice 19 and is restored to 0 once it serves; the kernel takes one
-  // such change per 100 ms machine-wide, so with other tests restarting children it may take a while.
-  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  const auto atNormalWeight = ::testing::EndsWith(" nice 0");
-  std::string secondGroup = autogroupOf(std::to_string(second));
-  while (!::testing::Matches(atNormalWeight)(secondGroup) && std::chrono::steady_clock::now() < giveUp) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    secondGroup = autogroupOf(std::to_string(second));
+  EXPECT_NE(static_cast<pid_t>(health.pid()), first);
+  const pid_t second = zygoteOf(server);
+  EXPECT_NE(second, zygote);
+  Client client(address);
+  auto prepared = client.prepare(kCrashDevice);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  EXPECT_TRUE(addOnce(**prepared).ok());
+}
+
+TEST(BackendIsolationTest, NoChildOutlivesTheServer) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-orphans");
+  auto server = std::make_unique<testing::EmulatorProcess>(address, std::vector<std::string>{std::string(kCrashing) + "error:1000000"});
+  const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  const pid_t zygote = zygoteOf(*server);
+  ASSERT_GT(child, 0);
+  ASSERT_GT(zygote, 0);
+  server->kill();  // SIGKILL: no chance to clean up
+  // They are not ours to reap; once gone (or zombies awaiting init), their /proc stat says so.
+  for (const pid_t pid : {child, zygote}) {
+    auto gone = [&] {
+      const std::string state = statField(pid, 3);
+      return state.empty() || state == "Z";
+    };
+    EXPECT_TRUE(eventually(gone)) << "process " << pid << " (" << commandLineOf(pid) << ") outlived its server";
   }
-  EXPECT_THAT(secondGroup, atNormalWeight);
+}
+
+// A child starting up (a crash loop starts one after another) must not take CPU from other
+// devices' clients. Hosts are forked in the zygote's session, an autogroup at nice 19, the
+// lowest weight; a restarted one stays there until it has served for restart_probation_ms, then
+// becomes a session and autogroup of its own at nice 0, as the first one is from the start.
+TEST(BackendIsolationTest, ARestartedChildIsOnProbationAtTheLowestWeightThenAnAutogroupOfItsOwn) {
+  if (autogroupOf(::getpid()).empty()) GTEST_SKIP() << "this kernel has no scheduler autogroups (/proc/self/autogroup)";
+  for (const bool longProbation : {true, false}) {
+    SCOPED_TRACE(longProbation ? "probation of 10 minutes" : "probation of 100 ms");
+    const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-autogroup");
+    testing::EmulatorProcess server(
+        address, {std::string(kCrashing) + "error:1000000",
+                  isolationConfig("probation", std::string("restart_backoff_ms: 10 restart_probation_ms: ") +
+                                                   (longProbation ? "600000" : "100"))});
+    const pid_t first = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+    const pid_t zygote = zygoteOf(server);
+    ASSERT_GT(first, 0);
+    ASSERT_GT(zygote, 0);
+    EXPECT_EQ(::getsid(first), first) << "the first start is not on probation";
+    EXPECT_THAT(autogroupOf(first), ::testing::EndsWith(" nice 0"));
+    EXPECT_NE(autogroupName(autogroupOf(first)), autogroupName(autogroupOf(server.pid())));
+    // The zygote weighs itself at nice 19; the kernel may take a while to allow it (one change
+    // per 100 ms, machine-wide, without CAP_SYS_ADMIN).
+    EXPECT_TRUE(eventually([&] { return ::testing::Matches(::testing::EndsWith(" nice 19"))(autogroupOf(zygote)); }))
+        << autogroupOf(zygote);
+
+    ASSERT_EQ(::kill(first, SIGKILL), 0);
+    const auto health = waitForHost(address, kCrashDevice, [&](const wire::BackendHostHealth& health) {
+      return health.running() && health.restarts() == 1;
+    });
+    const pid_t second = static_cast<pid_t>(health.pid());
+    ASSERT_NE(second, first);
+    if (longProbation) {
+      EXPECT_EQ(::getsid(second), zygote) << "a restarted child starts in the zygote's session";
+      EXPECT_EQ(autogroupOf(second), autogroupOf(zygote));
+    } else {
+      EXPECT_TRUE(eventually([&] { return ::getsid(second) == second; })) << "probation never ended";
+      EXPECT_THAT(autogroupOf(second), ::testing::EndsWith(" nice 0"));
+      EXPECT_NE(autogroupName(autogroupOf(second)), autogroupName(autogroupOf(zygote)));
+    }
+  }
 }
 
 TEST(IsolationConfigTest, DefaultsThenEachLibraryStartingFromThem) {
@@ -390,6 +495,11 @@ TEST(IsolationConfigTest, DefaultsThenEachLibraryStartingFromThem) {
   const IsolationLimits& armnn = limits->isolationFor("bazel-bin/drivers/armnn/armnn_backend.so");
   EXPECT_EQ(armnn.callCpu, std::chrono::milliseconds(900));
   EXPECT_EQ(armnn.healthCheckTimeout, std::chrono::milliseconds(700)) << "from the defaults";
+
+  EXPECT_EQ(every.restartProbation, std::chrono::milliseconds(1000));
+  auto noProbation = parseServerConfig("backend_isolation { restart_probation_ms: 0 }", "c.textproto");
+  ASSERT_TRUE(noProbation.ok()) << noProbation.error().message;
+  EXPECT_EQ(noProbation->isolation.restartProbation, std::chrono::milliseconds(0)) << "0 is no probation";
 
   auto zero = parseServerConfig("backend_isolation { crash_loop_crashes: 0 }", "c.textproto");
   ASSERT_FALSE(zero.ok());
