@@ -248,6 +248,12 @@ void BackendProcess::supervise() {
     }
     std::string cause = watch(child);
     pid_t pid = child.pid;
+    std::function<void()> onChildDeath;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      onChildDeath = onChildDeath_;
+    }
+    if (onChildDeath) onChildDeath();
     {
       std::lock_guard<std::mutex> lock(mutex_);
       child_ = {};
@@ -305,6 +311,11 @@ void BackendProcess::supervise() {
 bool BackendProcess::pause(std::chrono::milliseconds duration) {
   std::unique_lock<std::mutex> lock(mutex_);
   return !changed_.wait_for(lock, duration, [&] { return stopping_; });
+}
+
+void BackendProcess::onChildDeath(std::function<void()> listener) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  onChildDeath_ = std::move(listener);
 }
 
 BackendProcess::Health BackendProcess::health() const {

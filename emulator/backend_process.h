@@ -15,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -65,6 +66,9 @@ class BackendProcess {
   // while no child runs.
   hal::Result<uint64_t> passDescriptor(int descriptor);
 
+  // Called on the supervisor's thread as soon as it has seen a child die, before restarting it.
+  void onChildDeath(std::function<void()> listener);
+
   using Health = middleware::DeviceHealth;
   Health health() const;
   // How the child that was serving died, once the supervisor has seen it die (waiting up to a
@@ -102,6 +106,7 @@ class BackendProcess {
   uint64_t descriptorTokens_ = 0;  // guarded by mutex_; the last token passDescriptor gave
   std::optional<std::chrono::steady_clock::time_point> lastDeath_;  // guarded by mutex_
   std::deque<std::chrono::steady_clock::time_point> crashes_;  // within the window
+  std::function<void()> onChildDeath_;  // guarded by mutex_
   std::thread supervisor_;
 };
 

@@ -123,6 +123,10 @@ hal::Result<std::vector<hal::BackendDevice>> startIsolatedBackend(BackendProcess
   };
   auto connected = proxy::Connection::connect(process->address(), connection);
   if (!connected.ok()) return hal::withContext(connected.error(), label);
+  // A burst execution the child was serving ends as the child dies, not at its queue's next poll.
+  process->onChildDeath([weakConnection = std::weak_ptr<proxy::Connection>(*connected)] {
+    if (const auto alive = weakConnection.lock()) alive->serverDied();
+  });
   NN_ASSIGN_OR_RETURN(auto proxies, proxy::ProxyDevice::discover(*connected));
   std::vector<hal::BackendDevice> devices;
   for (auto& proxy : proxies) {

@@ -57,6 +57,8 @@ class FaultInjector {
   hal::Status beforeExecution(const std::string& device, const hal::Model* model);
   // Ends hangs and slow sleeps, so the server can stop.
   void releaseAll();
+  // How many executions it has seen, struck or not (a test waits for one to be under way).
+  uint64_t executionsSeen() const { return executions_.load(); }
   // Wraps each device the plan covers.
   std::vector<hal::SharedDevice> wrap(std::vector<hal::SharedDevice> devices);
 

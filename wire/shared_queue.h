@@ -72,7 +72,8 @@ class SharedQueue {
   void respond(size_t size);
   // Wakes a server waiting in awaitRequest, so it can see `stop`.
   void wakeServer();
-  // Tells a client waiting in call(), or calling later, that no answer will come.
+  // Tells a client waiting in call(), or calling later, that no answer will come. Also for the
+  // client's side, on behalf of a server it has seen die (proxy::Connection::serverDied).
   void shutDown();
 
   // The region's layout, which both processes read and write: at the start of the region; the

@@ -2,6 +2,7 @@
 #include "drivers/proxy/pool_transport.h"
 
 #include "wire/grpc_status.h"
+#include "wire/shared_queue.h"
 #include "wire/wire_constants.h"
 #include "drivers/proxy/session_watcher.h"
 #include "hal/vlog.h"
@@ -176,6 +177,25 @@ hal::Status Connection::releaseDropped() {
 bool Connection::lostSince(uint64_t generation) const {
   std::lock_guard<std::mutex> lock(mutex_);
   return lost_ || session_.generation != generation;
+}
+
+void Connection::serverDied() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lost_ = true;
+  }
+  std::lock_guard<std::mutex> lock(queuesMutex_);
+  for (wire::SharedQueue* queue : queues_) queue->shutDown();  // on behalf of the dead server
+}
+
+void Connection::addQueue(wire::SharedQueue* queue) {
+  std::lock_guard<std::mutex> lock(queuesMutex_);
+  queues_.insert(queue);
+}
+
+void Connection::removeQueue(wire::SharedQueue* queue) {
+  std::lock_guard<std::mutex> lock(queuesMutex_);
+  queues_.erase(queue);
 }
 
 void Connection::markLost(uint64_t generation) {

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -32,6 +33,10 @@
 #include "drivers/proxy/channel_security.h"
 #include "drivers/proxy/session_channel.h"
 #include "drivers/proxy/session_watcher.h"
+
+namespace nnremote::wire {
+class SharedQueue;
+}
 
 namespace nnremote::proxy {
 
@@ -67,6 +72,9 @@ struct ConnectionOptions {
   bool reconnect = true;
   // How long one recovery keeps trying before the call fails with DEAD_OBJECT.
   std::chrono::milliseconds reconnectTimeout{10000};
+  // How often a call waiting for its answer on a burst's shared-memory queue checks that the
+  // server is still reachable (serverDied() ends such waits at once).
+  std::chrono::milliseconds queuePoll{100};
   // etcd:// targets (farm/pool.h): how long to wait for a matching device to be in the pool (or,
   // exclusive, to be free), and emulators not to pick.
   std::chrono::milliseconds poolWait{0};
@@ -123,6 +131,13 @@ class Connection final : public SessionChannel {
   std::vector<uint64_t> takeFenceReleases(uint64_t session);
   // Whether the session of `generation` is gone (lost, or replaced by a newer one).
   bool lostSince(uint64_t generation) const;
+  // For a client that supervises its server (a backend host's parent) and has seen it die: the
+  // session is lost now, not once gRPC notices, and calls waiting for an answer on a burst's
+  // shared-memory queue end at once with DEAD_OBJECT rather than at their next poll.
+  void serverDied();
+  // The shared-memory queues of this connection's bursts, which serverDied() ends.
+  void addQueue(wire::SharedQueue* queue);
+  void removeQueue(wire::SharedQueue* queue);
   // Releases on the server, now, what this process has let go of and would otherwise release
   // with the next request that carries it: destroyed shared memories and dropped fences. For a
   // client with no such request to come (and tests that count what the server holds).
@@ -201,6 +216,8 @@ class Connection final : public SessionChannel {
   std::vector<std::unique_ptr<char>> fenceOwners_;  // one per generation; never reused
   std::vector<std::pair<uint64_t, uint64_t>> fenceReleases_;  // (session, fence id), guarded by mutex_
   std::mutex recoveryMutex_;                        // one recovery at a time
+  std::mutex queuesMutex_;
+  std::set<wire::SharedQueue*> queues_;  // guarded by queuesMutex_
 };
 
 }  // namespace nnremote::proxy

@@ -25,7 +25,7 @@ hal::Result<hal::SharedBurst> ProxyBurst::open(std::shared_ptr<Connection> conne
 
 hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId) const {
   context_ = std::make_unique<grpc::ClientContext>();
-  queue_.reset();
+  forgetQueue();
   slots_.clear();
   generation_ = session.generation;
   broken_ = false;
@@ -45,7 +45,10 @@ hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId)
     // serves alone.
     if (answer.has_shared_queue()) {
       auto queue = wire::SharedQueue::open(answer.shared_queue().shm_name(), answer.shared_queue().size());
-      if (queue.ok()) queue_ = std::move(queue).value();
+      if (queue.ok()) {
+        queue_ = std::move(queue).value();
+        connection_->addQueue(queue_.get());
+      }
     }
   }
   return {};
@@ -63,6 +66,13 @@ void ProxyBurst::closeLocked() const {
 ProxyBurst::~ProxyBurst() {
   std::lock_guard<std::mutex> lock(mutex_);
   closeLocked();
+  forgetQueue();
+}
+
+void ProxyBurst::forgetQueue() const {
+  if (queue_ == nullptr) return;
+  connection_->removeQueue(queue_.get());
+  queue_.reset();
 }
 
 hal::Error ProxyBurst::streamBroken() const {
@@ -101,7 +111,7 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
           pastLimit = limit.has_value() && std::chrono::system_clock::now() >= *limit;
           return !pastLimit && connection_->reachable();
         },
-        std::chrono::milliseconds(100), wakeParkedServer);
+        connection_->options().queuePoll, wakeParkedServer);
     if (!length.ok() && pastLimit) return cutOff(deadline);
     if (!length.ok()) {  // the server is gone
       hal::Error lost = connection_->callFailed(

@@ -53,6 +53,8 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   hal::Status openLocked(SessionRef session, uint64_t preparedModelId) const;
   // Ends the current stream, if it is still open.
   void closeLocked() const;
+  // Drops the queue, and the connection's note of it (Connection::serverDied).
+  void forgetQueue() const;
   void releaseSlot(const hal::Memory* memory) const;
   hal::Error streamBroken() const;
   // Sends `message` through the queue if there is one and it fits, else on the stream, and

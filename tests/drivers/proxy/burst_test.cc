@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <future>
+#include <thread>
+
 #include "drivers/sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
@@ -12,6 +15,8 @@
 #include "drivers/proxy/proxy_burst.h"
 #include "drivers/proxy/proxy_device.h"
 #include "drivers/proxy/proxy_prepared_model.h"
+#include "middleware/fault_injection.h"
+#include "testing/add_model.h"
 #include "tests/common/server_options.h"
 #include "testing/unique_names.h"
 
@@ -212,6 +217,49 @@ TEST_P(BurstTest, LargeOutputsComeBackWhateverTheTransport) {
   auto small = *hal::makeRequest({hal::toBytes<float>(std::vector<float>(kElements, 1.0f))}, {kElements * 4},
                                  hal::createSharedMemory);
   EXPECT_TRUE(burst->execute(small.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+}
+
+// A client that supervises its server (a backend host's parent) learns of its death before gRPC
+// does: a burst execution waiting on the shared-memory queue then ends at once with DEAD_OBJECT,
+// not at its next poll (an hour here) nor never (the server here is alive, its execution hung).
+TEST(SupervisedServerTest, AServerSeenDeadEndsTheExecutionWaitingOnTheSharedQueue) {
+  middleware::FaultInjector faults(*middleware::parseFaultPlan("hang:0"));
+  auto server = emulator::EmulatorServer::start(faults.wrap({sim::SimDevice::create(sim::edgeNpuConfig())}),
+                                                addressFor(Transport::UNIX_SHARED_QUEUE),
+                                                testing::plainLoopbackOptions());
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  ConnectionOptions options;
+  options.queuePoll = std::chrono::hours(1);
+  options.reconnect = false;  // the lost session is not replaced: the call cannot start afresh
+  auto connection = Connection::connect((*server)->address(), options);
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  auto device = ProxyDevice::discover(*connection)->front();
+  auto prepared = device->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto burst = (*prepared)->configureExecutionBurst();
+  ASSERT_TRUE(burst.ok()) << burst.error().message;
+  ASSERT_TRUE(dynamic_cast<const ProxyBurst&>(**burst).usesSharedQueue());
+  auto io = *hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+  auto execution = std::async(std::launch::async, [&] {
+    return (*burst)->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  });
+  // Once the server holds the execution, the client is waiting for the answer on the queue.
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (faults.executionsSeen() == 0 && std::chrono::steady_clock::now() < giveUp) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(faults.executionsSeen(), 1u);
+  (*connection)->serverDied();
+  const bool ended = execution.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  EXPECT_TRUE(ended) << "the execution still waits for the server seen dead";
+  faults.releaseAll();  // a failing run ends too: the hung execution answers
+  auto outcome = execution.get();
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  if (ended) {
+    EXPECT_THAT(outcome.error().message, ::testing::Not(HasSubstr("injected hang")));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, BurstTest,
