@@ -124,7 +124,12 @@ hal::Status HostZygote::start() {
   posix_spawn_file_actions_addclosefrom_np(&actions, kChildChannelFd + 1);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);  // no terminal's signals
+  // No terminal's signals; and none blocked, whatever the calling thread blocks (the server's
+  // threads block SIGINT and SIGTERM for its signal thread), since hosts inherit the mask.
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   const int spawned = ::posix_spawn(&pid, executable_.c_str(), &actions, &attributes, argv, envp.data());
   posix_spawnattr_destroy(&attributes);
