@@ -196,6 +196,9 @@ std::string BackendProcess::watch(const Child& child) {
     if (answerBy == kNoPing && now >= nextPing) {
       if (!sendHostMessage(child.channel, HostMessageType::kPing, std::to_string(++sequence)).ok()) break;
       answerBy = now + limits.healthCheckTimeout;
+      // At the lowest weight on a busy machine, a child may take long to answer; whether it is
+      // frozen is judged at full weight, once its probation is over.
+      if (onProbation) answerBy = std::max(answerBy, probationEnds + limits.healthCheckTimeout);
     }
     if (answerBy != kNoPing && now >= answerBy && killedFor.empty()) {
       kill("stopped answering health checks (no answer within " + std::to_string(limits.healthCheckTimeout.count()) +

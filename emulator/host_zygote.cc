@@ -23,7 +23,7 @@ namespace {
 
 // Loading npu_emulator with every symbol bound: once, in the zygote, not in every host.
 constexpr std::chrono::seconds kStartupWait{30};
-constexpr std::chrono::seconds kSpawnWait{10};
+constexpr std::chrono::seconds kSpawnWait{30};  // the zygote and its forks run at the lowest weight
 
 // One spawn at a time in this process: the subreaper flag below is the whole process's. Spawns
 // are rare (a host's start or restart), so nobody waits long.
@@ -39,17 +39,54 @@ class Subreaper {
   Subreaper() {
     int was = 0;
     wasAlready_ = ::prctl(PR_GET_CHILD_SUBREAPER, &was) == 0 && was != 0;
-    if (!wasAlready_) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    active_ = wasAlready_ || ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
   }
   ~Subreaper() {
-    if (!wasAlready_) ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+    if (active_ && !wasAlready_) ::prctl(PR_SET_CHILD_SUBREAPER, 0);
   }
   Subreaper(const Subreaper&) = delete;
   Subreaper& operator=(const Subreaper&) = delete;
 
+  // False where the kernel, or an emulator such as qemu-user, refuses it.
+  bool active() const { return active_; }
+
  private:
   bool wasAlready_ = false;
+  bool active_ = false;
 };
+
+// posix_spawn of `executable` with `channel` on fd 3 and `flag`, a session of its own with no
+// signal blocked (the server's threads block SIGINT and SIGTERM for its signal thread) and no
+// other descriptor of ours: not our listening socket, not our clients'.
+hal::Result<pid_t> spawnWithChannel(const std::string& executable, const std::string& flag, int channel,
+                                    char* const environment[]) {
+  int childEnd = channel;
+  if (childEnd == kChildChannelFd) {  // dup2 onto itself would keep FD_CLOEXEC
+    childEnd = ::fcntl(channel, F_DUPFD_CLOEXEC, kChildChannelFd + 1);
+    if (childEnd < 0) return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "fcntl: " << std::strerror(errno);
+  }
+  char* argv[] = {const_cast<char*>(executable.c_str()), const_cast<char*>(flag.c_str()), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, childEnd, kChildChannelFd);
+  posix_spawn_file_actions_addclosefrom_np(&actions, kChildChannelFd + 1);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv, environment);
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  if (childEnd != channel) ::close(childEnd);
+  if (spawned != 0) {
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << "cannot start " << executable << " " << flag << ": " << std::strerror(spawned);
+  }
+  return pid;
+}
 
 // Our environment with LD_BIND_NOW=1 (the zygote unsets it again, for the hosts).
 std::vector<std::string> zygoteEnvironment() {
@@ -74,6 +111,11 @@ HostZygote& HostZygote::of(const std::string& executable) {
 hal::Result<pid_t> HostZygote::spawn(int channel) {
   std::lock_guard<std::mutex> lock(spawning());
   const Subreaper subreaper;  // before the zygote starts too: its descendants look for it
+  if (!subreaper.active()) {
+    // A forked host would be orphaned to init: start it afresh, a session of its own (so no
+    // probation at the zygote's weight either).
+    return spawnWithChannel(executable_, "--backend-host=" + std::to_string(kChildChannelFd), channel, environ);
+  }
   // A zygote that died since the last spawn is noticed as the request is sent, and started again.
   for (int attempt = 0;; ++attempt) {
     if (pid_ == 0) NN_RETURN_IF_ERROR(start());
@@ -106,41 +148,18 @@ hal::Status HostZygote::start() {
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "zygote: socketpair: " << std::strerror(errno);
   }
-  int childEnd = ends[1];
-  if (childEnd == kChildChannelFd) {  // dup2 onto itself would keep FD_CLOEXEC
-    childEnd = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kChildChannelFd + 1);
-    ::close(ends[1]);
-  }
-  const std::string channelFlag = "--backend-zygote=" + std::to_string(kChildChannelFd);
-  char* argv[] = {const_cast<char*>(executable_.c_str()), const_cast<char*>(channelFlag.c_str()), nullptr};
   const std::vector<std::string> environment = zygoteEnvironment();
   std::vector<char*> envp;
   for (const auto& variable : environment) envp.push_back(const_cast<char*>(variable.c_str()));
   envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, childEnd, kChildChannelFd);
-  // Nothing else of ours reaches it, nor the hosts: not our listening socket, not our clients'.
-  posix_spawn_file_actions_addclosefrom_np(&actions, kChildChannelFd + 1);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  // No terminal's signals; and none blocked, whatever the calling thread blocks (the server's
-  // threads block SIGINT and SIGTERM for its signal thread), since hosts inherit the mask.
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, executable_.c_str(), &actions, &attributes, argv, envp.data());
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(childEnd);
-  if (spawned != 0) {
+  auto spawned = spawnWithChannel(executable_, "--backend-zygote=" + std::to_string(kChildChannelFd), ends[1],
+                                  envp.data());
+  ::close(ends[1]);
+  if (!spawned.ok()) {
     ::close(ends[0]);
-    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
-           << "cannot start " << executable_ << " --backend-zygote: " << std::strerror(spawned);
+    return spawned.error();
   }
-  pid_ = pid;
+  pid_ = *spawned;
   channel_ = ends[0];
   auto hello = receiveHostMessage(channel_, kStartupWait);
   if (hello.ok() && hello->has_value() && (*hello)->type == HostMessageType::kReady) return {};
