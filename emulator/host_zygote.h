@@ -11,7 +11,8 @@
 // A host must still be the server's own child: the supervisor waits for it (waitpid) and it dies
 // with the server (PR_SET_PDEATHSIG). So the zygote forks a short-lived intermediate that forks
 // the host and exits, and the server is a child subreaper while a spawn is under way: the
-// orphaned host is reparented to the server, not to init.
+// orphaned host is reparented to the server, not to init. Where this process cannot be a
+// subreaper (qemu-user refuses PR_SET_CHILD_SUBREAPER), spawn() starts the host afresh instead.
 //
 // The zygote is a session of its own, hence a scheduler autogroup, which it weighs at nice 19, the
 // lowest weight. A host stays in that session while it starts, and a restarted one until it has
