@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cross-builds npu_emulator (which is also the backend host) and the simulator's backend library
-# for aarch64 with Debian's cross toolchain and arm64 multiarch libraries, runs the simulator's
+# Cross-builds npu_emulator (which is also the backend host), the simulator's backend library,
+# nnremote and libneuralnetworks.so for aarch64 with Debian's cross toolchain and arm64 multiarch libraries, runs the simulator's
 # unit tests under qemu-user, and serves from the arm64 emulator (under qemu) to this host's
 # nnremote: the simulator in process and sim_backend.so isolated in an arm64 backend host, which
 # is crashed once to show it restart. What it cannot do, and why, is in docs/build.md ("arm64").
@@ -49,17 +49,21 @@ fi
 echo "== cross-building for aarch64 =="
 arm_bin=$(bazel info --config=arm64 bazel-bin 2>/dev/null)
 # CI builds unoptimized: the check is that every file compiles and links for aarch64 and runs,
-# and -O0 takes about half of -O2's compile time.
+# and -O0 takes about half of -O2's compile time. nnremote and the NNAPI library are built too:
+# a dev board wants them, and where CI runs its tests under ASan (clang), this is its gcc build
+# of them.
 optimize=()
 [ "$mode" = --ci ] && optimize=(--copt=-O0)
+arm64_outputs=(emulator/npu_emulator drivers/sim/sim_backend.so tools/nnremote runtime/libneuralnetworks.so)
 built() {
-  bazel build --config=arm64 "${optimize[@]}" //emulator:npu_emulator //drivers/sim:sim_backend.so || return 1
+  bazel build --config=arm64 "${optimize[@]}" //emulator:npu_emulator //drivers/sim:sim_backend.so \
+    //tools:nnremote //runtime:libneuralnetworks.so || return 1
   local kinds
-  kinds=$(file -b "$arm_bin/emulator/npu_emulator" "$arm_bin/drivers/sim/sim_backend.so")
+  kinds=$(cd "$arm_bin" && file -b "${arm64_outputs[@]}")
   echo "$kinds"
-  [ "$(grep -c "ARM aarch64" <<< "$kinds")" = 2 ]
+  [ "$(grep -c "ARM aarch64" <<< "$kinds")" = ${#arm64_outputs[@]} ]
 }
-check "cross-build of npu_emulator and sim_backend.so" built
+check "cross-build of npu_emulator, sim_backend.so, nnremote and libneuralnetworks.so" built
 [ "$failed" -eq 0 ] || finish
 
 if [ "$mode" != --ci ]; then

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Every test: installs what is missing, runs the fast tests under AddressSanitizer + UBSan
-# (--config=asan) and the others with the normal build (`bazel test //...` without the fast
-# ones), and ends with the line
+# Every test: installs what is missing, runs the tests, and ends with the line
 # "N passed, N failed[, N skipped]" counted over individual test cases (gtest cases, and one per
-# shell test) of both runs, read from each test target's test.xml.
+# shell test) read from each test target's test.xml.
+# With the conformance data (../shared/conformance, or NNREMOTE_CONFORMANCE_DIR), the fast tests
+# run under AddressSanitizer + UBSan (--config=asan) and the others, the long conformance suites
+# among them, with the normal build (`bazel test //...` without the fast ones). Without it those
+# suites skip, nothing needs the normal build's speed, and every test runs under ASan + UBSan:
+# one compile of everything instead of two.
 # Then each fuzz target runs for 20 s from every 8th seed (scripts/fuzz.sh), one case each in
 # the count, and the aarch64 cross-build with its qemu smoke run (scripts/build_arm64.sh --ci),
 # one case per check. Just above the final line it names each failed case with the start of its
 # failure, since CI shows only a run's tail.
-# NNREMOTE_SKIP_ASAN=1 leaves out the sanitizer run, NNREMOTE_SKIP_FUZZ=1 the fuzz smoke,
-# NNREMOTE_SKIP_ARM64=1 the arm64 checks.
+# NNREMOTE_SKIP_ASAN=1 runs every test with the normal build instead, NNREMOTE_SKIP_FUZZ=1 leaves
+# out the fuzz smoke, NNREMOTE_SKIP_ARM64=1 the arm64 checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-browser || exit 1
@@ -83,7 +86,15 @@ run_and_count() {
   failed=$((failed + run_failed))
 }
 
-if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
+if [ "${NNREMOTE_SKIP_ASAN:-0}" = 1 ]; then
+  echo "== every test ($(elapsed)) =="
+  run_and_count "$@" -- //...
+elif [ -z "${NNREMOTE_CONFORMANCE_DIR:-}" ] && [ ! -d ../shared/conformance ]; then
+  echo "== every test under AddressSanitizer + UBSan: no conformance data, so no suite needs the normal build's speed ($(elapsed)) =="
+  # fuzz.sh and build_arm64.sh build their host tools in this build too.
+  export NNREMOTE_BAZEL_FLAGS=--config=asan
+  run_and_count $NNREMOTE_BAZEL_FLAGS "$@" -- //...
+else
   echo "== the fast tests under AddressSanitizer + UBSan ($(elapsed)) =="
   run_and_count --config=asan -- "${asan_targets[@]}" "${not_under_asan[@]/#/-}"
   echo "== the other tests ($(elapsed)) =="
@@ -93,9 +104,6 @@ if [ "${NNREMOTE_SKIP_ASAN:-0}" != 1 ]; then
   # corpus maker, nnremote) this run already built, to ask for the same build, not a new one.
   export NNREMOTE_BAZEL_FLAGS=--copt=-O1
   run_and_count $NNREMOTE_BAZEL_FLAGS "$@" -- //... "${asan_targets[@]/#/-}" "${not_under_asan[@]}"
-else
-  echo "== every test ($(elapsed)) =="
-  run_and_count "$@" -- //...
 fi
 
 if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then

@@ -41,7 +41,11 @@ class BurstTest : public ::testing::TestWithParam<Transport> {
                                                   addressFor(GetParam()), testing::plainLoopbackOptions());
     ASSERT_TRUE(server.ok());
     server_ = std::move(server).value();
-    connection_ = *Connection::connect(server_->address());
+    // No test here waits for a server to come back: a gone one is given up on in a second, not
+    // the default ten.
+    ConnectionOptions options;
+    options.reconnectTimeout = std::chrono::seconds(1);
+    connection_ = *Connection::connect(server_->address(), options);
     hal::ModelBuilder b;
     const uint32_t a = b.addInput(OperandType::TENSOR_FLOAT32, {4});
     const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {0});  // shape left to execution

@@ -1,7 +1,7 @@
 // Nothing leaks across executions: many executions in one session, through every executor and
 // every memory kind, leave the server's per-session holdings (prepared models, memories, uploads,
 // downloads, fences, device buffers, executions, bursts, bytes) exactly where they started.
-// The CI target runs 500 executions per case (NNREMOTE_SOAK_EXECUTIONS); execution_soak_full_test runs
+// The CI target runs 200 executions per case (NNREMOTE_SOAK_EXECUTIONS); execution_soak_full_test runs
 // 50,000 (tests/drivers/proxy/BUILD).
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "conformance/cts_runner.h"
 
 #ifndef NNREMOTE_SOAK_EXECUTIONS
-#define NNREMOTE_SOAK_EXECUTIONS 500
+#define NNREMOTE_SOAK_EXECUTIONS 200
 #endif
 
 namespace nnremote::proxy {
