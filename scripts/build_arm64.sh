@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-builds npu_emulator (which is also the backend host), the simulator's backend library,
-# nnremote and libneuralnetworks.so for aarch64 with Debian's cross toolchain and arm64 multiarch libraries, runs the simulator's
-# unit tests under qemu-user, and serves from the arm64 emulator (under qemu) to this host's
+# nnremote and libneuralnetworks.so for aarch64 with Debian's cross toolchain and arm64
+# multiarch libraries, runs the simulator's unit tests under qemu-user, and serves from the arm64 emulator (under qemu) to this host's
 # nnremote: the simulator in process and sim_backend.so isolated in an arm64 backend host, which
 # is crashed once to show it restart. What it cannot do, and why, is in docs/build.md ("arm64").
 #   scripts/build_arm64.sh            # everything
