@@ -107,11 +107,11 @@ else
 fi
 
 if [ "${NNREMOTE_SKIP_FUZZ:-0}" != 1 ]; then
-  echo "== fuzz smoke: each target for 20 s ($(elapsed)) =="
+  echo "== fuzz smoke: each target for 20 s, one per core at a time ($(elapsed)) =="
   fuzz_log=$(mktemp)
   # A fixed seed: the smoke explores the same inputs on every run, so it flags regressions rather
   # than whatever the fuzzer happens to find that day (scripts/fuzz.sh is for that).
-  NNREMOTE_FUZZ_DIR=$(mktemp -d) scripts/fuzz.sh --seconds=20 --seed=1 --seed-stride=8 2>&1 | tee "$fuzz_log"
+  NNREMOTE_FUZZ_DIR=$(mktemp -d) scripts/fuzz.sh --seconds=20 --targets-at-once="$(nproc)" --seed=1 --seed-stride=8 2>&1 | tee "$fuzz_log"
   read -r fuzz_passed fuzz_failed < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$fuzz_log")
   if [ -z "${fuzz_passed:-}" ]; then fuzz_passed=0 fuzz_failed=1; echo "fuzz smoke: no summary line" >>"$failures"; fi
   # Each failed target with the sanitizer's summary lines fuzz.sh prints under it.
