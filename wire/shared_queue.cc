@@ -18,9 +18,8 @@ using hal::ErrorStatus;
 using hal::makeError;
 using Clock = std::chrono::steady_clock;
 
-// How long a side spins before it sleeps: long enough to catch a tiny execution's answer or
-// the next request of a busy burst without a wake-up, short enough not to burn a core.
-constexpr auto kClientSpin = std::chrono::microseconds(50);
+// How long the server spins before it sleeps: long enough to catch the next request of a busy
+// burst without a wake-up, short enough not to burn a core (the client's: kDefaultClientSpin).
 constexpr auto kServerSpin = std::chrono::microseconds(50);
 // The server spins for the next request only while requests follow answers within this: a
 // client calling back to back. A client with work between its calls (a server relaying its own
@@ -111,7 +110,8 @@ hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::open(const std::string& n
 
 hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& peerAlive,
                                       std::chrono::milliseconds pollInterval,
-                                      const std::function<bool()>& wakeParkedServer) {
+                                      const std::function<bool()>& wakeParkedServer,
+                                      std::chrono::microseconds spin) {
   if (size > capacity_) {
     return makeError(ErrorStatus::GENERAL_FAILURE) << "a " << size << "-byte request exceeds the shared queue's "
                                                    << capacity_ << " bytes";
@@ -133,7 +133,7 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
       return gone();
     }
   }
-  const bool answered = waitForChange(h.responseSequence, previous, h.clientSleeping, kClientSpin, pollInterval,
+  const bool answered = waitForChange(h.responseSequence, previous, h.clientSleeping, spin, pollInterval,
                                       [&] { return h.shutDown.load() != 0 || !peerAlive(); });
   if (!answered || h.shutDown.load() != 0) return gone();
   if (h.responseSequence.load(std::memory_order_acquire) != sequence || h.responseSize > capacity_) {

@@ -30,6 +30,9 @@ class SharedQueue {
  public:
   // Room for one message each way.
   static constexpr size_t kDefaultCapacity = 256 << 10;
+  // How long a client spins for its answer before it sleeps, unless told otherwise: long enough
+  // to catch a tiny execution's answer without a wake-up, short enough not to burn a core.
+  static constexpr std::chrono::microseconds kDefaultClientSpin{50};
 
   // Server side: creates a region with `capacity` bytes for each direction, parked if
   // `startParked` (the first request then wakes the server through the client's callback).
@@ -50,9 +53,11 @@ class SharedQueue {
   // DEAD_OBJECT. If the server parked the queue, `wakeParkedServer` asks it to come back (false
   // if it could not: DEAD_OBJECT). On success, the response is at responseBuffer() for the
   // returned size.
+  // It spins for `spin` before it sleeps.
   hal::Result<size_t> call(size_t size, const std::function<bool()>& peerAlive,
                            std::chrono::milliseconds pollInterval = std::chrono::milliseconds(100),
-                           const std::function<bool()>& wakeParkedServer = nullptr);
+                           const std::function<bool()>& wakeParkedServer = nullptr,
+                           std::chrono::microseconds spin = kDefaultClientSpin);
   const uint8_t* responseBuffer() const { return data_ + sizeof(Header) + capacity_; }
   // Tells the server no more requests will come.
   void close();

@@ -30,6 +30,7 @@
 #include "hal/result.h"
 #include "hal/types.h"
 #include "wire/nnremote.grpc.pb.h"
+#include "wire/shared_queue.h"
 #include "drivers/proxy/channel_security.h"
 #include "drivers/proxy/session_channel.h"
 #include "drivers/proxy/session_watcher.h"
@@ -75,6 +76,10 @@ struct ConnectionOptions {
   // How often a call waiting for its answer on a burst's shared-memory queue checks that the
   // server is still reachable (serverDied() ends such waits at once).
   std::chrono::milliseconds queuePoll{100};
+  // How long such a call spins for its answer before it sleeps. 0 for a process that relays its
+  // own clients' calls (a backend host's parent): on a small machine its spinning holds a core
+  // that the other side of the hop, or the relay's next step, needs.
+  std::chrono::microseconds queueSpin = wire::SharedQueue::kDefaultClientSpin;
   // etcd:// targets (farm/pool.h): how long to wait for a matching device to be in the pool (or,
   // exclusive, to be free), and emulators not to pick.
   std::chrono::milliseconds poolWait{0};

@@ -111,7 +111,7 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
           pastLimit = limit.has_value() && std::chrono::system_clock::now() >= *limit;
           return !pastLimit && connection_->reachable();
         },
-        connection_->options().queuePoll, wakeParkedServer);
+        connection_->options().queuePoll, wakeParkedServer, connection_->options().queueSpin);
     if (!length.ok() && pastLimit) return cutOff(deadline);
     if (!length.ok()) {  // the server is gone
       hal::Error lost = connection_->callFailed(

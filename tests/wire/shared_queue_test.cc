@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -30,7 +31,16 @@ void serveReversed(SharedQueue& queue, const std::atomic<bool>& stop, int* serve
   }
 }
 
-TEST(SharedQueueTest, ExchangesMessagesWithAnotherProcess) {
+// Spinning for the answer, and (a relay's client, as a backend host's parent is) sleeping at
+// once, so every answer comes through the futex wake-up.
+class SharedQueueSpinTest : public ::testing::TestWithParam<std::chrono::microseconds> {};
+
+INSTANTIATE_TEST_SUITE_P(ClientSpins, SharedQueueSpinTest,
+                         ::testing::Values(SharedQueue::kDefaultClientSpin, std::chrono::microseconds(0)),
+                         [](const auto& info) { return info.param.count() > 0 ? "Spinning" : "SleepingAtOnce"; });
+
+TEST_P(SharedQueueSpinTest, ExchangesMessagesWithAnotherProcess) {
+  const std::chrono::microseconds spin = GetParam();
   auto queue = SharedQueue::create(/*capacity=*/4096);
   ASSERT_TRUE(queue.ok()) << queue.error().message;
   const std::string name = (*queue)->name();
@@ -44,7 +54,7 @@ TEST(SharedQueueTest, ExchangesMessagesWithAnotherProcess) {
     for (int i = 0; i < 1000; ++i) {
       const std::string message = "message " + std::to_string(i);
       std::memcpy((*client)->requestBuffer(), message.data(), message.size());
-      auto length = (*client)->call(message.size(), [] { return true; });
+      auto length = (*client)->call(message.size(), [] { return true; }, std::chrono::milliseconds(100), nullptr, spin);
       if (!length.ok() || *length != message.size()) ::_exit(3);
       const std::string answer(reinterpret_cast<const char*>((*client)->responseBuffer()), *length);
       if (answer != std::string(message.rbegin(), message.rend())) ::_exit(4);
