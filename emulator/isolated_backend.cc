@@ -109,7 +109,8 @@ hal::Result<std::vector<hal::BackendDevice>> startIsolatedBackend(BackendProcess
   connection.reconnectTimeout = std::chrono::seconds(10);
   // The parent waits for the child's answer asleep: spinning, it held a core that the child or
   // the parent's own gRPC threads needed, and on 2 cores a sync execution through the child
-  // took 1.42x the in-process one against 1.28x asleep (docs/backends.md, "What it costs").
+  // took 1.46x the in-process one against 1.27x asleep (means of 4 alternating runs;
+  // docs/backends.md, "What it costs").
   connection.queueSpin = std::chrono::microseconds(0);
   const std::weak_ptr<BackendProcess> weak = process;
   connection.explainLoss = [weak] {
