@@ -217,12 +217,12 @@ hal::Error Connection::callFailed(const grpc::Status& status, uint64_t generatio
     }
   }
   if (neverRan != nullptr) {
-    // gRPC's words for a request that never left this process: written into a connection the
-    // peer had closed, or no connection at all.
+    // gRPC's words for a request that never left this process: no connection at all, or (as a
+    // rule, see brokenConnectionMeansUnsent) written into a connection the peer had closed.
     const std::string& message = status.error_message();
-    const bool unsent = message.find("Broken pipe") != std::string::npos ||
-                        message.find("Connection refused") != std::string::npos ||
-                        message.find("failed to connect") != std::string::npos;
+    const bool unsent = message.find("Connection refused") != std::string::npos ||
+                        message.find("failed to connect") != std::string::npos ||
+                        (options_.brokenConnectionMeansUnsent && message.find("Broken pipe") != std::string::npos);
     *neverRan = unknownSession || (transport && unsent);
   }
   return error;

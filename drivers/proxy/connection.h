@@ -71,6 +71,12 @@ struct ConnectionOptions {
   // Reconnect and open a new session when the server is lost (see above). Off: every call after
   // a loss fails with DEAD_OBJECT, as AOSP drivers do without a Resilient wrapper.
   bool reconnect = true;
+  // Whether a call that met a broken connection (gRPC's "Broken pipe") counts as never made, and
+  // is made once more in a new session. So for a server that went away between calls, before
+  // this client noticed. Off for a server whose supervisor reports its death at once
+  // (serverDied): a call that still met the broken connection was in flight when the server
+  // died, may be what killed it, and made again would strike the restarted server too.
+  bool brokenConnectionMeansUnsent = true;
   // How long one recovery keeps trying before the call fails with DEAD_OBJECT.
   std::chrono::milliseconds reconnectTimeout{10000};
   // How often a call waiting for its answer on a burst's shared-memory queue checks that the

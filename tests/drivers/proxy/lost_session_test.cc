@@ -145,5 +145,33 @@ TEST_P(LostSessionCallTest, EveryCallThatStartsWorkIsMadeAgainInANewSession) {
 
 INSTANTIATE_TEST_SUITE_P(StreamAndSharedQueueBursts, LostSessionCallTest, ::testing::Bool());
 
+// What a failed call's gRPC status says about whether the server ran it. No connection at all:
+// it did not. A connection found broken: as a rule not, but a supervised server's client
+// (brokenConnectionMeansUnsent off) takes the call to have been in flight when its server died.
+TEST(LostSessionTest, ABrokenConnectionMeansUnsentUnlessTheClientSaysOtherwise) {
+  auto server = startServer("unix-abstract:nnremote-unsent-" + testing::uniqueToken());
+  ASSERT_NE(server, nullptr);
+  const auto neverRan = [&](bool brokenConnectionMeansUnsent, const std::string& words) {
+    ConnectionOptions options;
+    options.brokenConnectionMeansUnsent = brokenConnectionMeansUnsent;
+    auto connection = Connection::connect(server->address(), options);
+    EXPECT_TRUE(connection.ok()) << connection.error().message;
+    if (!connection.ok()) return false;
+    bool unsent = false;
+    const hal::Error error = (*connection)->callFailed(grpc::Status(grpc::StatusCode::UNAVAILABLE, words),
+                                                       (*connection)->currentSession().generation, &unsent);
+    EXPECT_EQ(error.code, hal::ErrorStatus::DEAD_OBJECT) << words;
+    return unsent;
+  };
+  for (const bool rule : {true, false}) {
+    EXPECT_TRUE(neverRan(rule, "failed to connect to all addresses")) << rule;
+    EXPECT_TRUE(neverRan(rule, "Connection refused")) << rule;
+    EXPECT_FALSE(neverRan(rule, "Socket closed")) << rule;
+    EXPECT_FALSE(neverRan(rule, "Connection reset by peer")) << rule;
+  }
+  EXPECT_TRUE(neverRan(true, "Broken pipe"));
+  EXPECT_FALSE(neverRan(false, "Broken pipe"));
+}
+
 }  // namespace
 }  // namespace nnremote::proxy
