@@ -41,16 +41,16 @@ int reap(pid_t pid) {
   }
 }
 
-// How a child ended, in words: what we killed it for, or its signal (with the call it struck in,
-// which the child's crash handler sent as its last words), or its exit status.
+// How a child ended, in words: its signal with the call it struck in (which its crash handler
+// sent as its last words), what we killed it for, or its exit status. Last words win: a child
+// that said what ended it tells the cause, even if it was then killed for dying too slowly.
 std::string describeExit(int status, const std::string& killedFor, const std::string& lastWords) {
-  if (!killedFor.empty()) return "killed: " + killedFor;
-  if (WIFSIGNALED(status)) {
-    const std::string name = signalName(WTERMSIG(status));
-    if (lastWords.rfind(name, 0) == 0) return "killed by " + lastWords;  // "SIGSEGV in IPreparedModel::execute"
-    if (!lastWords.empty()) return "killed by " + name + ": " + lastWords;  // out of memory
-    return "killed by " + name;
+  if (WIFSIGNALED(status) && !lastWords.empty()) {
+    if (lastWords.rfind("SIG", 0) == 0) return "killed by " + lastWords;  // "SIGSEGV in IPreparedModel::execute"
+    return "killed by " + signalName(WTERMSIG(status)) + ": " + lastWords;  // out of memory
   }
+  if (!killedFor.empty()) return "killed: " + killedFor;
+  if (WIFSIGNALED(status)) return "killed by " + signalName(WTERMSIG(status));
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended (wait status " + std::to_string(status) + ")";
 }
@@ -191,8 +191,14 @@ std::string BackendProcess::watch(const Child& child) {
   // When the pong to the ping in flight is due; kNoPing while none is in flight.
   constexpr auto kNoPing = std::chrono::steady_clock::time_point::max();
   auto answerBy = kNoPing;
+  // Once it has sent its last words: by when it must be gone.
+  auto goneBy = kNoPing;
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
+    if (now >= goneBy) {
+      ::kill(child.pid, SIGKILL);
+      goneBy = kNoPing;
+    }
     if (answerBy == kNoPing && now >= nextPing) {
       if (!sendHostMessage(child.channel, HostMessageType::kPing, std::to_string(++sequence)).ok()) break;
       answerBy = now + limits.healthCheckTimeout;
@@ -210,13 +216,20 @@ std::string BackendProcess::watch(const Child& child) {
     }
     auto wakeAt = answerBy != kNoPing && killedFor.empty() ? answerBy : nextPing;
     if (onProbation) wakeAt = std::min(wakeAt, probationEnds);
+    wakeAt = std::min({wakeAt, goneBy, now + std::chrono::seconds(1)});
     auto message = receiveHostMessage(
         child.channel, std::max(std::chrono::milliseconds(1),
                                 std::chrono::duration_cast<std::chrono::milliseconds>(wakeAt - now)));
     if (!message.ok()) break;  // the child is gone
     if (!message->has_value()) continue;
     if ((*message)->type == HostMessageType::kDying) {
+      // It ends by its own hand and answers nothing more, so no health check judges it now. At
+      // the lowest weight on a busy machine (on probation) its death can take seconds; one whose
+      // crash handler hangs instead is killed after a health check's time.
       lastWords = (*message)->payload;
+      answerBy = nextPing = kNoPing;
+      onProbation = false;
+      goneBy = std::chrono::steady_clock::now() + limits.healthCheckTimeout;
       continue;
     }
     if ((*message)->type != HostMessageType::kPong) continue;
