@@ -46,18 +46,11 @@ void sendLastWords(const char* what, const char* detail = "") {
   ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-// A child that crashes on probation, in the zygote's lowest-weight autogroup, would die at that
-// weight: on a busy machine its teardown, and so the parent's report and the restart, took
-// seconds. A session of its own (an autogroup at full weight) dies at once; a child past its
-// probation has one already, and setsid() then fails harmlessly. Async-signal-safe.
-void dieAtFullWeight() { ::setsid(); }
-
 // Which signal, in which call. Then the signal's default action ends the process, and the parent
 // sees how it died.
 void onCrashSignal(int signal) {
   const char* name = sigabbrev_np(signal);
   sendLastWords(name != nullptr ? "SIG" : "signal ?", name != nullptr ? name : "");
-  dieAtFullWeight();
   ::signal(signal, SIG_DFL);
   ::raise(signal);
 }
@@ -80,7 +73,6 @@ void installCrashHandlers() {
 // ended, with the cause, rather than left to fail in whichever way the library copes.
 void onOutOfMemory() {
   sendLastWords("out of memory (address_space_mib)");
-  dieAtFullWeight();
   ::signal(SIGABRT, SIG_DFL);
   ::abort();
 }
