@@ -15,6 +15,14 @@ wait_for_socket() {
   echo "no server at $1"; return 1
 }
 
+# wait_for_server LOG: waits (bounded: 60 s, for a sanitizer build on a busy machine) until the
+# npu_emulator writing LOG announces that it serves ("npu_emulator listening on ..."). Its socket
+# appears a moment before that line: waiting for the socket, a check of the line could miss it.
+wait_for_server() {
+  for _ in $(seq 1 1200); do grep -q "^npu_emulator listening on " "$1" 2>/dev/null && return 0; sleep 0.05; done
+  echo "no server announced itself in $1"; return 1
+}
+
 # Headless Chromium as the machine's probe starts it (no network, a fresh profile per test).
 chromium=$(command -v chromium || command -v chromium-browser || true)
 chromium_flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run

@@ -2,14 +2,9 @@
 # Drives the real binaries as a user would: npu_emulator on a unix socket, nnremote against it
 # and against its own in-process emulator, and a client of a killed server.
 set -u
+source tests/common/test_helpers.sh
 nnremote=tools/nnremote
 emulator=emulator/npu_emulator
-failures=0
-
-check() {  # check DESCRIPTION COMMAND... : the command must succeed
-  local what=$1; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 
 check "nnremote --help explains every flag" bash -c \
   "$nnremote --help | grep -q -- --target= && $nnremote --help | grep -q -- --cases= &&
@@ -52,7 +47,7 @@ vector_unit { lanes: 4 }
 NPU
 $emulator --listen=unix:$socket --config=large128,$TEST_TMPDIR/tiny.textproto --pace=realtime > "$TEST_TMPDIR/emulator.log" 2>&1 &
 server=$!
-for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
+wait_for_server "$TEST_TMPDIR/emulator.log"
 check "npu_emulator announces its address and devices" grep -q "listening on unix:$socket with nnremote-large128 acme-tiny4, paced in real time" "$TEST_TMPDIR/emulator.log"
 check "devices lists the remote device" bash -c \
   "$nnremote devices --target=unix:$socket | grep -q 'feature level: FEATURE_LEVEL_7'"
@@ -95,7 +90,7 @@ check "a device without extensions reports the extension models unsupported and 
 state=$TEST_TMPDIR/state
 $emulator --listen=unix:$socket_dir/state.sock --state-dir="$state" > "$TEST_TMPDIR/state.log" 2>&1 &
 state_server=$!
-for _ in $(seq 50); do [ -S "$socket_dir/state.sock" ] && break; sleep 0.1; done
+wait_for_server "$TEST_TMPDIR/state.log"
 kill $state_server; wait $state_server 2>/dev/null
 check "npu_emulator --state-dir makes a private cache key on first start" bash -c \
   "[ \"\$(stat -c %a $state)\" = 700 ] && [ \"\$(stat -c %a $state/compilation-cache.key)\" = 600 ] &&
@@ -156,10 +151,10 @@ check "nnremote reads its flags from --flagfile" bash -c \
 # --backend is repeatable, also across a flag file, and keeps the commas of its ARG.
 printf -- '--listen=unix:%s\n--backend=drivers/sim/sim_backend.so:edge16,scalesim32\n' "$socket_dir/flagfile.sock" \
   > "$TEST_TMPDIR/emulator.flags"
-timeout 10 $emulator --flagfile="$TEST_TMPDIR/emulator.flags" --backend=drivers/sim/sim_backend.so:large128 \
+timeout 60 $emulator --flagfile="$TEST_TMPDIR/emulator.flags" --backend=drivers/sim/sim_backend.so:large128 \
   > "$TEST_TMPDIR/flagfile-emulator.log" 2>&1 &
 flagfile_server=$!
-for _ in $(seq 50); do grep -q listening "$TEST_TMPDIR/flagfile-emulator.log" && break; sleep 0.1; done
+wait_for_server "$TEST_TMPDIR/flagfile-emulator.log"
 kill $flagfile_server 2>/dev/null; wait $flagfile_server 2>/dev/null
 check "npu_emulator reads --flagfile, and every --backend counts" grep -q \
   "listening on unix:$socket_dir/flagfile.sock with nnremote-edge16 nnremote-scalesim32 nnremote-large128" \
@@ -206,7 +201,7 @@ check "plain TCP without --insecure is refused at startup" bash -c \
 $emulator --listen=127.0.0.1:0 --tls-cert="$pki/localhost.pem" --tls-key="$pki/localhost.key" \
   --client-ca="$pki/ca.pem" --tokens="$pki/tokens" > "$TEST_TMPDIR/secure.log" 2>&1 &
 secure=$!
-for _ in $(seq 50); do grep -q "listening on" "$TEST_TMPDIR/secure.log" && break; sleep 0.1; done
+wait_for_server "$TEST_TMPDIR/secure.log"
 address=$(sed -n 's/^npu_emulator listening on \([^ ]*\) with.*/\1/p' "$TEST_TMPDIR/secure.log")
 tls="--tls-ca=$pki/ca.pem --tls-cert=$pki/ci-runner.pem --tls-key=$pki/ci-runner.key"
 check "run-sample works over mutual TLS with a token" bash -c \
@@ -223,7 +218,7 @@ wait $secure
 rsock=$socket_dir/recover.sock
 $emulator --listen=unix:$rsock --config=edge16 > "$TEST_TMPDIR/first.log" 2>&1 &
 first=$!
-for _ in $(seq 50); do [ -S "$rsock" ] && break; sleep 0.1; done
+wait_for_server "$TEST_TMPDIR/first.log"
 $nnremote load --target=unix:$rsock --model=sample --clients=1 --seconds=4 > "$TEST_TMPDIR/recover.log" 2>&1 &
 loader=$!
 sleep 1
@@ -237,8 +232,8 @@ check "a load survives its server's SIGKILL and restart: reconnects=1, at most 1
   "tail -1 '$TEST_TMPDIR/recover.log' | grep -Eq '^priority=medium clients=1 executions=[1-9][0-9]* errors=[01] .* reconnects=1$' &&
    ! grep -q WRONG_RESULT '$TEST_TMPDIR/recover.log'"
 check "with --no-reconnect the same loss ends the client at once" bash -c \
-  "($nnremote load --target=unix:$rsock --model=sample --seconds=3 --no-reconnect > '$TEST_TMPDIR/noreconnect.log' 2>&1 &
-    sleep 1; kill -KILL $second); sleep 2.5;
+  "$nnremote load --target=unix:$rsock --model=sample --seconds=3 --no-reconnect > '$TEST_TMPDIR/noreconnect.log' 2>&1 &
+   load=\$!; sleep 1; kill -KILL $second; wait \$load;
    tail -1 '$TEST_TMPDIR/noreconnect.log' | grep -Eq 'errors=1 .* reconnects=0$' && grep -q 'DEAD_OBJECT=1' '$TEST_TMPDIR/noreconnect.log'"
 wait $second 2>/dev/null
 
