@@ -53,7 +53,7 @@ farm_start_emulators() {
     "$NPU_EMULATOR" --listen=127.0.0.1:0 --insecure --etcd="$FARM_ETCD" --pool="$pool" "$@" > "$log" 2>&1 &
     FARM_EMULATOR_PIDS+=($!)
     address=""
-    for _ in $(seq 1 100); do
+    for _ in $(seq 1 600); do  # 60 s: a sanitizer build on a busy machine starts slowly
       address=$(sed -n 's/^npu_emulator listening on \([^ ]*\) with.*/\1/p' "$log" 2> /dev/null)
       [ -n "$address" ] && break
       sleep 0.1

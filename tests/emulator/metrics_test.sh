@@ -60,11 +60,15 @@ check "the latency histogram counts every execution, the deadline miss too" \
 check "no session is left open" [ "$(value nnremote_sessions)" = 0 ]
 check "no prepared model is left" [ "$(value 'nnremote_prepared_models{device="nnremote-edge16"}')" = 0 ]
 
-# A session held open shows.
-$nnremote load --target=unix:$socket --clients=2 --seconds=2 > /dev/null 2>&1 &
+# A session held open shows: looked for while the load runs (its clients may take a moment to
+# connect under a sanitizer), not after a fixed pause.
+$nnremote load --target=unix:$socket --clients=2 --seconds=3 > /dev/null 2>&1 &
 load_pid=$!
-sleep 1
-scrape > "$TEST_TMPDIR/metrics.txt"
+for _ in $(seq 1 300); do
+  scrape > "$TEST_TMPDIR/metrics.txt"
+  [ "$(value nnremote_sessions)" -ge 2 ] || ! kill -0 $load_pid 2>/dev/null && break
+  sleep 0.05
+done
 check "open sessions are counted" [ "$(value nnremote_sessions)" -ge 2 ]
 wait $load_pid
 
