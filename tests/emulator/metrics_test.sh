@@ -4,10 +4,13 @@
 set -uo pipefail
 source tests/common/test_helpers.sh
 emulator=emulator/npu_emulator nnremote=tools/nnremote
-socket=/tmp/nnremote-metrics-$$.sock
+# A directory of our own: $$ is not unique across sandboxes (PID namespaces), and TEST_TMPDIR
+# is too long for a unix socket path.
+socket_dir=$(mktemp -d /tmp/nnremote-metrics.XXXXXX)
+socket=$socket_dir/emulator.sock
 $emulator --listen=unix:$socket --metrics=127.0.0.1:0 > "$TEST_TMPDIR/emulator.log" 2>&1 &
 emulator_pid=$!
-trap 'kill -9 $emulator_pid 2>/dev/null' EXIT
+trap 'kill -9 $emulator_pid 2>/dev/null; rm -rf "$socket_dir"' EXIT
 # The port the emulator prints for its metrics, waiting (bounded) until it does.
 metrics_port() {
   for _ in $(seq 1 200); do
