@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <random>
+
 #include "emulator/simulated_npus.h"
 #include "tools/connection_flags.h"
 #include "tools/nnremote_flags.h"
@@ -31,7 +33,10 @@ hal::Result<Target> openTarget(const std::string& localNpus, const std::vector<s
   if (address.empty()) {
     NN_ASSIGN_OR_RETURN(const auto npus, sim::npuConfigsFromList(localNpus));
     const auto devices = emulator::createSimulatedNpus(npus);
-    const std::string local = "unix-abstract:nnremote-local-" + std::to_string(::getpid());
+    // Not the pid alone: in containers and sandboxes (pid namespaces) two nnremote processes can
+    // share a pid and the abstract socket namespace, and the second could not listen.
+    const std::string local = "unix-abstract:nnremote-local-" + std::to_string(::getpid()) + "-" +
+                              std::to_string(std::random_device()());
     emulator::turnOffAbslDeadlockDetection();
     NN_ASSIGN_OR_RETURN(target.localServer, emulator::EmulatorServer::start(devices, local));
     connectTo = target.localServer->address();

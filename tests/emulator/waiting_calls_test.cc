@@ -19,6 +19,7 @@
 #include "drivers/proxy/proxy_burst.h"
 #include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
+#include "testing/unique_names.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -80,7 +81,7 @@ void openGatedSession(wire::Accelerator::Stub& stub, GatedSession* opened) {
 }
 
 TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServerThread) {
-  const std::string address = "unix:/tmp/nnremote-waiting-" + std::to_string(::getpid()) + ".sock";
+  const std::string address = "unix:/tmp/nnremote-waiting-" + testing::uniqueToken() + ".sock";
   auto server = EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, address, {});
   ASSERT_TRUE(server.ok()) << server.error().message;
 
@@ -225,7 +226,7 @@ TEST(WaitingCallsTest, OpenBurstsWaitingFencedExecutionsAndFenceWaitsHoldNoServe
 }
 
 TEST(WaitingCallsTest, AFencedExecutionWaitingOnAFenceOfAClosedSessionLetsGo) {
-  const std::string address = "unix:/tmp/nnremote-waiting-closed-" + std::to_string(::getpid()) + ".sock";
+  const std::string address = "unix:/tmp/nnremote-waiting-closed-" + testing::uniqueToken() + ".sock";
   auto server = EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, address, {});
   ASSERT_TRUE(server.ok()) << server.error().message;
   auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
