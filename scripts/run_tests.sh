@@ -43,9 +43,16 @@ run_and_count() {
   local run_failed=0
   while read -r target status; do
     logs="bazel-testlogs/${target#//}"; logs="${logs/://}"
-    # A sharded target (shard_count) has a test.xml per shard.
+    # A sharded target (shard_count) has a test.xml per shard: shard_K_of_N, and not the
+    # shard_K_of_N_run_R_of_M that an earlier --runs_per_test left beside them.
     xmls=("$logs/test.xml")
-    [ -f "$logs/test.xml" ] || xmls=("$logs"/shard_*_of_*/test.xml)
+    if [ ! -f "$logs/test.xml" ]; then
+      xmls=()
+      for xml in "$logs"/shard_*_of_*/test.xml; do
+        [[ "$xml" =~ /shard_[0-9]+_of_[0-9]+/test\.xml$ ]] && xmls+=("$xml")
+      done
+      [ ${#xmls[@]} -gt 0 ] || xmls=("$logs/test.xml")
+    fi
     if [ "$status" != PASSED ] && [ "$status" != FAILED ] || [ ! -f "${xmls[0]}" ]; then
       echo "counted as failed: $target ($status)"
       echo "$target: $status" >>"$failures"
