@@ -216,6 +216,7 @@ std::string BackendProcess::watch(const Child& child) {
     }
     auto wakeAt = answerBy != kNoPing && killedFor.empty() ? answerBy : nextPing;
     if (onProbation) wakeAt = std::min(wakeAt, probationEnds);
+    // At most a second: with no ping due (a dying child), wakeAt is kNoPing, too far to wait for.
     wakeAt = std::min({wakeAt, goneBy, now + std::chrono::seconds(1)});
     auto message = receiveHostMessage(
         child.channel, std::max(std::chrono::milliseconds(1),
