@@ -2,6 +2,7 @@
 #include "testing/unique_names.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -38,11 +39,21 @@ EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<s
   }
   if (!devicesNamed) arguments.push_back("--config=edge16");
   arguments.insert(arguments.end(), extraFlags.begin(), extraFlags.end());
+  std::vector<char*> argv;
+  for (auto& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  // A test or benchmark killed by its pid alone (not its process group) takes its servers along.
+  // The death signal follows the forking thread, not the process, so only a server started on
+  // the main thread (which ends with the process) gets it: one started on a helper thread that
+  // then ends (reconnect_test's restart) must live on.
+  const bool onMainThread = ::gettid() == parent;
   pid_ = ::fork();
   if (pid_ == 0) {
-    std::vector<char*> argv;
-    for (auto& argument : arguments) argv.push_back(argument.data());
-    argv.push_back(nullptr);
+    if (onMainThread) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(1);  // the parent died before the signal was asked for
+    }
     ::execv("emulator/npu_emulator", argv.data());
     std::perror("emulator/npu_emulator");
     ::_exit(127);
