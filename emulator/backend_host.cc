@@ -19,6 +19,7 @@
 #include "emulator/emulator_server.h"
 #include "middleware/fault_injection.h"
 #include "emulator/host_channel.h"
+#include "emulator/probation_cpu.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -146,8 +147,14 @@ int runBackendHost(int channelFd) {
     return 2;
   }
   // Forked in the zygote's session, whose autogroup has the lowest CPU weight (host_zygote.h): a
-  // session of its own is an autogroup of its own, at full weight.
-  if (setup->own_session()) ::setsid();
+  // session of its own is an autogroup of its own, at full weight. On probation, the host also
+  // keeps to one CPU (probation_cpu.h), from before its first thread starts.
+  ProbationCpu probationCpu;
+  if (setup->own_session()) {
+    ::setsid();
+  } else {
+    probationCpu = ProbationCpu::confine(static_cast<unsigned>(::getpid()));
+  }
   auto served = serve(*setup);
   if (!served.ok()) {
     (void)sendHostMessage(channelFd, HostMessageType::kFailed, served.error().message);
@@ -165,6 +172,7 @@ int runBackendHost(int channelFd) {
     }
     if ((*message)->type == HostMessageType::kEndProbation) {
       ::setsid();
+      probationCpu.release();
       continue;
     }
     if ((*message)->type != HostMessageType::kPing) continue;

@@ -7,6 +7,7 @@
 // server.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -478,6 +480,63 @@ TEST(BackendIsolationTest, ARestartedChildIsOnProbationAtTheLowestWeightThenAnAu
       EXPECT_TRUE(eventually([&] { return ::getsid(second) == second; })) << "probation never ended";
       EXPECT_THAT(autogroupOf(second), ::testing::EndsWith(" nice 0"));
       EXPECT_NE(autogroupName(autogroupOf(second)), autogroupName(autogroupOf(zygote)));
+    }
+  }
+}
+
+// The CPUs each thread of a process may use (Cpus_allowed_list), distinct values only.
+std::set<std::string> cpuListsOfThreads(pid_t pid) {
+  std::set<std::string> lists;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    std::ifstream status(task.path() / "status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) lists.insert(line.substr(line.find('\t') + 1));
+    }
+  }
+  return lists;
+}
+
+// A restarted child on probation keeps to one CPU (emulator/probation_cpu.h), every thread of it,
+// so its start and death do not interrupt the CPUs other devices' clients run on; when its
+// probation ends, every thread may use every CPU again.
+TEST(BackendIsolationTest, ARestartedChildKeepsToOneCpuOnProbation) {
+  const std::set<std::string> everyCpu = cpuListsOfThreads(::getpid());
+  ASSERT_EQ(everyCpu.size(), 1u);
+  cpu_set_t allowed;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "this test may use only one CPU: a child on probation has no fewer";
+  for (const bool longProbation : {true, false}) {
+    SCOPED_TRACE(longProbation ? "probation of 10 minutes" : "probation of 100 ms");
+    const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-cpu");
+    testing::EmulatorProcess server(
+        address, {std::string(kCrashing) + "error:1000000",
+                  isolationConfig("probation-cpu", std::string("restart_backoff_ms: 10 restart_probation_ms: ") +
+                                                       (longProbation ? "600000" : "100"))});
+    const pid_t first = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+    ASSERT_GT(first, 0);
+    EXPECT_EQ(cpuListsOfThreads(first), everyCpu) << "the first start is not on probation";
+
+    ASSERT_EQ(::kill(first, SIGKILL), 0);
+    const auto health = waitForHost(address, kCrashDevice, [&](const wire::BackendHostHealth& health) {
+      return health.running() && health.restarts() == 1;
+    });
+    const pid_t second = static_cast<pid_t>(health.pid());
+    ASSERT_NE(second, first);
+    // It serves a client meanwhile: its gRPC threads exist, and all of them keep to the CPU.
+    Client client(address);
+    auto prepared = client.prepare(kCrashDevice);
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    if (longProbation) {
+      const std::set<std::string> lists = cpuListsOfThreads(second);
+      ASSERT_EQ(lists.size(), 1u) << "every thread keeps to the same CPUs";
+      const std::string& list = *lists.begin();
+      EXPECT_EQ(list.find_first_of(",-"), std::string::npos) << "on probation: one CPU, not " << list;
+    } else {
+      EXPECT_TRUE(eventually([&] { return cpuListsOfThreads(second) == everyCpu; }))
+          << "after probation, every thread may use every CPU again; they may use: "
+          << ::testing::PrintToString(cpuListsOfThreads(second));
     }
   }
 }
