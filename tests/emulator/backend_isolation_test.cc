@@ -442,6 +442,23 @@ TEST(BackendIsolationTest, NoChildOutlivesTheServer) {
   }
 }
 
+// The flags of a server of the crashing device whose restarted children are on probation for 10
+// minutes (`longProbation`) or 100 ms; `name` names its config file.
+std::vector<std::string> probationFlags(const std::string& name, bool longProbation) {
+  return {std::string(kCrashing) + "error:1000000",
+          isolationConfig(name, std::string("restart_backoff_ms: 10 restart_probation_ms: ") +
+                                    (longProbation ? "600000" : "100"))};
+}
+
+// Kills the crashing device's child `first` and returns the pid of the child restarted after it.
+pid_t killAndAwaitRestart(const std::string& address, pid_t first) {
+  EXPECT_EQ(::kill(first, SIGKILL), 0);
+  const auto health = waitForHost(address, kCrashDevice, [&](const wire::BackendHostHealth& health) {
+    return health.running() && health.restarts() == 1;
+  });
+  return static_cast<pid_t>(health.pid());
+}
+
 // A child starting up (a crash loop starts one after another) must not take CPU from other
 // devices' clients. Hosts are forked in the zygote's session, an autogroup at nice 19, the
 // lowest weight; a restarted one stays there until it has served for restart_probation_ms, then
@@ -451,10 +468,7 @@ TEST(BackendIsolationTest, ARestartedChildIsOnProbationAtTheLowestWeightThenAnAu
   for (const bool longProbation : {true, false}) {
     SCOPED_TRACE(longProbation ? "probation of 10 minutes" : "probation of 100 ms");
     const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-autogroup");
-    testing::EmulatorProcess server(
-        address, {std::string(kCrashing) + "error:1000000",
-                  isolationConfig("probation", std::string("restart_backoff_ms: 10 restart_probation_ms: ") +
-                                                   (longProbation ? "600000" : "100"))});
+    testing::EmulatorProcess server(address, probationFlags("probation", longProbation));
     const pid_t first = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
     const pid_t zygote = zygoteOf(server);
     ASSERT_GT(first, 0);
@@ -467,11 +481,7 @@ TEST(BackendIsolationTest, ARestartedChildIsOnProbationAtTheLowestWeightThenAnAu
     EXPECT_TRUE(eventually([&] { return ::testing::Matches(::testing::EndsWith(" nice 19"))(autogroupOf(zygote)); }))
         << autogroupOf(zygote);
 
-    ASSERT_EQ(::kill(first, SIGKILL), 0);
-    const auto health = waitForHost(address, kCrashDevice, [&](const wire::BackendHostHealth& health) {
-      return health.running() && health.restarts() == 1;
-    });
-    const pid_t second = static_cast<pid_t>(health.pid());
+    const pid_t second = killAndAwaitRestart(address, first);
     ASSERT_NE(second, first);
     if (longProbation) {
       EXPECT_EQ(::getsid(second), zygote) << "a restarted child starts in the zygote's session";
@@ -510,19 +520,12 @@ TEST(BackendIsolationTest, ARestartedChildKeepsToOneCpuOnProbation) {
   for (const bool longProbation : {true, false}) {
     SCOPED_TRACE(longProbation ? "probation of 10 minutes" : "probation of 100 ms");
     const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-cpu");
-    testing::EmulatorProcess server(
-        address, {std::string(kCrashing) + "error:1000000",
-                  isolationConfig("probation-cpu", std::string("restart_backoff_ms: 10 restart_probation_ms: ") +
-                                                       (longProbation ? "600000" : "100"))});
+    testing::EmulatorProcess server(address, probationFlags("probation-cpu", longProbation));
     const pid_t first = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
     ASSERT_GT(first, 0);
     EXPECT_EQ(cpuListsOfThreads(first), everyCpu) << "the first start is not on probation";
 
-    ASSERT_EQ(::kill(first, SIGKILL), 0);
-    const auto health = waitForHost(address, kCrashDevice, [&](const wire::BackendHostHealth& health) {
-      return health.running() && health.restarts() == 1;
-    });
-    const pid_t second = static_cast<pid_t>(health.pid());
+    const pid_t second = killAndAwaitRestart(address, first);
     ASSERT_NE(second, first);
     // It serves a client meanwhile: its gRPC threads exist, and all of them keep to the CPU.
     Client client(address);
