@@ -12,8 +12,9 @@ namespace {
 // releases those it sees, so a pass that changes nothing has seen every thread there is.
 constexpr int kReleasePasses = 16;
 
-// Gives each thread of this process `allowed`; returns how many had another set.
-int releasePass(const cpu_set_t& allowed) {
+// Gives each thread of this process that keeps to `confined` the set `allowed`; returns how many
+// it changed. A thread the library has given a set of its own keeps it.
+int releasePass(const cpu_set_t& confined, const cpu_set_t& allowed) {
   int changed = 0;
   DIR* tasks = ::opendir("/proc/self/task");
   if (tasks == nullptr) return 0;
@@ -23,7 +24,7 @@ int releasePass(const cpu_set_t& allowed) {
     cpu_set_t current;
     CPU_ZERO(&current);
     if (::sched_getaffinity(thread, sizeof(current), &current) != 0) continue;  // it has ended
-    if (CPU_EQUAL(&current, &allowed)) continue;
+    if (!CPU_EQUAL(&current, &confined)) continue;
     if (::sched_setaffinity(thread, sizeof(allowed), &allowed) == 0) ++changed;
   }
   ::closedir(tasks);
@@ -41,10 +42,9 @@ ProbationCpu ProbationCpu::confine(unsigned spread) {
   int pick = static_cast<int>(spread % static_cast<unsigned>(count));
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &confinement.allowed_) || pick-- > 0) continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    confinement.confined_ = ::sched_setaffinity(0, sizeof(one), &one) == 0;
+    CPU_ZERO(&confinement.one_);
+    CPU_SET(cpu, &confinement.one_);
+    confinement.confined_ = ::sched_setaffinity(0, sizeof(confinement.one_), &confinement.one_) == 0;
     break;
   }
   return confinement;
@@ -53,7 +53,7 @@ ProbationCpu ProbationCpu::confine(unsigned spread) {
 void ProbationCpu::release() {
   if (!confined_) return;
   for (int pass = 0; pass < kReleasePasses; ++pass) {
-    if (releasePass(allowed_) == 0) break;
+    if (releasePass(one_, allowed_) == 0) break;
   }
   confined_ = false;
 }

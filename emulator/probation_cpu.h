@@ -22,9 +22,10 @@ class ProbationCpu {
   // nothing changes.
   static ProbationCpu confine(unsigned spread);
 
-  // Gives every thread of the process back the CPUs it could use before confine(). Threads
-  // started meanwhile are found too: it goes over the process's threads until none has to change
-  // (a bounded number of times).
+  // Gives every thread of the process that keeps to the one CPU back the CPUs it could use before
+  // confine(); a thread the library has given a set of its own keeps it. Threads started
+  // meanwhile are found too: it goes over the process's threads until none has to change (a
+  // bounded number of times).
   void release();
 
   // Whether confine() narrowed anything (release() has something to undo).
@@ -32,6 +33,7 @@ class ProbationCpu {
 
  private:
   cpu_set_t allowed_{};
+  cpu_set_t one_{};
   bool confined_ = false;
 };
 
