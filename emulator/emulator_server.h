@@ -57,6 +57,11 @@ void raiseOpenFileLimit();
 
 class EmulatorServer {
  public:
+  // The shortest interval between a client's keepalive pings that the server accepts, with or
+  // without calls and data; a client pinging more often is told to calm down (GOAWAY). The
+  // proxy driver pings every 10 s by default.
+  static constexpr int kMinClientPingIntervalMs = 1000;
+
   // Starts serving `devices` at `address`: "unix:PATH", "unix-abstract:NAME" or "HOST:PORT"
   // (port 0 picks a free port; address() then tells which).
   static hal::Result<std::unique_ptr<EmulatorServer>> start(std::vector<hal::SharedDevice> devices,

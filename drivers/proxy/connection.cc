@@ -52,6 +52,9 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, static_cast<int>(options.keepaliveTime.count()));
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, static_cast<int>(options.keepaliveTimeout.count()));
   arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // Keep pinging while the connection carries no data (a burst's executions ride shared memory):
+  // gRPC otherwise stops after two pings without data, and a dead server would go unnoticed.
+  arguments.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   // A restarted server is found again quickly: gRPC's default backoff grows to two minutes.
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
