@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <queue>
 
 namespace nnremote::middleware {
 
@@ -12,6 +13,7 @@ struct DeviceTimeline::Job {
   JobId id = 0;
   TimelineJobSpec spec;
   std::vector<Duration> remainingFrom;  // remainingFrom[i]: the work of segments i..n-1
+  int64_t rank = 0;  // fixed at submission: see DeviceTimeline::rank
   bool committed = false;
   // The schedule: segments [0, done) have a start time and an engine.
   std::vector<TimePoint> segmentStart;
@@ -53,6 +55,7 @@ hal::Result<DeviceTimeline::JobId> DeviceTimeline::submit(TimelineJobSpec spec) 
   auto job = std::make_unique<Job>();
   job->id = nextId_++;
   job->spec = std::move(spec);
+  job->rank = rank(*job);
   setSegments(*job, std::move(job->spec.segments));
   const TimePoint arrival = job->spec.arrival;
   const JobId id = job->id;
@@ -88,39 +91,52 @@ void DeviceTimeline::updateSegments(JobId id, std::vector<Duration> segments) {
   reschedule(job->spec.arrival);
 }
 
+namespace {
+
+// Ready jobs, best first: lowest rank, then first submitted.
+struct WorseRank {
+  template <typename JobPtr>
+  bool operator()(const JobPtr* a, const JobPtr* b) const {
+    return a->rank != b->rank ? a->rank > b->rank : a->id > b->id;
+  }
+};
+
+}  // namespace
+
 void DeviceTimeline::reschedule(TimePoint from) {
   // The state at `from`: what each engine is running, and how far each job has got. Segments
   // that started before `from` stay as they are; everything after is planned again.
   std::vector<TimePoint> freeAt(options_.engines, from);
   std::vector<Job*> onEngine(options_.engines, nullptr);
-  std::vector<Job*> active;
+  std::priority_queue<Job*, std::vector<Job*>, WorseRank> ready;
+  std::vector<Job*> arrivals;  // after `from`
   for (const auto& owned : jobs_) {
     Job& job = *owned;
     if (job.leftBy(from)) continue;  // done before `from`: nothing to replan
     job.stopped = false;
-    size_t kept = 0;
-    while (kept < job.done && job.segmentStart[kept] < from) ++kept;
-    job.done = kept;
-    if (kept > 0 && job.segmentEnd(kept - 1) > from) {
-      const uint32_t engine = job.segmentEngine[kept - 1];
-      freeAt[engine] = job.segmentEnd(kept - 1);
+    job.done = static_cast<size_t>(
+        std::lower_bound(job.segmentStart.begin(), job.segmentStart.begin() + job.done, from) - job.segmentStart.begin());
+    if (job.done > 0 && job.segmentEnd(job.done - 1) > from) {
+      const uint32_t engine = job.segmentEngine[job.done - 1];
+      freeAt[engine] = job.segmentEnd(job.done - 1);
       onEngine[engine] = &job;
+    } else if (job.spec.arrival > from) {
+      arrivals.push_back(&job);
+    } else if (!job.finished()) {
+      ready.push(&job);
     }
-    if (!job.finished()) active.push_back(&job);
   }
+  std::sort(arrivals.begin(), arrivals.end(),
+            [](const Job* a, const Job* b) { return a->spec.arrival < b->spec.arrival; });
+  size_t arrived = 0;
 
-  TimePoint t = from;
-  std::vector<Job*> ready;
-  for (;;) {
-    // Engines whose segment ends now let go of their job.
-    for (uint32_t e = 0; e < options_.engines; ++e) {
-      if (onEngine[e] != nullptr && freeAt[e] <= t) onEngine[e] = nullptr;
-    }
-    ready.clear();
-    for (Job* job : active) {
-      if (job->finished() || job->stopped || job->spec.arrival > t) continue;
-      if (std::find(onEngine.begin(), onEngine.end(), job) != onEngine.end()) continue;
-      // A job that can no longer make its deadline stops here, at an operation boundary.
+  // The best ready job that can still make its deadline at `t`. Whether one can is checked when
+  // it would start, not while it waits: the answer only changes from yes to no as `t` grows,
+  // and when it was stopped does not depend on `t`.
+  auto takeBest = [&](TimePoint t) -> Job* {
+    while (!ready.empty()) {
+      Job* job = ready.top();
+      ready.pop();
       if (!job->committed && job->spec.deadline.has_value() && t + job->remainingFrom[job->done] > *job->spec.deadline) {
         // It was doomed from the moment it could no longer start its remaining work in time,
         // which the device knew then (the segment holding it up had a known end).
@@ -129,29 +145,54 @@ void DeviceTimeline::reschedule(TimePoint from) {
         if (job->done > 0) job->stopTime = std::max(job->stopTime, job->segmentEnd(job->done - 1));
         continue;
       }
-      ready.push_back(job);
+      return job;
     }
-    std::sort(ready.begin(), ready.end(), [this](const Job* a, const Job* b) {
-      const int64_t ra = rank(*a), rb = rank(*b);
-      return ra != rb ? ra < rb : a->id < b->id;
-    });
-    size_t next = 0;
-    for (uint32_t e = 0; e < options_.engines && next < ready.size(); ++e) {
+    return nullptr;
+  };
+  auto startSegment = [&](Job* job, uint32_t engine, TimePoint t) {
+    job->segmentStart[job->done] = t;
+    job->segmentEngine[job->done] = engine;
+    freeAt[engine] = t + job->spec.segments[job->done];
+    ++job->done;
+    onEngine[engine] = job;
+  };
+
+  TimePoint t = from;
+  for (;;) {
+    // Engines whose segment ends now let go of their job; arrivals join the ready ones.
+    for (uint32_t e = 0; e < options_.engines; ++e) {
+      if (onEngine[e] == nullptr || freeAt[e] > t) continue;
+      if (!onEngine[e]->finished()) ready.push(onEngine[e]);
+      onEngine[e] = nullptr;
+    }
+    for (; arrived < arrivals.size() && arrivals[arrived]->spec.arrival <= t; ++arrived) ready.push(arrivals[arrived]);
+    for (uint32_t e = 0; e < options_.engines && !ready.empty(); ++e) {
       if (onEngine[e] != nullptr) continue;
-      Job* job = ready[next++];
-      job->segmentStart[job->done] = t;
-      job->segmentEngine[job->done] = e;
-      freeAt[e] = t + job->spec.segments[job->done];
-      ++job->done;
-      onEngine[e] = job;
+      if (Job* job = takeBest(t)) startSegment(job, e, t);
+    }
+    // Until the next arrival or another engine's boundary the ready jobs stay the same, so a
+    // running job that outranks them all keeps its engine at each of its own boundaries (unless
+    // a lower engine is idle, which would take it over): run its segments back to back without
+    // visiting each boundary. Its deadline check gives the same answer at each of them.
+    const TimePoint nextArrival = arrived < arrivals.size() ? arrivals[arrived]->spec.arrival : TimePoint::max();
+    bool lowerIdle = false;
+    for (uint32_t e = 0; e < options_.engines; ++e) {
+      Job* job = onEngine[e];
+      if (job == nullptr) {
+        lowerIdle = true;
+        continue;
+      }
+      if (lowerIdle || (!ready.empty() && !WorseRank()(ready.top(), job))) continue;
+      TimePoint limit = nextArrival;
+      for (uint32_t other = 0; other < options_.engines; ++other) {
+        if (other != e && onEngine[other] != nullptr) limit = std::min(limit, freeAt[other]);
+      }
+      while (!job->finished() && freeAt[e] < limit) startSegment(job, e, freeAt[e]);
     }
     // The next event: an engine finishing a segment, or a job arriving.
-    TimePoint nextEvent = TimePoint::max();
+    TimePoint nextEvent = nextArrival;
     for (uint32_t e = 0; e < options_.engines; ++e) {
       if (onEngine[e] != nullptr) nextEvent = std::min(nextEvent, std::max(freeAt[e], t));
-    }
-    for (Job* job : active) {
-      if (!job->finished() && !job->stopped && job->spec.arrival > t) nextEvent = std::min(nextEvent, job->spec.arrival);
     }
     if (nextEvent == TimePoint::max()) break;
     // Zero-length segments end at t itself; the loop then assigns again at the same time.
