@@ -9,17 +9,34 @@ DeviceScheduler::DeviceScheduler(SchedulerOptions options)
     : options_(std::move(options)), timeline_(options_.timeline) {}
 
 hal::Result<DeviceTimeline::JobId> DeviceScheduler::place(TimelineJobSpec spec) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  // No arrival can come before now, so what ended before it no longer matters; keeping it would
-  // make every placement slower as history grows.
-  timeline_.forgetBefore(options_.time->now());
+  std::unique_lock<std::mutex> lock(mutex_);
+  bool waited = false;
+  for (;;) {
+    // No arrival can come before now, so what ended before it no longer matters; keeping it
+    // would make every placement slower as history grows.
+    const hal::TimePoint now = options_.time->now();
+    timeline_.forgetBefore(now);
+    // Work arriving later than now follows its caller's previous work, which ends ahead of the
+    // clock (unpaced, a client faster than the simulated device gets ahead of it). It waits
+    // while queue_depth jobs are still to end: the device holds that much work at most, and
+    // the lead over the clock (and each placement's cost) stays bounded.
+    if (spec.arrival <= now) break;
+    const hal::TimePoint room = timeline_.whenFewerThan(options_.timeline.queueDepth, now);
+    if (room <= now) break;
+    options_.time->waitUntil(lock, changed_, room);
+    waited = true;
+  }
+  if (const hal::TimePoint now = options_.time->now(); waited && spec.arrival < now) {
+    // It arrives now instead, with as much time to its deadline as it had.
+    if (spec.deadline.has_value()) *spec.deadline += now - spec.arrival;
+    spec.arrival = now;
+  }
   NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId id, timeline_.submit(std::move(spec)));
   changed_.notify_all();  // paced jobs it pushed later must wait longer
   return id;
 }
 
-JobResult DeviceScheduler::finish(DeviceTimeline::JobId id, hal::TimePoint arrival,
-                                  const std::vector<hal::Duration>* actualSegments) {
+JobResult DeviceScheduler::finish(DeviceTimeline::JobId id, const std::vector<hal::Duration>* actualSegments) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (actualSegments != nullptr) {
     timeline_.updateSegments(id, *actualSegments);
@@ -33,7 +50,7 @@ JobResult DeviceScheduler::finish(DeviceTimeline::JobId id, hal::TimePoint arriv
     }
   }
   timeline_.commit(id);
-  JobResult result{id, arrival, timeline_.placement(id), timeline_.ownTime(id)};
+  JobResult result{id, timeline_.placement(id), timeline_.ownTime(id)};
   busy_ += result.ownTime;
   ++committedJobs_;
   return result;
@@ -46,9 +63,8 @@ void DeviceScheduler::cancel(DeviceTimeline::JobId id) {
 }
 
 hal::Result<JobResult> DeviceScheduler::run(TimelineJobSpec spec) {
-  const hal::TimePoint arrival = spec.arrival;
   NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId id, place(std::move(spec)));
-  return finish(id, arrival, nullptr);
+  return finish(id, nullptr);
 }
 
 hal::TimePoint DeviceScheduler::endOf(DeviceTimeline::JobId id, hal::TimePoint ifForgotten) const {

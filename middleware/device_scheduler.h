@@ -4,7 +4,8 @@
 // Work is computed on the host first and then placed with the simulated cost of each of its
 // operations, so the host's cores serve many clients at once while the timeline still runs
 // one job per engine. Unpaced, a job's result is returned as soon as it is placed; with
-// pacing, not before its end on the timeline has passed on the clock.
+// pacing, not before its end on the timeline has passed on the clock. Either way a job that
+// would arrive ahead of the clock waits until fewer than queue_depth jobs are still to end.
 #ifndef NNREMOTE_MIDDLEWARE_DEVICE_SCHEDULER_H_
 #define NNREMOTE_MIDDLEWARE_DEVICE_SCHEDULER_H_
 
@@ -42,8 +43,7 @@ struct ExecutionReport {
 // What became of a job on the timeline, once it is final for its client.
 struct JobResult {
   DeviceTimeline::JobId id = 0;
-  hal::TimePoint arrival;
-  TimelinePlacement placement;
+  TimelinePlacement placement;  // with its arrival
   hal::Duration ownTime{0};
 };
 
@@ -55,14 +55,16 @@ class DeviceScheduler {
   hal::TimePoint now() const { return options_.time->now(); }
 
   // Places `spec` and, paced, waits until it has ended or been stopped on the clock. The job is
-  // committed when this returns: its outcome no longer changes.
+  // committed when this returns: its outcome no longer changes. Work arriving ahead of the clock
+  // first waits for room (see place()).
   hal::Result<JobResult> run(TimelineJobSpec spec);
   // The same in two steps, for work whose cost is known before it is computed: place() puts it
   // on the timeline at its arrival at once, and finish() corrects its segments if the
-  // computation found them different, then waits as run() does.
+  // computation found them different, then waits as run() does. A spec arriving later than now
+  // waits while queue_depth jobs are still to end, and arrives no earlier than when it stopped
+  // waiting (its deadline moved with it).
   hal::Result<DeviceTimeline::JobId> place(TimelineJobSpec spec);
-  JobResult finish(DeviceTimeline::JobId id, hal::TimePoint arrival,
-                   const std::vector<hal::Duration>* actualSegments);
+  JobResult finish(DeviceTimeline::JobId id, const std::vector<hal::Duration>* actualSegments);
   // Takes back a placed job that will not run after all.
   void cancel(DeviceTimeline::JobId id);
   // Where job `id` ends in the current schedule (it may have moved since it was run).

@@ -211,6 +211,7 @@ TimelinePlacement DeviceTimeline::placement(JobId id) const {
   TimelinePlacement placement;
   if (const Job* found = find(id)) {
     const Job& job = *found;
+    placement.arrival = job.spec.arrival;
     placement.stopped = job.stopped;
     placement.end = job.end();
     placement.start = job.done > 0 ? job.segmentStart[0] : placement.end;
@@ -258,6 +259,19 @@ size_t DeviceTimeline::jobsAt(TimePoint at) const {
     if (job->spec.arrival <= at && !job->leftBy(at)) ++count;
   }
   return count;
+}
+
+hal::TimePoint DeviceTimeline::whenFewerThan(size_t count, TimePoint at) const {
+  count = std::max<size_t>(count, 1);
+  std::vector<TimePoint> ends;
+  for (const auto& job : jobs_) {
+    if (!job->leftBy(at)) ends.push_back(job->end());
+  }
+  if (ends.size() < count) return at;
+  // Once the first (size - count + 1) of them have ended, count - 1 are left.
+  const auto nth = ends.begin() + static_cast<std::ptrdiff_t>(ends.size() - count);
+  std::nth_element(ends.begin(), nth, ends.end());
+  return *nth;
 }
 
 std::vector<DeviceTimeline::Entry> DeviceTimeline::snapshot() const {

@@ -53,6 +53,7 @@ struct TimelineRun {
 
 // Where a job stands in the current schedule.
 struct TimelinePlacement {
+  hal::TimePoint arrival;
   bool stopped = false;  // missed its deadline; `end` is when it was stopped
   hal::TimePoint start;  // its first segment's start (or the stop, if none ran)
   hal::TimePoint end;
@@ -89,6 +90,9 @@ class DeviceTimeline {
   void forgetBefore(hal::TimePoint horizon);
   // Jobs on the device (started or waiting, not ended) at time `at`.
   size_t jobsAt(hal::TimePoint at) const;
+  // When, in the current schedule, fewer than `count` jobs will be left that have not ended by
+  // then (counting those that arrive later): `at` itself if that is so already.
+  hal::TimePoint whenFewerThan(size_t count, hal::TimePoint at) const;
   // Every job still kept, in submission order: label, spec and placement.
   struct Entry {
     JobId id;

@@ -42,7 +42,7 @@ hal::Error stoppedForDeadline(const char* what, const JobResult& job) {
   for (const auto& run : placement.runs) ran += run.segmentCount;
   return makeError(ErrorStatus::MISSED_DEADLINE_TRANSIENT)
          << "the " << what << " was stopped after " << ran << " operations: it waited "
-         << micros((placement.runs.empty() ? placement.end : placement.start) - job.arrival)
+         << micros((placement.runs.empty() ? placement.end : placement.start) - placement.arrival)
          << " us for the device, and its " << micros(job.ownTime) << " us of device time no longer fit before its deadline";
 }
 
@@ -164,7 +164,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
 
     JobResult job;
     if (placed) {
-      job = scheduler_->finish(*placed, arrival, segments != *known ? &segments : nullptr);
+      job = scheduler_->finish(*placed, segments != *known ? &segments : nullptr);
     } else {
       NN_ASSIGN_OR_RETURN(job, scheduler_->run(jobSpec(std::move(segments))));
     }
@@ -174,7 +174,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
       lastEnd_ = job.placement.end;
     }
     report->deviceTime = own;
-    report->queueWait = std::max(Duration::zero(), std::chrono::duration_cast<Duration>(job.placement.start - job.arrival));
+    report->queueWait = std::max(Duration::zero(), std::chrono::duration_cast<Duration>(job.placement.start - job.placement.arrival));
     if (job.placement.stopped) return stoppedForDeadline("execution", job);
     if (staged) staged->publish(outcome.outputShapes);
 
@@ -184,7 +184,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
                                       ? *outcome.timing.timeInDriver - *outcome.timing.timeOnDevice
                                       : Duration::zero();
       outcome.timing.timeOnDevice = own;
-      outcome.timing.timeInDriver = std::chrono::duration_cast<Duration>(job.placement.end - job.arrival) + driverWork;
+      outcome.timing.timeInDriver = std::chrono::duration_cast<Duration>(job.placement.end - job.placement.arrival) + driverWork;
     } else {
       outcome.timing = {};
       outcome.profile.reset();

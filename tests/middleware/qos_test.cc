@@ -360,6 +360,58 @@ TEST_P(SchedulingTest, AFullDeviceQueueRefusesWithResourceExhaustedTransient) {
   EXPECT_TRUE(c->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
 }
 
+TEST_P(SchedulingTest, AnUnpacedClientAheadOfTheClockWaitsForRoomInTheQueue) {
+  QosStackOptions options;
+  options.limits.scheduling.queueDepth = 3;
+  QosStack stack = makeQosStack(GetParam(), options);
+  auto prepared = prepare(stack, chainModel(1));
+  stack.time->advance(std::chrono::hours(1));
+  const hal::TimePoint start = stack.time->now();
+  // The clock stands still while one client runs executions of about a second each: each
+  // follows the previous one on the timeline, ever further ahead of the clock.
+  constexpr int kExecutions = 5;
+  std::atomic<int> returned{0};
+  std::atomic<bool> failed{false};
+  auto io = makeIo();
+  std::thread client([&] {
+    for (int i = 0; i < kExecutions; ++i) {
+      if (!prepared->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok()) failed = true;
+      ++returned;
+    }
+  });
+  auto waitUntilReturned = [&](int count) {
+    for (int i = 0; i < 5000 && returned < count; ++i) std::this_thread::sleep_for(milliseconds(1));
+    return returned.load();
+  };
+  auto aheadOfClock = [&] {
+    size_t ahead = 0;
+    for (const auto& job : executionsOnTimeline(stack)) ahead += job.end > stack.time->now() ? 1 : 0;
+    return ahead;
+  };
+  ASSERT_EQ(waitUntilReturned(3), 3);
+  // The fourth waits while three are still to end (however long the test looks).
+  for (int i = 0; i < 100 && executionsOnTimeline(stack).size() < 4; ++i) std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_EQ(returned, 3);
+  EXPECT_EQ(aheadOfClock(), 3u);
+  const auto queued = executionsOnTimeline(stack);
+  ASSERT_EQ(queued.size(), 3u);
+  EXPECT_EQ(queued[0].arrival, start);
+  EXPECT_EQ(queued[1].arrival, queued[0].end);
+  EXPECT_EQ(queued[2].arrival, queued[1].end);
+  // The first one's end passing on the clock lets the fourth in, still right after the third.
+  stack.time->set(queued[0].end);
+  ASSERT_EQ(waitUntilReturned(4), 4);
+  EXPECT_EQ(aheadOfClock(), 3u);
+  // The clock passing everything lets the fifth in at once, arriving now.
+  stack.time->advance(std::chrono::hours(1));
+  ASSERT_EQ(waitUntilReturned(kExecutions), kExecutions);
+  client.join();
+  EXPECT_FALSE(failed);
+  const auto executions = executionsOnTimeline(stack);
+  ASSERT_EQ(executions.size(), 1u);  // the four before it ended before now and were forgotten
+  EXPECT_EQ(executions[0].arrival, stack.time->now());
+}
+
 TEST_P(SchedulingTest, PreparationsQueueAndMissDeadlinesToo) {
   QosStack stack = makeQosStack(GetParam());
   auto past = stack.device->prepareModel(chainModel(1), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW,
