@@ -108,6 +108,39 @@ TEST(DeviceTimelineTest, EnginesRunJobsSideBySide) {
   EXPECT_EQ(timeline.placement(c).start, at(10));
 }
 
+
+// Free engines take work lowest first, at every operation boundary: a job whose engine frees at
+// its boundary moves to a lower one that stood idle. (The timeline runs a job's segments back
+// to back without visiting each boundary only when nothing there could change.)
+TEST(DeviceTimelineTest, AJobContinuesOnTheLowestFreeEngine) {
+  TimelineOptions options;
+  options.engines = 2;
+  DeviceTimeline timeline(options);
+  const auto shortJob = submit(timeline, job(Priority::MEDIUM, 0, {1}));
+  const auto longJob = submit(timeline, job(Priority::MEDIUM, 0, {2, 2, 2}));
+  EXPECT_EQ(timeline.placement(shortJob).runs[0].engine, 0u);
+  const TimelinePlacement placed = timeline.placement(longJob);
+  ASSERT_EQ(placed.runs.size(), 2u);
+  EXPECT_EQ(placed.runs[0].engine, 1u);
+  EXPECT_EQ(placed.runs[0].end, at(2));
+  EXPECT_EQ(placed.runs[1].engine, 0u);  // engine 0 was idle from 1 on
+  EXPECT_EQ(placed.runs[1].start, at(2));
+  EXPECT_EQ(placed.runs[1].segmentCount, 2u);
+  EXPECT_EQ(placed.end, at(6));
+  // Arrivals that outrank it: one takes idle engine 1 at once; the other takes engine 0 at the
+  // long job's next boundary, and the long job goes on on engine 1, free again by then.
+  const auto urgent = submit(timeline, job(Priority::HIGH, 3, {1}));
+  const auto urgent2 = submit(timeline, job(Priority::HIGH, 3, {1}));
+  EXPECT_EQ(timeline.placement(urgent).runs[0].engine, 1u);
+  EXPECT_EQ(timeline.placement(urgent).start, at(3));
+  EXPECT_EQ(timeline.placement(urgent2).runs[0].engine, 0u);
+  EXPECT_EQ(timeline.placement(urgent2).start, at(4));
+  const TimelinePlacement moved = timeline.placement(longJob);
+  ASSERT_EQ(moved.runs.size(), 3u);
+  EXPECT_EQ(moved.runs[2].engine, 1u);
+  EXPECT_EQ(moved.runs[2].start, at(4));
+  EXPECT_EQ(moved.end, at(6));
+}
 TEST(DeviceTimelineTest, AJobThatCanNoLongerMeetItsDeadlineStopsAtABoundary) {
   DeviceTimeline timeline({});
   const auto first = submit(timeline, job(Priority::MEDIUM, 0, {6, 6}));
