@@ -87,7 +87,8 @@ timeline (docs/scheduler.md).
                     crash in a library ends the server for every client
   --pace=MODE       none (default): answer as fast as the host simulates; timing and deadlines
                     are still judged on the simulated timeline, so they do not depend on the
-                    host's speed.
+                    host's speed. A client faster than the simulated device gets ahead of the
+                    clock by at most the queue depth's worth of work, then waits for it.
                     realtime: the wall clock follows the timeline: an execution returns when it
                     ends there, after queueing and preemption.
   --server-config=FILE
