@@ -93,7 +93,8 @@ void DeviceTimeline::updateSegments(JobId id, std::vector<Duration> segments) {
 
 namespace {
 
-// Ready jobs, best first: lowest rank, then first submitted.
+// Ready jobs, best first: lowest rank, then first submitted. (A template only because Job is
+// private to DeviceTimeline.)
 struct WorseRank {
   template <typename JobPtr>
   bool operator()(const JobPtr* a, const JobPtr* b) const {
