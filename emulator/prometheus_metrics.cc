@@ -44,6 +44,10 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
   std::vector<prometheus::MetricFamily> Collect() const override {
     prometheus::MetricFamily depth{"nnremote_queue_depth", "Jobs on the device now: running, preempted or waiting",
                                    prometheus::MetricType::Gauge, {}};
+    prometheus::MetricFamily ahead{"nnremote_jobs_ahead",
+                                   "Jobs placed to arrive later: unpaced clients' work queued ahead of the clock "
+                                   "(their next call waits while queue_depth jobs are still to end)",
+                                   prometheus::MetricType::Gauge, {}};
     prometheus::MetricFamily prepared{"nnremote_prepared_models", "Prepared models alive on the device",
                                       prometheus::MetricType::Gauge, {}};
     for (const auto& device : devices_) {
@@ -51,6 +55,7 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
       if (scheduler == nullptr) continue;
       const auto load = scheduler->load();
       depth.metric.push_back(gauge(static_cast<double>(load.jobsNow), {{"device", device->getName()}}));
+      ahead.metric.push_back(gauge(static_cast<double>(load.jobsAhead), {{"device", device->getName()}}));
       prepared.metric.push_back(gauge(static_cast<double>(load.preparedModels), {{"device", device->getName()}}));
     }
     prometheus::MetricFamily sessions{"nnremote_sessions", "Client sessions open", prometheus::MetricType::Gauge,
@@ -66,7 +71,7 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
         bytes.metric.push_back(std::move(metric));
       }
     }
-    std::vector<prometheus::MetricFamily> families{std::move(depth), std::move(prepared), std::move(sessions),
+    std::vector<prometheus::MetricFamily> families{std::move(depth), std::move(ahead), std::move(prepared), std::move(sessions),
                                                    std::move(bytes)};
     addBackendHosts(&families);
     return families;

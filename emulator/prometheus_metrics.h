@@ -5,6 +5,7 @@
 //   nnremote_queue_wait_seconds{device}                 time queued on the simulated device
 //   nnremote_device_time_seconds_total{device}          simulated device time
 //   nnremote_queue_depth{device}                        jobs on the device now
+//   nnremote_jobs_ahead{device}                         jobs queued ahead of the clock (unpaced)
 //   nnremote_prepared_models{device}                    prepared models alive
 //   nnremote_sessions                                   client sessions open
 //   nnremote_transfer_bytes_total{direction,transport}  bytes moved: inline, bulk, shared_memory

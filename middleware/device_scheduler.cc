@@ -74,7 +74,8 @@ hal::TimePoint DeviceScheduler::endOf(DeviceTimeline::JobId id, hal::TimePoint i
 
 DeviceScheduler::Load DeviceScheduler::load() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return Load{timeline_.jobsAt(options_.time->now()), busy_, committedJobs_, preparedModels_.load()};
+  const hal::TimePoint now = options_.time->now();
+  return Load{timeline_.jobsAt(now), timeline_.jobsAfter(now), busy_, committedJobs_, preparedModels_.load()};
 }
 
 void DeviceScheduler::observeExecutions(std::function<void(const ExecutionReport&)> observer) const {

@@ -75,6 +75,7 @@ class DeviceScheduler {
   // How busy the device is, for a farm's load balancing and for metrics.
   struct Load {
     size_t jobsNow = 0;           // on the device now: running, preempted or waiting
+    size_t jobsAhead = 0;         // placed to arrive later: unpaced clients ahead of the clock
     hal::Duration busy{0};        // device time of every job committed so far
     uint64_t committedJobs = 0;   // jobs committed so far
     int64_t preparedModels = 0;   // prepared on the device and not yet released

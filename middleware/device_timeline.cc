@@ -262,6 +262,11 @@ size_t DeviceTimeline::jobsAt(TimePoint at) const {
   return count;
 }
 
+size_t DeviceTimeline::jobsAfter(TimePoint at) const {
+  return static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(),
+                                           [at](const std::unique_ptr<Job>& job) { return job->spec.arrival > at; }));
+}
+
 hal::TimePoint DeviceTimeline::whenFewerThan(size_t count, TimePoint at) const {
   count = std::max<size_t>(count, 1);
   std::vector<TimePoint> ends;

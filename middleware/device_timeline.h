@@ -90,6 +90,8 @@ class DeviceTimeline {
   void forgetBefore(hal::TimePoint horizon);
   // Jobs on the device (started or waiting, not ended) at time `at`.
   size_t jobsAt(hal::TimePoint at) const;
+  // Jobs placed to arrive after `at` (unpaced work queued ahead of the clock).
+  size_t jobsAfter(hal::TimePoint at) const;
   // When, in the current schedule, fewer than `count` jobs will be left that have not ended by
   // then (counting those that arrive later): `at` itself if that is so already.
   hal::TimePoint whenFewerThan(size_t count, hal::TimePoint at) const;

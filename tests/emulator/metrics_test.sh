@@ -61,6 +61,7 @@ check "device time was counted" [ "$(value 'nnremote_device_time_seconds_total{d
 check "the latency histogram counts every execution, the deadline miss too" \
   [ $(( $(latency_count_in "$TEST_TMPDIR/metrics.txt") - $(latency_count_in "$TEST_TMPDIR/before.txt") )) -eq $((${loaded:--2} + 1)) ]
 check "no session is left open" [ "$(value nnremote_sessions)" = 0 ]
+check "nothing is queued ahead of the clock once the clients are done" [ "$(value 'nnremote_jobs_ahead{device="nnremote-edge16"}')" = 0 ]
 check "no prepared model is left" [ "$(value 'nnremote_prepared_models{device="nnremote-edge16"}')" = 0 ]
 
 # A session held open shows: looked for while the load runs (its clients may take a moment to

@@ -398,6 +398,7 @@ TEST_P(SchedulingTest, AnUnpacedClientAheadOfTheClockWaitsForRoomInTheQueue) {
   EXPECT_EQ(queued[0].arrival, start);
   EXPECT_EQ(queued[1].arrival, queued[0].end);
   EXPECT_EQ(queued[2].arrival, queued[1].end);
+  EXPECT_EQ(stack.scheduler->load().jobsAhead, 2u);  // what /metrics shows as nnremote_jobs_ahead
   // The first one's end passing on the clock lets the fourth in, still right after the third.
   stack.time->set(queued[0].end);
   ASSERT_EQ(waitUntilReturned(4), 4);
