@@ -1,5 +1,6 @@
 #include "wire/shared_queue.h"
 
+#include <sched.h>
 #include <sys/mman.h>
 
 #include <linux/futex.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <ctime>
+#include <optional>
 #include <thread>
 
 namespace nnremote::wire {
@@ -74,6 +76,41 @@ void publish(std::atomic<uint32_t>& word, uint32_t value, std::atomic<uint32_t>&
   if (sleeping.load(std::memory_order_seq_cst) != 0) futexWake(&word);
 }
 
+int32_t currentThreadId() {
+  thread_local const int32_t id = static_cast<int32_t>(::syscall(SYS_gettid));
+  return id;
+}
+
+// For the length of one call: keeps the calling thread on the CPU it is on, and moves the
+// server's thread there too, so that both wake-ups of the call stay on that CPU. The thread gets
+// back the CPUs it had when the call ends. The server's thread is moved on every call, not only
+// when the caller's CPU changed, so that whatever else set its CPUs meanwhile (a backend host
+// ending its probation) cannot leave it elsewhere: moving a sleeping thread costs a syscall.
+class CpuHandOff {
+ public:
+  explicit CpuHandOff(const std::atomic<int32_t>& serverThread) {
+    const int cpu = ::sched_getcpu();
+    if (cpu < 0 || ::sched_getaffinity(0, sizeof(allowed_), &allowed_) != 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (::sched_setaffinity(0, sizeof(one), &one) != 0) return;
+    pinned_ = true;
+    if (const int32_t server = serverThread.load(std::memory_order_acquire); server > 0) {
+      (void)::sched_setaffinity(server, sizeof(one), &one);  // else it answers from wherever it is
+    }
+  }
+  ~CpuHandOff() {
+    if (pinned_) (void)::sched_setaffinity(0, sizeof(allowed_), &allowed_);
+  }
+  CpuHandOff(const CpuHandOff&) = delete;
+  CpuHandOff& operator=(const CpuHandOff&) = delete;
+
+ private:
+  cpu_set_t allowed_{};
+  bool pinned_ = false;
+};
+
 }  // namespace
 
 SharedQueue::SharedQueue(hal::SharedMemory memory, size_t capacity)
@@ -122,6 +159,8 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   h.requestSize = static_cast<uint32_t>(size);
   const uint32_t sequence = h.requestSequence.load(std::memory_order_relaxed) + 1;
   const uint32_t previous = h.responseSequence.load(std::memory_order_acquire);
+  std::optional<CpuHandOff> handOff;
+  if (handOffCpu_) handOff.emplace(h.serverThread);
   publish(h.requestSequence, sequence, h.serverSleeping);
   // Paired with the server's store of serverParked and load of requestSequence (both seq_cst):
   // either it saw this request, or we see the queue parked. Whoever clears the flag first
@@ -154,6 +193,7 @@ void SharedQueue::close() {
 
 bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
   Header& h = header();
+  h.serverThread.store(currentThreadId(), std::memory_order_release);
   auto finished = [&] { return stop.load() || h.closed.load() != 0; };
   while (true) {
     if (finished()) return false;
@@ -171,6 +211,7 @@ bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
 SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::atomic<bool>& stop,
                                                     std::chrono::nanoseconds parkAfterIdle) {
   Header& h = header();
+  h.serverThread.store(currentThreadId(), std::memory_order_release);
   auto finished = [&] { return stop.load() || h.closed.load() != 0; };
   const auto parkAt = Clock::now() + parkAfterIdle;
   while (true) {

@@ -86,6 +86,9 @@ struct ConnectionOptions {
   // own clients' calls (a backend host's parent): on a small machine its spinning holds a core
   // that the other side of the hop, or the relay's next step, needs.
   std::chrono::microseconds queueSpin = wire::SharedQueue::kDefaultClientSpin;
+  // Whether such a call hands its CPU to the server for the wait (wire::SharedQueue::handOffCpu):
+  // only for a server this process started itself (a backend host's parent).
+  bool queueHandOffCpu = false;
   // etcd:// targets (farm/pool.h): how long to wait for a matching device to be in the pool (or,
   // exclusive, to be free), and emulators not to pick.
   std::chrono::milliseconds poolWait{0};

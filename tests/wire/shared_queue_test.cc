@@ -1,9 +1,11 @@
 // The same-host shared-memory queue between two real processes, and its ways of ending: the
-// client closing, the server shutting down, a peer that is gone, an oversized message.
+// client closing, the server shutting down, a peer that is gone, an oversized message; and a
+// client handing its CPU to the server for a call.
 #include "wire/shared_queue.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace nnremote::wire {
 namespace {
@@ -237,6 +240,102 @@ TEST(SharedQueueTest, AClientThatCannotWakeAParkedServerGetsDeadObject) {
   auto streamGone = (*client)->call(1, [] { return true; }, std::chrono::milliseconds(100), [] { return false; });
   ASSERT_FALSE(streamGone.ok());
   EXPECT_EQ(streamGone.error().code, hal::ErrorStatus::DEAD_OBJECT);
+}
+
+// What the server's thread may use while it answers, as the client reads it from the answer.
+struct ServerPlace {
+  cpu_set_t allowed;
+  int cpu;
+};
+
+std::vector<int> cpusIn(const cpu_set_t& set) {
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+cpu_set_t ownCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(::sched_getaffinity(0, sizeof(set), &set), 0);
+  return set;
+}
+
+void keepTo(const cpu_set_t& set) { ASSERT_EQ(::sched_setaffinity(0, sizeof(set), &set), 0); }
+
+cpu_set_t only(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return set;
+}
+
+// Serves until stopped, answering each request with where the serving thread may run and runs.
+void serveWhereabouts(SharedQueue& queue, const std::atomic<bool>& stop) {
+  size_t size = 0;
+  while (queue.awaitRequest(&size, stop)) {
+    ServerPlace place{ownCpus(), ::sched_getcpu()};
+    std::memcpy(queue.responseBufferForWriting(), &place, sizeof(place));
+    queue.respond(sizeof(place));
+  }
+}
+
+ServerPlace askWhereabouts(SharedQueue& client) {
+  auto length = client.call(1, [] { return true; }, std::chrono::milliseconds(100), nullptr, std::chrono::microseconds(0));
+  EXPECT_TRUE(length.ok());
+  ServerPlace place{};
+  if (length.ok() && *length == sizeof(place)) std::memcpy(&place, client.responseBuffer(), sizeof(place));
+  return place;
+}
+
+TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsItsOwnCpusBack) {
+  auto server = SharedQueue::create(1024);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  (*client)->handOffCpu(true);
+  const cpu_set_t all = ownCpus();
+  std::atomic<bool> stop{false};
+  std::thread serving([&] { serveWhereabouts(**server, stop); });
+  // The server names its thread as it starts waiting, which a first call may come before.
+  (void)askWhereabouts(**client);
+  // Wherever the client is, the server follows, and nowhere else while it answers.
+  for (int cpu : cpusIn(all)) {
+    keepTo(only(cpu));
+    const ServerPlace place = askWhereabouts(**client);
+    EXPECT_EQ(cpusIn(place.allowed), std::vector<int>{cpu});
+    EXPECT_EQ(place.cpu, cpu);
+    const cpu_set_t own = ownCpus(), one = only(cpu);
+    EXPECT_TRUE(CPU_EQUAL(&own, &one) != 0) << "the client did not get its CPU back";
+  }
+  // A client free to run anywhere keeps to one CPU for the call only.
+  keepTo(all);
+  const ServerPlace place = askWhereabouts(**client);
+  EXPECT_EQ(cpusIn(place.allowed).size(), 1u);
+  const cpu_set_t after = ownCpus();
+  EXPECT_TRUE(CPU_EQUAL(&after, &all) != 0) << "the client did not get its CPUs back";
+  stop = true;
+  (*server)->wakeServer();
+  serving.join();
+}
+
+TEST(SharedQueueTest, AClientNotHandingOffItsCpuLeavesTheServerWhereItWas) {
+  auto server = SharedQueue::create(1024);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  const cpu_set_t all = ownCpus();
+  std::atomic<bool> stop{false};
+  std::thread serving([&] { serveWhereabouts(**server, stop); });
+  keepTo(only(cpusIn(all).back()));
+  const ServerPlace place = askWhereabouts(**client);
+  EXPECT_TRUE(CPU_EQUAL(&place.allowed, &all) != 0);
+  keepTo(all);
+  stop = true;
+  (*server)->wakeServer();
+  serving.join();
 }
 
 }  // namespace
