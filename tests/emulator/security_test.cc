@@ -20,6 +20,7 @@
 #include "wire/grpc_status.h"
 #include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
+#include "testing/unique_names.h"
 #include "tests/common/test_pki.h"
 
 namespace nnremote::emulator {
@@ -53,8 +54,7 @@ std::vector<hal::SharedDevice> twoDevices() {
 
 // In /tmp: bazel's TEST_TMPDIR can be longer than a socket path may be.
 std::string uniqueSocket(const std::string& name) {
-  static int counter = 0;
-  return "unix:/tmp/nnremote-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".sock";
+  return "unix:/tmp/nnremote-" + name + "-" + nnremote::testing::uniqueToken() + ".sock";
 }
 
 ServerOptions withTokens() {
