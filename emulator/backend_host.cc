@@ -20,6 +20,7 @@
 #include "middleware/fault_injection.h"
 #include "emulator/host_channel.h"
 #include "emulator/probation_cpu.h"
+#include "wire/shared_queue.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -154,6 +155,8 @@ int runBackendHost(int channelFd) {
     ::setsid();
   } else {
     probationCpu = ProbationCpu::confine(static_cast<unsigned>(::getpid()));
+    // The parent would otherwise move the thread serving its burst to the parent's CPU.
+    if (probationCpu.confined()) wire::SharedQueue::acceptCpuHandOffs(false);
   }
   auto served = serve(*setup);
   if (!served.ok()) {
@@ -173,6 +176,7 @@ int runBackendHost(int channelFd) {
     if ((*message)->type == HostMessageType::kEndProbation) {
       ::setsid();
       probationCpu.release();
+      wire::SharedQueue::acceptCpuHandOffs(true);
       continue;
     }
     if ((*message)->type != HostMessageType::kPing) continue;

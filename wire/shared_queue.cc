@@ -76,7 +76,12 @@ void publish(std::atomic<uint32_t>& word, uint32_t value, std::atomic<uint32_t>&
   if (sleeping.load(std::memory_order_seq_cst) != 0) futexWake(&word);
 }
 
-int32_t currentThreadId() {
+std::atomic<bool> acceptingCpuHandOffs{true};
+
+// What a server names itself in the header: its thread, or 0 (none to move) when it does not
+// accept hand-offs.
+int32_t threadToHandOffTo() {
+  if (!acceptingCpuHandOffs.load(std::memory_order_relaxed)) return 0;
   thread_local const int32_t id = static_cast<int32_t>(::syscall(SYS_gettid));
   return id;
 }
@@ -193,7 +198,7 @@ void SharedQueue::close() {
 
 bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
   Header& h = header();
-  h.serverThread.store(currentThreadId(), std::memory_order_release);
+  h.serverThread.store(threadToHandOffTo(), std::memory_order_release);
   auto finished = [&] { return stop.load() || h.closed.load() != 0; };
   while (true) {
     if (finished()) return false;
@@ -211,7 +216,7 @@ bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
 SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::atomic<bool>& stop,
                                                     std::chrono::nanoseconds parkAfterIdle) {
   Header& h = header();
-  h.serverThread.store(currentThreadId(), std::memory_order_release);
+  h.serverThread.store(threadToHandOffTo(), std::memory_order_release);
   auto finished = [&] { return stop.load() || h.closed.load() != 0; };
   const auto parkAt = Clock::now() + parkAfterIdle;
   while (true) {
@@ -252,6 +257,8 @@ void SharedQueue::shutDown() {
   h.responseSequence.fetch_add(1, std::memory_order_seq_cst);
   futexWake(&h.responseSequence);
 }
+
+void SharedQueue::acceptCpuHandOffs(bool accept) { acceptingCpuHandOffs.store(accept, std::memory_order_relaxed); }
 
 void SharedQueue::wakeServer() {
   header().requestSequence.fetch_add(1, std::memory_order_seq_cst);

@@ -84,6 +84,10 @@ class SharedQueue {
   uint8_t* responseBufferForWriting() { return data_ + sizeof(Header) + capacity_; }
   // Publishes the `size` bytes written to responseBufferForWriting().
   void respond(size_t size);
+  // Whether clients handing off their CPU (handOffCpu) may move this process's serving threads,
+  // from their next awaitRequest on. Yes unless told otherwise; no while the process keeps to
+  // fewer CPUs on purpose (a backend host on probation), which a moved thread would leave.
+  static void acceptCpuHandOffs(bool accept);
   // Wakes a server waiting in awaitRequest, so it can see `stop`.
   void wakeServer();
   // Tells a client waiting in call(), or calling later, that no answer will come. Also for the

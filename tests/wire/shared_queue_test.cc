@@ -321,21 +321,33 @@ TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsI
   serving.join();
 }
 
-TEST(SharedQueueTest, AClientNotHandingOffItsCpuLeavesTheServerWhereItWas) {
+// Neither a client that does not hand its CPU off, nor one whose server does not accept it (a
+// backend host on probation, keeping to one CPU), moves the server's thread.
+class NoHandOffTest : public ::testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(Who, NoHandOffTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "ServerRefuses" : "ClientKeepsIt"; });
+
+TEST_P(NoHandOffTest, TheServerAnswersFromWhereItWas) {
+  const bool serverRefuses = GetParam();
   auto server = SharedQueue::create(1024);
   ASSERT_TRUE(server.ok());
   auto client = SharedQueue::open((*server)->name(), (*server)->size());
   ASSERT_TRUE(client.ok()) << client.error().message;
+  (*client)->handOffCpu(serverRefuses);
+  SharedQueue::acceptCpuHandOffs(!serverRefuses);
   const cpu_set_t all = ownCpus();
   std::atomic<bool> stop{false};
   std::thread serving([&] { serveWhereabouts(**server, stop); });
   keepTo(only(cpusIn(all).back()));
+  (void)askWhereabouts(**client);  // after the server named itself (or did not)
   const ServerPlace place = askWhereabouts(**client);
-  EXPECT_TRUE(CPU_EQUAL(&place.allowed, &all) != 0);
+  EXPECT_TRUE(CPU_EQUAL(&place.allowed, &all) != 0) << "the server was moved to " << ::testing::PrintToString(cpusIn(place.allowed));
   keepTo(all);
   stop = true;
   (*server)->wakeServer();
   serving.join();
+  SharedQueue::acceptCpuHandOffs(true);
 }
 
 }  // namespace
