@@ -336,6 +336,10 @@ TEST_P(NoHandOffTest, TheServerAnswersFromWhereItWas) {
   ASSERT_TRUE(client.ok()) << client.error().message;
   (*client)->handOffCpu(serverRefuses);
   SharedQueue::acceptCpuHandOffs(!serverRefuses);
+  // Whatever fails below, later tests find the process accepting hand-offs again.
+  struct AcceptAgain {
+    ~AcceptAgain() { SharedQueue::acceptCpuHandOffs(true); }
+  } acceptAgain;
   const cpu_set_t all = ownCpus();
   std::atomic<bool> stop{false};
   std::thread serving([&] { serveWhereabouts(**server, stop); });
@@ -347,7 +351,6 @@ TEST_P(NoHandOffTest, TheServerAnswersFromWhereItWas) {
   stop = true;
   (*server)->wakeServer();
   serving.join();
-  SharedQueue::acceptCpuHandOffs(true);
 }
 
 }  // namespace
