@@ -1,5 +1,7 @@
 #include "emulator/work_pool.h"
 
+#include <pthread.h>
+
 #include <thread>
 
 namespace nnremote::emulator {
@@ -26,6 +28,9 @@ void WorkPool::submit(std::function<void()> task) {
 }
 
 void WorkPool::work() {
+  // A thread inherits its creator's name, which would make pool threads look like gRPC's
+  // "nexting_thread"s in top -H and perf; traces of where an execution ran need them apart.
+  pthread_setname_np(pthread_self(), "work_pool");
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     if (tasks_.empty()) {
