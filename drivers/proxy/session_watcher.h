@@ -51,7 +51,8 @@ class SessionWatcher {
   // Takes in what the sockets have for the stream now, so that a call about to be made after a
   // pause knows of a session that ended meanwhile (a server that restarted while the client was
   // idle) rather than finding out by failing. Called by the caller's thread, not under a lock
-  // that `ended` takes; does nothing when the last catch-up was less than kCatchUpPause ago.
+  // that `ended` takes; does nothing when the previous call (this process's last catchUp) was
+  // less than kCatchUpPause ago.
   void catchUp();
 
  private:
@@ -90,7 +91,7 @@ class SessionWatcher {
   int outstanding_ = 0;  // operations on the queue, of all streams
   bool wake_ = false;    // watch or unwatch has something for the thread
   bool stopping_ = false;
-  std::atomic<int64_t> lastCatchUp_{0};  // steady clock, ns
+  std::atomic<int64_t> lastCall_{0};  // the last catchUp, steady clock, ns
   std::thread thread_;
 };
 
