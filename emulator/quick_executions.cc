@@ -19,8 +19,8 @@ void QuickExecutions::run(const Key& key, std::function<void()> execution) {
 bool QuickExecutions::claimInline(const Key& key) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = quick_.find(key);
-    if (it == quick_.end() || !it->second) return false;
+    const auto it = recent_.find(key);
+    if (it == recent_.end() || !(it->second.last || it->second.previous)) return false;
   }
   bool expected = false;
   return inlineRunning_.compare_exchange_strong(expected, true);
@@ -29,8 +29,10 @@ bool QuickExecutions::claimInline(const Key& key) {
 void QuickExecutions::finished(const Key& key, std::chrono::steady_clock::duration took) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Bounded: forgetting only sends a call to the pool once more.
-  if (quick_.size() >= kRemembered && quick_.count(key) == 0) quick_.clear();
-  quick_[key] = took <= quickUpTo_;
+  if (recent_.size() >= kRemembered && recent_.count(key) == 0) recent_.clear();
+  Recent& recent = recent_[key];
+  recent.previous = recent.last;
+  recent.last = took <= quickUpTo_;
 }
 
 }  // namespace nnremote::emulator

@@ -1,11 +1,14 @@
 // Where an execution runs: on the gRPC callback thread it arrived on, or on the WorkPool.
 //
 // A hand-off to the pool costs a thread wake-up, and on a virtual machine that is 50-100 us: as
-// much as the whole round trip of a small model. So an execution whose previous run under the
-// same key (a session's prepared model, reusable execution or burst) was quick runs where it
-// arrived, as the synchronous server ran every call. At most one runs inline at a time, so
-// gRPC's few callback threads are never all taken by executions, and one that turns out slow
-// sends the next of its kind back to the pool. A key seen for the first time goes to the pool.
+// much as the whole round trip of a small model. So an execution under a key (a session's
+// prepared model, reusable execution or burst) one of whose last two runs was quick runs where
+// it arrived, as the synchronous server ran every call. At most one runs inline at a time, so
+// gRPC's few callback threads are never all taken by executions, and two slow runs in a row
+// send the next of their kind back to the pool. A key seen for the first time goes to the pool.
+// Two runs, not one: a single late run (a preempted thread, a backend host's CPU busy for a
+// moment) would otherwise send the next to the pool, where the hand-off makes it late too, and
+// through a backend host that kept a third of a sync benchmark's executions on the pool.
 #ifndef NNREMOTE_EMULATOR_QUICK_EXECUTIONS_H_
 #define NNREMOTE_EMULATOR_QUICK_EXECUTIONS_H_
 
@@ -34,9 +37,9 @@ class QuickExecutions {
   explicit QuickExecutions(WorkPool& pool, std::chrono::microseconds quickUpTo = kQuick)
       : pool_(pool), quickUpTo_(quickUpTo) {}
 
-  // Runs `execution` inline when `key` was quick last time and nothing else runs inline, else
-  // on the pool; either way it is timed for the next call under `key`. `execution` finishes its
-  // own gRPC call.
+  // Runs `execution` inline when `key` was quick in one of its last two runs and nothing else
+  // runs inline, else on the pool; either way it is timed for the next calls under `key`.
+  // `execution` finishes its own gRPC call.
   void run(const Key& key, std::function<void()> execution);
 
  private:
@@ -50,7 +53,10 @@ class QuickExecutions {
   WorkPool& pool_;
   const std::chrono::microseconds quickUpTo_;
   std::mutex mutex_;
-  std::unordered_map<Key, bool, KeyHash> quick_;
+  struct Recent {
+    bool last = false, previous = false;  // whether each of the last two runs was quick
+  };
+  std::unordered_map<Key, Recent, KeyHash> recent_;
   std::atomic<bool> inlineRunning_{false};
 };
 

@@ -109,6 +109,22 @@ TEST(QuickExecutionsTest, ASlowKeyStaysOnThePool) {
   for (int i = 0; i < 5; ++i) EXPECT_NE(runOn(quick, {1, 10}, [] { std::this_thread::sleep_for(1ms); }), here);
 }
 
+TEST(QuickExecutionsTest, OneLateRunKeepsAKeyInlineTwoInARowSendItToThePool) {
+  // Quick: an empty body (it would have to be held off a CPU for 200 ms to count as slow);
+  // late: one that sleeps past that.
+  QuickOnPool held(/*quickUpTo=*/std::chrono::milliseconds(200));
+  QuickExecutions& quick = held.quick;
+  const auto here = std::this_thread::get_id();
+  const auto late = [] { std::this_thread::sleep_for(250ms); };
+  (void)runOn(quick, {1, 10});
+  ASSERT_TRUE(eventually([&] { return runOn(quick, {1, 10}) == here; }));
+  EXPECT_EQ(runOn(quick, {1, 10}, late), here);
+  EXPECT_EQ(runOn(quick, {1, 10}, late), here) << "one late run among quick ones keeps the key inline";
+  EXPECT_NE(runOn(quick, {1, 10}), here) << "after two late runs in a row the next goes to the pool";
+  // That pool run was quick: the key comes back inline once the pool thread has recorded it.
+  ASSERT_TRUE(eventually([&] { return runOn(quick, {1, 10}) == here; }));
+}
+
 TEST(QuickExecutionsTest, OnlyOneRunsInlineAtATime) {
   QuickOnPool held(std::chrono::hours(1));
   QuickExecutions& quick = held.quick;
