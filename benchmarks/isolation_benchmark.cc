@@ -19,6 +19,7 @@
 #include <string>
 
 #include "benchmarks/median_reporter.h"
+#include "benchmarks/process_stats.h"
 #include "hal/memory.h"
 #include "hal/model_builder.h"
 #include "drivers/proxy/proxy_device.h"
@@ -114,4 +115,13 @@ void printRatios(const std::map<std::string, double>& medians) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return nnremote::benchmarks::runInterleaved(argc, argv, printRatios); }
+int main(int argc, char** argv) {
+  using namespace nnremote::benchmarks;
+  const MachineCpuTicks before = machineCpuTicks();
+  const int status = runInterleaved(argc, argv, printRatios);
+  // On a virtual machine, a run in which the host took much of the CPU has slow stretches that
+  // land on one case more than the other: a ratio from such a run says less.
+  std::printf("stolen by the host during the run: %.1f%% of the machine's CPU time\n",
+              100 * stealShare(before, machineCpuTicks()));
+  return status;
+}

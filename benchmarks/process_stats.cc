@@ -57,4 +57,24 @@ double processContextSwitches(pid_t pid) {
   return switches;
 }
 
+MachineCpuTicks machineCpuTicks() {
+  std::ifstream file("/proc/stat");
+  std::string cpu;
+  file >> cpu;  // "cpu": the sum over all CPUs
+  MachineCpuTicks ticks;
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  for (int i = 0; i < 8; ++i) {
+    double value = 0;
+    if (!(file >> value)) return {};
+    ticks.total += value;
+    if (i == 7) ticks.steal = value;
+  }
+  return ticks;
+}
+
+double stealShare(const MachineCpuTicks& from, const MachineCpuTicks& to) {
+  const double total = to.total - from.total;
+  return total > 0 ? (to.steal - from.steal) / total : 0;
+}
+
 }  // namespace nnremote::benchmarks
