@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "middleware/backend_calls.h"
 #include "emulator/backend_host.pb.h"
 #include "emulator/backend_loader.h"
+#include "emulator/crash_report.h"
 #include "emulator/descriptor_inbox.h"
 #include "emulator/emulator_server.h"
 #include "middleware/fault_injection.h"
@@ -30,9 +32,9 @@ constexpr std::chrono::seconds kSetupWait{30};
 
 int channel = -1;  // for the crash handlers
 
-// The child's last words to its parent: what ended it (`what`, then `detail` if any) and the call
-// into the library the calling thread was in. Async-signal-safe: no allocation, one send.
-void sendLastWords(const char* what, const char* detail = "") {
+// The child's last words to its parent: what ended it and the call into the library the calling
+// thread was in. Async-signal-safe: no allocation, one send.
+void sendLastWords(const char* what) {
   char message[256];
   size_t used = 0;
   const auto append = [&](const char* text) {
@@ -40,7 +42,6 @@ void sendLastWords(const char* what, const char* detail = "") {
   };
   message[used++] = static_cast<char>(HostMessageType::kDying);
   append(what);
-  append(detail);
   if (const char* method = middleware::BackendCall::currentOnThisThread()) {
     append(" in ");
     append(method);
@@ -48,33 +49,61 @@ void sendLastWords(const char* what, const char* detail = "") {
   ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-// Which signal, in which call. Then the signal's default action ends the process, and the parent
-// sees how it died.
-void onCrashSignal(int signal) {
+// Only the first thread to crash reports; one crashing meanwhile waits (bounded) for that report
+// to be written before its signal ends the process.
+std::atomic<bool> reporting{false};
+std::atomic<bool> reported{false};
+
+void reportOnce(const char* lastWords, const char* cause, const void* from, bool fromSignal) {
+  if (reporting.exchange(true)) {
+    for (int waited = 0; waited < 1000 && !reported.load(); ++waited) {
+      const timespec millisecond{0, 1000 * 1000};
+      ::nanosleep(&millisecond, nullptr);
+    }
+    return;
+  }
+  sendLastWords(lastWords);  // first: the parent knows the cause even if the report never ends
+  writeCrashReport(STDERR_FILENO, cause, from, fromSignal);
+  reported = true;
+}
+
+// Which signal, in which call, and the crash report. Then the signal's default action ends the
+// process, and the parent sees how it died.
+void onCrashSignal(int signal, siginfo_t* info, void* context) {
   const char* name = sigabbrev_np(signal);
-  sendLastWords(name != nullptr ? "SIG" : "signal ?", name != nullptr ? name : "");
+  char lastWords[16] = "signal ?";
+  if (name != nullptr) {
+    std::strcpy(lastWords, "SIG");
+    std::strncat(lastWords, name, sizeof lastWords - 4);
+  }
+  char cause[160];
+  describeCrashSignal(signal, *info, cause, sizeof cause);
+  reportOnce(lastWords, cause, interruptedInstruction(context), /*fromSignal=*/true);
   ::signal(signal, SIG_DFL);
   ::raise(signal);
 }
 
 void installCrashHandlers() {
-  // Its own stack, so that a stack overflow is reported too.
-  static char alternateStack[64 * 1024];
+  // Its own stack, so that a stack overflow is reported too, with room for the report (~50 KiB).
+  static char alternateStack[256 * 1024];
   stack_t stack{};
   stack.ss_sp = alternateStack;
   stack.ss_size = sizeof alternateStack;
   ::sigaltstack(&stack, nullptr);
   struct sigaction action {};
-  action.sa_handler = onCrashSignal;
-  action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  action.sa_sigaction = onCrashSignal;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   sigemptyset(&action.sa_mask);
   for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(signal, &action, nullptr);
 }
 
 // With RLIMIT_AS, an allocation past the limit fails; a child that ran out of its allowance is
-// ended, with the cause, rather than left to fail in whichever way the library copes.
+// ended, with the cause and the stack that allocated, rather than left to fail in whichever way
+// the library copes.
 void onOutOfMemory() {
-  sendLastWords("out of memory (address_space_mib)");
+  constexpr const char* kCause = "out of memory (address_space_mib)";
+  // From operator new, which called this, down to the code that allocated.
+  reportOnce(kCause, kCause, __builtin_return_address(0), /*fromSignal=*/false);
   ::signal(SIGABRT, SIG_DFL);
   ::abort();
 }
@@ -147,6 +176,7 @@ int runBackendHost(int channelFd) {
     std::cerr << "npu_emulator --backend-host: " << setup.error().message << std::endl;
     return 2;
   }
+  prepareCrashReports(setup->label());
   // Forked in the zygote's session, whose autogroup has the lowest CPU weight (host_zygote.h): a
   // session of its own is an autogroup of its own, at full weight. On probation, the host also
   // keeps to one CPU (probation_cpu.h), from before its first thread starts.

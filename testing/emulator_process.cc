@@ -1,6 +1,7 @@
 #include "testing/emulator_process.h"
 #include "testing/unique_names.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -31,7 +32,8 @@ void waitUntilListening(const std::string& path) {
 
 }  // namespace
 
-EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags) {
+EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags,
+                                 const std::string& stderrFile) {
   std::vector<std::string> arguments = {"npu_emulator", "--listen=" + address};
   bool devicesNamed = false;
   for (const auto& flag : extraFlags) {
@@ -53,6 +55,10 @@ EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<s
     if (onMainThread) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(1);  // the parent died before the signal was asked for
+    }
+    if (!stderrFile.empty()) {
+      const int log = ::open(stderrFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (log < 0 || ::dup2(log, STDERR_FILENO) < 0) ::_exit(126);
     }
     ::execv("emulator/npu_emulator", argv.data());
     std::perror("emulator/npu_emulator");

@@ -16,8 +16,10 @@ class EmulatorProcess {
  public:
   // Starts `npu_emulator --listen=ADDRESS --config=edge16 EXTRA...` on a unix socket (without
   // --config=edge16 if EXTRA names devices with --config or --backend) and waits (bounded) until
-  // it accepts connections.
-  explicit EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags = {});
+  // it accepts connections. With `stderrFile`, what it writes to stderr (its log, its backend
+  // hosts' crash reports) goes to that file instead of the test's own stderr.
+  explicit EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags = {},
+                           const std::string& stderrFile = "");
   // Kills it (SIGKILL) if it still runs.
   ~EmulatorProcess();
 

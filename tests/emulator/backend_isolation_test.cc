@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -151,6 +153,89 @@ TEST(BackendIsolationTest, ASegfaultEndsOnlyTheChildAndTheNextCallRunsOnARestart
   EXPECT_FALSE(Client(address).device(kSimDevice)->backendHost().has_value()) << "in process: no backend host";
 }
 
+// The server's stderr (testing::EmulatorProcess's stderrFile) once it holds `needle`; bounded, as
+// waitForHost.
+std::string logOnceItHolds(const std::string& path, const std::string& needle) {
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  std::string text;
+  for (;;) {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (text.find(needle) != std::string::npos || std::chrono::steady_clock::now() > giveUp) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_THAT(text, HasSubstr(needle)) << "the server never wrote it";
+  return text;
+}
+
+// One frame of a crash report (emulator/crash_report.h).
+struct Frame {
+  size_t number = 0;
+  std::string offset, file, function;
+};
+
+// The frames of the first crash report in a server's log.
+std::vector<Frame> reportedFrames(const std::string& log) {
+  std::vector<Frame> frames;
+  const size_t report = log.find(" crashed: ");
+  if (report == std::string::npos) return frames;
+  std::istringstream lines(log.substr(report));
+  std::string line;
+  std::getline(lines, line);  // the report's first line
+  const std::regex pattern(R"(npu_emulator:   #(\d+) pc 0x([0-9a-f]+)  (\S+)(?: \((.*)\))?)");
+  std::smatch match;
+  while (std::getline(lines, line) && std::regex_match(line, match, pattern)) {
+    frames.push_back({std::stoul(match[1]), match[2], match[3], match[4]});
+  }
+  return frames;
+}
+
+// What addr2line, which a user would run on the report, says is at `offset` in `file`.
+std::string addr2lineFunction(const std::string& file, const std::string& offset) {
+  FILE* pipe = ::popen(("addr2line -f -C -e '" + file + "' 0x" + offset).c_str(), "r");
+  if (pipe == nullptr) return "";
+  char line[4096] = {};
+  const bool read = std::fgets(line, sizeof line, pipe) != nullptr;
+  ::pclose(pipe);
+  return read ? line : "";
+}
+
+bool endsWith(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2lineFindsIt) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-report");
+  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/report.log";
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "segfault:0"}, log);
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  ASSERT_FALSE(addOnce(**crashing).ok());
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  // What ended it, where and in which call, on which thread; then the server's own line.
+  const size_t report = text.find(" crashed: SIGSEGV (address not mapped, at 0x0) in IPreparedModel::execute, on thread ");
+  ASSERT_NE(report, std::string::npos) << text;
+  EXPECT_LT(report, text.find("killed by SIGSEGV in IPreparedModel::execute; restarting in")) << text;
+  const std::vector<Frame> frames = reportedFrames(text);
+  ASSERT_GE(frames.size(), 4u) << text;
+  for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(frames[i].number, i) << text;
+  // From the faulting instruction in the library, through the fault's function there, down into
+  // the server's guard around every call into a library.
+  EXPECT_TRUE(endsWith(frames[0].file, "crashing_backend.so")) << text;
+  const auto in = [&](const std::string& file, const std::string& function) {
+    return std::any_of(frames.begin(), frames.end(), [&](const Frame& frame) {
+      return endsWith(frame.file, file) && frame.function.find(function) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(in("crashing_backend.so", "FaultInjector::beforeExecution")) << text;
+  EXPECT_TRUE(in("npu_emulator", "GuardedPreparedModel::execute")) << text;
+  // The offset is the address addr2line takes in that file: it finds the same function.
+  const std::string function = frames[0].function.substr(0, frames[0].function.rfind("()"));
+  const std::string name = function.substr(function.rfind("::") + 2);
+  EXPECT_THAT(addr2lineFunction(frames[0].file, frames[0].offset), HasSubstr(name)) << text;
+}
+
 TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-loop");
   testing::EmulatorProcess server(
@@ -242,8 +327,10 @@ TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithT
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS fits it";
   }
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-memory");
+  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/memory.log";
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "allocate:0",
-                                            isolationConfig("memory", "address_space_mib: 1536 restart_backoff_ms: 10")});
+                                            isolationConfig("memory", "address_space_mib: 1536 restart_backoff_ms: 10")},
+                                  log);
   Client client(address);
   auto crashing = client.prepare(kCrashDevice);
   ASSERT_TRUE(crashing.ok()) << crashing.error().message;
@@ -252,6 +339,15 @@ TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithT
   EXPECT_EQ(grew.error().code, hal::ErrorStatus::DEAD_OBJECT);
   EXPECT_THAT(grew.error().message,
               HasSubstr("killed by SIGABRT: out of memory (address_space_mib) in IPreparedModel::execute"));
+  // The report shows where it allocated: from the allocation that failed, up into the library.
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  EXPECT_THAT(text, HasSubstr(" crashed: out of memory (address_space_mib) in IPreparedModel::execute, on thread "));
+  const std::vector<Frame> frames = reportedFrames(text);
+  ASSERT_FALSE(frames.empty()) << text;
+  EXPECT_THAT(frames[0].function, HasSubstr("operator new")) << text;
+  EXPECT_TRUE(std::any_of(frames.begin(), frames.end(), [](const Frame& frame) {
+    return endsWith(frame.file, "crashing_backend.so") && frame.function.find("FaultInjector::beforeExecution") != std::string::npos;
+  })) << text;
 }
 
 TEST(BackendIsolationTest, AFaultAimedAtAHostedDeviceStrikesInItsChildOnly) {

@@ -1,0 +1,243 @@
+#include "emulator/crash_report.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "absl/debugging/internal/demangle.h"
+#include "emulator/elf_symbols.h"
+#include "middleware/backend_calls.h"
+
+namespace nnremote::emulator {
+namespace {
+
+constexpr int kMaxFrames = 48;
+char label[256] = "a backend";  // set once, before any crash
+// Where the main program (this file is part of it) is loaded: its frames are named from
+// /proc/self/exe, since the name the loader has for it is argv[0], found on the PATH maybe.
+const void* mainProgram = nullptr;
+
+// One line of the report, built in place: nothing here allocates. It keeps a byte spare for
+// the newline or the NUL that ends it.
+class Line {
+ public:
+  Line& text(const char* text) {
+    while (*text != '\0' && used_ < kRoom) buffer_[used_++] = *text++;
+    return *this;
+  }
+  Line& decimal(uint64_t value) {
+    char digits[24];
+    int count = 0;
+    do {
+      digits[count++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value != 0);
+    while (count > 0 && used_ < kRoom) buffer_[used_++] = digits[--count];
+    return *this;
+  }
+  // 0x and at least `width` hex digits.
+  Line& hex(uintptr_t value, int width = 1) {
+    char digits[2 * sizeof value];
+    int count = 0;
+    do {
+      digits[count++] = "0123456789abcdef"[value & 0xf];
+      value >>= 4;
+    } while (value != 0);
+    while (count < width && count < static_cast<int>(sizeof digits)) digits[count++] = '0';
+    text("0x");
+    while (count > 0 && used_ < kRoom) buffer_[used_++] = digits[--count];
+    return *this;
+  }
+  const char* c_str() {
+    buffer_[used_] = '\0';
+    return buffer_;
+  }
+  // The line, with the server's prefix, in one write: lines of threads writing at once stay whole.
+  void writeTo(int fd) {
+    buffer_[used_] = '\n';
+    static const char prefix[] = "npu_emulator: ";
+    iovec parts[] = {{const_cast<char*>(prefix), sizeof prefix - 1}, {buffer_, used_ + 1}};
+    (void)!::writev(fd, parts, 2);
+    used_ = 0;
+  }
+
+ private:
+  static constexpr size_t kRoom = 1023;
+  char buffer_[kRoom + 1];
+  size_t used_ = 0;
+};
+
+const char* codeMeaning(int signal, int code) {
+  switch (signal) {
+    case SIGSEGV:
+      if (code == SEGV_MAPERR) return "address not mapped";
+      if (code == SEGV_ACCERR) return "no permission for the access";
+      break;
+    case SIGBUS:
+      if (code == BUS_ADRALN) return "misaligned address";
+      if (code == BUS_ADRERR) return "nonexistent physical address";
+      if (code == BUS_OBJERR) return "object-specific hardware error";
+      break;
+    case SIGFPE:
+      if (code == FPE_INTDIV) return "integer divide by zero";
+      if (code == FPE_INTOVF) return "integer overflow";
+      if (code == FPE_FLTDIV) return "floating-point divide by zero";
+      if (code == FPE_FLTINV) return "invalid floating-point operation";
+      break;
+    case SIGILL:
+      if (code == ILL_ILLOPC) return "illegal opcode";
+      if (code == ILL_ILLOPN) return "illegal operand";
+      if (code == ILL_PRVOPC) return "privileged opcode";
+      break;
+    default:
+      break;
+  }
+  return nullptr;
+}
+
+// Where a frame's pc is: the file it was loaded from, and the address addr2line takes for it
+// there (the offset from where the file is loaded, for a shared library or a position-independent
+// executable).
+struct Place {
+  Dl_info where{};
+  bool known = false;
+  uintptr_t inFile = 0;
+};
+
+Place placeOf(const void* pc) {
+  Place place;
+  if (::dladdr(pc, &place.where) == 0 || place.where.dli_fbase == nullptr) return place;
+  place.known = true;
+  const bool relocated = static_cast<const Elf64_Ehdr*>(place.where.dli_fbase)->e_type == ET_DYN;
+  const auto address = reinterpret_cast<uintptr_t>(pc);
+  place.inFile = relocated ? address - reinterpret_cast<uintptr_t>(place.where.dli_fbase) : address;
+  return place;
+}
+
+bool hasName(const Dl_info& where) { return where.dli_fname != nullptr && where.dli_fname[0] != '\0'; }
+
+// The file to read a loaded object's symbols from.
+const char* symbolFile(const Dl_info& where) {
+  if (where.dli_fbase == mainProgram) return "/proc/self/exe";
+  return hasName(where) ? where.dli_fname : nullptr;
+}
+
+// Names the functions of `count` frames, reading each file's symbols once for all of its frames.
+// `returnAddress[i]`: a caller's frame, whose pc is the instruction after its call, looked up one
+// byte back, since a call to a function that does not return can be its function's last
+// instruction.
+void nameFunctions(const Place* places, const bool* returnAddress, int count, FunctionLookup* names) {
+  bool done[kMaxFrames] = {};
+  FunctionLookup batch[kMaxFrames];
+  int members[kMaxFrames];
+  for (int i = 0; i < count; ++i) {
+    if (done[i] || !places[i].known || symbolFile(places[i].where) == nullptr) continue;
+    int size = 0;
+    for (int j = i; j < count; ++j) {
+      if (done[j] || !places[j].known || places[j].where.dli_fbase != places[i].where.dli_fbase) continue;
+      done[j] = true;
+      members[size] = j;
+      batch[size++].address = places[j].inFile - (returnAddress[j] ? 1 : 0);
+    }
+    findFunctions(symbolFile(places[i].where), batch, static_cast<size_t>(size));
+    for (int k = 0; k < size; ++k) std::memcpy(names[members[k]].name, batch[k].name, sizeof batch[k].name);
+  }
+}
+
+}  // namespace
+
+void prepareCrashReports(const std::string& backendLabel) {
+  std::strncpy(label, backendLabel.c_str(), sizeof label - 1);
+  Dl_info self{};
+  if (::dladdr(reinterpret_cast<const void*>(&prepareCrashReports), &self) != 0) mainProgram = self.dli_fbase;
+  // The first backtrace() loads the unwinder (libgcc_s), which allocates: not in a crash.
+  void* frames[2];
+  (void)::backtrace(frames, 2);
+}
+
+void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t size) {
+  if (size == 0) return;
+  Line line;
+  const char* name = sigabbrev_np(signal);
+  line.text("SIG").text(name != nullptr ? name : "?");
+  // Sent by the kernel for a faulting instruction (not by kill or raise): what and where.
+  const bool fault = signal == SIGSEGV || signal == SIGBUS || signal == SIGILL || signal == SIGFPE;
+  if (fault && info.si_code > 0) {
+    line.text(" (");
+    if (const char* meaning = codeMeaning(signal, info.si_code)) line.text(meaning).text(", ");
+    line.text("at ").hex(reinterpret_cast<uintptr_t>(info.si_addr)).text(")");
+  }
+  std::strncpy(out, line.c_str(), size - 1);
+  out[size - 1] = '\0';
+}
+
+void writeCrashReport(int fd, const char* cause, const void* from, bool fromSignal) {
+  void* frames[kMaxFrames];
+  const int count = ::backtrace(frames, kMaxFrames);
+  Line line;
+  line.text("backend ").text(label).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") crashed: ");
+  line.text(cause);
+  if (const char* call = middleware::BackendCall::currentOnThisThread()) line.text(" in ").text(call);
+  char thread[17] = {};
+  ::prctl(PR_GET_NAME, thread);
+  line.text(", on thread ").decimal(static_cast<uint64_t>(::gettid())).text(" (").text(thread).text("); its stack:");
+  line.writeTo(fd);
+  // Past this function, the handler and (for a signal) the kernel's signal frame; all of it if
+  // `from` is not on this stack.
+  int first = 0;
+  for (int i = 0; i < count; ++i) {
+    if (frames[i] == from) {
+      first = i;
+      break;
+    }
+  }
+  Place places[kMaxFrames];
+  bool returnAddress[kMaxFrames];
+  FunctionLookup names[kMaxFrames];
+  const int shown = count - first;
+  for (int i = 0; i < shown; ++i) {
+    places[i] = placeOf(frames[first + i]);
+    returnAddress[i] = i != 0 || !fromSignal;
+  }
+  nameFunctions(places, returnAddress, shown, names);
+  for (int i = 0; i < shown; ++i) {
+    line.text("  #").text(i < 10 ? "0" : "").decimal(static_cast<uint64_t>(i)).text(" pc ");
+    const Dl_info& where = places[i].where;
+    if (!places[i].known) {
+      line.hex(reinterpret_cast<uintptr_t>(frames[first + i]), 16).text("  ??");
+    } else {
+      line.hex(places[i].inFile, 16).text("  ").text(hasName(where) ? where.dli_fname : "npu_emulator");
+      // From the full symbol table, else (a stripped file) from the dynamic one the loader has.
+      char demangled[sizeof names[i].name];
+      const char* name = names[i].name;
+      if (name[0] == '\0' && where.dli_sname != nullptr) {
+        const bool isCxx = absl::debugging_internal::Demangle(where.dli_sname, demangled, sizeof demangled);
+        name = isCxx ? demangled : where.dli_sname;
+      }
+      if (name[0] != '\0') line.text(" (").text(name).text(")");
+    }
+    line.writeTo(fd);
+  }
+}
+
+const void* interruptedInstruction(const void* ucontext) {
+  if (ucontext == nullptr) return nullptr;
+  const auto* context = static_cast<const ucontext_t*>(ucontext);
+#if defined(__x86_64__)
+  return reinterpret_cast<const void*>(context->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<const void*>(context->uc_mcontext.pc);
+#else
+  (void)context;
+  return nullptr;
+#endif
+}
+
+}  // namespace nnremote::emulator

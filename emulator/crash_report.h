@@ -1,0 +1,38 @@
+// A crashed backend host's report, as Android's tombstones report a crashed HAL: what ended the
+// child and in which call into the library, then the crashing thread's stack, one frame a line,
+// each as the file it is in, the offset in that file (what addr2line takes) and the function's
+// name where the file has symbols. It goes to the server's stderr, which the child shares, just
+// before the server's own line about the crash (docs/backends.md#reading-a-crash-report).
+#ifndef NNREMOTE_EMULATOR_CRASH_REPORT_H_
+#define NNREMOTE_EMULATOR_CRASH_REPORT_H_
+
+#include <signal.h>
+
+#include <string>
+
+namespace nnremote::emulator {
+
+// Before any crash: loads what unwinding needs (which allocates) and keeps the label
+// (--backend=PATH:ARG) that the report names, so that writing a report allocates nothing.
+void prepareCrashReports(const std::string& label);
+
+// What ended the process, for a report's first line, into `out` (NUL-terminated): the signal's
+// name, what the kernel says of it (e.g. "address not mapped"), and the address it concerns.
+// Async-signal-safe.
+void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t size);
+
+// Writes the report to `fd`: `cause`, the call into the library (middleware::BackendCall) and
+// the thread, then its stack from the frame at `from`: a signal's interrupted instruction
+// (`fromSignal`), or a return address, such as a handler's __builtin_return_address(0), whose
+// function is then the first shown (the frames above it, the handler's and the report's own, are
+// left out). Async-signal-safe but for `dladdr`, which takes the dynamic loader's lock: a crash
+// inside dlopen would leave the report unwritten.
+void writeCrashReport(int fd, const char* cause, const void* from, bool fromSignal);
+
+// The instruction a signal interrupted, from the context a SA_SIGINFO handler gets; nullptr
+// where this architecture's context is not known here.
+const void* interruptedInstruction(const void* ucontext);
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_CRASH_REPORT_H_

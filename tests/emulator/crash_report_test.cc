@@ -1,0 +1,117 @@
+// emulator/crash_report.h: what a crashed backend host says on its way out. The cause from a
+// signal's details; the report's header; its stack, from the interrupted instruction of a real
+// signal down to the code that raised it, or from the caller of a handler, each frame named.
+#include "emulator/crash_report.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+std::string describe(int signal, int code, uintptr_t address) {
+  siginfo_t info{};
+  info.si_signo = signal;
+  info.si_code = code;
+  info.si_addr = reinterpret_cast<void*>(address);
+  char out[160];
+  describeCrashSignal(signal, info, out, sizeof out);
+  return out;
+}
+
+TEST(CrashReportTest, TheCauseNamesTheSignalWhatTheKernelSaysOfItAndTheAddress) {
+  EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0), "SIGSEGV (address not mapped, at 0x0)");
+  EXPECT_EQ(describe(SIGSEGV, SEGV_ACCERR, 0x7f00dead0000), "SIGSEGV (no permission for the access, at 0x7f00dead0000)");
+  EXPECT_EQ(describe(SIGBUS, BUS_ADRERR, 0x1000), "SIGBUS (nonexistent physical address, at 0x1000)");
+  EXPECT_EQ(describe(SIGFPE, FPE_INTDIV, 0x4242), "SIGFPE (integer divide by zero, at 0x4242)");
+  EXPECT_EQ(describe(SIGILL, 99, 0x10), "SIGILL (at 0x10)");  // a code without a known meaning
+  // Sent by raise (abort) or kill, not by a faulting instruction: no address to speak of.
+  EXPECT_EQ(describe(SIGABRT, SI_TKILL, 0), "SIGABRT");
+  EXPECT_EQ(describe(SIGSEGV, SI_USER, 0), "SIGSEGV");
+  char tiny[5];
+  siginfo_t info{};
+  describeCrashSignal(SIGSEGV, info, tiny, sizeof tiny);
+  EXPECT_STREQ(tiny, "SIGS");
+}
+
+std::string reportPath() { return std::string(std::getenv("TEST_TMPDIR")) + "/report.txt"; }
+
+std::string readReport() {
+  std::ifstream in(reportPath());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// As a handler that is not a signal's (the out-of-memory one) calls it.
+__attribute__((noinline)) void reportFromAHandler(int fd) {
+  writeCrashReport(fd, "out of memory (address_space_mib)", __builtin_return_address(0), /*fromSignal=*/false);
+  asm volatile("");
+}
+
+TEST(CrashReportTest, WithoutASignalTheStackStartsAtTheCallerOfTheHandler) {
+  prepareCrashReports("--backend=libvendor.so:arg");
+  FILE* file = std::fopen(reportPath().c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  reportFromAHandler(::fileno(file));
+  std::fclose(file);
+  const std::string report = readReport();
+  EXPECT_THAT(report, StartsWith("npu_emulator: backend --backend=libvendor.so:arg (pid " + std::to_string(::getpid()) +
+                                 ") crashed: out of memory (address_space_mib), on thread " +
+                                 std::to_string(::gettid()) + " ("));
+  EXPECT_THAT(report, HasSubstr("); its stack:\nnpu_emulator:   #00 pc 0x"));
+  // #00 is this test's body, which called the handler: neither the report nor the handler shows.
+  const std::string first = report.substr(report.find("#00"), report.find('\n', report.find("#00")) - report.find("#00"));
+  EXPECT_THAT(first, HasSubstr("WithoutASignalTheStackStartsAtTheCallerOfTheHandler_Test::TestBody()"));
+  EXPECT_THAT(report, Not(HasSubstr("reportFromAHandler")));
+  EXPECT_THAT(report, HasSubstr("#01 pc 0x"));
+}
+
+int reportFd = -1;
+const void* interrupted = nullptr;
+
+void onSignal(int, siginfo_t*, void* context) {
+  interrupted = interruptedInstruction(context);
+  writeCrashReport(reportFd, "SIGUSR1", interrupted, /*fromSignal=*/true);
+}
+
+__attribute__((noinline)) void raiseTheSignal() {
+  ::raise(SIGUSR1);
+  asm volatile("");
+}
+
+TEST(CrashReportTest, FromASignalTheStackStartsAtTheInterruptedInstruction) {
+  prepareCrashReports("--backend=libvendor.so");
+  FILE* file = std::fopen(reportPath().c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  reportFd = ::fileno(file);
+  struct sigaction action {}, previous{};
+  action.sa_sigaction = onSignal;
+  action.sa_flags = SA_SIGINFO;
+  ::sigaction(SIGUSR1, &action, &previous);
+  raiseTheSignal();
+  ::sigaction(SIGUSR1, &previous, nullptr);
+  std::fclose(file);
+  ASSERT_NE(interrupted, nullptr);
+  const std::string report = readReport();
+  EXPECT_THAT(report, HasSubstr("crashed: SIGUSR1, on thread "));
+  // The interrupted instruction is in libc (raise's system call), then raise's callers: this test.
+  const size_t first = report.find("#00 pc 0x");
+  ASSERT_NE(first, std::string::npos) << report;
+  EXPECT_THAT(report.substr(first, report.find('\n', first) - first), HasSubstr("libc.so"));
+  EXPECT_THAT(report, HasSubstr("raiseTheSignal()"));
+  EXPECT_THAT(report, HasSubstr("FromASignalTheStackStartsAtTheInterruptedInstruction_Test::TestBody()"));
+  EXPECT_THAT(report, Not(HasSubstr("onSignal")));
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
