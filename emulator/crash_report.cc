@@ -135,7 +135,7 @@ const char* symbolFile(const Dl_info& where) {
 // instruction.
 void nameFunctions(const Place* places, const bool* returnAddress, int count, FunctionLookup* names) {
   bool done[kMaxFrames] = {};
-  FunctionLookup batch[kMaxFrames];
+  static FunctionLookup batch[kMaxFrames];  // static: see writeCrashReport
   int members[kMaxFrames];
   for (int i = 0; i < count; ++i) {
     if (done[i] || !places[i].known || symbolFile(places[i].where) == nullptr) continue;
@@ -198,9 +198,12 @@ void writeCrashReport(int fd, const char* cause, const void* from, bool fromSign
       break;
     }
   }
-  Place places[kMaxFrames];
+  // Static, not on the stack: a crashed thread may be on a small alternate signal stack (as
+  // under AddressSanitizer, which gives every thread one of some tens of KiB), and one report is
+  // written at a time.
+  static Place places[kMaxFrames];
   bool returnAddress[kMaxFrames];
-  FunctionLookup names[kMaxFrames];
+  static FunctionLookup names[kMaxFrames];
   const int shown = count - first;
   for (int i = 0; i < shown; ++i) {
     places[i] = placeOf(frames[first + i]);

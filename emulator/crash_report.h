@@ -26,7 +26,7 @@ void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t si
 // (`fromSignal`), or a return address, such as a handler's __builtin_return_address(0), whose
 // function is then the first shown (the frames above it, the handler's and the report's own, are
 // left out). Async-signal-safe but for `dladdr`, which takes the dynamic loader's lock: a crash
-// inside dlopen would leave the report unwritten.
+// inside dlopen would leave the report unwritten. One report at a time (its buffers are static).
 void writeCrashReport(int fd, const char* cause, const void* from, bool fromSignal);
 
 // The instruction a signal interrupted, from the context a SA_SIGINFO handler gets; nullptr

@@ -76,7 +76,7 @@ void searchTable(int fd, uint64_t fileSize, const Elf64_Shdr& table, const Elf64
     lowest = std::min<uint64_t>(lowest, lookups[j].address);
     highest = std::max<uint64_t>(highest, lookups[j].address);
   }
-  Elf64_Sym chunk[512];  // 12 KiB of the caller's stack (a signal's alternate one, in a crash)
+  static Elf64_Sym chunk[512];  // static: see findFunctions
   const uint64_t symbols = table.sh_size / sizeof(Elf64_Sym);
   for (uint64_t first = 0; first < symbols; first += std::size(chunk)) {
     const uint64_t inChunk = std::min<uint64_t>(std::size(chunk), symbols - first);
@@ -127,7 +127,7 @@ void findFunctions(const char* path, FunctionLookup* lookups, size_t count) {
     return;
   }
   // The section headers, read at once if they fit (they do but in unusual files), else one by one.
-  Elf64_Shdr headers[128];
+  static Elf64_Shdr headers[128];
   const bool allRead = header.e_shnum <= std::size(headers) &&
                        readAt(fd, header.e_shoff, headers, size_t{header.e_shnum} * sizeof(Elf64_Shdr));
   const auto sectionAt = [&](uint32_t index, Elf64_Shdr& section) {

@@ -22,8 +22,9 @@ struct FunctionLookup {
 
 // Names the functions of `lookups` from the full symbol table of the ELF file at `path`, read once
 // for all of them; none if the file is stripped. Files are opened once and kept
-// open (a few dozen, for the process's last moments). Async-signal-safe; uses some 21 KiB of
-// stack.
+// open (a few dozen, for the process's last moments). Async-signal-safe, and not reentrant: its
+// buffers are static, so that it needs little stack (a crashed thread may be on a small alternate
+// signal stack, as under AddressSanitizer).
 void findFunctions(const char* path, FunctionLookup* lookups, size_t count);
 
 }  // namespace nnremote::emulator
