@@ -84,8 +84,10 @@ void onCrashSignal(int signal, siginfo_t* info, void* context) {
 }
 
 void installCrashHandlers() {
-  // Its own stack, so that a stack overflow is reported too, with room for the report (~50 KiB).
-  static char alternateStack[256 * 1024];
+  // The main thread's handlers run on a stack of their own, so that its stack overflowing is
+  // reported too. (The alternate stack is the thread's: others run theirs where they are, or,
+  // under AddressSanitizer, on its alternate stacks.)
+  static char alternateStack[64 * 1024];
   stack_t stack{};
   stack.ss_sp = alternateStack;
   stack.ss_size = sizeof alternateStack;
