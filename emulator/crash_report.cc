@@ -74,30 +74,30 @@ class Line {
   size_t used_ = 0;
 };
 
+// What the kernel says of a fault (siginfo's si_code), in words.
+struct CodeMeaning {
+  int signal;
+  int code;
+  const char* meaning;
+};
+constexpr CodeMeaning kMeanings[] = {
+    {SIGSEGV, SEGV_MAPERR, "address not mapped"},
+    {SIGSEGV, SEGV_ACCERR, "no permission for the access"},
+    {SIGBUS, BUS_ADRALN, "misaligned address"},
+    {SIGBUS, BUS_ADRERR, "nonexistent physical address"},
+    {SIGBUS, BUS_OBJERR, "object-specific hardware error"},
+    {SIGFPE, FPE_INTDIV, "integer divide by zero"},
+    {SIGFPE, FPE_INTOVF, "integer overflow"},
+    {SIGFPE, FPE_FLTDIV, "floating-point divide by zero"},
+    {SIGFPE, FPE_FLTINV, "invalid floating-point operation"},
+    {SIGILL, ILL_ILLOPC, "illegal opcode"},
+    {SIGILL, ILL_ILLOPN, "illegal operand"},
+    {SIGILL, ILL_PRVOPC, "privileged opcode"},
+};
+
 const char* codeMeaning(int signal, int code) {
-  switch (signal) {
-    case SIGSEGV:
-      if (code == SEGV_MAPERR) return "address not mapped";
-      if (code == SEGV_ACCERR) return "no permission for the access";
-      break;
-    case SIGBUS:
-      if (code == BUS_ADRALN) return "misaligned address";
-      if (code == BUS_ADRERR) return "nonexistent physical address";
-      if (code == BUS_OBJERR) return "object-specific hardware error";
-      break;
-    case SIGFPE:
-      if (code == FPE_INTDIV) return "integer divide by zero";
-      if (code == FPE_INTOVF) return "integer overflow";
-      if (code == FPE_FLTDIV) return "floating-point divide by zero";
-      if (code == FPE_FLTINV) return "invalid floating-point operation";
-      break;
-    case SIGILL:
-      if (code == ILL_ILLOPC) return "illegal opcode";
-      if (code == ILL_ILLOPN) return "illegal operand";
-      if (code == ILL_PRVOPC) return "privileged opcode";
-      break;
-    default:
-      break;
+  for (const CodeMeaning& known : kMeanings) {
+    if (known.signal == signal && known.code == code) return known.meaning;
   }
   return nullptr;
 }
