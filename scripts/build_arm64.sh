@@ -98,8 +98,10 @@ target=unix:$socket_dir/arm64.sock
 cat > "$socket_dir/server.textproto" <<EOF
 backend_isolation { health_check_interval_ms: 1000 health_check_timeout_ms: 10000 }
 EOF
+# Its stderr is also kept, for the crash report below.
 "$arm_bin/emulator/npu_emulator" --listen="$target" --config=large128 \
-  --backend="$arm_bin/drivers/sim/sim_backend.so:edge16" --server-config="$socket_dir/server.textproto" &
+  --backend="$arm_bin/drivers/sim/sim_backend.so:edge16" --server-config="$socket_dir/server.textproto" \
+  2> >(tee "$socket_dir/server.log" >&2) &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$socket_dir"' EXIT
 
@@ -112,6 +114,20 @@ devices_show() {
   done
   cat "$socket_dir/devices.txt"; return 1
 }
+# The report of the child killed by SIGSEGV: its first line, then its stack from the instruction
+# the signal interrupted (so neither the crash handler nor the report itself shows), each frame a
+# file and an address there, some named from the files' symbols.
+crash_reported() {
+  local report
+  report=$(sed -n "/(pid $1) crashed: SIGSEGV.*its stack:/,/killed by SIGSEGV/p" "$socket_dir/server.log")
+  if [ "$(grep -cE '^npu_emulator:   #[0-9]{2} pc 0x[0-9a-f]{16}  [^ ]+' <<<"$report")" -ge 2 ] &&
+     grep -qE '^npu_emulator:   #[0-9]{2} pc .*\)$' <<<"$report" &&
+     ! grep -qE 'onCrashSignal|writeCrashReport' <<<"$report"; then
+    return 0
+  fi
+  echo "$report"
+  return 1
+}
 check "isolated arm64 backend host is running" devices_show "backend host: +running \(pid [0-9]+\), 0 restarts"
 cat "$socket_dir/devices.txt"
 check "run-sample on every device" "$nnremote" run-sample --target="$target"
@@ -119,6 +135,7 @@ child=$(sed -nE 's/.*backend host: +running \(pid ([0-9]+)\).*/\1/p' "$socket_di
 if [ -n "$child" ]; then
   kill -SEGV "$child"
   check "the crashed backend host is restarted and says why" devices_show "running \(pid [0-9]+\), 1 restarts; last killed by SIGSEGV"
+  check "the crashed backend host wrote its crash report" crash_reported "$child"
   check "run-sample after the restart" "$nnremote" run-sample --target="$target"
 else
   check "the backend host's pid is shown" false
