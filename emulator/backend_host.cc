@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 #include <iostream>
 #include <limits>
 #include <new>
@@ -31,6 +32,11 @@ namespace {
 constexpr std::chrono::seconds kSetupWait{30};
 
 int channel = -1;  // for the crash handlers
+
+// Asks the thread of a call the parent is killing the child for to write its stack. A real-time
+// signal: none of them is the default action of anything, and a library is unlikely to use this
+// one (glibc keeps the lowest ones for itself; SIGRTMIN is past them).
+const int kReportSignal = SIGRTMIN + 4;
 
 // The child's last words to its parent: what ended it and the call into the library the calling
 // thread was in. Async-signal-safe: no allocation, one send.
@@ -63,8 +69,37 @@ void reportOnce(const char* lastWords, const char* cause, const void* from, bool
     return;
   }
   sendLastWords(lastWords);  // first: the parent knows the cause even if the report never ends
-  writeCrashReport(STDERR_FILENO, cause, from, fromSignal);
+  writeCrashReport(STDERR_FILENO, "crashed", cause, from, fromSignal);
   reported = true;
+}
+
+// The parent's reason for killing the child, for the report of the thread in the call it named
+// (kReportCall): set by the main thread just before it signals that thread.
+char killedFor[512];
+
+// On the thread in a call the parent is about to kill the child for (a hang, a CPU limit): its
+// stack, where that call is now. Then the parent may kill.
+void onReportSignal(int, siginfo_t*, void* context) {
+  if (!reporting.exchange(true)) {
+    writeCrashReport(STDERR_FILENO, "is killed", killedFor, interruptedInstruction(context), /*fromSignal=*/true);
+    reported = true;
+  }
+  const char done = static_cast<char>(HostMessageType::kReported);
+  ::send(channel, &done, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+// kReportCall: "age" or "cpu", then why. The thread of that call writes the report; if the call
+// has returned meanwhile (or its thread cannot be signalled), the parent hears so at once.
+void reportCall(const std::string& payload) {
+  const size_t newline = payload.find('\n');
+  const bool byCpu = payload.compare(0, newline, "cpu") == 0;
+  const std::string why = newline == std::string::npos ? "" : payload.substr(newline + 1);
+  std::strncpy(killedFor, why.c_str(), sizeof killedFor - 1);
+  const auto longest = middleware::BackendCall::longest();
+  const pid_t thread = !longest.has_value() ? 0 : byCpu ? longest->byCpu.thread : longest->byAge.thread;
+  if (thread <= 0 || ::tgkill(::getpid(), thread, kReportSignal) != 0) {
+    (void)sendHostMessage(channel, HostMessageType::kReported, "");
+  }
 }
 
 // Which signal, in which call, and the crash report. Then the signal's default action ends the
@@ -97,6 +132,11 @@ void installCrashHandlers() {
   action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   sigemptyset(&action.sa_mask);
   for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(signal, &action, nullptr);
+  struct sigaction report {};
+  report.sa_sigaction = onReportSignal;
+  report.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&report.sa_mask);
+  ::sigaction(kReportSignal, &report, nullptr);
 }
 
 // With RLIMIT_AS, an allocation past the limit fails; a child that ran out of its allowance is
@@ -203,6 +243,10 @@ int runBackendHost(int channelFd) {
     if (!message->has_value()) continue;
     if ((*message)->type == HostMessageType::kDescriptor && (*message)->descriptor >= 0) {
       served->descriptors->put(std::strtoull((*message)->payload.c_str(), nullptr, 10), (*message)->descriptor);
+      continue;
+    }
+    if ((*message)->type == HostMessageType::kReportCall) {
+      reportCall((*message)->payload);
       continue;
     }
     if ((*message)->type == HostMessageType::kEndProbation) {

@@ -191,8 +191,20 @@ std::string BackendProcess::watch(const Child& child) {
   // When the pong to the ping in flight is due; kNoPing while none is in flight.
   constexpr auto kNoPing = std::chrono::steady_clock::time_point::max();
   auto answerBy = kNoPing;
-  // Once it has sent its last words: by when it must be gone.
+  // Once it has sent its last words, or been asked for a report before it is killed: by when it
+  // must be gone.
   auto goneBy = kNoPing;
+  // A call over its limit (`which`: "age" or "cpu", host_channel.h): the child is killed once the
+  // thread in that call has written its stack (crash_report.h), or a health check's time later.
+  auto killAfterReport = [&](std::string why, const char* which) {
+    if (!killedFor.empty()) return;
+    killedFor = std::move(why);
+    if (!sendHostMessage(child.channel, HostMessageType::kReportCall, std::string(which) + "\n" + killedFor).ok()) {
+      ::kill(child.pid, SIGKILL);
+      return;
+    }
+    goneBy = std::min(goneBy, std::chrono::steady_clock::now() + limits.healthCheckTimeout);
+  };
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= goneBy) {
@@ -233,18 +245,24 @@ std::string BackendProcess::watch(const Child& child) {
       goneBy = std::chrono::steady_clock::now() + limits.healthCheckTimeout;
       continue;
     }
+    if ((*message)->type == HostMessageType::kReported) {
+      if (!killedFor.empty()) ::kill(child.pid, SIGKILL);
+      continue;
+    }
     if ((*message)->type != HostMessageType::kPong) continue;
     auto health = decodeHostHealth((*message)->payload);
     if (!health.ok() || health->sequence != sequence) continue;
     answerBy = kNoPing;
     nextPing = std::chrono::steady_clock::now() + every;
     if (limits.callTimeout.count() > 0 && health->longestCallAge > limits.callTimeout) {
-      kill(health->longestCall + " had not returned after " + std::to_string(health->longestCallAge.count()) +
-           " ms (call_timeout_ms = " + std::to_string(limits.callTimeout.count()) + ")");
+      killAfterReport(health->longestCall + " had not returned after " + std::to_string(health->longestCallAge.count()) +
+                          " ms (call_timeout_ms = " + std::to_string(limits.callTimeout.count()) + ")",
+                      "age");
     }
     if (limits.callCpu.count() > 0 && health->busiestCallCpu > limits.callCpu) {
-      kill(health->busiestCall + " used " + std::to_string(health->busiestCallCpu.count()) +
-           " ms of CPU time (call_cpu_ms = " + std::to_string(limits.callCpu.count()) + ")");
+      killAfterReport(health->busiestCall + " used " + std::to_string(health->busiestCallCpu.count()) +
+                          " ms of CPU time (call_cpu_ms = " + std::to_string(limits.callCpu.count()) + ")",
+                      "cpu");
     }
   }
   const int status = reap(child.pid);

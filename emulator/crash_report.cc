@@ -178,13 +178,14 @@ void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t si
   out[size - 1] = '\0';
 }
 
-void writeCrashReport(int fd, const char* cause, const void* from, bool fromSignal) {
+void writeCrashReport(int fd, const char* event, const char* cause, const void* from, bool fromSignal) {
   void* frames[kMaxFrames];
   const int count = ::backtrace(frames, kMaxFrames);
   Line line;
-  line.text("backend ").text(label).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") crashed: ");
-  line.text(cause);
-  if (const char* call = middleware::BackendCall::currentOnThisThread()) line.text(" in ").text(call);
+  line.text("backend ").text(label).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") ");
+  line.text(event).text(": ").text(cause);
+  const char* call = middleware::BackendCall::currentOnThisThread();
+  if (call != nullptr && std::strstr(cause, call) == nullptr) line.text(" in ").text(call);
   char thread[17] = {};
   ::prctl(PR_GET_NAME, thread);
   line.text(", on thread ").decimal(static_cast<uint64_t>(::gettid())).text(" (").text(thread).text("); its stack:");

@@ -21,13 +21,14 @@ void prepareCrashReports(const std::string& label);
 // Async-signal-safe.
 void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t size);
 
-// Writes the report to `fd`: `cause`, the call into the library (middleware::BackendCall) and
+// Writes the report to `fd`: what happened to the process (`event`, e.g. "crashed") and why
+// (`cause`), the call into the library (middleware::BackendCall) if `cause` does not name it, and
 // the thread, then its stack from the frame at `from`: a signal's interrupted instruction
 // (`fromSignal`), or a return address, such as a handler's __builtin_return_address(0), whose
 // function is then the first shown (the frames above it, the handler's and the report's own, are
 // left out). Async-signal-safe but for `dladdr`, which takes the dynamic loader's lock: a crash
 // inside dlopen would leave the report unwritten. One report at a time (its buffers are static).
-void writeCrashReport(int fd, const char* cause, const void* from, bool fromSignal);
+void writeCrashReport(int fd, const char* event, const char* cause, const void* from, bool fromSignal);
 
 // The instruction a signal interrupted, from the context a SA_SIGINFO handler gets; nullptr
 // where this architecture's context is not known here.

@@ -33,6 +33,11 @@ enum class HostMessageType : uint8_t {
   // parent -> child: a restarted child has served for restart_probation_ms; it becomes a session
   // (and scheduler autogroup) of its own, at full CPU weight.
   kEndProbation = 10,
+  // parent -> child, before it kills the child for a call over a limit: write the stack of the
+  // thread in that call (crash_report.h). The payload: "age" (the longest-running call) or "cpu"
+  // (the one that used the most CPU time), a newline, and why the child is killed.
+  kReportCall = 11,
+  kReported = 12,  // child -> parent: written (or that call had returned)
 };
 
 // The fd a backend host finds its host channel on (npu_emulator --backend-host=3), and the zygote

@@ -1,5 +1,7 @@
 #include "middleware/backend_calls.h"
 
+#include <unistd.h>
+
 #include <mutex>
 
 namespace nnremote::middleware {
@@ -43,7 +45,8 @@ class BackendCallList {
       // The thread is inside the call (it removes the call before returning), so its clock is valid.
       BackendCall::Running running{call->method_, now - call->start_,
                                    call->haveThreadClock_ ? cpuTime(call->threadClock_) - call->cpuAtStart_
-                                                          : std::chrono::nanoseconds(0)};
+                                                          : std::chrono::nanoseconds(0),
+                                   call->thread_};
       if (longest.byAge.method == nullptr || running.age > longest.byAge.age) longest.byAge = running;
       if (longest.byCpu.method == nullptr || running.cpu > longest.byCpu.cpu) longest.byCpu = running;
     }
@@ -56,7 +59,10 @@ class BackendCallList {
 };
 
 BackendCall::BackendCall(const char* method)
-    : method_(method), previousOnThread_(currentMethod), start_(std::chrono::steady_clock::now()) {
+    : method_(method),
+      previousOnThread_(currentMethod),
+      start_(std::chrono::steady_clock::now()),
+      thread_(::gettid()) {
   haveThreadClock_ = ::pthread_getcpuclockid(::pthread_self(), &threadClock_) == 0;
   if (haveThreadClock_) cpuAtStart_ = cpuTime(threadClock_);
   currentMethod = method;

@@ -5,6 +5,7 @@
 #define NNREMOTE_MIDDLEWARE_BACKEND_CALLS_H_
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <chrono>
@@ -29,6 +30,7 @@ class BackendCall {
     std::chrono::steady_clock::duration age{};
     // CPU time the calling thread has used since the call began.
     std::chrono::nanoseconds cpu{};
+    pid_t thread = 0;  // the calling thread's id (gettid), to ask it for its stack
   };
   // The call that has run longest, and the one that has used the most CPU time, if any runs.
   struct Longest {
@@ -42,6 +44,7 @@ class BackendCall {
   const char* const method_;
   const char* const previousOnThread_;
   const std::chrono::steady_clock::time_point start_;
+  const pid_t thread_;
   clockid_t threadClock_{};
   bool haveThreadClock_ = false;
   std::chrono::nanoseconds cpuAtStart_{};

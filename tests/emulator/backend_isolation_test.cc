@@ -32,6 +32,7 @@
 namespace nnremote::emulator {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
 #if defined(__has_feature)
@@ -177,7 +178,8 @@ struct Frame {
 // The frames of the first crash report in a server's log.
 std::vector<Frame> reportedFrames(const std::string& log) {
   std::vector<Frame> frames;
-  const size_t report = log.find(" crashed: ");
+  const size_t stack = log.find("; its stack:\n");
+  const size_t report = stack == std::string::npos ? stack : log.rfind('\n', stack) + 1;
   if (report == std::string::npos) return frames;
   std::istringstream lines(log.substr(report));
   std::string line;
@@ -204,6 +206,13 @@ bool endsWith(const std::string& text, const std::string& end) {
   return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
 }
 
+// Whether a frame of `frames` is in a file named `file` and names `function`.
+bool hasFrame(const std::vector<Frame>& frames, const std::string& file, const std::string& function) {
+  return std::any_of(frames.begin(), frames.end(), [&](const Frame& frame) {
+    return endsWith(frame.file, file) && frame.function.find(function) != std::string::npos;
+  });
+}
+
 TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2lineFindsIt) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-report");
   const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/report.log";
@@ -223,13 +232,8 @@ TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2li
   // From the faulting instruction in the library, through the fault's function there, down into
   // the server's guard around every call into a library.
   EXPECT_TRUE(endsWith(frames[0].file, "crashing_backend.so")) << text;
-  const auto in = [&](const std::string& file, const std::string& function) {
-    return std::any_of(frames.begin(), frames.end(), [&](const Frame& frame) {
-      return endsWith(frame.file, file) && frame.function.find(function) != std::string::npos;
-    });
-  };
-  EXPECT_TRUE(in("crashing_backend.so", "FaultInjector::beforeExecution")) << text;
-  EXPECT_TRUE(in("npu_emulator", "GuardedPreparedModel::execute")) << text;
+  EXPECT_TRUE(hasFrame(frames, "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
+  EXPECT_TRUE(hasFrame(frames, "npu_emulator", "GuardedPreparedModel::execute")) << text;
   // The offset is the address addr2line takes in that file: it finds the same function.
   const std::string function = frames[0].function.substr(0, frames[0].function.rfind("()"));
   const std::string name = function.substr(function.rfind("::") + 2);
@@ -274,8 +278,10 @@ TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {
 
 TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-hang");
+  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/hang.log";
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "hang:0",
-                                            isolationConfig("hang", "call_timeout_ms: 300 restart_backoff_ms: 10")});
+                                            isolationConfig("hang", "call_timeout_ms: 300 restart_backoff_ms: 10")},
+                                  log);
   Client client(address);
   auto crashing = client.prepare(kCrashDevice);
   ASSERT_TRUE(crashing.ok()) << crashing.error().message;
@@ -288,6 +294,11 @@ TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
   const wire::BackendHostHealth health =
       waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1; });
   EXPECT_THAT(health.last_exit(), HasSubstr("had not returned after"));
+  // Before it was killed, the thread in that call wrote where it waits: in the library's fault.
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  EXPECT_THAT(text, ContainsRegex(" is killed: IPreparedModel::execute had not returned after [0-9]+ ms "
+                                  "\\(call_timeout_ms = 300\\), on thread [0-9]+ \\(work_pool\\); its stack:\n"));
+  EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
 }
 
 TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
@@ -310,8 +321,10 @@ TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
 
 TEST(BackendIsolationTest, ACallOverItsCpuLimitEndsTheChildWithTheCause) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-cpu");
+  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/cpu.log";
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "spin:0",
-                                            isolationConfig("cpu", "call_cpu_ms: 200 restart_backoff_ms: 10")});
+                                            isolationConfig("cpu", "call_cpu_ms: 200 restart_backoff_ms: 10")},
+                                  log);
   Client client(address);
   auto crashing = client.prepare(kCrashDevice);
   ASSERT_TRUE(crashing.ok()) << crashing.error().message;
@@ -320,6 +333,10 @@ TEST(BackendIsolationTest, ACallOverItsCpuLimitEndsTheChildWithTheCause) {
   EXPECT_EQ(spun.error().code, hal::ErrorStatus::DEAD_OBJECT);
   EXPECT_THAT(spun.error().message, HasSubstr("IPreparedModel::execute used"));
   EXPECT_THAT(spun.error().message, HasSubstr("ms of CPU time (call_cpu_ms = 200)"));
+  // Its stack, from where it spins: in the library's fault.
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  EXPECT_THAT(text, HasSubstr(" is killed: IPreparedModel::execute used "));
+  EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
 }
 
 TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithTheCause) {
@@ -345,9 +362,7 @@ TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithT
   const std::vector<Frame> frames = reportedFrames(text);
   ASSERT_FALSE(frames.empty()) << text;
   EXPECT_THAT(frames[0].function, HasSubstr("operator new")) << text;
-  EXPECT_TRUE(std::any_of(frames.begin(), frames.end(), [](const Frame& frame) {
-    return endsWith(frame.file, "crashing_backend.so") && frame.function.find("FaultInjector::beforeExecution") != std::string::npos;
-  })) << text;
+  EXPECT_TRUE(hasFrame(frames, "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
 }
 
 TEST(BackendIsolationTest, AFaultAimedAtAHostedDeviceStrikesInItsChildOnly) {

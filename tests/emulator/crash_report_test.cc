@@ -54,7 +54,8 @@ std::string readReport() {
 
 // As a handler that is not a signal's (the out-of-memory one) calls it.
 __attribute__((noinline)) void reportFromAHandler(int fd) {
-  writeCrashReport(fd, "out of memory (address_space_mib)", __builtin_return_address(0), /*fromSignal=*/false);
+  writeCrashReport(fd, "crashed", "out of memory (address_space_mib)", __builtin_return_address(0),
+                   /*fromSignal=*/false);
   asm volatile("");
 }
 
@@ -81,7 +82,7 @@ const void* interrupted = nullptr;
 
 void onSignal(int, siginfo_t*, void* context) {
   interrupted = interruptedInstruction(context);
-  writeCrashReport(reportFd, "SIGUSR1", interrupted, /*fromSignal=*/true);
+  writeCrashReport(reportFd, "crashed", "SIGUSR1", interrupted, /*fromSignal=*/true);
 }
 
 __attribute__((noinline)) void raiseTheSignal() {
