@@ -79,10 +79,11 @@ timeline (docs/scheduler.md).
                     a backend host): if it crashes, hangs or breaks a limit, only that child ends;
                     calls in flight on its devices fail with DEAD_OBJECT naming the cause, a
                     crashed child (or a hung call's thread) writes its stack on stderr, and the
-                    child is restarted with backoff. A crash loop makes its devices unavailable, as `nnremote devices`,
-                    the farm's pool and /metrics show. Health checks, limits and the crash loop
-                    are set by backend_isolation in --server-config (docs/backends.md#isolation;
-                    crash reports: docs/backends.md#reading-a-crash-report).
+                    child is restarted with backoff. A crash loop makes its devices unavailable,
+                    as `nnremote devices`, the farm's pool and /metrics show. Health checks,
+                    limits and the crash loop are set by backend_isolation in --server-config
+                    (docs/backends.md#isolation; crash reports: docs/backends.md#reading-a-crash-
+                    report).
   --backend-in-process
                     load --backend libraries into this process instead: no process hop, but a
                     crash in a library ends the server for every client
