@@ -82,8 +82,8 @@ timeline (docs/scheduler.md).
                     child is restarted with backoff. A crash loop makes its devices unavailable,
                     as `nnremote devices`, the farm's pool and /metrics show. Health checks,
                     limits and the crash loop are set by backend_isolation in --server-config
-                    (docs/backends.md#isolation; crash reports: docs/backends.md#reading-a-crash-
-                    report).
+                    (docs/backends.md#isolation, and #reading-a-crash-report there for crash
+                    reports).
   --backend-in-process
                     load --backend libraries into this process instead: no process hop, but a
                     crash in a library ends the server for every client
