@@ -171,7 +171,12 @@ void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t si
   const bool fault = signal == SIGSEGV || signal == SIGBUS || signal == SIGILL || signal == SIGFPE;
   if (fault && info.si_code > 0) {
     line.text(" (");
-    if (const char* meaning = codeMeaning(signal, info.si_code)) line.text(meaning).text(", ");
+    // Nothing is ever mapped in the first page: an access there is through a null pointer (plus
+    // a field's offset), as Android's tombstones say too.
+    const bool nullPointer = signal == SIGSEGV && reinterpret_cast<uintptr_t>(info.si_addr) < 4096;
+    if (const char* meaning = nullPointer ? "null pointer dereference" : codeMeaning(signal, info.si_code)) {
+      line.text(meaning).text(", ");
+    }
     line.text("at ").hex(reinterpret_cast<uintptr_t>(info.si_addr)).text(")");
   }
   std::strncpy(out, line.c_str(), size - 1);

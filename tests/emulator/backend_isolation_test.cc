@@ -223,7 +223,7 @@ TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2li
   ASSERT_FALSE(addOnce(**crashing).ok());
   const std::string text = logOnceItHolds(log, "; restarting in");
   // What ended it, where and in which call, on which thread; then the server's own line.
-  const size_t report = text.find(" crashed: SIGSEGV (address not mapped, at 0x0) in IPreparedModel::execute, on thread ");
+  const size_t report = text.find(" crashed: SIGSEGV (null pointer dereference, at 0x0) in IPreparedModel::execute, on thread ");
   ASSERT_NE(report, std::string::npos) << text;
   EXPECT_LT(report, text.find("killed by SIGSEGV in IPreparedModel::execute; restarting in")) << text;
   const std::vector<Frame> frames = reportedFrames(text);

@@ -31,7 +31,9 @@ std::string describe(int signal, int code, uintptr_t address) {
 }
 
 TEST(CrashReportTest, TheCauseNamesTheSignalWhatTheKernelSaysOfItAndTheAddress) {
-  EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0), "SIGSEGV (address not mapped, at 0x0)");
+  EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0), "SIGSEGV (null pointer dereference, at 0x0)");
+  EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0x18), "SIGSEGV (null pointer dereference, at 0x18)");  // a field
+  EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0x10000), "SIGSEGV (address not mapped, at 0x10000)");
   EXPECT_EQ(describe(SIGSEGV, SEGV_ACCERR, 0x7f00dead0000), "SIGSEGV (no permission for the access, at 0x7f00dead0000)");
   EXPECT_EQ(describe(SIGBUS, BUS_ADRERR, 0x1000), "SIGBUS (nonexistent physical address, at 0x1000)");
   EXPECT_EQ(describe(SIGFPE, FPE_INTDIV, 0x4242), "SIGFPE (integer divide by zero, at 0x4242)");
