@@ -214,6 +214,7 @@ void writeCrashReport(int fd, const char* event, const char* cause, const void* 
   for (int i = 0; i < shown; ++i) {
     places[i] = placeOf(frames[first + i]);
     returnAddress[i] = i != 0 || !fromSignal;
+    names[i].name[0] = '\0';  // a file that cannot be read names none
   }
   nameFunctions(places, returnAddress, shown, names);
   for (int i = 0; i < shown; ++i) {
