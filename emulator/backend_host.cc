@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -112,21 +113,39 @@ void onCrashSignal(int signal, siginfo_t* info, void* context) {
     std::strncat(lastWords, name, sizeof lastWords - 4);
   }
   char cause[160];
-  describeCrashSignal(signal, *info, cause, sizeof cause);
+  describeCrashSignal(signal, *info, context, cause, sizeof cause);
   reportOnce(lastWords, cause, interruptedInstruction(context), /*fromSignal=*/true);
   ::signal(signal, SIG_DFL);
   ::raise(signal);
 }
 
-void installCrashHandlers() {
-  // The main thread's handlers run on a stack of their own, so that its stack overflowing is
-  // reported too. (The alternate stack is the thread's: others run theirs where they are, or,
-  // under AddressSanitizer, on its alternate stacks.)
-  static char alternateStack[64 * 1024];
-  stack_t stack{};
-  stack.ss_sp = alternateStack;
-  stack.ss_size = sizeof alternateStack;
+// A stack for the calling thread's signal handlers, so that its own stack overflowing is reported
+// like any crash (the handler cannot run on a stack that has run out). A thread has none unless
+// given one: the main thread gets it here, and every thread that calls into the library before
+// its first call (middleware::BackendCall::setThreadSetup). Kept while the thread lives.
+void giveThreadASignalStack() {
+  constexpr size_t kSize = 64 * 1024;
+  stack_t current{};
+  if (::sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0) return;  // has one
+  struct Owned {
+    void* stack = MAP_FAILED;
+    ~Owned() {
+      if (stack == MAP_FAILED) return;
+      const stack_t off{nullptr, SS_DISABLE, 0};
+      ::sigaltstack(&off, nullptr);
+      ::munmap(stack, kSize);
+    }
+  };
+  thread_local Owned owned;
+  owned.stack = ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (owned.stack == MAP_FAILED) return;
+  const stack_t stack{owned.stack, 0, kSize};
   ::sigaltstack(&stack, nullptr);
+}
+
+void installCrashHandlers() {
+  giveThreadASignalStack();
+  middleware::BackendCall::setThreadSetup(giveThreadASignalStack);
   struct sigaction action {};
   action.sa_sigaction = onCrashSignal;
   action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;

@@ -102,6 +102,20 @@ const char* codeMeaning(int signal, int code) {
   return nullptr;
 }
 
+// The stack pointer of a signal's context; 0 where this architecture's context is not known here.
+uintptr_t stackPointer(const void* ucontext) {
+  if (ucontext == nullptr) return 0;
+  const auto* context = static_cast<const ucontext_t*>(ucontext);
+#if defined(__x86_64__)
+  return static_cast<uintptr_t>(context->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return static_cast<uintptr_t>(context->uc_mcontext.sp);
+#else
+  (void)context;
+  return 0;
+#endif
+}
+
 // Where a frame's pc is: the file it was loaded from, and the address addr2line takes for it
 // there (the offset from where the file is loaded, for a shared library or a position-independent
 // executable).
@@ -162,7 +176,7 @@ void prepareCrashReports(const std::string& backendLabel) {
   (void)::backtrace(frames, 2);
 }
 
-void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t size) {
+void describeCrashSignal(int signal, const siginfo_t& info, const void* ucontext, char* out, size_t size) {
   if (size == 0) return;
   Line line;
   const char* name = sigabbrev_np(signal);
@@ -172,11 +186,16 @@ void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t si
   if (fault && info.si_code > 0) {
     line.text(" (");
     // Nothing is ever mapped in the first page: an access there is through a null pointer (plus
-    // a field's offset), as Android's tombstones say too.
-    const bool nullPointer = signal == SIGSEGV && reinterpret_cast<uintptr_t>(info.si_addr) < 4096;
-    if (const char* meaning = nullPointer ? "null pointer dereference" : codeMeaning(signal, info.si_code)) {
-      line.text(meaning).text(", ");
-    }
+    // a field's offset), as Android's tombstones say too. One just below the stack pointer hit
+    // the guard below the thread's stack: the stack overflowed.
+    const auto address = reinterpret_cast<uintptr_t>(info.si_addr);
+    const uintptr_t stack = stackPointer(ucontext);
+    const bool nullPointer = signal == SIGSEGV && address < 4096;
+    const bool overflow = signal == SIGSEGV && stack != 0 && address < stack + 4096 && stack - address < 256 * 1024;
+    const char* meaning = nullPointer ? "null pointer dereference"
+                          : overflow  ? "stack overflow"
+                                      : codeMeaning(signal, info.si_code);
+    if (meaning != nullptr) line.text(meaning).text(", ");
     line.text("at ").hex(reinterpret_cast<uintptr_t>(info.si_addr)).text(")");
   }
   std::strncpy(out, line.c_str(), size - 1);
@@ -218,6 +237,15 @@ void writeCrashReport(int fd, const char* event, const char* cause, const void* 
   }
   nameFunctions(places, returnAddress, shown, names);
   for (int i = 0; i < shown; ++i) {
+    // A run of the same frame (a recursion, say, to a stack overflow) is shown once, with its count.
+    int repeats = 0;
+    while (i + repeats + 1 < shown && frames[first + i + repeats + 1] == frames[first + i]) ++repeats;
+    if (repeats > 1 && i > 0 && frames[first + i - 1] == frames[first + i]) {
+      line.text("  ... the same frame ").decimal(static_cast<uint64_t>(repeats + 1)).text(" times more");
+      line.writeTo(fd);
+      i += repeats;
+      continue;
+    }
     line.text("  #").text(i < 10 ? "0" : "").decimal(static_cast<uint64_t>(i)).text(" pc ");
     const Dl_info& where = places[i].where;
     if (!places[i].known) {

@@ -17,9 +17,10 @@ namespace nnremote::emulator {
 void prepareCrashReports(const std::string& label);
 
 // What ended the process, for a report's first line, into `out` (NUL-terminated): the signal's
-// name, what the kernel says of it (e.g. "address not mapped"), and the address it concerns.
-// Async-signal-safe.
-void describeCrashSignal(int signal, const siginfo_t& info, char* out, size_t size);
+// name, what the kernel says of it (e.g. "address not mapped") or what it means (a null pointer,
+// the stack overflowing: judged by `ucontext`'s stack pointer, if given), and the address it
+// concerns. Async-signal-safe.
+void describeCrashSignal(int signal, const siginfo_t& info, const void* ucontext, char* out, size_t size);
 
 // Writes the report to `fd`: what happened to the process (`event`, e.g. "crashed") and why
 // (`cause`), the call into the library (middleware::BackendCall) if `cause` does not name it, and

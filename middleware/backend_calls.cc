@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 
 namespace nnremote::middleware {
 namespace {
 
 thread_local const char* currentMethod = nullptr;
+thread_local bool threadSetUp = false;
+std::atomic<void (*)()> threadSetup{nullptr};
 
 std::chrono::nanoseconds cpuTime(clockid_t clock) {
   timespec now{};
@@ -63,6 +66,10 @@ BackendCall::BackendCall(const char* method)
       previousOnThread_(currentMethod),
       start_(std::chrono::steady_clock::now()),
       thread_(::gettid()) {
+  if (!threadSetUp) {
+    threadSetUp = true;
+    if (const auto setup = threadSetup.load()) setup();
+  }
   haveThreadClock_ = ::pthread_getcpuclockid(::pthread_self(), &threadClock_) == 0;
   if (haveThreadClock_) cpuAtStart_ = cpuTime(threadClock_);
   currentMethod = method;
@@ -75,6 +82,8 @@ BackendCall::~BackendCall() {
 }
 
 const char* BackendCall::currentOnThisThread() { return currentMethod; }
+
+void BackendCall::setThreadSetup(void (*setup)()) { threadSetup = setup; }
 
 std::optional<BackendCall::Longest> BackendCall::longest() { return BackendCallList::instance().longest(); }
 

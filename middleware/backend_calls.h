@@ -25,6 +25,11 @@ class BackendCall {
   // The method the calling thread is in, or nullptr. Async-signal-safe.
   static const char* currentOnThisThread();
 
+  // Runs `setup` on each thread before its first call into a library (a backend host gives the
+  // thread a stack for its signal handlers, so that a library overflowing the thread's own stack
+  // is reported like any crash). Set once, before any call.
+  static void setThreadSetup(void (*setup)());
+
   struct Running {
     const char* method = nullptr;
     std::chrono::steady_clock::duration age{};

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 
 #include "hal/operand_types.h"
@@ -79,12 +80,12 @@ hal::Result<FaultPlan> parseFaultPlan(const std::string& text) {
   const auto usage = [&]() -> hal::Error {
     return hal::invalidArgument() << "--fault=" << text
                                   << ": expected KIND:AFTER_N[:DEVICE] or KIND:op=OPERATION[:DEVICE], KIND one of "
-                                     "crash, hang, slow, error, abort, segfault, spin, allocate";
+                                     "crash, hang, slow, error, abort, segfault, overflow, spin, allocate";
   };
   static const std::pair<const char*, FaultKind> kKinds[] = {
       {"crash", FaultKind::CRASH}, {"hang", FaultKind::HANG},         {"slow", FaultKind::SLOW},
       {"error", FaultKind::ERROR}, {"abort", FaultKind::ABORT},       {"segfault", FaultKind::SEGFAULT},
-      {"spin", FaultKind::SPIN},   {"allocate", FaultKind::ALLOCATE},
+      {"overflow", FaultKind::OVERFLOW}, {"spin", FaultKind::SPIN}, {"allocate", FaultKind::ALLOCATE},
   };
   FaultPlan plan;
   const size_t first = text.find(':');
@@ -123,8 +124,19 @@ bool hasOperation(const hal::Model* model, const std::string& name) {
   return false;
 }
 
+// Recursion the compiler can neither unroll nor turn into a loop: each level keeps a page of its
+// stack in use, until the thread's stack runs out (the test on `depth` only keeps gcc from calling
+// the recursion infinite, which it is).
+__attribute__((noinline)) uint64_t overflowStack(uint64_t depth) {
+  volatile char page[4096];
+  page[0] = static_cast<char>(depth);
+  if (depth == std::numeric_limits<uint64_t>::max()) return page[0];
+  return overflowStack(depth + 1) + static_cast<uint64_t>(page[0]);
+}
+
 [[noreturn]] void crashAsVendorCodeDoes(FaultKind kind) {
   if (kind == FaultKind::ABORT) std::abort();
+  if (kind == FaultKind::OVERFLOW) (void)overflowStack(0);
   volatile int* nowhere = nullptr;
   *nowhere = 1;
   std::abort();  // not reached
@@ -145,9 +157,12 @@ hal::Status FaultInjector::beforeExecution(const std::string& device, const hal:
       break;
     case FaultKind::ABORT:
     case FaultKind::SEGFAULT:
+    case FaultKind::OVERFLOW:
       std::fprintf(stderr, "npu_emulator: injected %s at execution %llu on %s\n",
-                   plan_.kind == FaultKind::ABORT ? "abort" : "segfault", static_cast<unsigned long long>(number),
-                   device.c_str());
+                   plan_.kind == FaultKind::ABORT      ? "abort"
+                   : plan_.kind == FaultKind::SEGFAULT ? "segfault"
+                                                       : "stack overflow",
+                   static_cast<unsigned long long>(number), device.c_str());
       std::fflush(stderr);
       crashAsVendorCodeDoes(plan_.kind);
     case FaultKind::HANG: {

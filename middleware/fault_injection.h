@@ -27,6 +27,7 @@ enum class FaultKind {
   // As vendor code fails (for backend hosts, docs/backends.md#isolation):
   ABORT,     // abort(), as a failed assertion does
   SEGFAULT,  // a write through a null pointer
+  OVERFLOW,  // recursion until the calling thread's stack overflows
   SPIN,      // the execution burns CPU time and never returns (until shutdown)
   ALLOCATE,  // the execution allocates memory (address space) until an allocation fails
 };
@@ -45,7 +46,7 @@ struct FaultPlan {
 };
 
 // Parses "KIND:AFTER_N[:DEVICE]" or "KIND:op=OPERATION[:DEVICE]", KIND one of crash, hang, slow,
-// error, abort, segfault, spin, allocate.
+// error, abort, segfault, overflow, spin, allocate.
 hal::Result<FaultPlan> parseFaultPlan(const std::string& text);
 
 // The shared counter and the means to release hung executions at shutdown.

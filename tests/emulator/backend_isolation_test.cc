@@ -186,7 +186,9 @@ std::vector<Frame> reportedFrames(const std::string& log) {
   std::getline(lines, line);  // the report's first line
   const std::regex pattern(R"(npu_emulator:   #(\d+) pc 0x([0-9a-f]+)  (\S+)(?: \((.*)\))?)");
   std::smatch match;
-  while (std::getline(lines, line) && std::regex_match(line, match, pattern)) {
+  while (std::getline(lines, line)) {
+    if (line.find("npu_emulator:   ... the same frame ") == 0) continue;  // a run, shown once
+    if (!std::regex_match(line, match, pattern)) break;
     frames.push_back({std::stoul(match[1]), match[2], match[3], match[4]});
   }
   return frames;
@@ -228,7 +230,7 @@ TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2li
   EXPECT_LT(report, text.find("killed by SIGSEGV in IPreparedModel::execute; restarting in")) << text;
   const std::vector<Frame> frames = reportedFrames(text);
   ASSERT_GE(frames.size(), 4u) << text;
-  for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(frames[i].number, i) << text;
+  for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(frames[i].number, i) << text;  // no run here
   // From the faulting instruction in the library, through the fault's function there, down into
   // the server's guard around every call into a library.
   EXPECT_TRUE(endsWith(frames[0].file, "crashing_backend.so")) << text;
@@ -238,6 +240,29 @@ TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2li
   const std::string function = frames[0].function.substr(0, frames[0].function.rfind("()"));
   const std::string name = function.substr(function.rfind("::") + 2);
   EXPECT_THAT(addr2lineFunction(frames[0].file, frames[0].offset), HasSubstr(name)) << text;
+}
+
+TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCrash) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-overflow");
+  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/overflow.log";
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "overflow:0"}, log);
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  const hal::Status overflowed = addOnce(**crashing);
+  ASSERT_FALSE(overflowed.ok());
+  // The handler ran, on a stack of its own: the cause names the call.
+  EXPECT_THAT(overflowed.error().message, HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  EXPECT_THAT(text, ContainsRegex(" crashed: SIGSEGV \\(stack overflow, at 0x[0-9a-f]+\\) in IPreparedModel::execute, on "));
+  // The recursion, its run of frames shown once with its count.
+  const std::vector<Frame> frames = reportedFrames(text);
+  EXPECT_TRUE(hasFrame(frames, "crashing_backend.so", "overflowStack")) << text;
+  EXPECT_THAT(text, ContainsRegex("npu_emulator:   \\.\\.\\. the same frame [0-9]+ times more\n")) << text;
+  // The restarted child serves again.
+  const wire::BackendHostHealth health =
+      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
+  EXPECT_THAT(health.last_exit(), HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
 }
 
 TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,13 +21,20 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-std::string describe(int signal, int code, uintptr_t address) {
+// With `stackPointer`, as the signal's context had it.
+std::string describe(int signal, int code, uintptr_t address, uintptr_t stackPointer = 0) {
   siginfo_t info{};
   info.si_signo = signal;
   info.si_code = code;
   info.si_addr = reinterpret_cast<void*>(address);
+  ucontext_t context{};
+#if defined(__x86_64__)
+  context.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(stackPointer);
+#elif defined(__aarch64__)
+  context.uc_mcontext.sp = stackPointer;
+#endif
   char out[160];
-  describeCrashSignal(signal, info, out, sizeof out);
+  describeCrashSignal(signal, info, stackPointer != 0 ? &context : nullptr, out, sizeof out);
   return out;
 }
 
@@ -34,6 +42,11 @@ TEST(CrashReportTest, TheCauseNamesTheSignalWhatTheKernelSaysOfItAndTheAddress) 
   EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0), "SIGSEGV (null pointer dereference, at 0x0)");
   EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0x18), "SIGSEGV (null pointer dereference, at 0x18)");  // a field
   EXPECT_EQ(describe(SIGSEGV, SEGV_MAPERR, 0x10000), "SIGSEGV (address not mapped, at 0x10000)");
+  // Just below the stack pointer: the guard page below the thread's stack.
+  EXPECT_EQ(describe(SIGSEGV, SEGV_ACCERR, 0x7f0000000ff8, 0x7f0000001000),
+            "SIGSEGV (stack overflow, at 0x7f0000000ff8)");
+  EXPECT_EQ(describe(SIGSEGV, SEGV_ACCERR, 0x7e0000000000, 0x7f0000001000),
+            "SIGSEGV (no permission for the access, at 0x7e0000000000)");
   EXPECT_EQ(describe(SIGSEGV, SEGV_ACCERR, 0x7f00dead0000), "SIGSEGV (no permission for the access, at 0x7f00dead0000)");
   EXPECT_EQ(describe(SIGBUS, BUS_ADRERR, 0x1000), "SIGBUS (nonexistent physical address, at 0x1000)");
   EXPECT_EQ(describe(SIGFPE, FPE_INTDIV, 0x4242), "SIGFPE (integer divide by zero, at 0x4242)");
@@ -43,7 +56,7 @@ TEST(CrashReportTest, TheCauseNamesTheSignalWhatTheKernelSaysOfItAndTheAddress) 
   EXPECT_EQ(describe(SIGSEGV, SI_USER, 0), "SIGSEGV");
   char tiny[5];
   siginfo_t info{};
-  describeCrashSignal(SIGSEGV, info, tiny, sizeof tiny);
+  describeCrashSignal(SIGSEGV, info, nullptr, tiny, sizeof tiny);
   EXPECT_STREQ(tiny, "SIGS");
 }
 

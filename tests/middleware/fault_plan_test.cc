@@ -23,6 +23,7 @@ TEST(FaultPlanTest, ParsesEveryKindWithAndWithoutADevice) {
   EXPECT_EQ(parseFaultPlan("abort:1")->kind, FaultKind::ABORT);
   EXPECT_EQ(parseFaultPlan("segfault:1")->kind, FaultKind::SEGFAULT);
   EXPECT_EQ(parseFaultPlan("spin:1")->kind, FaultKind::SPIN);
+  EXPECT_EQ(parseFaultPlan("overflow:0")->kind, FaultKind::OVERFLOW);
   EXPECT_EQ(parseFaultPlan("allocate:1")->kind, FaultKind::ALLOCATE);
 }
 
