@@ -186,12 +186,13 @@ void describeCrashSignal(int signal, const siginfo_t& info, const void* ucontext
   if (fault && info.si_code > 0) {
     line.text(" (");
     // Nothing is ever mapped in the first page: an access there is through a null pointer (plus
-    // a field's offset), as Android's tombstones say too. One just below the stack pointer hit
-    // the guard below the thread's stack: the stack overflowed.
+    // a field's offset), as Android's tombstones say too. One next to the stack pointer hit the
+    // guard below the thread's stack: the stack overflowed (a frame is made by moving the stack
+    // pointer down past it, then its first access can be anywhere in the frame, so above it too).
     const auto address = reinterpret_cast<uintptr_t>(info.si_addr);
     const uintptr_t stack = stackPointer(ucontext);
     const bool nullPointer = signal == SIGSEGV && address < 4096;
-    const bool overflow = signal == SIGSEGV && stack != 0 && address < stack + 4096 && stack - address < 256 * 1024;
+    const bool overflow = signal == SIGSEGV && stack != 0 && address + (1u << 20) > stack && address < stack + (64u << 10);
     const char* meaning = nullPointer ? "null pointer dereference"
                           : overflow  ? "stack overflow"
                                       : codeMeaning(signal, info.si_code);
