@@ -154,8 +154,10 @@ TEST(BackendIsolationTest, ASegfaultEndsOnlyTheChildAndTheNextCallRunsOnARestart
   EXPECT_FALSE(Client(address).device(kSimDevice)->backendHost().has_value()) << "in process: no backend host";
 }
 
-// The server's stderr (testing::EmulatorProcess's stderrFile) once it holds `needle`; bounded, as
-// waitForHost.
+// Where a test keeps its server's stderr (testing::EmulatorProcess's stderrFile).
+std::string serverLog(const std::string& name) { return std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".log"; }
+
+// The server's stderr once it holds `needle`; bounded, as waitForHost.
 std::string logOnceItHolds(const std::string& path, const std::string& needle) {
   const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(90);
   std::string text;
@@ -217,7 +219,7 @@ bool hasFrame(const std::vector<Frame>& frames, const std::string& file, const s
 
 TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2lineFindsIt) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-report");
-  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/report.log";
+  const std::string log = serverLog("report");
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "segfault:0"}, log);
   Client client(address);
   auto crashing = client.prepare(kCrashDevice);
@@ -244,7 +246,7 @@ TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2li
 
 TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCrash) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-overflow");
-  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/overflow.log";
+  const std::string log = serverLog("overflow");
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "overflow:0"}, log);
   Client client(address);
   auto crashing = client.prepare(kCrashDevice);
@@ -303,7 +305,7 @@ TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {
 
 TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-hang");
-  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/hang.log";
+  const std::string log = serverLog("hang");
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "hang:0",
                                             isolationConfig("hang", "call_timeout_ms: 300 restart_backoff_ms: 10")},
                                   log);
@@ -346,7 +348,7 @@ TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
 
 TEST(BackendIsolationTest, ACallOverItsCpuLimitEndsTheChildWithTheCause) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-cpu");
-  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/cpu.log";
+  const std::string log = serverLog("cpu");
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "spin:0",
                                             isolationConfig("cpu", "call_cpu_ms: 200 restart_backoff_ms: 10")},
                                   log);
@@ -369,7 +371,7 @@ TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithT
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS fits it";
   }
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-memory");
-  const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/memory.log";
+  const std::string log = serverLog("memory");
   testing::EmulatorProcess server(address, {std::string(kCrashing) + "allocate:0",
                                             isolationConfig("memory", "address_space_mib: 1536 restart_backoff_ms: 10")},
                                   log);
