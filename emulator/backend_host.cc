@@ -2,13 +2,11 @@
 
 #include <signal.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstring>
 #include <string>
 #include <iostream>
@@ -18,6 +16,7 @@
 #include "middleware/backend_calls.h"
 #include "emulator/backend_host.pb.h"
 #include "emulator/backend_loader.h"
+#include "emulator/crash_handlers.h"
 #include "emulator/crash_report.h"
 #include "emulator/descriptor_inbox.h"
 #include "emulator/emulator_server.h"
@@ -56,24 +55,6 @@ void sendLastWords(const char* what) {
   ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-// Only the first thread to crash reports; one crashing meanwhile waits (bounded) for that report
-// to be written before its signal ends the process.
-std::atomic<bool> reporting{false};
-std::atomic<bool> reported{false};
-
-void reportOnce(const char* lastWords, const char* cause, const void* from, bool fromSignal) {
-  if (reporting.exchange(true)) {
-    for (int waited = 0; waited < 1000 && !reported.load(); ++waited) {
-      const timespec millisecond{0, 1000 * 1000};
-      ::nanosleep(&millisecond, nullptr);
-    }
-    return;
-  }
-  sendLastWords(lastWords);  // first: the parent knows the cause even if the report never ends
-  writeCrashReport(STDERR_FILENO, "crashed", cause, from, fromSignal);
-  reported = true;
-}
-
 // The parent's reason for killing the child, for the report of the thread in the call it named
 // (kReportCall): set by the main thread just before it signals that thread.
 char killedFor[512];
@@ -81,10 +62,7 @@ char killedFor[512];
 // On the thread in a call the parent is about to kill the child for (a hang, a CPU limit): its
 // stack, where that call is now. Then the parent may kill.
 void onReportSignal(int, siginfo_t*, void* context) {
-  if (!reporting.exchange(true)) {
-    writeCrashReport(STDERR_FILENO, "is killed", killedFor, interruptedInstruction(context), /*fromSignal=*/true);
-    reported = true;
-  }
+  reportOnce("is killed", killedFor, nullptr, interruptedInstruction(context), /*fromSignal=*/true);
   const char done = static_cast<char>(HostMessageType::kReported);
   ::send(channel, &done, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
@@ -103,71 +81,10 @@ void reportCall(const std::string& payload) {
   }
 }
 
-// Which signal, in which call, and the crash report. Then the signal's default action ends the
-// process, and the parent sees how it died.
-void onCrashSignal(int signal, siginfo_t* info, void* context) {
-  const char* name = sigabbrev_np(signal);
-  char lastWords[16] = "signal ?";
-  if (name != nullptr) {
-    std::strcpy(lastWords, "SIG");
-    std::strncat(lastWords, name, sizeof lastWords - 4);
-  }
-  char cause[160];
-  describeCrashSignal(signal, *info, context, cause, sizeof cause);
-  reportOnce(lastWords, cause, interruptedInstruction(context), /*fromSignal=*/true);
-  ::signal(signal, SIG_DFL);
-  ::raise(signal);
-}
-
-// A stack for the calling thread's signal handlers, so that its own stack overflowing is reported
-// like any crash (the handler cannot run on a stack that has run out). A thread has none unless
-// given one: the main thread gets it here, and every thread that calls into the library before
-// its first call (middleware::BackendCall::setThreadSetup). Kept while the thread lives.
-void giveThreadASignalStack() {
-  constexpr size_t kSize = 64 * 1024;
-  stack_t current{};
-  if (::sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0) return;  // has one
-  struct Owned {
-    void* stack = MAP_FAILED;
-    ~Owned() {
-      if (stack == MAP_FAILED) return;
-      const stack_t off{nullptr, SS_DISABLE, 0};
-      ::sigaltstack(&off, nullptr);
-      ::munmap(stack, kSize);
-    }
-  };
-  thread_local Owned owned;
-  owned.stack = ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (owned.stack == MAP_FAILED) return;
-  const stack_t stack{owned.stack, 0, kSize};
-  ::sigaltstack(&stack, nullptr);
-}
-
-void installCrashHandlers() {
-  giveThreadASignalStack();
-  middleware::BackendCall::setThreadSetup(giveThreadASignalStack);
-  struct sigaction action {};
-  action.sa_sigaction = onCrashSignal;
-  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-  sigemptyset(&action.sa_mask);
-  for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(signal, &action, nullptr);
-  struct sigaction report {};
-  report.sa_sigaction = onReportSignal;
-  report.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&report.sa_mask);
-  ::sigaction(kReportSignal, &report, nullptr);
-}
-
 // With RLIMIT_AS, an allocation past the limit fails; a child that ran out of its allowance is
 // ended, with the cause and the stack that allocated, rather than left to fail in whichever way
 // the library copes.
-void onOutOfMemory() {
-  constexpr const char* kCause = "out of memory (address_space_mib)";
-  // From operator new, which called this, down to the code that allocated.
-  reportOnce(kCause, kCause, __builtin_return_address(0), /*fromSignal=*/false);
-  ::signal(SIGABRT, SIG_DFL);
-  ::abort();
-}
+void onOutOfMemory() { endOutOfMemory(__builtin_return_address(0)); }
 
 hal::Status applyAddressSpaceLimit(uint64_t bytes) {
   if (bytes == 0) return {};
@@ -231,13 +148,18 @@ int runBackendHost(int channelFd) {
   // Die with the parent; and keep the channel from the library's own children.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::fcntl(channelFd, F_SETFD, FD_CLOEXEC);
-  installCrashHandlers();
+  installCrashHandlers(sendLastWords);
+  struct sigaction report {};
+  report.sa_sigaction = onReportSignal;
+  report.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&report.sa_mask);
+  ::sigaction(kReportSignal, &report, nullptr);
   auto setup = receiveSetup(channelFd);
   if (!setup.ok()) {
     std::cerr << "npu_emulator --backend-host: " << setup.error().message << std::endl;
     return 2;
   }
-  prepareCrashReports(setup->label());
+  prepareCrashReports("backend " + setup->label());
   // Forked in the zygote's session, whose autogroup has the lowest CPU weight (host_zygote.h): a
   // session of its own is an autogroup of its own, at full weight. On probation, the host also
   // keeps to one CPU (probation_cpu.h), from before its first thread starts.

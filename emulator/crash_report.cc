@@ -19,7 +19,7 @@ namespace nnremote::emulator {
 namespace {
 
 constexpr int kMaxFrames = 48;
-char label[256] = "a backend";  // set once, before any crash
+char who[320] = "npu_emulator";  // the report's subject, set once, before any crash
 // Where the main program (this file is part of it) is loaded: its frames are named from
 // /proc/self/exe, since the name the loader has for it is argv[0], found on the PATH maybe.
 const void* mainProgram = nullptr;
@@ -167,8 +167,8 @@ void nameFunctions(const Place* places, const bool* returnAddress, int count, Fu
 
 }  // namespace
 
-void prepareCrashReports(const std::string& backendLabel) {
-  std::strncpy(label, backendLabel.c_str(), sizeof label - 1);
+void prepareCrashReports(const std::string& subject) {
+  std::strncpy(who, subject.c_str(), sizeof who - 1);
   Dl_info self{};
   if (::dladdr(reinterpret_cast<const void*>(&prepareCrashReports), &self) != 0) mainProgram = self.dli_fbase;
   // The first backtrace() loads the unwinder (libgcc_s), which allocates: not in a crash.
@@ -207,7 +207,7 @@ void writeCrashReport(int fd, const char* event, const char* cause, const void* 
   void* frames[kMaxFrames];
   const int count = ::backtrace(frames, kMaxFrames);
   Line line;
-  line.text("backend ").text(label).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") ");
+  line.text(who).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") ");
   line.text(event).text(": ").text(cause);
   const char* call = middleware::BackendCall::currentOnThisThread();
   if (call != nullptr && std::strstr(cause, call) == nullptr) line.text(" in ").text(call);

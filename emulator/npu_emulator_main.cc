@@ -9,6 +9,8 @@
 #include "drivers/proxy/channel_security.h"
 #include "emulator/backend_host.h"
 #include "emulator/backend_loader.h"
+#include "emulator/crash_handlers.h"
+#include "emulator/crash_report.h"
 #include "emulator/device_stack.h"
 #include "emulator/remote_devices.h"
 #include "emulator/serve_until_stopped.h"
@@ -86,7 +88,8 @@ timeline (docs/scheduler.md).
                     reports).
   --backend-in-process
                     load --backend libraries into this process instead: no process hop, but a
-                    crash in a library ends the server for every client
+                    crash in a library ends the server for every client (with a crash report on
+                    stderr)
   --pace=MODE       none (default): answer as fast as the host simulates; timing and deadlines
                     are still judged on the simulated timeline, so they do not depend on the
                     host's speed. A client faster than the simulated device gets ahead of the
@@ -330,6 +333,12 @@ int main(int argc, char** argv) {
   if (auto read = readFlags(&options); !read.ok()) {
     std::cerr << "npu_emulator: " << read.error().message << "\n";
     return 2;
+  }
+  // Vendor code in this process: its crash ends the server, which then says where, as a backend
+  // host does (docs/backends.md#reading-a-crash-report).
+  if (options.stack.isolation == nullptr && !options.stack.backends.empty()) {
+    prepareCrashReports("the server");
+    installCrashHandlers();
   }
   auto stack = stackDevices(options.stack);
   if (!stack.ok()) {

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -265,6 +266,26 @@ TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCr
   const wire::BackendHostHealth health =
       waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
   EXPECT_THAT(health.last_exit(), HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
+}
+
+TEST(BackendIsolationTest, InProcessALibrarysCrashEndsTheServerWhichWritesTheReport) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("in-process-report");
+  const std::string log = serverLog("in-process");
+  testing::EmulatorProcess server(address, {"--backend-in-process", std::string(kCrashing) + "segfault:0"}, log);
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  EXPECT_EQ(addOnce(**crashing).error().code, hal::ErrorStatus::DEAD_OBJECT);
+  // The server itself ends, by the library's signal, as it would without its handlers...
+  const int status = server.waitForExit(std::chrono::seconds(60));
+  ASSERT_NE(status, -1) << "the server did not end";
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+  // ...having said where.
+  const std::string text = logOnceItHolds(log, "; its stack:");
+  EXPECT_THAT(text, ContainsRegex("npu_emulator: the server \\(pid [0-9]+\\) crashed: SIGSEGV \\(null pointer "
+                                  "dereference, at 0x0\\) in IPreparedModel::execute, on thread "));
+  EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
 }
 
 TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {

@@ -75,7 +75,7 @@ __attribute__((noinline)) void reportFromAHandler(int fd) {
 }
 
 TEST(CrashReportTest, WithoutASignalTheStackStartsAtTheCallerOfTheHandler) {
-  prepareCrashReports("--backend=libvendor.so:arg");
+  prepareCrashReports("backend --backend=libvendor.so:arg");
   FILE* file = std::fopen(reportPath().c_str(), "w");
   ASSERT_NE(file, nullptr);
   reportFromAHandler(::fileno(file));
@@ -106,7 +106,7 @@ __attribute__((noinline)) void raiseTheSignal() {
 }
 
 TEST(CrashReportTest, FromASignalTheStackStartsAtTheInterruptedInstruction) {
-  prepareCrashReports("--backend=libvendor.so");
+  prepareCrashReports("backend --backend=libvendor.so");
   FILE* file = std::fopen(reportPath().c_str(), "w");
   ASSERT_NE(file, nullptr);
   reportFd = ::fileno(file);

@@ -1,0 +1,32 @@
+// What a process running vendor code does when it crashes: a backend host always, npu_emulator
+// itself when it loads libraries in process (--backend-in-process). Any thread's crash (SIGSEGV,
+// SIGBUS, SIGFPE, SIGILL, SIGABRT) writes a crash report (crash_report.h) on stderr, then the
+// signal's default action ends the process as it would have without the handlers.
+#ifndef NNREMOTE_EMULATOR_CRASH_HANDLERS_H_
+#define NNREMOTE_EMULATOR_CRASH_HANDLERS_H_
+
+namespace nnremote::emulator {
+
+// Told the cause before the report is written (a backend host's last words to its parent, who
+// must know it even if the report never ends). Async-signal-safe.
+using LastWords = void (*)(const char* cause);
+
+// Installs the handlers, and gives each thread a stack for them before its first call into a
+// library (middleware::BackendCall::setThreadSetup), so that a library overflowing its thread's
+// stack is reported too. Call prepareCrashReports as well, once the report's subject is known.
+void installCrashHandlers(LastWords lastWords = nullptr);
+
+// Writes a report (crash_report.h) unless one is written or being written: the process is
+// ending, and only the first thread's is. One that comes meanwhile waits (bounded) for the first
+// to be written, so that its own signal does not end the process halfway through it.
+// `lastWords`, if given, goes to the LastWords hook first. Async-signal-safe.
+void reportOnce(const char* event, const char* cause, const char* lastWords, const void* from, bool fromSignal);
+
+// For a new_handler: an allocation failed for good (the address space limit). Reports from the
+// code that allocated (`allocator`: the new_handler's return address, in operator new), then
+// aborts.
+[[noreturn]] void endOutOfMemory(const void* allocator);
+
+}  // namespace nnremote::emulator
+
+#endif  // NNREMOTE_EMULATOR_CRASH_HANDLERS_H_
