@@ -66,9 +66,8 @@ void renameAsHost(char** argv) {
 // In the forked host: the server's child, its channel on fd 3 and no other descriptor of the
 // zygote's; then it serves as any host does. It stays in the zygote's session, at its weight,
 // until the server says otherwise (BackendHostSetup.own_session, kEndProbation).
-[[noreturn]] void becomeHost(int channel, pid_t server, int pidPipe, char** argv) {
+[[noreturn]] void becomeHost(int channel, pid_t server, pid_t intermediate, int pidPipe, char** argv) {
   const pid_t self = ::getpid();
-  const pid_t intermediate = ::getppid();  // or already the server, if the intermediate is gone
   if (::write(pidPipe, &self, sizeof self) != sizeof self) ::_exit(1);
   ::close(pidPipe);
   const auto giveUp = std::chrono::steady_clock::now() + kReparentWait;
@@ -87,6 +86,10 @@ void renameAsHost(char** argv) {
   ::_exit(runBackendHost(kChildChannelFd));
 }
 
+// The intermediate's pid, for the host it forks (a host reparented anywhere but the server
+// exits).
+pid_t vforkedIntermediate = 0;
+
 // Forks a host through an intermediate that exits at once, so that the host is reparented to
 // the server (a subreaper meanwhile, host_zygote.h). Returns the host's pid once that is done.
 // The intermediate is vforked: it borrows the zygote's memory (the zygote waits until it exits)
@@ -100,7 +103,9 @@ hal::Result<pid_t> forkHost(int channel, pid_t server, char** argv) {
   }
   const pid_t intermediate = ::vfork();
   if (intermediate == 0) {
-    if (::fork() == 0) becomeHost(channel, server, pidPipe[1], argv);
+    // Static, not on the stack the zygote lends: the host reads its copy.
+    vforkedIntermediate = ::getpid();
+    if (::fork() == 0) becomeHost(channel, server, vforkedIntermediate, pidPipe[1], argv);
     ::_exit(0);
   }
   const int error = errno;
