@@ -102,17 +102,24 @@ const char* codeMeaning(int signal, int code) {
   return nullptr;
 }
 
-// The stack pointer of a signal's context; 0 where this architecture's context is not known here.
-uintptr_t stackPointer(const void* ucontext) {
-  if (ucontext == nullptr) return 0;
+// The interrupted instruction and the stack pointer of a signal's context; zeros where this
+// architecture's context is not known here.
+struct Registers {
+  uintptr_t pc = 0;
+  uintptr_t sp = 0;
+};
+
+Registers registersOf(const void* ucontext) {
+  if (ucontext == nullptr) return {};
   const auto* context = static_cast<const ucontext_t*>(ucontext);
 #if defined(__x86_64__)
-  return static_cast<uintptr_t>(context->uc_mcontext.gregs[REG_RSP]);
+  return {static_cast<uintptr_t>(context->uc_mcontext.gregs[REG_RIP]),
+          static_cast<uintptr_t>(context->uc_mcontext.gregs[REG_RSP])};
 #elif defined(__aarch64__)
-  return static_cast<uintptr_t>(context->uc_mcontext.sp);
+  return {static_cast<uintptr_t>(context->uc_mcontext.pc), static_cast<uintptr_t>(context->uc_mcontext.sp)};
 #else
   (void)context;
-  return 0;
+  return {};
 #endif
 }
 
@@ -190,7 +197,7 @@ void describeCrashSignal(int signal, const siginfo_t& info, const void* ucontext
     // guard below the thread's stack: the stack overflowed (a frame is made by moving the stack
     // pointer down past it, then its first access can be anywhere in the frame, so above it too).
     const auto address = reinterpret_cast<uintptr_t>(info.si_addr);
-    const uintptr_t stack = stackPointer(ucontext);
+    const uintptr_t stack = registersOf(ucontext).sp;
     const bool nullPointer = signal == SIGSEGV && address < 4096;
     const bool overflow = signal == SIGSEGV && stack != 0 && address + (1u << 20) > stack && address < stack + (64u << 10);
     const char* meaning = nullPointer ? "null pointer dereference"
@@ -267,16 +274,7 @@ void writeCrashReport(int fd, const char* event, const char* cause, const void* 
 }
 
 const void* interruptedInstruction(const void* ucontext) {
-  if (ucontext == nullptr) return nullptr;
-  const auto* context = static_cast<const ucontext_t*>(ucontext);
-#if defined(__x86_64__)
-  return reinterpret_cast<const void*>(context->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-  return reinterpret_cast<const void*>(context->uc_mcontext.pc);
-#else
-  (void)context;
-  return nullptr;
-#endif
+  return reinterpret_cast<const void*>(registersOf(ucontext).pc);
 }
 
 }  // namespace nnremote::emulator

@@ -9,8 +9,17 @@ namespace nnremote::middleware {
 namespace {
 
 thread_local const char* currentMethod = nullptr;
-thread_local bool threadSetUp = false;
 std::atomic<void (*)()> threadSetup{nullptr};
+
+// The calling thread's id, looked up once (gettid is a system call, and calls into a library are
+// on the execution path); its setup runs then too.
+pid_t thisThread() {
+  thread_local const pid_t id = [] {
+    if (const auto setup = threadSetup.load()) setup();
+    return ::gettid();
+  }();
+  return id;
+}
 
 std::chrono::nanoseconds cpuTime(clockid_t clock) {
   timespec now{};
@@ -65,11 +74,7 @@ BackendCall::BackendCall(const char* method)
     : method_(method),
       previousOnThread_(currentMethod),
       start_(std::chrono::steady_clock::now()),
-      thread_(::gettid()) {
-  if (!threadSetUp) {
-    threadSetUp = true;
-    if (const auto setup = threadSetup.load()) setup();
-  }
+      thread_(thisThread()) {
   haveThreadClock_ = ::pthread_getcpuclockid(::pthread_self(), &threadClock_) == 0;
   if (haveThreadClock_) cpuAtStart_ = cpuTime(threadClock_);
   currentMethod = method;
