@@ -10,7 +10,6 @@ DeviceScheduler::DeviceScheduler(SchedulerOptions options)
 
 hal::Result<DeviceTimeline::JobId> DeviceScheduler::place(TimelineJobSpec spec) {
   std::unique_lock<std::mutex> lock(mutex_);
-  bool waited = false;
   for (;;) {
     // No arrival can come before now, so what ended before it no longer matters; keeping it
     // would make every placement slower as history grows.
@@ -24,10 +23,12 @@ hal::Result<DeviceTimeline::JobId> DeviceScheduler::place(TimelineJobSpec spec) 
     const hal::TimePoint room = timeline_.whenFewerThan(options_.timeline.queueDepth, now);
     if (room <= now) break;
     options_.time->waitUntil(lock, changed_, room);
-    waited = true;
   }
-  if (const hal::TimePoint now = options_.time->now(); waited && spec.arrival < now) {
-    // It arrives now instead, with as much time to its deadline as it had.
+  if (const hal::TimePoint now = options_.time->now(); spec.arrival < now) {
+    // The clock passed its arrival before it was placed: it waited for room, or the clock moved
+    // on after its caller read it. What ended before now is forgotten, so placed at its old
+    // arrival it could overlap that; it arrives now instead, with as much time to its deadline
+    // as it had.
     if (spec.deadline.has_value()) *spec.deadline += now - spec.arrival;
     spec.arrival = now;
   }

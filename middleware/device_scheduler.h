@@ -61,8 +61,9 @@ class DeviceScheduler {
   // The same in two steps, for work whose cost is known before it is computed: place() puts it
   // on the timeline at its arrival at once, and finish() corrects its segments if the
   // computation found them different, then waits as run() does. A spec arriving later than now
-  // waits while queue_depth jobs are still to end, and arrives no earlier than when it stopped
-  // waiting (its deadline moved with it).
+  // waits while queue_depth jobs are still to end. No spec arrives before the clock's time when
+  // it is placed (it may have waited, or the clock moved on after its caller read it); its
+  // deadline moves with its arrival.
   hal::Result<DeviceTimeline::JobId> place(TimelineJobSpec spec);
   JobResult finish(DeviceTimeline::JobId id, const std::vector<hal::Duration>* actualSegments);
   // Takes back a placed job that will not run after all.
