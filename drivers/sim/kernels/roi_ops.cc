@@ -121,33 +121,54 @@ constexpr double kMostSamples = 2e8;
 // 256. Counting channels alone let a one-channel map take 2.4 s within the limit.
 constexpr double kPointCostInChannels = 4;
 
+// How one box is sampled: its bins' size and the sample points per bin in each direction.
+struct BoxSampling {
+  Box box;
+  float wStep = 0, hStep = 0;
+  double wRatio = 0, hRatio = 0;
+};
+
+hal::Result<BoxSampling> samplingOf(const OperationContext& context, uint32_t r, uint32_t outHeight,
+                                    uint32_t outWidth) {
+  BoxSampling sampling;
+  NN_ASSIGN_OR_RETURN(sampling.box, readBox(context, r));
+  const Box& box = sampling.box;
+  const float roiWidth = std::max(box.x2 - box.x1, 1.0f), roiHeight = std::max(box.y2 - box.y1, 1.0f);
+  sampling.wStep = roiWidth / float(outWidth);
+  sampling.hStep = roiHeight / float(outHeight);
+  const int32_t wSamples = context.scalar<int32_t>(kWidthSamples), hSamples = context.scalar<int32_t>(kHeightSamples);
+  sampling.wRatio = wSamples > 0 ? double(wSamples) : std::ceil(double(sampling.wStep));
+  sampling.hRatio = hSamples > 0 ? double(hSamples) : std::ceil(double(sampling.hStep));
+  return sampling;
+}
+
 Status executeRoiAlign(OperationContext& context) {
   const Tensor& in = context.input(kInput);
   Tensor& out = context.output(0);
   const uint32_t height = in.dim(1), width = in.dim(2), depth = in.dim(3);
   const uint32_t outHeight = out.dim(1), outWidth = out.dim(2);
+  // Boxes of absurd size (or sampling ratios) would take practically forever; the server must
+  // answer, so such work is refused, before any of it is done.
+  double work = 0;
+  for (uint32_t r = 0; r < out.dim(0); ++r) {
+    NN_ASSIGN_OR_RETURN(const BoxSampling sampling, samplingOf(context, r, outHeight, outWidth));
+    work += sampling.wRatio * sampling.hRatio * outHeight * outWidth * (depth + kPointCostInChannels);
+    if (!(work <= kMostSamples)) {
+      return unsupported(context) << "boxes 0.." << r << " would take the work of " << work
+                                  << " channel samples (at most " << kMostSamples << ")";
+    }
+  }
   const bool quantized = in.type == OperandType::TENSOR_QUANT8_ASYMM;
   // Quantized sums use weights quantized to 1/255, as the reference does.
   constexpr float kWeightScale = 1.0f / 255.0f;
   std::vector<float> sum(depth);
   std::vector<int64_t> quantSum(depth);  // wide: many samples of extreme values add up
   size_t outIndex = 0;
-  double samplesSoFar = 0;
   for (uint32_t r = 0; r < out.dim(0); ++r) {
-    NN_ASSIGN_OR_RETURN(const Box box, readBox(context, r));
-    const float roiWidth = std::max(box.x2 - box.x1, 1.0f), roiHeight = std::max(box.y2 - box.y1, 1.0f);
-    const float wStep = roiWidth / float(outWidth), hStep = roiHeight / float(outHeight);
-    const int32_t wSamples = context.scalar<int32_t>(kWidthSamples), hSamples = context.scalar<int32_t>(kHeightSamples);
-    const double wRatioReal = wSamples > 0 ? double(wSamples) : std::ceil(double(wStep));
-    const double hRatioReal = hSamples > 0 ? double(hSamples) : std::ceil(double(hStep));
-    // Boxes of absurd size (or sampling ratios) would take practically forever; the server must
-    // answer, so such work is refused.
-    samplesSoFar += wRatioReal * hRatioReal * outHeight * outWidth * (depth + kPointCostInChannels);
-    if (!(samplesSoFar <= kMostSamples)) {
-      return unsupported(context) << "boxes 0.." << r << " would take the work of " << samplesSoFar << " channel samples (at most "
-                                  << kMostSamples << ")";
-    }
-    const uint32_t wRatio = uint32_t(wRatioReal), hRatio = uint32_t(hRatioReal);
+    NN_ASSIGN_OR_RETURN(const BoxSampling sampling, samplingOf(context, r, outHeight, outWidth));
+    const Box& box = sampling.box;
+    const float wStep = sampling.wStep, hStep = sampling.hStep;
+    const uint32_t wRatio = uint32_t(sampling.wRatio), hRatio = uint32_t(sampling.hRatio);
     const uint32_t samplePoints = wRatio * hRatio;
     const float wBin = wStep / float(wRatio), hBin = hStep / float(hRatio);
     const size_t batchBase = size_t(box.batch) * height * width * depth;
