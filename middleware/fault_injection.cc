@@ -166,6 +166,10 @@ hal::Status FaultInjector::beforeExecution(const std::string& device, const hal:
       std::fflush(stderr);
       crashAsVendorCodeDoes(plan_.kind);
     case FaultKind::HANG: {
+      // Said, so that one can tell a hang from a slow device, and a test when a call hangs.
+      std::fprintf(stderr, "npu_emulator: injected hang at execution %llu on %s\n",
+                   static_cast<unsigned long long>(number), device.c_str());
+      std::fflush(stderr);
       std::unique_lock<std::mutex> lock(mutex_);
       released_.wait(lock, [this] { return releasing_; });
       return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the server shut down during an injected hang";
