@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <iostream>
@@ -33,11 +34,6 @@ constexpr std::chrono::seconds kSetupWait{30};
 
 int channel = -1;  // for the crash handlers
 
-// Asks the thread of a call the parent is killing the child for to write its stack. A real-time
-// signal: none of them is the default action of anything, and a library is unlikely to use this
-// one (glibc keeps the lowest ones for itself; SIGRTMIN is past them).
-const int kReportSignal = SIGRTMIN + 4;
-
 // The child's last words to its parent: what ended it and the call into the library the calling
 // thread was in. Async-signal-safe: no allocation, one send.
 void sendLastWords(const char* what) {
@@ -56,13 +52,41 @@ void sendLastWords(const char* what) {
 }
 
 // The parent's reason for killing the child, for the report of the thread in the call it named
-// (kReportCall): set by the main thread just before it signals that thread.
+// (kReportCall): set by the main thread just before it signals that thread; and whether the
+// other threads' stacks follow (for a hang, not for a call over its CPU time).
 char killedFor[512];
+std::atomic<bool> reportOtherThreadsToo{false};
+
+// Why the parent kills a child that stopped answering (sent with the signal, as the child cannot
+// be told otherwise): "stopped answering health checks (no answer within N ms,
+// health_check_timeout_ms)".
+void stoppedAnswering(int timeoutMs, char* out, size_t size) {
+  char digits[16];
+  int count = 0;
+  for (unsigned rest = static_cast<unsigned>(timeoutMs); count == 0 || (rest > 0 && count < 16); rest /= 10) {
+    digits[count++] = static_cast<char>('0' + rest % 10);
+  }
+  size_t used = 0;
+  const auto append = [&](const char* text) {
+    while (*text != '\0' && used + 1 < size) out[used++] = *text++;
+  };
+  append("stopped answering health checks (no answer within ");
+  while (count > 0 && used + 1 < size) out[used++] = digits[--count];
+  append(" ms, health_check_timeout_ms)");
+  out[used] = '\0';
+}
 
 // On the thread in a call the parent is about to kill the child for (a hang, a CPU limit): its
-// stack, where that call is now. Then the parent may kill.
-void onReportSignal(int, siginfo_t*, void* context) {
-  reportOnce("is killed", killedFor, nullptr, interruptedInstruction(context), /*fromSignal=*/true);
+// stack, where that call is now; for a hang, every other thread's too. Or, sent by the parent to
+// a child that stopped answering it: every thread's, from whichever thread takes the signal.
+// Then the parent may kill.
+void onReportSignal(int, siginfo_t* info, void* context) {
+  static char frozen[160];
+  const bool fromParent = info->si_code == SI_QUEUE && info->si_pid == ::getppid();
+  if (fromParent) stoppedAnswering(info->si_value.sival_int, frozen, sizeof frozen);
+  const bool wrote = reportOnce("is killed", fromParent ? frozen : killedFor, nullptr,
+                                interruptedInstruction(context), /*fromSignal=*/true);
+  if (wrote && (fromParent || reportOtherThreadsToo.load())) reportOtherThreads();
   const char done = static_cast<char>(HostMessageType::kReported);
   ::send(channel, &done, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
@@ -74,9 +98,10 @@ void reportCall(const std::string& payload) {
   const bool byCpu = payload.compare(0, newline, "cpu") == 0;
   const std::string why = newline == std::string::npos ? "" : payload.substr(newline + 1);
   std::strncpy(killedFor, why.c_str(), sizeof killedFor - 1);
+  reportOtherThreadsToo = !byCpu;
   const auto longest = middleware::BackendCall::longest();
   const pid_t thread = !longest.has_value() ? 0 : byCpu ? longest->byCpu.thread : longest->byAge.thread;
-  if (thread <= 0 || ::tgkill(::getpid(), thread, kReportSignal) != 0) {
+  if (thread <= 0 || ::tgkill(::getpid(), thread, hostReportSignal()) != 0) {
     (void)sendHostMessage(channel, HostMessageType::kReported, "");
   }
 }
@@ -153,7 +178,7 @@ int runBackendHost(int channelFd) {
   report.sa_sigaction = onReportSignal;
   report.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&report.sa_mask);
-  ::sigaction(kReportSignal, &report, nullptr);
+  ::sigaction(hostReportSignal(), &report, nullptr);
   auto setup = receiveSetup(channelFd);
   if (!setup.ok()) {
     std::cerr << "npu_emulator --backend-host: " << setup.error().message << std::endl;

@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include "emulator/backend_host.pb.h"
@@ -53,6 +55,23 @@ std::string describeExit(int status, const std::string& killedFor, const std::st
   if (WIFSIGNALED(status)) return "killed by " + signalName(WTERMSIG(status));
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended (wait status " + std::to_string(status) + ")";
+}
+
+// Whether every thread of `pid` is stopped (by a signal, or by a debugger: state T or t in its
+// stat file): then none runs a signal handler until it is let go.
+bool isStopped(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code error;
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, error)) {
+    std::ifstream in(task.path() / "stat");
+    const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t name = stat.rfind(')');  // the name, in parentheses, may hold anything
+    if (name == std::string::npos || name + 2 >= stat.size()) continue;  // gone meanwhile
+    if (stat[name + 2] != 'T' && stat[name + 2] != 't') return false;
+    any = true;
+  }
+  return any;
 }
 
 std::string makePrivateDirectory() {
@@ -183,10 +202,6 @@ std::string BackendProcess::watch(const Child& child) {
   }
   uint64_t sequence = 0;
   std::string killedFor, lastWords;
-  auto kill = [&](std::string why) {
-    if (killedFor.empty()) killedFor = std::move(why);
-    ::kill(child.pid, SIGKILL);
-  };
   auto nextPing = std::chrono::steady_clock::now();
   // When the pong to the ping in flight is due; kNoPing while none is in flight.
   constexpr auto kNoPing = std::chrono::steady_clock::time_point::max();
@@ -219,8 +234,20 @@ std::string BackendProcess::watch(const Child& child) {
       if (onProbation) answerBy = std::max(answerBy, probationEnds + limits.healthCheckTimeout);
     }
     if (answerBy != kNoPing && now >= answerBy && killedFor.empty()) {
-      kill("stopped answering health checks (no answer within " + std::to_string(limits.healthCheckTimeout.count()) +
-           " ms, health_check_timeout_ms)");
+      killedFor = "stopped answering health checks (no answer within " +
+                  std::to_string(limits.healthCheckTimeout.count()) + " ms, health_check_timeout_ms)";
+      // Asked with a signal, whichever of its threads takes it writes every thread's stack (a
+      // deadlock shows both sides); it is killed once they are written, or a health check's time
+      // after asking. A stopped child could write nothing before it is let go.
+      const sigval timeout{static_cast<int>(limits.healthCheckTimeout.count())};
+      if (isStopped(child.pid)) {
+        killedFor += "; it was stopped (state T: by a signal, or a debugger)";
+        ::kill(child.pid, SIGKILL);
+      } else if (::sigqueue(child.pid, hostReportSignal(), timeout) != 0) {
+        ::kill(child.pid, SIGKILL);
+      } else {
+        goneBy = std::min(goneBy, now + limits.healthCheckTimeout);
+      }
     }
     if (onProbation && now >= probationEnds) {
       if (!sendHostMessage(child.channel, HostMessageType::kEndProbation, "").ok()) break;

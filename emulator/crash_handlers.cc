@@ -1,11 +1,15 @@
 #include "emulator/crash_handlers.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,6 +22,103 @@ namespace {
 std::atomic<LastWords> lastWordsHook{nullptr};
 std::atomic<bool> reporting{false};
 std::atomic<bool> reported{false};
+
+// Asks a thread for its stack (reportOtherThreads).
+int threadStackSignal() { return SIGRTMIN + 5; }
+// One thread writes its stack at a time (the report's buffers are static); each counts itself
+// written when done.
+std::atomic<bool> writingStack{false};
+std::atomic<int> stacksWritten{0};
+
+void sleepMillisecond() {
+  const timespec millisecond{0, 1000 * 1000};
+  ::nanosleep(&millisecond, nullptr);
+}
+
+// Takes the turn to write, waiting a second at most (a thread whose stack is being written may
+// hang in the dynamic loader's lock); false if not had.
+bool takeTurn() {
+  for (int waited = 0; waited < 1000; ++waited) {
+    if (!writingStack.exchange(true)) return true;
+    sleepMillisecond();
+  }
+  return false;
+}
+
+void onThreadStackSignal(int, siginfo_t*, void* context) {
+  const int savedErrno = errno;
+  if (takeTurn()) {
+    writeThreadStack(STDERR_FILENO, interruptedInstruction(context), /*fromSignal=*/true);
+    writingStack = false;
+  }
+  ++stacksWritten;
+  errno = savedErrno;
+}
+
+// Whether a thread of this process would take a signal now, and if not, why not.
+enum class Reach { kTakes, kGone, kStopped, kUninterruptible, kBlocks };
+
+// From its status file: its State, its SigBlk mask and its Name (into `name`). Without
+// allocating.
+Reach reachOf(pid_t thread, int signal, char* name, size_t nameSize) {
+  char path[64] = "/proc/self/task/";
+  size_t used = std::strlen(path);
+  char digits[16];
+  int count = 0;
+  for (pid_t rest = thread; rest > 0 && count < 16; rest /= 10) digits[count++] = static_cast<char>('0' + rest % 10);
+  while (count > 0) path[used++] = digits[--count];
+  std::strcpy(path + used, "/status");
+  const int file = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (file < 0) return Reach::kGone;
+  static char status[4096];
+  const ssize_t size = ::read(file, status, sizeof status - 1);
+  ::close(file);
+  if (size <= 0) return Reach::kGone;
+  status[size] = '\0';
+  name[0] = '\0';
+  if (const char* line = std::strstr(status, "Name:\t")) {
+    size_t length = 0;
+    for (line += 6; line[length] != '\n' && line[length] != '\0' && length + 1 < nameSize; ++length) name[length] = line[length];
+    name[length] = '\0';
+  }
+  if (const char* state = std::strstr(status, "State:\t")) {
+    if (state[7] == 'T' || state[7] == 't') return Reach::kStopped;
+    if (state[7] == 'D') return Reach::kUninterruptible;
+    if (state[7] == 'Z' || state[7] == 'X') return Reach::kGone;
+  }
+  const char* mask = std::strstr(status, "SigBlk:\t");
+  if (mask == nullptr) return Reach::kTakes;
+  uint64_t blocked = 0;
+  for (mask += 8; (*mask >= '0' && *mask <= '9') || (*mask >= 'a' && *mask <= 'f'); ++mask) {
+    blocked = blocked << 4 | static_cast<uint64_t>(*mask <= '9' ? *mask - '0' : *mask - 'a' + 10);
+  }
+  return (blocked >> (signal - 1) & 1) == 0 ? Reach::kTakes : Reach::kBlocks;
+}
+
+// The threads of this process but the calling one, by id, from /proc/self/task (read without
+// allocating); at most `capacity`.
+int otherThreads(pid_t* threads, int capacity) {
+  const int directory = ::open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (directory < 0) return 0;
+  const pid_t self = ::gettid();
+  int count = 0;
+  alignas(dirent64) static char entries[4096];
+  for (;;) {
+    const ssize_t size = ::getdents64(directory, entries, sizeof entries);
+    if (size <= 0) break;
+    for (ssize_t at = 0; at < size;) {
+      const auto* entry = reinterpret_cast<const dirent64*>(entries + at);
+      at += entry->d_reclen;
+      pid_t thread = 0;
+      const char* digit = entry->d_name;
+      for (; *digit >= '0' && *digit <= '9'; ++digit) thread = thread * 10 + (*digit - '0');
+      if (*digit != '\0' || thread <= 0 || thread == self || count == capacity) continue;
+      threads[count++] = thread;
+    }
+  }
+  ::close(directory);
+  return count;
+}
 
 // Which signal, and the crash report. Then the signal's default action ends the process, and a
 // backend host's parent sees how it died.
@@ -69,19 +170,52 @@ void installCrashHandlers(LastWords lastWords) {
   action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   sigemptyset(&action.sa_mask);
   for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(signal, &action, nullptr);
+  struct sigaction stack {};
+  stack.sa_sigaction = onThreadStackSignal;
+  stack.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  sigemptyset(&stack.sa_mask);
+  ::sigaction(threadStackSignal(), &stack, nullptr);
 }
 
-void reportOnce(const char* event, const char* cause, const char* lastWords, const void* from, bool fromSignal) {
+bool reportOnce(const char* event, const char* cause, const char* lastWords, const void* from, bool fromSignal) {
   if (reporting.exchange(true)) {
-    for (int waited = 0; waited < 1000 && !reported.load(); ++waited) {
-      const timespec millisecond{0, 1000 * 1000};
-      ::nanosleep(&millisecond, nullptr);
-    }
-    return;
+    for (int waited = 0; waited < 1000 && !reported.load(); ++waited) sleepMillisecond();
+    return false;
   }
   if (const LastWords hook = lastWordsHook.load(); hook != nullptr && lastWords != nullptr) hook(lastWords);
   writeCrashReport(STDERR_FILENO, event, cause, from, fromSignal);
   reported = true;
+  return true;
+}
+
+void reportOtherThreads() {
+  static pid_t threads[256];
+  const int count = otherThreads(threads, 256);
+  writeOtherThreadsHeading(STDERR_FILENO);
+  stacksWritten = 0;
+  int asked = 0;
+  for (int i = 0; i < count; ++i) {
+    char name[17];
+    const Reach reach = reachOf(threads[i], threadStackSignal(), name, sizeof name);
+    if (reach == Reach::kGone) continue;
+    if (reach == Reach::kTakes && ::tgkill(::getpid(), threads[i], threadStackSignal()) == 0) {
+      ++asked;
+      continue;
+    }
+    // Named all the same, with why its stack is missing: a thread stuck in the kernel (a driver's
+    // ioctl that never returns) is often what a hang is about.
+    const char* why = reach == Reach::kStopped           ? "is stopped (by a signal, or a debugger): no stack"
+                      : reach == Reach::kUninterruptible ? "is in uninterruptible sleep in the kernel (state D), "
+                                                           "where no signal reaches it: no stack"
+                                                         : "blocks the signal that asks for its stack: no stack";
+    if (takeTurn()) {
+      writeThreadWithoutStack(STDERR_FILENO, threads[i], name, why);
+      writingStack = false;
+    }
+  }
+  // Each writes in turn. One that does not take its signal after all (it went into
+  // uninterruptible sleep meanwhile, say) is given up on.
+  for (int waited = 0; waited < 1000 && stacksWritten.load() < asked; ++waited) sleepMillisecond();
 }
 
 void endOutOfMemory(const void* allocator) {

@@ -19,8 +19,17 @@ void installCrashHandlers(LastWords lastWords = nullptr);
 // Writes a report (crash_report.h) unless one is written or being written: the process is
 // ending, and only the first thread's is. One that comes meanwhile waits (bounded) for the first
 // to be written, so that its own signal does not end the process halfway through it.
-// `lastWords`, if given, goes to the LastWords hook first. Async-signal-safe.
-void reportOnce(const char* event, const char* cause, const char* lastWords, const void* from, bool fromSignal);
+// `lastWords`, if given, goes to the LastWords hook first. True if this call wrote it.
+// Async-signal-safe.
+bool reportOnce(const char* event, const char* cause, const char* lastWords, const void* from, bool fromSignal);
+
+// After this thread's report (reportOnce), every other thread's stack (crash_report.h): each is
+// signalled and writes its own, one at a time, and this waits for them, a second at most. A
+// thread that cannot take the signal (stopped, in uninterruptible sleep, blocking it) is named
+// with the reason instead. For a hang, whose cause is often in another thread (the one holding
+// what the hung call waits for), and for a child that stopped answering. Async-signal-safe as
+// writeCrashReport is.
+void reportOtherThreads();
 
 // For a new_handler: an allocation failed for good (the address space limit). Reports from the
 // code that allocated (`allocator`: the new_handler's return address, in operator new), then

@@ -210,20 +210,21 @@ void describeCrashSignal(int signal, const siginfo_t& info, const void* ucontext
   out[size - 1] = '\0';
 }
 
-void writeCrashReport(int fd, const char* event, const char* cause, const void* from, bool fromSignal) {
-  void* frames[kMaxFrames];
-  const int count = ::backtrace(frames, kMaxFrames);
-  Line line;
-  line.text(who).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") ");
-  line.text(event).text(": ").text(cause);
-  const char* call = middleware::BackendCall::currentOnThisThread();
-  if (call != nullptr && std::strstr(cause, call) == nullptr) line.text(" in ").text(call);
+namespace {
+
+// The calling thread's id and name, as "thread T (NAME)".
+Line& thisThread(Line& line) {
   char thread[17] = {};
   ::prctl(PR_GET_NAME, thread);
-  line.text(", on thread ").decimal(static_cast<uint64_t>(::gettid())).text(" (").text(thread).text("); its stack:");
-  line.writeTo(fd);
-  // Past this function, the handler and (for a signal) the kernel's signal frame; all of it if
-  // `from` is not on this stack.
+  return line.text("thread ").decimal(static_cast<uint64_t>(::gettid())).text(" (").text(thread).text(")");
+}
+
+// The calling thread's stack, a frame a line, from `from` (see writeCrashReport). `frames` come
+// from backtrace() in the caller, whose own frame is then left out too.
+void writeFrames(int fd, void* const* frames, int count, const void* from, bool fromSignal) {
+  Line line;
+  // Past the report's functions, the handler and (for a signal) the kernel's signal frame; all
+  // of it if `from` is not on this stack.
   int first = 0;
   for (int i = 0; i < count; ++i) {
     if (frames[i] == from) {
@@ -271,6 +272,44 @@ void writeCrashReport(int fd, const char* event, const char* cause, const void* 
     }
     line.writeTo(fd);
   }
+}
+
+}  // namespace
+
+void writeCrashReport(int fd, const char* event, const char* cause, const void* from, bool fromSignal) {
+  void* frames[kMaxFrames];
+  const int count = ::backtrace(frames, kMaxFrames);
+  Line line;
+  line.text(who).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") ");
+  line.text(event).text(": ").text(cause);
+  const char* call = middleware::BackendCall::currentOnThisThread();
+  if (call != nullptr && std::strstr(cause, call) == nullptr) line.text(" in ").text(call);
+  thisThread(line.text(", on ")).text("; its stack:");
+  line.writeTo(fd);
+  writeFrames(fd, frames, count, from, fromSignal);
+}
+
+void writeOtherThreadsHeading(int fd) {
+  Line line;
+  line.text(who).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text("): its other threads:");
+  line.writeTo(fd);
+}
+
+void writeThreadStack(int fd, const void* from, bool fromSignal) {
+  void* frames[kMaxFrames];
+  const int count = ::backtrace(frames, kMaxFrames);
+  Line line;
+  thisThread(line);
+  if (const char* call = middleware::BackendCall::currentOnThisThread()) line.text(" in ").text(call);
+  line.text("; its stack:");
+  line.writeTo(fd);
+  writeFrames(fd, frames, count, from, fromSignal);
+}
+
+void writeThreadWithoutStack(int fd, pid_t thread, const char* name, const char* why) {
+  Line line;
+  line.text("thread ").decimal(static_cast<uint64_t>(thread)).text(" (").text(name).text(") ").text(why);
+  line.writeTo(fd);
 }
 
 const void* interruptedInstruction(const void* ucontext) {

@@ -7,6 +7,7 @@
 #define NNREMOTE_EMULATOR_CRASH_REPORT_H_
 
 #include <signal.h>
+#include <sys/types.h>
 
 #include <string>
 
@@ -31,6 +32,15 @@ void describeCrashSignal(int signal, const siginfo_t& info, const void* ucontext
 // left out). Async-signal-safe but for `dladdr`, which takes the dynamic loader's lock: a crash
 // inside dlopen would leave the report unwritten. One report at a time (its buffers are static).
 void writeCrashReport(int fd, const char* event, const char* cause, const void* from, bool fromSignal);
+
+// For a report of every thread (a hang, a child that stopped answering): after the first
+// thread's report, a line that the others follow, then each other thread's stack, written by that
+// thread: "thread T (NAME)[ in CALL]; its stack:" and its frames, as writeCrashReport writes
+// them. The same constraints as writeCrashReport; one thread's at a time.
+void writeOtherThreadsHeading(int fd);
+void writeThreadStack(int fd, const void* from, bool fromSignal);
+// For a thread that cannot write its own: "thread T (NAME) WHY".
+void writeThreadWithoutStack(int fd, pid_t thread, const char* name, const char* why);
 
 // The instruction a signal interrupted, from the context a SA_SIGINFO handler gets; nullptr
 // where this architecture's context is not known here.

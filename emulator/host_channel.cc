@@ -1,5 +1,7 @@
 #include "emulator/host_channel.h"
 
+#include <signal.h>
+
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -144,5 +146,7 @@ hal::Result<HostHealth> decodeHostHealth(const std::string& payload) {
   health.busiestCallCpu = std::chrono::milliseconds(cpu);
   return health;
 }
+
+int hostReportSignal() { return SIGRTMIN + 4; }
 
 }  // namespace nnremote::emulator

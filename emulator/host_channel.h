@@ -40,6 +40,13 @@ enum class HostMessageType : uint8_t {
   kReported = 12,  // child -> parent: written (or that call had returned)
 };
 
+// The signal a backend host writes a report on: sent by the host itself to the thread of a call
+// over a limit (kReportCall), or by the parent to a child that stopped answering its health
+// checks (sigqueue, whose value is health_check_timeout_ms), which then reports every thread. A
+// real-time signal: none of them is the default action of anything, and a library is unlikely to
+// use this one (glibc keeps the lowest ones for itself; SIGRTMIN is past them).
+int hostReportSignal();
+
 // The fd a backend host finds its host channel on (npu_emulator --backend-host=3), and the zygote
 // its own (--backend-zygote=3).
 constexpr int kChildChannelFd = 3;

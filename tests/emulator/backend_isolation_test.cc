@@ -10,11 +10,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -197,6 +200,38 @@ std::vector<Frame> reportedFrames(const std::string& log) {
   return frames;
 }
 
+// One of the other threads a report shows after the first (a hang's, a frozen child's).
+struct ThreadStack {
+  std::string name, call;  // call: the call into the library it is in, if any
+  std::vector<Frame> frames;
+  std::string withoutStack;  // why it has none, if it has none
+};
+
+// The other threads of the first report in a server's log that has them.
+std::vector<ThreadStack> otherThreads(const std::string& log) {
+  std::vector<ThreadStack> threads;
+  const size_t heading = log.find("): its other threads:\n");
+  if (heading == std::string::npos) return threads;
+  std::istringstream lines(log.substr(log.find('\n', heading) + 1));
+  const std::regex thread(R"(npu_emulator: thread \d+ \((.*)\)(?: in (\S+))?; its stack:)");
+  const std::regex frame(R"(npu_emulator:   #(\d+) pc 0x([0-9a-f]+)  (\S+)(?: \((.*)\))?)");
+  const std::regex withoutStack(R"(npu_emulator: thread \d+ \((.*)\) (.*): no stack)");
+  std::string line;
+  std::smatch match;
+  while (std::getline(lines, line)) {
+    if (std::regex_match(line, match, thread)) {
+      threads.push_back({match[1], match[2], {}, ""});
+    } else if (std::regex_match(line, match, withoutStack)) {
+      threads.push_back({match[1], "", {}, match[2]});
+    } else if (!threads.empty() && std::regex_match(line, match, frame)) {
+      threads.back().frames.push_back({std::stoul(match[1]), match[2], match[3], match[4]});
+    } else if (line.find("npu_emulator:   ... the same frame ") != 0) {
+      break;
+    }
+  }
+  return threads;
+}
+
 // What addr2line, which a user would run on the report, says is at `offset` in `file`.
 std::string addr2lineFunction(const std::string& file, const std::string& offset) {
   FILE* pipe = ::popen(("addr2line -f -C -e '" + file + "' 0x" + offset).c_str(), "r");
@@ -347,6 +382,85 @@ TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
   EXPECT_THAT(text, ContainsRegex(" is killed: IPreparedModel::execute had not returned after [0-9]+ ms "
                                   "\\(call_timeout_ms = 300\\), on thread [0-9]+ \\(work_pool\\); its stack:\n"));
   EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
+  // Then each other thread's, written by that thread (the cause of a hang is often in another):
+  // among them the main one, which answers the parent.
+  const std::vector<ThreadStack> others = otherThreads(text);
+  EXPECT_GE(others.size(), 2u) << text;
+  EXPECT_TRUE(std::any_of(others.begin(), others.end(), [](const ThreadStack& thread) {
+    return hasFrame(thread.frames, "npu_emulator", "runBackendHost");
+  })) << text;
+  EXPECT_LT(text.find("): its other threads:"), text.find("; restarting in")) << text;
+}
+
+TEST(BackendIsolationTest, AChildThatStopsAnsweringReportsEveryThreadEachHungCallAmongThem) {
+  // Two executions hang in the library (and no call limit ends them); then the child's main
+  // thread, which answers the parent's health checks, is stopped as a debugger stops one thread.
+  // The child goes on running but answers no more: the parent asks it for a report by signal, and
+  // whichever thread takes it writes every thread's stack, both hung calls among them.
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-unanswering");
+  const std::string log = serverLog("unanswering");
+  testing::EmulatorProcess server(
+      address, {std::string(kCrashing) + "hang:op=ADD",
+                isolationConfig("unanswering", "health_check_interval_ms: 50 health_check_timeout_ms: 500 "
+                                               "restart_backoff_ms: 10 restart_probation_ms: 0")},
+      log);
+  const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  ASSERT_GT(child, 0);
+  Client first(address), second(address);
+  auto a = first.prepare(kCrashDevice);
+  auto b = second.prepare(kCrashDevice);
+  ASSERT_TRUE(a.ok() && b.ok());
+  hal::Status hungA, hungB;
+  std::thread callA([&] { hungA = addOnce(**a); });
+  std::thread callB([&] { hungB = addOnce(**b); });
+  logOnceItHolds(log, "injected hang at execution 2 ");
+  if (::ptrace(PTRACE_SEIZE, child, nullptr, nullptr) != 0) {
+    const int error = errno;
+    ::kill(child, SIGKILL);  // ends the hung calls
+    callA.join();
+    callB.join();
+    GTEST_SKIP() << "this test may not trace its server's children: " << std::strerror(error);
+  }
+  EXPECT_EQ(::ptrace(PTRACE_INTERRUPT, child, nullptr, nullptr), 0) << std::strerror(errno);
+  // A traced child is its tracer's to reap first; the server, its parent, waits for that.
+  int status = 0;
+  for (int i = 0; i < 9000 && !(::waitpid(child, &status, __WALL | WNOHANG) == child &&
+                                (WIFEXITED(status) || WIFSIGNALED(status)));
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(WIFSIGNALED(status)) << "the child was not killed";
+  callA.join();
+  callB.join();
+  for (const hal::Status& hung : {hungA, hungB}) {
+    ASSERT_FALSE(hung.ok());
+    EXPECT_THAT(hung.error().message, HasSubstr("killed: stopped answering health checks (no answer within 500 ms"));
+  }
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  EXPECT_THAT(text, ContainsRegex(" is killed: stopped answering health checks \\(no answer within 500 ms, "
+                                  "health_check_timeout_ms\\), on thread [0-9]+ \\(.*\\); its stack:\n"));
+  // The main thread is stopped and cannot write: it is named, with why. Each other one writes
+  // its own, each hung call's thread in the library's fault (the first one's may have taken the
+  // signal and be the report's first).
+  const std::vector<ThreadStack> others = otherThreads(text);
+  EXPECT_EQ(std::count_if(others.begin(), others.end(),
+                          [](const ThreadStack& thread) {
+                            return thread.withoutStack == "is stopped (by a signal, or a debugger)";
+                          }),
+            1)
+      << text;
+  std::vector<std::vector<Frame>> hungStacks;
+  for (const ThreadStack& thread : others) {
+    if (thread.call == "IPreparedModel::execute") hungStacks.push_back(thread.frames);
+  }
+  const size_t firstLine = text.find(" is killed: stopped answering");
+  if (text.find(" in IPreparedModel::execute, on thread ", firstLine) < text.find('\n', firstLine)) {
+    hungStacks.push_back(reportedFrames(text));
+  }
+  ASSERT_EQ(hungStacks.size(), 2u) << text;
+  for (const auto& frames : hungStacks) {
+    EXPECT_TRUE(hasFrame(frames, "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
+  }
 }
 
 TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
@@ -359,7 +473,9 @@ TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
   ASSERT_EQ(::kill(static_cast<pid_t>(before.pid()), SIGSTOP), 0);
   const wire::BackendHostHealth after =
       waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
+  // Stopped whole, it could write no report: the cause says so.
   EXPECT_THAT(after.last_exit(), HasSubstr("stopped answering health checks"));
+  EXPECT_THAT(after.last_exit(), HasSubstr("; it was stopped (state T: by a signal, or a debugger)"));
   EXPECT_NE(after.pid(), before.pid());
   Client client(address);
   auto prepared = client.prepare(kCrashDevice);
