@@ -23,8 +23,6 @@ std::atomic<LastWords> lastWordsHook{nullptr};
 std::atomic<bool> reporting{false};
 std::atomic<bool> reported{false};
 
-// Asks a thread for its stack (reportOtherThreads).
-int threadStackSignal() { return SIGRTMIN + 5; }
 // One thread writes its stack at a time (the report's buffers are static); each counts itself
 // written when done.
 std::atomic<bool> writingStack{false};
@@ -187,6 +185,8 @@ bool reportOnce(const char* event, const char* cause, const char* lastWords, con
   reported = true;
   return true;
 }
+
+int threadStackSignal() { return SIGRTMIN + 5; }
 
 void reportOtherThreads() {
   static pid_t threads[256];

@@ -30,6 +30,8 @@ bool reportOnce(const char* event, const char* cause, const char* lastWords, con
 // what the hung call waits for), and for a child that stopped answering. Async-signal-safe as
 // writeCrashReport is.
 void reportOtherThreads();
+// The signal that asks a thread for its stack (installCrashHandlers handles it).
+int threadStackSignal();
 
 // For a new_handler: an allocation failed for good (the address space limit). Reports from the
 // code that allocated (`allocator`: the new_handler's return address, in operator new), then

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -127,6 +128,32 @@ TEST(CrashReportTest, FromASignalTheStackStartsAtTheInterruptedInstruction) {
   EXPECT_THAT(report, HasSubstr("raiseTheSignal()"));
   EXPECT_THAT(report, HasSubstr("FromASignalTheStackStartsAtTheInterruptedInstruction_Test::TestBody()"));
   EXPECT_THAT(report, Not(HasSubstr("onSignal")));
+}
+
+__attribute__((noinline)) void writeThisThreadsStack(int fd) {
+  writeThreadStack(fd, __builtin_return_address(0), /*fromSignal=*/false);
+  asm volatile("");
+}
+
+TEST(CrashReportTest, AnotherThreadsSectionNamesItAndShowsItsStackOrWhyItHasNone) {
+  prepareCrashReports("backend --backend=libvendor.so");
+  FILE* file = std::fopen(reportPath().c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  writeOtherThreadsHeading(::fileno(file));
+  writeThisThreadsStack(::fileno(file));
+  writeThreadWithoutStack(::fileno(file), 4242, "vendor_worker", "is stopped (by a signal, or a debugger): no stack");
+  std::fclose(file);
+  const std::string report = readReport();
+  char name[17] = {};
+  ::pthread_getname_np(::pthread_self(), name, sizeof name);
+  EXPECT_THAT(report, StartsWith("npu_emulator: backend --backend=libvendor.so (pid " + std::to_string(::getpid()) +
+                                 "): its other threads:\nnpu_emulator: thread " + std::to_string(::gettid()) + " (" +
+                                 name + "); its stack:\nnpu_emulator:   #00 pc 0x"));
+  const size_t first = report.find("#00 pc 0x");
+  EXPECT_THAT(report.substr(first, report.find('\n', first) - first),
+              HasSubstr("AnotherThreadsSectionNamesItAndShowsItsStackOrWhyItHasNone_Test::TestBody()"));
+  EXPECT_THAT(report, HasSubstr("\nnpu_emulator: thread 4242 (vendor_worker) is stopped (by a signal, or a debugger): "
+                                "no stack\n"));
 }
 
 }  // namespace

@@ -1,0 +1,104 @@
+// emulator/crash_handlers.h: every other thread's stack, after a report's first thread, as a hang's
+// report shows them. Each thread that can take the signal writes its own; one that cannot is
+// named with why.
+#include "emulator/crash_handlers.h"
+
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "emulator/crash_report.h"
+
+namespace nnremote::emulator {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A thread that names itself, optionally blocks the stack signal, says who it is, and waits
+// until told to end.
+class Waiter {
+ public:
+  Waiter(const char* name, bool blocksTheSignal) {
+    thread_ = std::thread([this, name, blocksTheSignal] {
+      ::pthread_setname_np(::pthread_self(), name);
+      if (blocksTheSignal) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, threadStackSignal());
+        ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      id_ = ::gettid();
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return done_; });
+    });
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return id_ != 0; });
+  }
+  ~Waiter() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  pid_t id() const { return id_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  pid_t id_ = 0;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// What reportOtherThreads wrote on stderr.
+std::string reportOtherThreadsToAFile() {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/threads.txt";
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int savedStderr = ::dup(STDERR_FILENO);
+  ::dup2(file, STDERR_FILENO);
+  reportOtherThreads();
+  ::dup2(savedStderr, STDERR_FILENO);
+  ::close(savedStderr);
+  ::close(file);
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST(CrashHandlersTest, EveryOtherThreadWritesItsStackOrIsNamedWithWhyItCannot) {
+  installCrashHandlers();
+  prepareCrashReports("backend --backend=libvendor.so");
+  Waiter waiting("vendor_waiting", /*blocksTheSignal=*/false);
+  Waiter blocking("vendor_blocking", /*blocksTheSignal=*/true);
+  const std::string report = reportOtherThreadsToAFile();
+  EXPECT_THAT(report, HasSubstr("npu_emulator: backend --backend=libvendor.so (pid " + std::to_string(::getpid()) +
+                                "): its other threads:\n"));
+  // Where it waits: in the condition variable, under the waiter's own function.
+  const std::string section = "npu_emulator: thread " + std::to_string(waiting.id()) + " (vendor_waiting); its stack:\n";
+  const size_t at = report.find(section);
+  ASSERT_NE(at, std::string::npos) << report;
+  const std::string stack = report.substr(at + section.size(), report.find("npu_emulator: thread", at + 1) - at);
+  EXPECT_THAT(stack, HasSubstr("npu_emulator:   #00 pc 0x")) << report;
+  EXPECT_THAT(stack, HasSubstr("Waiter::Waiter")) << report;
+  EXPECT_THAT(report, HasSubstr("npu_emulator: thread " + std::to_string(blocking.id()) +
+                                " (vendor_blocking) blocks the signal that asks for its stack: no stack\n"));
+  // Not this thread, whose report came first.
+  EXPECT_THAT(report, ::testing::Not(HasSubstr("thread " + std::to_string(::gettid()) + " (")));
+}
+
+}  // namespace
+}  // namespace nnremote::emulator
