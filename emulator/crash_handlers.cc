@@ -1,6 +1,8 @@
 #include "emulator/crash_handlers.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -12,9 +14,21 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "emulator/crash_report.h"
 #include "middleware/backend_calls.h"
+
+// Sanitizers intercept pthread_create themselves, and AddressSanitizer gives every thread a
+// signal stack already.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define NNREMOTE_SANITIZED_THREADS 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NNREMOTE_SANITIZED_THREADS 1
+#endif
 
 namespace nnremote::emulator {
 namespace {
@@ -157,9 +171,31 @@ void giveThreadASignalStack() {
   ::sigaltstack(&stack, nullptr);
 }
 
+std::atomic<bool> installed{false};
+
 }  // namespace
 
+#ifndef NNREMOTE_SANITIZED_THREADS
+namespace {
+
+struct ThreadStart {
+  void* (*routine)(void*);
+  void* argument;
+};
+
+void* startWithASignalStack(void* raw) {
+  const ThreadStart start = *static_cast<ThreadStart*>(raw);
+  delete static_cast<ThreadStart*>(raw);
+  if (installed.load()) giveThreadASignalStack();
+  return start.routine(start.argument);
+}
+
+}  // namespace
+
+#endif
+
 void installCrashHandlers(LastWords lastWords) {
+  installed = true;
   lastWordsHook = lastWords;
   giveThreadASignalStack();
   middleware::BackendCall::setThreadSetup(giveThreadASignalStack);
@@ -226,3 +262,22 @@ void endOutOfMemory(const void* allocator) {
 }
 
 }  // namespace nnremote::emulator
+
+#ifndef NNREMOTE_SANITIZED_THREADS
+// Every thread of a process with crash handlers gets a stack for them as it starts, the library's
+// own threads too, which never call through the guard (BackendCall::setThreadSetup): their stack
+// overflowing is reported like any crash rather than ending the process unreported. Defined in
+// the program, this pthread_create is the one every library resolves to, dlopen'ed ones too; it
+// starts the thread through libc's.
+extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*),
+                              void* argument) noexcept {
+  using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static const auto libc = reinterpret_cast<Create>(::dlsym(RTLD_NEXT, "pthread_create"));
+  if (libc == nullptr) return EAGAIN;
+  auto* start = new (std::nothrow) nnremote::emulator::ThreadStart{routine, argument};
+  if (start == nullptr) return libc(thread, attributes, routine, argument);
+  const int created = libc(thread, attributes, nnremote::emulator::startWithASignalStack, start);
+  if (created != 0) delete start;
+  return created;
+}
+#endif

@@ -164,6 +164,8 @@ Testing:
                       abort     abort(), as a failed assertion in vendor code does
                       segfault  a write through a null pointer
                       overflow  recursion until the thread's stack overflows
+                      thread_overflow
+                                the same on a thread the library started itself
                       spin      the execution burns CPU time and never returns
                       allocate  the execution allocates address space until an allocation fails
                     A DEVICE served by a backend host gets the fault in that child (its first

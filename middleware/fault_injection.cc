@@ -1,5 +1,6 @@
 #include "middleware/fault_injection.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include "hal/operand_types.h"
 
@@ -80,12 +82,13 @@ hal::Result<FaultPlan> parseFaultPlan(const std::string& text) {
   const auto usage = [&]() -> hal::Error {
     return hal::invalidArgument() << "--fault=" << text
                                   << ": expected KIND:AFTER_N[:DEVICE] or KIND:op=OPERATION[:DEVICE], KIND one of "
-                                     "crash, hang, slow, error, abort, segfault, overflow, spin, allocate";
+                                     "crash, hang, slow, error, abort, segfault, overflow, thread_overflow, spin, allocate";
   };
   static const std::pair<const char*, FaultKind> kKinds[] = {
       {"crash", FaultKind::CRASH}, {"hang", FaultKind::HANG},         {"slow", FaultKind::SLOW},
       {"error", FaultKind::ERROR}, {"abort", FaultKind::ABORT},       {"segfault", FaultKind::SEGFAULT},
-      {"overflow", FaultKind::OVERFLOW}, {"spin", FaultKind::SPIN}, {"allocate", FaultKind::ALLOCATE},
+      {"overflow", FaultKind::OVERFLOW}, {"thread_overflow", FaultKind::THREAD_OVERFLOW},
+      {"spin", FaultKind::SPIN}, {"allocate", FaultKind::ALLOCATE},
   };
   FaultPlan plan;
   const size_t first = text.find(':');
@@ -165,6 +168,18 @@ hal::Status FaultInjector::beforeExecution(const std::string& device, const hal:
                    static_cast<unsigned long long>(number), device.c_str());
       std::fflush(stderr);
       crashAsVendorCodeDoes(plan_.kind);
+    case FaultKind::THREAD_OVERFLOW: {
+      std::fprintf(stderr, "npu_emulator: injected stack overflow on a thread of its own at execution %llu on %s\n",
+                   static_cast<unsigned long long>(number), device.c_str());
+      std::fflush(stderr);
+      // As a library's worker thread would: one it started, which never calls through the server.
+      std::thread worker([] {
+        ::pthread_setname_np(::pthread_self(), "vendor_worker");
+        crashAsVendorCodeDoes(FaultKind::OVERFLOW);
+      });
+      worker.join();
+      break;
+    }
     case FaultKind::HANG: {
       // Said, so that one can tell a hang from a slow device, and a test when a call hangs.
       std::fprintf(stderr, "npu_emulator: injected hang at execution %llu on %s\n",

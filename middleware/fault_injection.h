@@ -28,6 +28,7 @@ enum class FaultKind {
   ABORT,     // abort(), as a failed assertion does
   SEGFAULT,  // a write through a null pointer
   OVERFLOW,  // recursion until the calling thread's stack overflows
+  THREAD_OVERFLOW,  // the same on a thread of the library's own, which the execution waits for
   SPIN,      // the execution burns CPU time and never returns (until shutdown)
   ALLOCATE,  // the execution allocates memory (address space) until an allocation fails
 };
@@ -46,7 +47,7 @@ struct FaultPlan {
 };
 
 // Parses "KIND:AFTER_N[:DEVICE]" or "KIND:op=OPERATION[:DEVICE]", KIND one of crash, hang, slow,
-// error, abort, segfault, overflow, spin, allocate.
+// error, abort, segfault, overflow, thread_overflow, spin, allocate.
 hal::Result<FaultPlan> parseFaultPlan(const std::string& text);
 
 // The shared counter and the means to release hung executions at shutdown.

@@ -303,6 +303,26 @@ TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCr
   EXPECT_THAT(health.last_exit(), HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
 }
 
+// Also built without AddressSanitizer (backend_isolation_unsanitized_test), which gives every
+// thread a signal stack of its own accord: there, the server gives one to each thread as it
+// starts (crash_handlers.cc).
+TEST(BackendIsolationTest, ALibrarysOwnThreadOverflowingItsStackIsReportedToo) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-thread-overflow");
+  const std::string log = serverLog("thread-overflow");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "thread_overflow:0"}, log);
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  const hal::Status overflowed = addOnce(**crashing);
+  ASSERT_FALSE(overflowed.ok());
+  EXPECT_THAT(overflowed.error().message, HasSubstr("killed by SIGSEGV"));
+  // On the library's thread, in no call into the library: its stack is the recursion.
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  EXPECT_THAT(text, ContainsRegex(" crashed: SIGSEGV \\(stack overflow, at 0x[0-9a-f]+\\), on thread [0-9]+ "
+                                  "\\(vendor_worker\\); its stack:\n"));
+  EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "overflowStack")) << text;
+}
+
 TEST(BackendIsolationTest, InProcessALibrarysCrashEndsTheServerWhichWritesTheReport) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("in-process-report");
   const std::string log = serverLog("in-process");

@@ -87,13 +87,13 @@ TEST(CrashHandlersTest, EveryOtherThreadWritesItsStackOrIsNamedWithWhyItCannot) 
   const std::string report = reportOtherThreadsToAFile();
   EXPECT_THAT(report, HasSubstr("npu_emulator: backend --backend=libvendor.so (pid " + std::to_string(::getpid()) +
                                 "): its other threads:\n"));
-  // Where it waits: in the condition variable, under the waiter's own function.
+  // Where it waits: in the condition variable (the waiter's own lambda may be inlined).
   const std::string section = "npu_emulator: thread " + std::to_string(waiting.id()) + " (vendor_waiting); its stack:\n";
   const size_t at = report.find(section);
   ASSERT_NE(at, std::string::npos) << report;
   const std::string stack = report.substr(at + section.size(), report.find("npu_emulator: thread", at + 1) - at);
   EXPECT_THAT(stack, HasSubstr("npu_emulator:   #00 pc 0x")) << report;
-  EXPECT_THAT(stack, HasSubstr("Waiter::Waiter")) << report;
+  EXPECT_THAT(stack, HasSubstr("(pthread_cond_wait)")) << report;
   EXPECT_THAT(report, HasSubstr("npu_emulator: thread " + std::to_string(blocking.id()) +
                                 " (vendor_blocking) blocks the signal that asks for its stack: no stack\n"));
   // Not this thread, whose report came first.

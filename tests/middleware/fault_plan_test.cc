@@ -24,6 +24,7 @@ TEST(FaultPlanTest, ParsesEveryKindWithAndWithoutADevice) {
   EXPECT_EQ(parseFaultPlan("segfault:1")->kind, FaultKind::SEGFAULT);
   EXPECT_EQ(parseFaultPlan("spin:1")->kind, FaultKind::SPIN);
   EXPECT_EQ(parseFaultPlan("overflow:0")->kind, FaultKind::OVERFLOW);
+  EXPECT_EQ(parseFaultPlan("thread_overflow:0")->kind, FaultKind::THREAD_OVERFLOW);
   EXPECT_EQ(parseFaultPlan("allocate:1")->kind, FaultKind::ALLOCATE);
 }
 

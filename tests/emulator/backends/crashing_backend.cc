@@ -1,8 +1,8 @@
 // crashing_backend.so (tests only): vendor code that fails. It serves the simulator's edge16 NPU
 // as "crashtest-edge16", with a fault injected inside the library: ARG is an npu_emulator --fault
 // plan without the device, e.g. segfault:op=CONV_2D (every execution of a model with a CONV_2D
-// segfaults), abort:5 (the 6th execution aborts), overflow:0 (its stack), hang:0, spin:0 (burns
-// CPU), allocate:0.
+// segfaults), abort:5 (the 6th execution aborts), overflow:0 (its stack), thread_overflow:0 (the
+// stack of a thread of its own), hang:0, spin:0 (burns CPU), allocate:0.
 // Served isolated, each of these ends (or, for hang, stalls) only its backend host.
 #include "drivers/sim/npu_config.h"
 #include "drivers/sim/sim_device.h"
