@@ -10,60 +10,30 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "emulator/crash_report.h"
+#include "testing/waiting_thread.h"
 
 namespace nnremote::emulator {
 namespace {
 
 using ::testing::HasSubstr;
 
-// A thread that names itself, optionally blocks the stack signal, says who it is, and waits
-// until told to end.
-class Waiter {
- public:
-  Waiter(const char* name, bool blocksTheSignal) {
-    thread_ = std::thread([this, name, blocksTheSignal] {
-      ::pthread_setname_np(::pthread_self(), name);
-      if (blocksTheSignal) {
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, threadStackSignal());
-        ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-      }
-      std::unique_lock<std::mutex> lock(mutex_);
-      id_ = ::gettid();
-      changed_.notify_all();
-      changed_.wait(lock, [this] { return done_; });
-    });
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this] { return id_ != 0; });
-  }
-  ~Waiter() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
-  }
-  pid_t id() const { return id_; }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  pid_t id_ = 0;
-  bool done_ = false;
-  std::thread thread_;
-};
+// A thread that names itself and waits; `blocksTheSignal`: it blocks the stack signal first.
+auto named(const char* name, bool blocksTheSignal) {
+  return [name, blocksTheSignal] {
+    ::pthread_setname_np(::pthread_self(), name);
+    if (!blocksTheSignal) return;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, threadStackSignal());
+    ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  };
+}
 
 // What reportOtherThreads wrote on stderr.
 std::string reportOtherThreadsToAFile() {
@@ -82,8 +52,8 @@ std::string reportOtherThreadsToAFile() {
 TEST(CrashHandlersTest, EveryOtherThreadWritesItsStackOrIsNamedWithWhyItCannot) {
   installCrashHandlers();
   prepareCrashReports("backend --backend=libvendor.so");
-  Waiter waiting("vendor_waiting", /*blocksTheSignal=*/false);
-  Waiter blocking("vendor_blocking", /*blocksTheSignal=*/true);
+  testing::WaitingThread waiting(named("vendor_waiting", /*blocksTheSignal=*/false));
+  testing::WaitingThread blocking(named("vendor_blocking", /*blocksTheSignal=*/true));
   const std::string report = reportOtherThreadsToAFile();
   EXPECT_THAT(report, HasSubstr("npu_emulator: backend --backend=libvendor.so (pid " + std::to_string(::getpid()) +
                                 "): its other threads:\n"));

@@ -1,15 +1,14 @@
 #include "emulator/probation_cpu.h"
 
 #include <gtest/gtest.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include "testing/waiting_thread.h"
 
 namespace nnremote::emulator {
 namespace {
+
+using testing::WaitingThread;
 
 cpu_set_t affinityOf(pid_t thread) {
   cpu_set_t set;
@@ -17,42 +16,6 @@ cpu_set_t affinityOf(pid_t thread) {
   EXPECT_EQ(::sched_getaffinity(thread, sizeof(set), &set), 0);
   return set;
 }
-
-pid_t threadId() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
-
-// A thread that waits, until the test lets it end, after running `first`; its id is known once
-// the constructor returns.
-class WaitingThread {
- public:
-  template <typename First>
-  explicit WaitingThread(First first)
-      : thread_([this, first] {
-          first();
-          std::unique_lock<std::mutex> lock(mutex_);
-          id_ = threadId();
-          changed_.notify_all();
-          changed_.wait(lock, [&] { return done_; });
-        }) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return id_ != 0; });
-  }
-  ~WaitingThread() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
-  }
-  pid_t id() const { return id_; }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  pid_t id_ = 0;
-  bool done_ = false;
-  std::thread thread_;
-};
 
 // Confining happens in a thread of the test's own, so the test process keeps its CPUs.
 TEST(ProbationCpuTest, ConfinesToOneAllowedCpuThenGivesEveryConfinedThreadItsSetBack) {
