@@ -2,8 +2,8 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <time.h>
