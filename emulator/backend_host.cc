@@ -24,6 +24,7 @@
 #include "middleware/fault_injection.h"
 #include "emulator/host_channel.h"
 #include "emulator/probation_cpu.h"
+#include "emulator/signal_safe_text.h"
 #include "wire/shared_queue.h"
 
 namespace nnremote::emulator {
@@ -37,18 +38,11 @@ int channel = -1;  // for the crash handlers
 // The child's last words to its parent: what ended it and the call into the library the calling
 // thread was in. Async-signal-safe: no allocation, one send.
 void sendLastWords(const char* what) {
-  char message[256];
-  size_t used = 0;
-  const auto append = [&](const char* text) {
-    while (*text != '\0' && used + 1 < sizeof message) message[used++] = *text++;
-  };
-  message[used++] = static_cast<char>(HostMessageType::kDying);
-  append(what);
-  if (const char* method = middleware::BackendCall::currentOnThisThread()) {
-    append(" in ");
-    append(method);
-  }
-  ::send(channel, message, used, MSG_NOSIGNAL | MSG_DONTWAIT);
+  SignalSafeText<255> message;
+  const char type[] = {static_cast<char>(HostMessageType::kDying), '\0'};
+  message.text(type).text(what);
+  if (const char* method = middleware::BackendCall::currentOnThisThread()) message.text(" in ").text(method);
+  ::send(channel, message.c_str(), message.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 // The parent's reason for killing the child, for the report of the thread in the call it named
@@ -57,34 +51,22 @@ void sendLastWords(const char* what) {
 char killedFor[512];
 std::atomic<bool> reportOtherThreadsToo{false};
 
-// Why the parent kills a child that stopped answering (sent with the signal, as the child cannot
-// be told otherwise): "stopped answering health checks (no answer within N ms,
-// health_check_timeout_ms)".
-void stoppedAnswering(int timeoutMs, char* out, size_t size) {
-  char digits[16];
-  int count = 0;
-  for (unsigned rest = static_cast<unsigned>(timeoutMs); count == 0 || (rest > 0 && count < 16); rest /= 10) {
-    digits[count++] = static_cast<char>('0' + rest % 10);
-  }
-  size_t used = 0;
-  const auto append = [&](const char* text) {
-    while (*text != '\0' && used + 1 < size) out[used++] = *text++;
-  };
-  append("stopped answering health checks (no answer within ");
-  while (count > 0 && used + 1 < size) out[used++] = digits[--count];
-  append(" ms, health_check_timeout_ms)");
-  out[used] = '\0';
-}
-
 // On the thread in a call the parent is about to kill the child for (a hang, a CPU limit): its
 // stack, where that call is now; for a hang, every other thread's too. Or, sent by the parent to
 // a child that stopped answering it: every thread's, from whichever thread takes the signal.
 // Then the parent may kill.
 void onReportSignal(int, siginfo_t* info, void* context) {
-  static char frozen[160];
+  // The parent's reason for a child that stopped answering comes with the signal (it cannot be
+  // told otherwise): its health_check_timeout_ms.
+  static SignalSafeText<159> stoppedAnswering;
   const bool fromParent = info->si_code == SI_QUEUE && info->si_pid == ::getppid();
-  if (fromParent) stoppedAnswering(info->si_value.sival_int, frozen, sizeof frozen);
-  const bool wrote = reportOnce("is killed", fromParent ? frozen : killedFor, nullptr,
+  if (fromParent) {
+    stoppedAnswering.clear();
+    stoppedAnswering.text("stopped answering health checks (no answer within ")
+        .decimal(static_cast<uint32_t>(info->si_value.sival_int))
+        .text(" ms, health_check_timeout_ms)");
+  }
+  const bool wrote = reportOnce("is killed", fromParent ? stoppedAnswering.c_str() : killedFor, nullptr,
                                 interruptedInstruction(context), /*fromSignal=*/true);
   if (wrote && (fromParent || reportOtherThreadsToo.load())) reportOtherThreads();
   const char done = static_cast<char>(HostMessageType::kReported);

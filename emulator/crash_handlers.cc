@@ -17,6 +17,7 @@
 #include <new>
 
 #include "emulator/crash_report.h"
+#include "emulator/signal_safe_text.h"
 #include "middleware/backend_calls.h"
 
 // Sanitizers intercept pthread_create themselves, and AddressSanitizer gives every thread a
@@ -73,14 +74,9 @@ enum class Reach { kTakes, kGone, kStopped, kUninterruptible, kBlocks };
 // From its status file: its State, its SigBlk mask and its Name (into `name`). Without
 // allocating.
 Reach reachOf(pid_t thread, int signal, char* name, size_t nameSize) {
-  char path[64] = "/proc/self/task/";
-  size_t used = std::strlen(path);
-  char digits[16];
-  int count = 0;
-  for (pid_t rest = thread; rest > 0 && count < 16; rest /= 10) digits[count++] = static_cast<char>('0' + rest % 10);
-  while (count > 0) path[used++] = digits[--count];
-  std::strcpy(path + used, "/status");
-  const int file = ::open(path, O_RDONLY | O_CLOEXEC);
+  SignalSafeText<63> path;
+  path.text("/proc/self/task/").decimal(static_cast<uint64_t>(thread)).text("/status");
+  const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (file < 0) return Reach::kGone;
   static char status[4096];
   const ssize_t size = ::read(file, status, sizeof status - 1);

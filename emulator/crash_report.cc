@@ -13,6 +13,7 @@
 
 #include "absl/debugging/internal/demangle.h"
 #include "emulator/elf_symbols.h"
+#include "emulator/signal_safe_text.h"
 #include "middleware/backend_calls.h"
 
 namespace nnremote::emulator {
@@ -24,54 +25,17 @@ char who[320] = "npu_emulator";  // the report's subject, set once, before any c
 // /proc/self/exe, since the name the loader has for it is argv[0], found on the PATH maybe.
 const void* mainProgram = nullptr;
 
-// One line of the report, built in place: nothing here allocates. It keeps a byte spare for
-// the newline or the NUL that ends it.
-class Line {
+// One line of the report, built in place (nothing here allocates), written with the server's
+// prefix.
+class Line : public SignalSafeText<1023> {
  public:
-  Line& text(const char* text) {
-    while (*text != '\0' && used_ < kRoom) buffer_[used_++] = *text++;
-    return *this;
-  }
-  Line& decimal(uint64_t value) {
-    char digits[24];
-    int count = 0;
-    do {
-      digits[count++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value != 0);
-    while (count > 0 && used_ < kRoom) buffer_[used_++] = digits[--count];
-    return *this;
-  }
-  // 0x and at least `width` hex digits.
-  Line& hex(uintptr_t value, int width = 1) {
-    char digits[2 * sizeof value];
-    int count = 0;
-    do {
-      digits[count++] = "0123456789abcdef"[value & 0xf];
-      value >>= 4;
-    } while (value != 0);
-    while (count < width && count < static_cast<int>(sizeof digits)) digits[count++] = '0';
-    text("0x");
-    while (count > 0 && used_ < kRoom) buffer_[used_++] = digits[--count];
-    return *this;
-  }
-  const char* c_str() {
-    buffer_[used_] = '\0';
-    return buffer_;
-  }
-  // The line, with the server's prefix, in one write: lines of threads writing at once stay whole.
+  // In one write: lines of threads writing at once stay whole.
   void writeTo(int fd) {
-    buffer_[used_] = '\n';
     static const char prefix[] = "npu_emulator: ";
-    iovec parts[] = {{const_cast<char*>(prefix), sizeof prefix - 1}, {buffer_, used_ + 1}};
+    iovec parts[] = {{const_cast<char*>(prefix), sizeof prefix - 1}, {const_cast<char*>(endedBy('\n')), size() + 1}};
     (void)!::writev(fd, parts, 2);
-    used_ = 0;
+    clear();
   }
-
- private:
-  static constexpr size_t kRoom = 1023;
-  char buffer_[kRoom + 1];
-  size_t used_ = 0;
 };
 
 // What the kernel says of a fault (siginfo's si_code), in words.
@@ -213,7 +177,7 @@ void describeCrashSignal(int signal, const siginfo_t& info, const void* ucontext
 namespace {
 
 // The calling thread's id and name, as "thread T (NAME)".
-Line& thisThread(Line& line) {
+SignalSafeText<1023>& thisThread(SignalSafeText<1023>& line) {
   char thread[17] = {};
   ::prctl(PR_GET_NAME, thread);
   return line.text("thread ").decimal(static_cast<uint64_t>(::gettid())).text(" (").text(thread).text(")");
