@@ -73,8 +73,9 @@ void onReportSignal(int, siginfo_t* info, void* context) {
   ::send(channel, &done, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-// kReportCall: "age" or "cpu", then why. The thread of that call writes the report; if the call
-// has returned meanwhile (or its thread cannot be signalled), the parent hears so at once.
+// kReportCall: "age" or "cpu", then why. The thread of that call writes the report; one that no
+// signal reaches (hung in the kernel, say) is reported from here. If the call has returned
+// meanwhile, the parent hears so at once.
 void reportCall(const std::string& payload) {
   const size_t newline = payload.find('\n');
   const bool byCpu = payload.compare(0, newline, "cpu") == 0;
@@ -83,7 +84,8 @@ void reportCall(const std::string& payload) {
   reportOtherThreadsToo = !byCpu;
   const auto longest = middleware::BackendCall::longest();
   const pid_t thread = !longest.has_value() ? 0 : byCpu ? longest->byCpu.thread : longest->byAge.thread;
-  if (thread <= 0 || ::tgkill(::getpid(), thread, hostReportSignal()) != 0) {
+  if (thread <= 0 || reportIfStackless(thread, "is killed", killedFor, !byCpu) ||
+      ::tgkill(::getpid(), thread, hostReportSignal()) != 0) {
     (void)sendHostMessage(channel, HostMessageType::kReported, "");
   }
 }

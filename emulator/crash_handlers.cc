@@ -18,6 +18,7 @@
 
 #include "emulator/crash_report.h"
 #include "emulator/signal_safe_text.h"
+#include "emulator/thread_wait.h"
 #include "middleware/backend_calls.h"
 
 // Sanitizers intercept pthread_create themselves, and AddressSanitizer gives every thread a
@@ -220,13 +221,25 @@ bool reportOnce(const char* event, const char* cause, const char* lastWords, con
 
 int threadStackSignal() { return SIGRTMIN + 5; }
 
-void reportOtherThreads() {
+namespace {
+
+// Why a thread that cannot take the signal has no stack in the report.
+const char* whyWithoutStack(Reach reach) {
+  return reach == Reach::kStopped           ? "is stopped (by a signal, or a debugger): no stack"
+         : reach == Reach::kUninterruptible ? "is in uninterruptible sleep in the kernel (state D), "
+                                              "where no signal reaches it: no stack"
+                                            : "blocks the signal that asks for its stack: no stack";
+}
+
+// reportOtherThreads, leaving out `described` too (0: none), whose part is written already.
+void reportThreadsBut(pid_t described) {
   static pid_t threads[256];
   const int count = otherThreads(threads, 256);
   writeOtherThreadsHeading(STDERR_FILENO);
   stacksWritten = 0;
   int asked = 0;
   for (int i = 0; i < count; ++i) {
+    if (threads[i] == described) continue;
     char name[17];
     const Reach reach = reachOf(threads[i], threadStackSignal(), name, sizeof name);
     if (reach == Reach::kGone) continue;
@@ -234,20 +247,32 @@ void reportOtherThreads() {
       ++asked;
       continue;
     }
-    // Named all the same, with why its stack is missing: a thread stuck in the kernel (a driver's
-    // ioctl that never returns) is often what a hang is about.
-    const char* why = reach == Reach::kStopped           ? "is stopped (by a signal, or a debugger): no stack"
-                      : reach == Reach::kUninterruptible ? "is in uninterruptible sleep in the kernel (state D), "
-                                                           "where no signal reaches it: no stack"
-                                                         : "blocks the signal that asks for its stack: no stack";
+    // Named all the same, with why its stack is missing and where it waits: a thread stuck in
+    // the kernel (a driver's ioctl that never returns) is often what a hang is about.
     if (takeTurn()) {
-      writeThreadWithoutStack(STDERR_FILENO, threads[i], name, why);
+      writeThreadWithoutStack(STDERR_FILENO, threads[i], name, whyWithoutStack(reach), readThreadWait(threads[i]));
       writingStack = false;
     }
   }
   // Each writes in turn. One that does not take its signal after all (it went into
   // uninterruptible sleep meanwhile, say) is given up on.
   for (int waited = 0; waited < 1000 && stacksWritten.load() < asked; ++waited) sleepMillisecond();
+}
+
+}  // namespace
+
+void reportOtherThreads() { reportThreadsBut(0); }
+
+bool reportIfStackless(pid_t thread, const char* event, const char* cause, bool otherThreadsToo) {
+  char name[17];
+  const Reach reach = reachOf(thread, threadStackSignal(), name, sizeof name);
+  if (reach == Reach::kTakes || reach == Reach::kGone) return false;
+  if (reporting.exchange(true)) return true;
+  writeCrashReportOfStacklessThread(STDERR_FILENO, event, cause, thread, name, whyWithoutStack(reach),
+                                    readThreadWait(thread));
+  if (otherThreadsToo) reportThreadsBut(thread);
+  reported = true;
+  return true;
 }
 
 void endOutOfMemory(const void* allocator) {

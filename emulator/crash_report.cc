@@ -14,6 +14,7 @@
 #include "absl/debugging/internal/demangle.h"
 #include "emulator/elf_symbols.h"
 #include "emulator/signal_safe_text.h"
+#include "emulator/thread_wait.h"
 #include "middleware/backend_calls.h"
 
 namespace nnremote::emulator {
@@ -270,10 +271,33 @@ void writeThreadStack(int fd, const void* from, bool fromSignal) {
   writeFrames(fd, frames, count, from, fromSignal);
 }
 
-void writeThreadWithoutStack(int fd, pid_t thread, const char* name, const char* why) {
-  Line line;
+namespace {
+
+// "thread T (NAME) WHY[; it is WAIT][; where it will go on:]" after what `line` holds, then the
+// one frame the kernel tells: the instruction after its system call, exact (not a return address).
+void writeStacklessThread(int fd, Line& line, pid_t thread, const char* name, const char* why, const ThreadWait& wait) {
   line.text("thread ").decimal(static_cast<uint64_t>(thread)).text(" (").text(name).text(") ").text(why);
+  if (wait.known) describeThreadWait(wait, line.text("; it is "));
+  if (wait.pc != 0) line.text("; where it will go on:");
   line.writeTo(fd);
+  if (wait.pc == 0) return;
+  void* pc = reinterpret_cast<void*>(wait.pc);
+  writeFrames(fd, &pc, 1, nullptr, /*fromSignal=*/true);
+}
+
+}  // namespace
+
+void writeCrashReportOfStacklessThread(int fd, const char* event, const char* cause, pid_t thread, const char* name,
+                                       const char* why, const ThreadWait& wait) {
+  Line line;
+  line.text(who).text(" (pid ").decimal(static_cast<uint64_t>(::getpid())).text(") ");
+  line.text(event).text(": ").text(cause).text(", on ");
+  writeStacklessThread(fd, line, thread, name, why, wait);
+}
+
+void writeThreadWithoutStack(int fd, pid_t thread, const char* name, const char* why, const ThreadWait& wait) {
+  Line line;
+  writeStacklessThread(fd, line, thread, name, why, wait);
 }
 
 const void* interruptedInstruction(const void* ucontext) {

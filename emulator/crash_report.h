@@ -11,6 +11,8 @@
 
 #include <string>
 
+#include "emulator/thread_wait.h"
+
 namespace nnremote::emulator {
 
 // Before any crash: loads what unwinding needs (which allocates) and keeps the report's subject
@@ -39,8 +41,15 @@ void writeCrashReport(int fd, const char* event, const char* cause, const void* 
 // them. The same constraints as writeCrashReport; one thread's at a time.
 void writeOtherThreadsHeading(int fd);
 void writeThreadStack(int fd, const void* from, bool fromSignal);
-// For a thread that cannot write its own: "thread T (NAME) WHY".
-void writeThreadWithoutStack(int fd, pid_t thread, const char* name, const char* why);
+// For a thread that cannot write its own: "thread T (NAME) WHY", then where the kernel says it
+// waits (thread_wait.h), if it does: "; it is in system call ioctl (fd 7: /dev/npu0, ...),
+// sleeping in the kernel in npu_wait_done; where it will go on:", and the one frame it knows.
+void writeThreadWithoutStack(int fd, pid_t thread, const char* name, const char* why, const ThreadWait& wait);
+// A report as writeCrashReport's, about such a thread, written by another: "... EVENT: CAUSE, on
+// thread T (NAME) WHY...", as above. For a call hung where no signal reaches its thread (a
+// driver's ioctl that never returns), which cannot write its own.
+void writeCrashReportOfStacklessThread(int fd, const char* event, const char* cause, pid_t thread, const char* name,
+                                       const char* why, const ThreadWait& wait);
 
 // The instruction a signal interrupted, from the context a SA_SIGINFO handler gets; nullptr
 // where this architecture's context is not known here.

@@ -159,6 +159,9 @@ Testing:
                     with an OPERATION (e.g. CONV_2D), on DEVICE only if given:
                       crash     the process kills itself (SIGKILL): clients see DEAD_OBJECT
                       hang      the execution never returns (until shutdown)
+                      kernel_hang
+                                the same, asleep in the kernel where no signal reaches it
+                                (state D), as a driver's ioctl that never returns
                       slow      the execution first sleeps 5 s
                       error     the execution fails with GENERAL_FAILURE
                       abort     abort(), as a failed assertion in vendor code does

@@ -1,7 +1,10 @@
 #include "middleware/fault_injection.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,21 +83,31 @@ class FaultyDevice final : public hal::ForwardingDevice {
 
 hal::Result<FaultPlan> parseFaultPlan(const std::string& text) {
   const auto usage = [&]() -> hal::Error {
-    return hal::invalidArgument() << "--fault=" << text
-                                  << ": expected KIND:AFTER_N[:DEVICE] or KIND:op=OPERATION[:DEVICE], KIND one of "
-                                     "crash, hang, slow, error, abort, segfault, overflow, thread_overflow, spin, allocate";
+    return hal::invalidArgument()
+           << "--fault=" << text
+           << ": expected KIND:AFTER_N[:DEVICE] or KIND:op=OPERATION[:DEVICE], KIND one of "
+              "crash, hang, kernel_hang, slow, error, abort, segfault, overflow, thread_overflow, spin, "
+              "allocate";
   };
   static const std::pair<const char*, FaultKind> kKinds[] = {
-      {"crash", FaultKind::CRASH}, {"hang", FaultKind::HANG},         {"slow", FaultKind::SLOW},
-      {"error", FaultKind::ERROR}, {"abort", FaultKind::ABORT},       {"segfault", FaultKind::SEGFAULT},
-      {"overflow", FaultKind::OVERFLOW}, {"thread_overflow", FaultKind::THREAD_OVERFLOW},
-      {"spin", FaultKind::SPIN}, {"allocate", FaultKind::ALLOCATE},
+      {"crash", FaultKind::CRASH},
+      {"hang", FaultKind::HANG},
+      {"kernel_hang", FaultKind::KERNEL_HANG},
+      {"slow", FaultKind::SLOW},
+      {"error", FaultKind::ERROR},
+      {"abort", FaultKind::ABORT},
+      {"segfault", FaultKind::SEGFAULT},
+      {"overflow", FaultKind::OVERFLOW},
+      {"thread_overflow", FaultKind::THREAD_OVERFLOW},
+      {"spin", FaultKind::SPIN},
+      {"allocate", FaultKind::ALLOCATE},
   };
   FaultPlan plan;
   const size_t first = text.find(':');
   if (first == std::string::npos) return usage();
   const std::string kind = text.substr(0, first);
-  const auto* known = std::find_if(std::begin(kKinds), std::end(kKinds), [&](const auto& k) { return kind == k.first; });
+  const auto* known =
+      std::find_if(std::begin(kKinds), std::end(kKinds), [&](const auto& k) { return kind == k.first; });
   if (known == std::end(kKinds)) return usage();
   plan.kind = known->second;
   const size_t second = text.find(':', first + 1);
@@ -189,6 +202,13 @@ hal::Status FaultInjector::beforeExecution(const std::string& device, const hal:
       released_.wait(lock, [this] { return releasing_; });
       return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the server shut down during an injected hang";
     }
+    case FaultKind::KERNEL_HANG:
+      std::fprintf(stderr, "npu_emulator: injected hang in the kernel at execution %llu on %s\n",
+                   static_cast<unsigned long long>(number), device.c_str());
+      std::fflush(stderr);
+      hangInTheKernel();
+      return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+             << "the server shut down during an injected hang in the kernel";
     case FaultKind::SPIN:
       for (volatile uint64_t spins = 0;; ++spins) {
         if (spins % (1u << 20) == 0 && released()) {
@@ -216,6 +236,37 @@ hal::Status FaultInjector::beforeExecution(const std::string& device, const hal:
          << "injected error (--fault=error) at execution " << number << " on " << device;
 }
 
+FaultInjector::~FaultInjector() {
+  for (const int end : wakeKernelHangs_) {
+    if (end >= 0) ::close(end);
+  }
+}
+
+// The calling thread sleeps in vfork, which waits uninterruptibly (but for SIGKILL) until the
+// child execs or exits; the child waits for a byte on the pipe that releaseAll writes to. The
+// child borrows its parent's memory and stack, so it makes system calls only, and dies with its
+// parent (a killed backend host).
+void FaultInjector::hangInTheKernel() {
+  int wake = -1;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (releasing_) return;
+    if (wakeKernelHangs_[0] < 0 && ::pipe2(wakeKernelHangs_, O_CLOEXEC) != 0) return;
+    wake = wakeKernelHangs_[0];
+  }
+  const pid_t parent = ::getpid();
+  const pid_t child = ::vfork();
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == parent) {
+      char byte;
+      (void)!::read(wake, &byte, 1);
+    }
+    ::_exit(0);
+  }
+  if (child > 0) ::waitpid(child, nullptr, 0);
+}
+
 bool FaultInjector::released() {
   std::lock_guard<std::mutex> lock(mutex_);
   return releasing_;
@@ -225,6 +276,11 @@ void FaultInjector::releaseAll() {
   std::lock_guard<std::mutex> lock(mutex_);
   releasing_ = true;
   released_.notify_all();
+  // A byte for each hang in the kernel, and to spare: more than executions could be hung at once.
+  if (wakeKernelHangs_[1] >= 0) {
+    const char bytes[256] = {};
+    (void)!::write(wakeKernelHangs_[1], bytes, sizeof bytes);
+  }
 }
 
 std::vector<hal::SharedDevice> FaultInjector::wrap(std::vector<hal::SharedDevice> devices) {

@@ -22,6 +22,9 @@ namespace nnremote::middleware {
 enum class FaultKind {
   CRASH,     // the process dies at once (SIGKILL): no reply, no cleanup
   HANG,      // the execution never returns (until the server shuts down)
+  // The same, asleep in the kernel where no signal but SIGKILL reaches it (state D), as in a
+  // driver's ioctl that never returns:
+  KERNEL_HANG,
   SLOW,      // the execution sleeps kSlowFaultDelay, then runs
   ERROR,     // the execution fails with GENERAL_FAILURE
   // As vendor code fails (for backend hosts, docs/backends.md#isolation):
@@ -46,14 +49,17 @@ struct FaultPlan {
   std::string device;
 };
 
-// Parses "KIND:AFTER_N[:DEVICE]" or "KIND:op=OPERATION[:DEVICE]", KIND one of crash, hang, slow,
-// error, abort, segfault, overflow, thread_overflow, spin, allocate.
+// Parses "KIND:AFTER_N[:DEVICE]" or "KIND:op=OPERATION[:DEVICE]", KIND one of crash, hang,
+// kernel_hang, slow, error, abort, segfault, overflow, thread_overflow, spin, allocate.
 hal::Result<FaultPlan> parseFaultPlan(const std::string& text);
 
 // The shared counter and the means to release hung executions at shutdown.
 class FaultInjector {
  public:
   explicit FaultInjector(FaultPlan plan) : plan_(std::move(plan)) {}
+  ~FaultInjector();
+  FaultInjector(const FaultInjector&) = delete;
+  FaultInjector& operator=(const FaultInjector&) = delete;
 
   // Called before every execution of `model` on `device`: strikes if this is the one.
   hal::Status beforeExecution(const std::string& device, const hal::Model* model);
@@ -66,12 +72,16 @@ class FaultInjector {
 
  private:
   bool released();
+  void hangInTheKernel();
 
   const FaultPlan plan_;
   std::atomic<uint64_t> executions_{0};
   std::mutex mutex_;
   std::condition_variable released_;
   bool releasing_ = false;
+  // A pipe that kernel hangs' vfork children read from; written to when released. Made at the
+  // first such hang.
+  int wakeKernelHangs_[2] = {-1, -1};
 };
 
 }  // namespace nnremote::middleware

@@ -38,6 +38,7 @@ namespace {
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -205,6 +206,7 @@ struct ThreadStack {
   std::string name, call;  // call: the call into the library it is in, if any
   std::vector<Frame> frames;
   std::string withoutStack;  // why it has none, if it has none
+  std::string waits;         // then where the kernel says it waits, if it says
 };
 
 // The other threads of the first report in a server's log that has them.
@@ -215,14 +217,15 @@ std::vector<ThreadStack> otherThreads(const std::string& log) {
   std::istringstream lines(log.substr(log.find('\n', heading) + 1));
   const std::regex thread(R"(npu_emulator: thread \d+ \((.*)\)(?: in (\S+))?; its stack:)");
   const std::regex frame(R"(npu_emulator:   #(\d+) pc 0x([0-9a-f]+)  (\S+)(?: \((.*)\))?)");
-  const std::regex withoutStack(R"(npu_emulator: thread \d+ \((.*)\) (.*): no stack)");
+  const std::regex withoutStack(
+      R"(npu_emulator: thread \d+ \((.*?)\) (.*?): no stack(?:; it is (.*?))?(?:; where it will go on:)?)");
   std::string line;
   std::smatch match;
   while (std::getline(lines, line)) {
     if (std::regex_match(line, match, thread)) {
-      threads.push_back({match[1], match[2], {}, ""});
+      threads.push_back({match[1], match[2], {}, "", ""});
     } else if (std::regex_match(line, match, withoutStack)) {
-      threads.push_back({match[1], "", {}, match[2]});
+      threads.push_back({match[1], "", {}, match[2], match[3]});
     } else if (!threads.empty() && std::regex_match(line, match, frame)) {
       threads.back().frames.push_back({std::stoul(match[1]), match[2], match[3], match[4]});
     } else if (line.find("npu_emulator:   ... the same frame ") != 0) {
@@ -412,6 +415,43 @@ TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
   EXPECT_LT(text.find("): its other threads:"), text.find("; restarting in")) << text;
 }
 
+TEST(BackendIsolationTest, ACallHungInTheKernelIsReportedWithTheSystemCallItSleepsIn) {
+  // The execution sleeps where no signal reaches its thread (state D), as in a driver's ioctl
+  // that never returns, so that thread cannot write its own stack: the child's main thread writes
+  // the report for it, with the system call and the instruction it would go on from.
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-kernel-hang");
+  const std::string log = serverLog("kernel-hang");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "kernel_hang:0",
+                                            isolationConfig("kernel-hang", "call_timeout_ms: 300 restart_backoff_ms: 10")},
+                                  log);
+  Client client(address);
+  auto crashing = client.prepare(kCrashDevice);
+  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
+  const hal::Status hung = addOnce(**crashing);
+  ASSERT_FALSE(hung.ok());
+  EXPECT_EQ(hung.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(hung.error().message, HasSubstr("killed: IPreparedModel::execute had not returned after"));
+  const std::string text = logOnceItHolds(log, "; restarting in");
+  // glibc's vfork is the vfork system call on x86-64, clone on aarch64.
+  EXPECT_THAT(text, ContainsRegex(" is killed: IPreparedModel::execute had not returned after [0-9]+ ms "
+                                  "\\(call_timeout_ms = 300\\), on thread [0-9]+ \\(work_pool\\) is in uninterruptible "
+                                  "sleep in the kernel \\(state D\\), where no signal reaches it: no stack; it is in "
+                                  "system call (vfork|clone)[^\n]*; where it will go on:\n"
+                                  "npu_emulator:   #00 pc 0x[0-9a-f]+  [^ ]*libc\\.so\\.6 \\([^ ]*vfork\\)\n"));
+  // Then the other threads, each writing its own stack: the one that called the library's
+  // execute is not among them again.
+  const std::vector<ThreadStack> others = otherThreads(text);
+  EXPECT_GE(others.size(), 1u) << text;
+  for (const ThreadStack& thread : others) {
+    EXPECT_NE(thread.call, "IPreparedModel::execute") << text;
+  }
+  EXPECT_LT(text.find("): its other threads:"), text.find("; restarting in")) << text;
+  // A thread in state D still dies with its process: the child is replaced.
+  const wire::BackendHostHealth health =
+      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
+  EXPECT_THAT(health.last_exit(), HasSubstr("had not returned after"));
+}
+
 TEST(BackendIsolationTest, AChildThatStopsAnsweringReportsEveryThreadEachHungCallAmongThem) {
   // Two executions hang in the library (and no call limit ends them); then the child's main
   // thread, which answers the parent's health checks, is stopped as a debugger stops one thread.
@@ -469,6 +509,12 @@ TEST(BackendIsolationTest, AChildThatStopsAnsweringReportsEveryThreadEachHungCal
                           }),
             1)
       << text;
+  // With where it stopped, as the kernel tells: in its wait for the parent's next message.
+  for (const ThreadStack& thread : others) {
+    if (!thread.withoutStack.empty()) {
+      EXPECT_THAT(thread.waits, StartsWith("in ")) << text;
+    }
+  }
   std::vector<std::vector<Frame>> hungStacks;
   for (const ThreadStack& thread : others) {
     if (thread.call == "IPreparedModel::execute") hungStacks.push_back(thread.frames);

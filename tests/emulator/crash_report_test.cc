@@ -3,14 +3,17 @@
 // signal down to the code that raised it, or from the caller of a handler, each frame named.
 #include "emulator/crash_report.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -141,7 +144,8 @@ TEST(CrashReportTest, AnotherThreadsSectionNamesItAndShowsItsStackOrWhyItHasNone
   ASSERT_NE(file, nullptr);
   writeOtherThreadsHeading(::fileno(file));
   writeThisThreadsStack(::fileno(file));
-  writeThreadWithoutStack(::fileno(file), 4242, "vendor_worker", "is stopped (by a signal, or a debugger): no stack");
+  writeThreadWithoutStack(::fileno(file), 4242, "vendor_worker", "is stopped (by a signal, or a debugger): no stack",
+                          ThreadWait{});
   std::fclose(file);
   const std::string report = readReport();
   char name[17] = {};
@@ -154,6 +158,56 @@ TEST(CrashReportTest, AnotherThreadsSectionNamesItAndShowsItsStackOrWhyItHasNone
               HasSubstr("AnotherThreadsSectionNamesItAndShowsItsStackOrWhyItHasNone_Test::TestBody()"));
   EXPECT_THAT(report, HasSubstr("\nnpu_emulator: thread 4242 (vendor_worker) is stopped (by a signal, or a debugger): "
                                 "no stack\n"));
+}
+
+__attribute__((noinline)) void aDriverCall() { asm volatile(""); }
+
+// As the kernel would tell of a thread in a driver's ioctl: the call, its file, the kernel
+// function it sleeps in, and the instruction it would go on from (here in aDriverCall).
+ThreadWait inADriversIoctl(int file) {
+  ThreadWait wait;
+  wait.known = true;
+  wait.syscall = SYS_ioctl;
+  wait.arguments[0] = static_cast<uint64_t>(file);
+  wait.arguments[1] = 0xc0184e01;
+  std::strcpy(wait.kernelFunction, "npu_wait_done");
+  wait.pc = reinterpret_cast<uintptr_t>(&aDriverCall);
+  return wait;
+}
+
+TEST(CrashReportTest, AThreadWithoutAStackIsShownWhereTheKernelSaysItWaits) {
+  prepareCrashReports("backend --backend=libvendor.so");
+  const int device = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(device, 0);
+  FILE* file = std::fopen(reportPath().c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  writeThreadWithoutStack(::fileno(file), 4243, "npu_submit", "is in uninterruptible sleep: no stack",
+                          inADriversIoctl(device));
+  std::fclose(file);
+  const std::string report = readReport();
+  EXPECT_THAT(report, StartsWith("npu_emulator: thread 4243 (npu_submit) is in uninterruptible sleep: no stack; it is "
+                                 "in system call ioctl (fd " +
+                                 std::to_string(device) +
+                                 ": /dev/null, request 0xc0184e01), sleeping in the kernel in npu_wait_done; where "
+                                 "it will go on:\nnpu_emulator:   #00 pc 0x"));
+  EXPECT_THAT(report, HasSubstr("(nnremote::emulator::(anonymous namespace)::aDriverCall())\n"));
+  ::close(device);
+}
+
+TEST(CrashReportTest, AReportCanBeAboutAThreadThatCannotWriteItsOwn) {
+  prepareCrashReports("backend --backend=libvendor.so");
+  FILE* file = std::fopen(reportPath().c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  writeCrashReportOfStacklessThread(::fileno(file), "is killed",
+                                    "IPreparedModel::execute had not returned after 301 ms (call_timeout_ms = 300)",
+                                    4243, "work_pool", "is in uninterruptible sleep: no stack", inADriversIoctl(0));
+  std::fclose(file);
+  const std::string report = readReport();
+  EXPECT_THAT(report, StartsWith("npu_emulator: backend --backend=libvendor.so (pid " + std::to_string(::getpid()) +
+                                 ") is killed: IPreparedModel::execute had not returned after 301 ms (call_timeout_ms "
+                                 "= 300), on thread 4243 (work_pool) is in uninterruptible sleep: no stack; it is in "
+                                 "system call ioctl (fd 0"));
+  EXPECT_THAT(report, HasSubstr("aDriverCall())\n"));
 }
 
 }  // namespace

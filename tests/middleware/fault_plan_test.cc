@@ -18,6 +18,7 @@ TEST(FaultPlanTest, ParsesEveryKindWithAndWithoutADevice) {
   EXPECT_EQ(hang->kind, FaultKind::HANG);
   EXPECT_EQ(hang->afterN, 0u);
   EXPECT_EQ(hang->device, "nnremote-edge16");
+  EXPECT_EQ(parseFaultPlan("kernel_hang:0")->kind, FaultKind::KERNEL_HANG);
   EXPECT_EQ(parseFaultPlan("slow:3")->kind, FaultKind::SLOW);
   EXPECT_EQ(parseFaultPlan("error:7")->kind, FaultKind::ERROR);
   EXPECT_EQ(parseFaultPlan("abort:1")->kind, FaultKind::ABORT);

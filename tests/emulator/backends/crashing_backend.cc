@@ -2,7 +2,8 @@
 // as "crashtest-edge16", with a fault injected inside the library: ARG is an npu_emulator --fault
 // plan without the device, e.g. segfault:op=CONV_2D (every execution of a model with a CONV_2D
 // segfaults), abort:5 (the 6th execution aborts), overflow:0 (its stack), thread_overflow:0 (the
-// stack of a thread of its own), hang:0, spin:0 (burns CPU), allocate:0.
+// stack of a thread of its own), hang:0, kernel_hang:0 (asleep in the kernel, state D), spin:0
+// (burns CPU), allocate:0.
 // Served isolated, each of these ends (or, for hang, stalls) only its backend host.
 #include "drivers/sim/npu_config.h"
 #include "drivers/sim/sim_device.h"
