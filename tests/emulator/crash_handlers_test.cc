@@ -1,6 +1,6 @@
 // emulator/crash_handlers.h: every other thread's stack, after a report's first thread, as a hang's
 // report shows them. Each thread that can take the signal writes its own; one that cannot is
-// named with why.
+// named with why, and where the kernel says it waits.
 #include "emulator/crash_handlers.h"
 
 #include <fcntl.h>
@@ -8,19 +8,24 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include "emulator/crash_report.h"
+#include "emulator/thread_wait.h"
 #include "testing/waiting_thread.h"
 
 namespace nnremote::emulator {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
 // A thread that names itself and waits; `blocksTheSignal`: it blocks the stack signal first.
@@ -54,6 +59,10 @@ TEST(CrashHandlersTest, EveryOtherThreadWritesItsStackOrIsNamedWithWhyItCannot) 
   prepareCrashReports("backend --backend=libvendor.so");
   testing::WaitingThread waiting(named("vendor_waiting", /*blocksTheSignal=*/false));
   testing::WaitingThread blocking(named("vendor_blocking", /*blocksTheSignal=*/true));
+  // Once it sleeps in its condition variable (a futex), 10 s at most.
+  for (int i = 0; i < 10000 && readThreadWait(blocking.id()).syscall != SYS_futex; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   const std::string report = reportOtherThreadsToAFile();
   EXPECT_THAT(report, HasSubstr("npu_emulator: backend --backend=libvendor.so (pid " + std::to_string(::getpid()) +
                                 "): its other threads:\n"));
@@ -64,8 +73,11 @@ TEST(CrashHandlersTest, EveryOtherThreadWritesItsStackOrIsNamedWithWhyItCannot) 
   const std::string stack = report.substr(at + section.size(), report.find("npu_emulator: thread", at + 1) - at);
   EXPECT_THAT(stack, HasSubstr("npu_emulator:   #00 pc 0x")) << report;
   EXPECT_THAT(stack, HasSubstr("(pthread_cond_wait)")) << report;
+  // Named with why it has no stack, and where the kernel says it waits.
   EXPECT_THAT(report, HasSubstr("npu_emulator: thread " + std::to_string(blocking.id()) +
-                                " (vendor_blocking) blocks the signal that asks for its stack: no stack\n"));
+                                " (vendor_blocking) blocks the signal that asks for its stack: no stack; it is in "
+                                "system call futex"));
+  EXPECT_THAT(report, ContainsRegex("\\(vendor_blocking\\) [^\n]*; where it will go on:\nnpu_emulator:   #00 pc 0x"));
   // Not this thread, whose report came first.
   EXPECT_THAT(report, ::testing::Not(HasSubstr("thread " + std::to_string(::gettid()) + " (")));
 }
