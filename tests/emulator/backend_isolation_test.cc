@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -382,26 +383,46 @@ TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {
   EXPECT_TRUE(addOnce(**simulated).ok());
 }
 
-TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-hang");
-  const std::string log = serverLog("hang");
-  testing::EmulatorProcess server(address, {std::string(kCrashing) + "hang:0",
-                                            isolationConfig("hang", "call_timeout_ms: 300 restart_backoff_ms: 10")},
-                                  log);
-  Client client(address);
+// A child that its library's fault ends: a server with the crashing backend given `fault` and
+// `limits` (its isolation config), and one execution there, which fails with DEAD_OBJECT. The
+// server lives on (to be asked about its host), and its log is read once the child is being
+// restarted.
+struct EndedChild {
+  std::string address;
+  std::unique_ptr<testing::EmulatorProcess> server;
+  hal::Status status;
+  std::string log;
+};
+
+EndedChild executeUntilTheChildEnds(const std::string& name, const std::string& fault, const std::string& limits) {
+  EndedChild ended;
+  ended.address = testing::EmulatorProcess::uniqueAddress("isolation-" + name);
+  const std::string log = serverLog(name);
+  ended.server = std::make_unique<testing::EmulatorProcess>(
+      ended.address, std::vector<std::string>{std::string(kCrashing) + fault, isolationConfig(name, limits)}, log);
+  Client client(ended.address);
   auto crashing = client.prepare(kCrashDevice);
-  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
-  const hal::Status hung = addOnce(**crashing);
-  ASSERT_FALSE(hung.ok());
-  EXPECT_EQ(hung.error().code, hal::ErrorStatus::DEAD_OBJECT);
-  EXPECT_THAT(hung.error().message,
-              HasSubstr("killed: IPreparedModel::execute had not returned after"));
-  EXPECT_THAT(hung.error().message, HasSubstr("call_timeout_ms = 300"));
+  if (!crashing.ok()) {
+    ADD_FAILURE() << crashing.error().message;
+    ended.status = crashing.error();
+    return ended;
+  }
+  ended.status = addOnce(**crashing);
+  EXPECT_EQ(ended.status.code(), hal::ErrorStatus::DEAD_OBJECT);
+  ended.log = logOnceItHolds(log, "; restarting in");
+  return ended;
+}
+
+TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
+  const EndedChild hung = executeUntilTheChildEnds("hang", "hang:0", "call_timeout_ms: 300 restart_backoff_ms: 10");
+  ASSERT_FALSE(hung.status.ok());
+  EXPECT_THAT(hung.status.error().message, HasSubstr("killed: IPreparedModel::execute had not returned after"));
+  EXPECT_THAT(hung.status.error().message, HasSubstr("call_timeout_ms = 300"));
   const wire::BackendHostHealth health =
-      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1; });
+      waitForHost(hung.address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1; });
   EXPECT_THAT(health.last_exit(), HasSubstr("had not returned after"));
   // Before it was killed, the thread in that call wrote where it waits: in the library's fault.
-  const std::string text = logOnceItHolds(log, "; restarting in");
+  const std::string& text = hung.log;
   EXPECT_THAT(text, ContainsRegex(" is killed: IPreparedModel::execute had not returned after [0-9]+ ms "
                                   "\\(call_timeout_ms = 300\\), on thread [0-9]+ \\(work_pool\\); its stack:\n"));
   EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
@@ -419,19 +440,11 @@ TEST(BackendIsolationTest, ACallHungInTheKernelIsReportedWithTheSystemCallItSlee
   // The execution sleeps where no signal reaches its thread (state D), as in a driver's ioctl
   // that never returns, so that thread cannot write its own stack: the child's main thread writes
   // the report for it, with the system call and the instruction it would go on from.
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-kernel-hang");
-  const std::string log = serverLog("kernel-hang");
-  testing::EmulatorProcess server(address, {std::string(kCrashing) + "kernel_hang:0",
-                                            isolationConfig("kernel-hang", "call_timeout_ms: 300 restart_backoff_ms: 10")},
-                                  log);
-  Client client(address);
-  auto crashing = client.prepare(kCrashDevice);
-  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
-  const hal::Status hung = addOnce(**crashing);
-  ASSERT_FALSE(hung.ok());
-  EXPECT_EQ(hung.error().code, hal::ErrorStatus::DEAD_OBJECT);
-  EXPECT_THAT(hung.error().message, HasSubstr("killed: IPreparedModel::execute had not returned after"));
-  const std::string text = logOnceItHolds(log, "; restarting in");
+  const EndedChild hung =
+      executeUntilTheChildEnds("kernel-hang", "kernel_hang:0", "call_timeout_ms: 300 restart_backoff_ms: 10");
+  ASSERT_FALSE(hung.status.ok());
+  EXPECT_THAT(hung.status.error().message, HasSubstr("killed: IPreparedModel::execute had not returned after"));
+  const std::string& text = hung.log;
   // glibc's vfork is the vfork system call on x86-64, clone on aarch64.
   EXPECT_THAT(text, ContainsRegex(" is killed: IPreparedModel::execute had not returned after [0-9]+ ms "
                                   "\\(call_timeout_ms = 300\\), on thread [0-9]+ \\(work_pool\\) is in uninterruptible "
@@ -447,8 +460,8 @@ TEST(BackendIsolationTest, ACallHungInTheKernelIsReportedWithTheSystemCallItSlee
   }
   EXPECT_LT(text.find("): its other threads:"), text.find("; restarting in")) << text;
   // A thread in state D still dies with its process: the child is replaced.
-  const wire::BackendHostHealth health =
-      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
+  const wire::BackendHostHealth health = waitForHost(
+      hung.address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
   EXPECT_THAT(health.last_exit(), HasSubstr("had not returned after"));
 }
 
@@ -550,21 +563,12 @@ TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
 }
 
 TEST(BackendIsolationTest, ACallOverItsCpuLimitEndsTheChildWithTheCause) {
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-cpu");
-  const std::string log = serverLog("cpu");
-  testing::EmulatorProcess server(address, {std::string(kCrashing) + "spin:0",
-                                            isolationConfig("cpu", "call_cpu_ms: 200 restart_backoff_ms: 10")},
-                                  log);
-  Client client(address);
-  auto crashing = client.prepare(kCrashDevice);
-  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
-  const hal::Status spun = addOnce(**crashing);
-  ASSERT_FALSE(spun.ok());
-  EXPECT_EQ(spun.error().code, hal::ErrorStatus::DEAD_OBJECT);
-  EXPECT_THAT(spun.error().message, HasSubstr("IPreparedModel::execute used"));
-  EXPECT_THAT(spun.error().message, HasSubstr("ms of CPU time (call_cpu_ms = 200)"));
+  const EndedChild spun = executeUntilTheChildEnds("cpu", "spin:0", "call_cpu_ms: 200 restart_backoff_ms: 10");
+  ASSERT_FALSE(spun.status.ok());
+  EXPECT_THAT(spun.status.error().message, HasSubstr("IPreparedModel::execute used"));
+  EXPECT_THAT(spun.status.error().message, HasSubstr("ms of CPU time (call_cpu_ms = 200)"));
   // Its stack, from where it spins: in the library's fault.
-  const std::string text = logOnceItHolds(log, "; restarting in");
+  const std::string& text = spun.log;
   EXPECT_THAT(text, HasSubstr(" is killed: IPreparedModel::execute used "));
   EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "FaultInjector::beforeExecution")) << text;
 }
@@ -573,21 +577,13 @@ TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithT
   if (kUnderAddressSanitizer) {
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS fits it";
   }
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-memory");
-  const std::string log = serverLog("memory");
-  testing::EmulatorProcess server(address, {std::string(kCrashing) + "allocate:0",
-                                            isolationConfig("memory", "address_space_mib: 1536 restart_backoff_ms: 10")},
-                                  log);
-  Client client(address);
-  auto crashing = client.prepare(kCrashDevice);
-  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
-  const hal::Status grew = addOnce(**crashing);
-  ASSERT_FALSE(grew.ok());
-  EXPECT_EQ(grew.error().code, hal::ErrorStatus::DEAD_OBJECT);
-  EXPECT_THAT(grew.error().message,
+  const EndedChild grew =
+      executeUntilTheChildEnds("memory", "allocate:0", "address_space_mib: 1536 restart_backoff_ms: 10");
+  ASSERT_FALSE(grew.status.ok());
+  EXPECT_THAT(grew.status.error().message,
               HasSubstr("killed by SIGABRT: out of memory (address_space_mib) in IPreparedModel::execute"));
   // The report shows where it allocated: from the allocation that failed, up into the library.
-  const std::string text = logOnceItHolds(log, "; restarting in");
+  const std::string& text = grew.log;
   EXPECT_THAT(text, HasSubstr(" crashed: out of memory (address_space_mib) in IPreparedModel::execute, on thread "));
   const std::vector<Frame> frames = reportedFrames(text);
   ASSERT_FALSE(frames.empty()) << text;
