@@ -84,7 +84,7 @@ void reportCall(const std::string& payload) {
   reportOtherThreadsToo = !byCpu;
   const auto longest = middleware::BackendCall::longest();
   const pid_t thread = !longest.has_value() ? 0 : byCpu ? longest->byCpu.thread : longest->byAge.thread;
-  if (thread <= 0 || reportIfStackless(thread, "is killed", killedFor, !byCpu) ||
+  if (thread <= 0 || reportIfStackless(thread, hostReportSignal(), "is killed", killedFor, !byCpu) ||
       ::tgkill(::getpid(), thread, hostReportSignal()) != 0) {
     (void)sendHostMessage(channel, HostMessageType::kReported, "");
   }

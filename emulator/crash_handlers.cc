@@ -263,9 +263,9 @@ void reportThreadsBut(pid_t described) {
 
 void reportOtherThreads() { reportThreadsBut(0); }
 
-bool reportIfStackless(pid_t thread, const char* event, const char* cause, bool otherThreadsToo) {
+bool reportIfStackless(pid_t thread, int signal, const char* event, const char* cause, bool otherThreadsToo) {
   char name[17];
-  const Reach reach = reachOf(thread, threadStackSignal(), name, sizeof name);
+  const Reach reach = reachOf(thread, signal, name, sizeof name);
   if (reach == Reach::kTakes || reach == Reach::kGone) return false;
   if (reporting.exchange(true)) return true;
   writeCrashReportOfStacklessThread(STDERR_FILENO, event, cause, thread, name, whyWithoutStack(reach),

@@ -32,12 +32,12 @@ bool reportOnce(const char* event, const char* cause, const char* lastWords, con
 // what the hung call waits for), and for a child that stopped answering. Async-signal-safe as
 // writeCrashReport is.
 void reportOtherThreads();
-// For a call that has run too long, whose thread is signalled to write the report: false if
-// `thread` can take a signal (then signal it). If it cannot (stopped, in uninterruptible sleep, as
-// in a driver's ioctl that never returns, or blocking it), this writes the report for it unless one
-// is written: the thread named with why it has no stack and where the kernel says it waits
+// For a call that has run too long, whose thread is sent `signal` to write the report: false if
+// `thread` would take it (then send it). If not (stopped, in uninterruptible sleep, as in a
+// driver's ioctl that never returns, or blocking it), this writes the report for it unless one is
+// written: the thread named with why it has no stack and where the kernel says it waits
 // (thread_wait.h), then, if `otherThreadsToo`, every other thread's stack; true.
-bool reportIfStackless(pid_t thread, const char* event, const char* cause, bool otherThreadsToo);
+bool reportIfStackless(pid_t thread, int signal, const char* event, const char* cause, bool otherThreadsToo);
 // The signal that asks a thread for its stack (installCrashHandlers handles it).
 int threadStackSignal();
 
