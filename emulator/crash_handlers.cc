@@ -77,13 +77,8 @@ enum class Reach { kTakes, kGone, kStopped, kUninterruptible, kBlocks };
 Reach reachOf(pid_t thread, int signal, char* name, size_t nameSize) {
   SignalSafeText<63> path;
   path.text("/proc/self/task/").decimal(static_cast<uint64_t>(thread)).text("/status");
-  const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (file < 0) return Reach::kGone;
   static char status[4096];
-  const ssize_t size = ::read(file, status, sizeof status - 1);
-  ::close(file);
-  if (size <= 0) return Reach::kGone;
-  status[size] = '\0';
+  if (readSmallFile(path.c_str(), status, sizeof status) <= 0) return Reach::kGone;
   name[0] = '\0';
   if (const char* line = std::strstr(status, "Name:\t")) {
     size_t length = 0;

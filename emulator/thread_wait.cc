@@ -9,17 +9,6 @@
 namespace nnremote::emulator {
 namespace {
 
-// Reads a small /proc file whole, NUL-terminated; its size, or -1.
-ssize_t readSmallFile(const char* path, char* buffer, size_t size) {
-  const int file = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (file < 0) return -1;
-  const ssize_t read = ::read(file, buffer, size - 1);
-  ::close(file);
-  if (read < 0) return -1;
-  buffer[read] = '\0';
-  return read;
-}
-
 // A number as the syscall file writes it: decimal, or hex after "0x"; advances `at` past it.
 bool parseNumber(const char*& at, uint64_t& value, bool& negative) {
   while (*at == ' ') ++at;
@@ -122,6 +111,16 @@ const KnownCall* knownCall(long number) {
 }
 
 }  // namespace
+
+ssize_t readSmallFile(const char* path, char* buffer, size_t size) {
+  const int file = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (file < 0) return -1;
+  const ssize_t read = ::read(file, buffer, size - 1);
+  ::close(file);
+  if (read < 0) return -1;
+  buffer[read] = '\0';
+  return read;
+}
 
 ThreadWait readThreadWait(pid_t thread) {
   ThreadWait wait;

@@ -22,6 +22,9 @@ struct ThreadWait {
   char kernelFunction[64] = "";  // where it sleeps in the kernel; empty if the kernel hides it
 };
 
+// Reads a small file (of /proc) whole into `buffer`, NUL-terminated; its size, or -1.
+ssize_t readSmallFile(const char* path, char* buffer, size_t size);
+
 // Reads where `thread` (of this process) waits. Returns its `known` false if it is running or gone.
 ThreadWait readThreadWait(pid_t thread);
 

@@ -177,6 +177,37 @@ std::string logOnceItHolds(const std::string& path, const std::string& needle) {
   return text;
 }
 
+// A child that its library's fault ends: a server with the crashing backend given `fault` and
+// `limits` (its isolation config, if any), and one execution there, which fails with DEAD_OBJECT. The
+// server lives on (to be asked about its host), and its log is read once the child is being
+// restarted.
+struct EndedChild {
+  std::string address;
+  std::unique_ptr<testing::EmulatorProcess> server;
+  hal::Status status;
+  std::string log;
+};
+
+EndedChild executeUntilTheChildEnds(const std::string& name, const std::string& fault, const std::string& limits = "") {
+  EndedChild ended;
+  ended.address = testing::EmulatorProcess::uniqueAddress("isolation-" + name);
+  const std::string log = serverLog(name);
+  std::vector<std::string> flags{std::string(kCrashing) + fault};
+  if (!limits.empty()) flags.push_back(isolationConfig(name, limits));
+  ended.server = std::make_unique<testing::EmulatorProcess>(ended.address, flags, log);
+  Client client(ended.address);
+  auto crashing = client.prepare(kCrashDevice);
+  if (!crashing.ok()) {
+    ADD_FAILURE() << crashing.error().message;
+    ended.status = crashing.error();
+    return ended;
+  }
+  ended.status = addOnce(**crashing);
+  EXPECT_EQ(ended.status.code(), hal::ErrorStatus::DEAD_OBJECT);
+  ended.log = logOnceItHolds(log, "; restarting in");
+  return ended;
+}
+
 // One frame of a crash report (emulator/crash_report.h).
 struct Frame {
   size_t number = 0;
@@ -285,17 +316,11 @@ TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2li
 }
 
 TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCrash) {
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-overflow");
-  const std::string log = serverLog("overflow");
-  testing::EmulatorProcess server(address, {std::string(kCrashing) + "overflow:0"}, log);
-  Client client(address);
-  auto crashing = client.prepare(kCrashDevice);
-  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
-  const hal::Status overflowed = addOnce(**crashing);
-  ASSERT_FALSE(overflowed.ok());
+  const EndedChild overflowed = executeUntilTheChildEnds("overflow", "overflow:0");
+  ASSERT_FALSE(overflowed.status.ok());
   // The handler ran, on a stack of its own: the cause names the call.
-  EXPECT_THAT(overflowed.error().message, HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
-  const std::string text = logOnceItHolds(log, "; restarting in");
+  EXPECT_THAT(overflowed.status.error().message, HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
+  const std::string& text = overflowed.log;
   EXPECT_THAT(text, ContainsRegex(" crashed: SIGSEGV \\(stack overflow, at 0x[0-9a-f]+\\) in IPreparedModel::execute, on "));
   // The recursion, its run of frames shown once with its count.
   const std::vector<Frame> frames = reportedFrames(text);
@@ -303,7 +328,8 @@ TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCr
   EXPECT_THAT(text, ContainsRegex("npu_emulator:   \\.\\.\\. the same frame [0-9]+ times more\n")) << text;
   // The restarted child serves again.
   const wire::BackendHostHealth health =
-      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
+      waitForHost(overflowed.address, kCrashDevice,
+                  [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
   EXPECT_THAT(health.last_exit(), HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
 }
 
@@ -311,17 +337,11 @@ TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCr
 // thread a signal stack of its own accord: there, the server gives one to each thread as it
 // starts (crash_handlers.cc).
 TEST(BackendIsolationTest, ALibrarysOwnThreadOverflowingItsStackIsReportedToo) {
-  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-thread-overflow");
-  const std::string log = serverLog("thread-overflow");
-  testing::EmulatorProcess server(address, {std::string(kCrashing) + "thread_overflow:0"}, log);
-  Client client(address);
-  auto crashing = client.prepare(kCrashDevice);
-  ASSERT_TRUE(crashing.ok()) << crashing.error().message;
-  const hal::Status overflowed = addOnce(**crashing);
-  ASSERT_FALSE(overflowed.ok());
-  EXPECT_THAT(overflowed.error().message, HasSubstr("killed by SIGSEGV"));
+  const EndedChild overflowed = executeUntilTheChildEnds("thread-overflow", "thread_overflow:0");
+  ASSERT_FALSE(overflowed.status.ok());
+  EXPECT_THAT(overflowed.status.error().message, HasSubstr("killed by SIGSEGV"));
   // On the library's thread, in no call into the library: its stack is the recursion.
-  const std::string text = logOnceItHolds(log, "; restarting in");
+  const std::string& text = overflowed.log;
   EXPECT_THAT(text, ContainsRegex(" crashed: SIGSEGV \\(stack overflow, at 0x[0-9a-f]+\\), on thread [0-9]+ "
                                   "\\(vendor_worker\\); its stack:\n"));
   EXPECT_TRUE(hasFrame(reportedFrames(text), "crashing_backend.so", "overflowStack")) << text;
@@ -381,36 +401,6 @@ TEST(BackendIsolationTest, ACrashLoopMakesTheDeviceUnavailableWithTheReason) {
   auto simulated = client.prepare(kSimDevice);
   ASSERT_TRUE(simulated.ok()) << simulated.error().message;
   EXPECT_TRUE(addOnce(**simulated).ok());
-}
-
-// A child that its library's fault ends: a server with the crashing backend given `fault` and
-// `limits` (its isolation config), and one execution there, which fails with DEAD_OBJECT. The
-// server lives on (to be asked about its host), and its log is read once the child is being
-// restarted.
-struct EndedChild {
-  std::string address;
-  std::unique_ptr<testing::EmulatorProcess> server;
-  hal::Status status;
-  std::string log;
-};
-
-EndedChild executeUntilTheChildEnds(const std::string& name, const std::string& fault, const std::string& limits) {
-  EndedChild ended;
-  ended.address = testing::EmulatorProcess::uniqueAddress("isolation-" + name);
-  const std::string log = serverLog(name);
-  ended.server = std::make_unique<testing::EmulatorProcess>(
-      ended.address, std::vector<std::string>{std::string(kCrashing) + fault, isolationConfig(name, limits)}, log);
-  Client client(ended.address);
-  auto crashing = client.prepare(kCrashDevice);
-  if (!crashing.ok()) {
-    ADD_FAILURE() << crashing.error().message;
-    ended.status = crashing.error();
-    return ended;
-  }
-  ended.status = addOnce(**crashing);
-  EXPECT_EQ(ended.status.code(), hal::ErrorStatus::DEAD_OBJECT);
-  ended.log = logOnceItHolds(log, "; restarting in");
-  return ended;
 }
 
 TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
