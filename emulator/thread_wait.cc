@@ -151,6 +151,7 @@ ThreadWait readThreadWait(pid_t thread) {
       std::strcmp(wait.kernelFunction, "0") == 0) {
     wait.kernelFunction[0] = '\0';
   }
+  if (char* end = std::strchr(wait.kernelFunction, '\n')) *end = '\0';  // none is written, but be sure
   return wait;
 }
 
@@ -181,13 +182,7 @@ void describeThreadWait(const ThreadWait& wait, SignalSafeText<1023>& line) {
       line.text(")");
     }
   }
-  if (wait.kernelFunction[0] != '\0') {
-    // The file ends without a newline, but be sure.
-    char function[sizeof wait.kernelFunction];
-    std::strcpy(function, wait.kernelFunction);
-    if (char* end = std::strchr(function, '\n')) *end = '\0';
-    line.text(", sleeping in the kernel in ").text(function);
-  }
+  if (wait.kernelFunction[0] != '\0') line.text(", sleeping in the kernel in ").text(wait.kernelFunction);
 }
 
 }  // namespace nnremote::emulator
