@@ -1,5 +1,6 @@
 #include "drivers/proxy/connection.h"
 #include "drivers/proxy/pool_transport.h"
+#include "farm/pool.h"
 
 #include "wire/grpc_status.h"
 #include "wire/shared_queue.h"

@@ -26,7 +26,6 @@
 #include <utility>
 #include <vector>
 
-#include "farm/pool.h"
 #include "hal/result.h"
 #include "hal/types.h"
 #include "wire/nnremote.grpc.pb.h"
@@ -37,6 +36,10 @@
 
 namespace nnremote::wire {
 class SharedQueue;
+}
+
+namespace nnremote::farm {
+class DeviceClaim;  // farm/pool.h, which brings etcd's client with it: only connection.cc needs it
 }
 
 namespace nnremote::proxy {
