@@ -49,6 +49,7 @@
 #include "wire/conversions.h"
 #include "drivers/proxy/proxy_device.h"
 #include "drivers/proxy/proxy_prepared_model.h"
+#include "drivers/proxy/stubs.h"
 
 namespace {
 
@@ -317,7 +318,7 @@ void emulatorTrivialRpc(benchmark::State& state) {
     const auto start = Clock::now();
     grpc::ClientContext context;
     wire::DeviceInfo info;
-    (void)fixture().connection->stub().GetDeviceInfo(&context, request, &info);
+    (void)fixture().connection->stub()->GetDeviceInfo(&context, request, &info);
     latencies.add(Clock::now() - start);
   }
   latencies.report(state);
@@ -433,7 +434,7 @@ void rawClientBurstAndRawCallbackBidi(benchmark::State& state) {
   if (!where.ok()) return state.SkipWithError("no session");
   auto io = *hal::makeRequest({hal::toBytes<float>({1, -2, 3, -4})}, {16});
   grpc::ClientContext burstContext;
-  auto burst = connection->waitsStub().Burst(&burstContext);
+  auto burst = connection->waitsStub()->Burst(&burstContext);
   wire::BurstRequest open;
   open.mutable_open()->set_session_id(where->first.id);
   open.mutable_open()->set_prepared_model_id(where->second);

@@ -7,6 +7,7 @@
 #include "absl/synchronization/mutex.h"
 
 #include "emulator/accelerator_callbacks.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/grpc_handoff.h"
 
 namespace nnremote::emulator {

@@ -3,7 +3,6 @@
 #ifndef NNREMOTE_EMULATOR_EMULATOR_SERVER_H_
 #define NNREMOTE_EMULATOR_EMULATOR_SERVER_H_
 
-#include <grpcpp/grpcpp.h>
 #include <sys/types.h>
 
 #include <memory>
@@ -11,14 +10,19 @@
 #include <string>
 #include <vector>
 
-#include "emulator/accelerator_service.h"
-#include "emulator/descriptor_inbox.h"
-#include "wire/wire_constants.h"
 #include "emulator/caller_identity.h"
+#include "emulator/descriptor_inbox.h"
+#include "emulator/server_config.h"
 #include "emulator/unix_listener.h"
 #include "hal/i_device.h"
+#include "wire/wire_constants.h"
 
 namespace nnremote::emulator {
+
+// emulator/accelerator_service.h, which brings every RPC family's handlers and the generated
+// service with it: most users of a server only start and stop it, and include it when they
+// reach into the service.
+class AcceleratorService;
 
 // Where the emulator listens when not told otherwise: a unix socket, reachable only from this
 // host and free of port clashes.

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/pool_records.h"
 #include "emulator/prometheus_metrics.h"
 #include "farm/pool_registration.h"

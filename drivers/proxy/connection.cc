@@ -6,6 +6,7 @@
 #include "wire/shared_queue.h"
 #include "wire/wire_constants.h"
 #include "drivers/proxy/session_watcher.h"
+#include "drivers/proxy/stubs.h"
 #include "hal/vlog.h"
 
 namespace nnremote::proxy {
@@ -68,8 +69,8 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
            << "cannot reach an npu_emulator at " << address << " within "
            << options.connectTimeout.count() << " ms";
   }
-  connection->stub_ = wire::Accelerator::NewStub(connection->channel_);
-  connection->waitsStub_ = wire::AcceleratorWaits::NewStub(connection->channel_);
+  connection->stub_ = std::make_unique<AcceleratorStub>(connection->channel_);
+  connection->waitsStub_ = std::make_unique<AcceleratorWaitsStub>(connection->channel_);
   NN_ASSIGN_OR_RETURN(auto opened, connection->openSession());
   connection->session_ = {opened.first, 0};
   connection->identity_ = std::move(opened.second);
@@ -93,7 +94,7 @@ hal::Result<std::pair<uint64_t, std::string>> Connection::openSession() {
   request.set_client_name(options_.clientName);
   wire::OpenSessionResponse response;
   auto context = controlContext();
-  const grpc::Status status = stub_->OpenSession(context.get(), request, &response);
+  const grpc::Status status = stub()->OpenSession(context.get(), request, &response);
   if (!status.ok()) {
     return hal::withContext(wire::fromGrpcStatus(status), "OpenSession at " + address_);
   }
@@ -124,7 +125,7 @@ Connection::~Connection() {
     wire::Empty empty;
     auto context = controlContext();
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
-    (void)stub_->CloseSession(context.get(), request, &empty);
+    (void)stub()->CloseSession(context.get(), request, &empty);
   }
 }
 
@@ -173,7 +174,7 @@ hal::Status Connection::releaseDropped() {
   request.mutable_fence_ids()->Add(fences.begin(), fences.end());
   wire::Empty empty;
   auto context = controlContext();
-  const grpc::Status status = stub().ReleaseFences(context.get(), request, &empty);
+  const grpc::Status status = stub()->ReleaseFences(context.get(), request, &empty);
   if (!status.ok()) return callFailed(status, session.generation);
   return {};
 }

@@ -28,11 +28,9 @@
 
 #include "hal/result.h"
 #include "hal/types.h"
-#include "wire/nnremote.grpc.pb.h"
 #include "wire/shared_queue.h"
 #include "drivers/proxy/channel_security.h"
 #include "drivers/proxy/session_channel.h"
-#include "drivers/proxy/session_watcher.h"
 
 namespace nnremote::wire {
 class SharedQueue;
@@ -43,6 +41,9 @@ class DeviceClaim;  // farm/pool.h, which brings etcd's client with it: only con
 }
 
 namespace nnremote::proxy {
+
+class AcceleratorWaitsStub;  // drivers/proxy/stubs.h
+class SessionWatcher;
 
 struct ConnectionOptions {
   std::string clientName = "nnremote-proxy";
@@ -124,9 +125,9 @@ class Connection final : public SessionChannel {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  wire::Accelerator::Stub& stub() const override { return *stub_; }
+  AcceleratorStub& stub() const override { return *stub_; }
   // The calls that wait (bursts, fenced-execution info, fences), on the same channel.
-  wire::AcceleratorWaits::Stub& waitsStub() const { return *waitsStub_; }
+  AcceleratorWaitsStub& waitsStub() const { return *waitsStub_; }
   // The current session's id; session() also recovers a lost one first.
   uint64_t sessionId() const { return currentSession().id; }
   uint64_t generation() const { return currentSession().generation; }
@@ -217,8 +218,8 @@ class Connection final : public SessionChannel {
   std::string address_;
   ConnectionOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<wire::Accelerator::Stub> stub_;
-  std::unique_ptr<wire::AcceleratorWaits::Stub> waitsStub_;
+  std::unique_ptr<AcceleratorStub> stub_;
+  std::unique_ptr<AcceleratorWaitsStub> waitsStub_;
   std::shared_ptr<SessionWatcher> watcher_;
   std::string identity_;
   std::unique_ptr<PoolTransport> pools_;

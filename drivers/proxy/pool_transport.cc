@@ -1,4 +1,5 @@
 #include "drivers/proxy/pool_transport.h"
+#include "drivers/proxy/stubs.h"
 
 #include <cstring>
 
@@ -59,7 +60,7 @@ hal::Result<uint64_t> PoolTransport::registerShared(const hal::SharedMemory& mem
   }
   wire::RegisterMemoryResponse response;
   auto context = connection_.controlContext();
-  const grpc::Status status = connection_.stub().RegisterMemory(context.get(), request, &response);
+  const grpc::Status status = connection_.stub()->RegisterMemory(context.get(), request, &response);
   if (!status.ok()) return connection_.callFailed(status, session.generation);
   std::lock_guard<std::mutex> lock(mutex_);
   registrations_[memory.get()] = {memory, response.memory_id(), session.generation};
@@ -91,7 +92,7 @@ void PoolTransport::releaseExpiredLocked() {
     request.set_memory_id(it->second.id);
     wire::Empty empty;
     auto context = connection_.controlContext();
-    (void)connection_.stub().UnregisterMemory(context.get(), request, &empty);
+    (void)connection_.stub()->UnregisterMemory(context.get(), request, &empty);
     it = registrations_.erase(it);
   }
 }
@@ -107,7 +108,7 @@ size_t PoolTransport::registeredCount() const {
 hal::Result<uint64_t> PoolTransport::upload(const hal::Memory& memory) {
   grpc::ClientContext context;
   wire::BulkTransferHandle handle;
-  auto writer = connection_.stub().UploadBulk(&context, &handle);
+  auto writer = connection_.stub()->UploadBulk(&context, &handle);
   const SessionRef session = connection_.currentSession();
   wire::BulkChunk chunk;
   chunk.set_session_id(session.id);
@@ -131,7 +132,7 @@ hal::Status PoolTransport::download(uint64_t bulkTransferId, uint8_t* destinatio
   wire::BulkTransferHandle handle;
   handle.set_session_id(connection_.currentSession().id);
   handle.set_bulk_transfer_id(bulkTransferId);
-  auto reader = connection_.stub().DownloadBulk(&context, handle);
+  auto reader = connection_.stub()->DownloadBulk(&context, handle);
   wire::BulkChunk chunk;
   uint64_t received = 0;
   while (reader->Read(&chunk)) {

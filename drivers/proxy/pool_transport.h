@@ -16,7 +16,7 @@
 #include "hal/memory.h"
 #include "drivers/proxy/session_channel.h"
 #include "hal/result.h"
-#include "wire/nnremote.grpc.pb.h"
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::proxy {
 

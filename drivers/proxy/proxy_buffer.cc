@@ -1,4 +1,5 @@
 #include "drivers/proxy/proxy_buffer.h"
+#include "drivers/proxy/stubs.h"
 #include "drivers/proxy/pool_transport.h"
 
 #include <cstring>
@@ -27,7 +28,7 @@ ProxyBuffer::~ProxyBuffer() {
   request.set_token(token_);
   wire::Empty empty;
   auto context = connection_->controlContext();
-  (void)connection_->stub().ReleaseBuffer(context.get(), request, &empty);  // best effort
+  (void)connection_->stub()->ReleaseBuffer(context.get(), request, &empty);  // best effort
 }
 
 hal::Status ProxyBuffer::copyTo(const hal::SharedMemory& dst) const {
@@ -39,7 +40,7 @@ hal::Status ProxyBuffer::copyTo(const hal::SharedMemory& dst) const {
   NN_ASSIGN_OR_RETURN(*request.mutable_destination(), connection_->pools().encode(dst, /*withContents=*/false));
   wire::CopyFromBufferResponse response;
   auto context = connection_->controlContext();
-  const grpc::Status status = connection_->stub().CopyFromBuffer(context.get(), request, &response);
+  const grpc::Status status = connection_->stub()->CopyFromBuffer(context.get(), request, &response);
   if (!status.ok()) return connection_->callFailed(status, session.generation);
   if (response.bulk_transfer_id() != 0) {
     return connection_->pools().download(response.bulk_transfer_id(), dst->data(), dst->size());
@@ -64,7 +65,7 @@ hal::Status ProxyBuffer::copyFrom(const hal::SharedMemory& src, const std::vecto
   for (uint32_t d : dimensions) request.add_dimensions(d);
   wire::Empty empty;
   auto context = connection_->controlContext();
-  const grpc::Status status = connection_->stub().CopyToBuffer(context.get(), request, &empty);
+  const grpc::Status status = connection_->stub()->CopyToBuffer(context.get(), request, &empty);
   if (!status.ok()) return connection_->callFailed(status, session.generation);
   return {};
 }

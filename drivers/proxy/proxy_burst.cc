@@ -1,4 +1,5 @@
 #include "drivers/proxy/proxy_burst.h"
+#include "drivers/proxy/stubs.h"
 
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
@@ -31,7 +32,7 @@ hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId)
   broken_ = false;
   brokenBeforeRunning_ = false;
   NN_VLOG(BURST) << "opening a burst in session " << session.id << " on prepared model " << preparedModelId;
-  stream_ = connection_->waitsStub().Burst(context_.get());
+  stream_ = connection_->waitsStub()->Burst(context_.get());
   wire::BurstRequest request;
   request.mutable_open()->set_session_id(session.id);
   request.mutable_open()->set_prepared_model_id(preparedModelId);

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "hal/i_burst.h"
+#include "wire/nnremote.pb.h"
 #include "wire/shared_queue.h"
 #include "drivers/proxy/call_watchdog.h"
 #include "drivers/proxy/connection.h"

@@ -1,4 +1,5 @@
 #include "drivers/proxy/proxy_device.h"
+#include "drivers/proxy/stubs.h"
 
 #include "hal/validation.h"
 
@@ -20,7 +21,7 @@ hal::Result<std::vector<std::shared_ptr<ProxyDevice>>> ProxyDevice::discover(
   wire::ListDevicesRequest request;
   wire::ListDevicesResponse response;
   auto context = connection->controlContext();
-  const grpc::Status status = connection->stub().ListDevices(context.get(), request, &response);
+  const grpc::Status status = connection->stub()->ListDevices(context.get(), request, &response);
   if (!status.ok()) return wire::fromGrpcStatus(status);
   std::vector<std::shared_ptr<ProxyDevice>> devices;
   for (const auto& info : response.devices()) {
@@ -60,7 +61,7 @@ hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Mo
         NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire::toWire(model, poolEncoder()));
         wire::GetSupportedOperationsResponse response;
         auto context = connection_->controlContext();
-        const grpc::Status status = connection_->stub().GetSupportedOperations(context.get(), request, &response);
+        const grpc::Status status = connection_->stub()->GetSupportedOperations(context.get(), request, &response);
         if (!status.ok()) return connection_->callFailed(status, session.generation, neverRan);
         return std::vector<bool>(response.supported().begin(), response.supported().end());
       });
@@ -131,7 +132,7 @@ hal::Result<hal::SharedBuffer> ProxyDevice::allocate(const hal::BufferDesc& desc
         NN_RETURN_IF_ERROR(addRoles(outputRoles, "outputRoles", request.mutable_output_roles()));
         wire::AllocateBufferResponse response;
         auto context = connection_->controlContext();
-        const grpc::Status status = connection_->stub().AllocateBuffer(context.get(), request, &response);
+        const grpc::Status status = connection_->stub()->AllocateBuffer(context.get(), request, &response);
         if (!status.ok()) return connection_->callFailed(status, session.generation, neverRan);
         return hal::SharedBuffer(std::make_shared<ProxyBuffer>(connection_, session, response.token()));
       });

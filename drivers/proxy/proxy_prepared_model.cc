@@ -1,4 +1,5 @@
 #include "drivers/proxy/proxy_prepared_model.h"
+#include "drivers/proxy/stubs.h"
 
 
 #include <algorithm>
@@ -45,7 +46,7 @@ hal::Result<uint64_t> prepareOnServer(Connection& connection, SessionRef session
   if (!modelCache.empty() || !dataCache.empty()) request.set_cache_token(token.data(), token.size());
   wire::PrepareModelResponse response;
   grpc::ClientContext context;  // preparation can take long; a dead peer fails by keepalive
-  const grpc::Status status = connection.stub().PrepareModel(&context, request, &response);
+  const grpc::Status status = connection.stub()->PrepareModel(&context, request, &response);
   if (!status.ok()) return connection.callFailed(status, session.generation, neverRan);
   if (response.cache_written()) {
     // Saving is best effort in the HAL; a client file that cannot be written only costs the
@@ -88,7 +89,7 @@ hal::Result<uint64_t> prepareFromCacheOnServer(Connection& connection, SessionRe
     if (!hasDeadline) request.clear_deadline();
     wire::PrepareModelResponse response;
     grpc::ClientContext context;
-    const grpc::Status status = connection.stub().PrepareModelFromCache(&context, request, &response);
+    const grpc::Status status = connection.stub()->PrepareModelFromCache(&context, request, &response);
     if (status.ok()) return response.prepared_model_id();
     hal::Error error = connection.callFailed(status, session.generation, neverRan);
     if (data == CacheContents::WHOLE || !withheld || error.code != ErrorStatus::GENERAL_FAILURE) return error;
@@ -155,7 +156,7 @@ ProxyPreparedModel::~ProxyPreparedModel() {
   wire::Empty empty;
   auto context = connection_->controlContext();
   // Best effort: if the server is gone, so is the prepared model.
-  (void)connection_->stub().ReleasePreparedModel(context.get(), request, &empty);
+  (void)connection_->stub()->ReleasePreparedModel(context.get(), request, &empty);
 }
 
 hal::Result<std::pair<SessionRef, uint64_t>> ProxyPreparedModel::current() const {
@@ -199,7 +200,7 @@ hal::Result<hal::ExecutionOutcome> ProxyPreparedModel::execute(
             grpc::ClientContext context;
             if (const auto limit = connection_->executionCallLimit(deadline)) context.set_deadline(*limit);
             wire::ExecuteResponse answer;
-            const grpc::Status status = connection_->stub().Execute(&context, call, &answer);
+            const grpc::Status status = connection_->stub()->Execute(&context, call, &answer);
             NN_VLOG(EXECUTION) << "execute in session " << where.first.id << ", prepared model " << where.second
                                << ": " << call.ByteSizeLong() << " bytes sent, " << answer.ByteSizeLong()
                                << " received, " << (status.ok() ? std::string("OK") : "gRPC " + status.error_message());
@@ -233,7 +234,7 @@ hal::Result<uint64_t> mirrorLocalFence(const std::shared_ptr<Connection>& connec
   create.set_session_id(session.id);
   wire::CreateFenceResponse created;
   auto context = connection->controlContext();
-  const grpc::Status status = connection->stub().CreateFence(context.get(), create, &created);
+  const grpc::Status status = connection->stub()->CreateFence(context.get(), create, &created);
   if (!status.ok()) return connection->callFailed(status, session.generation);
   std::thread([connection, session, local, named, id = created.fence_id()] {
     const bool error = local.wait(std::nullopt) == hal::SyncFence::State::ERROR;
@@ -245,7 +246,7 @@ hal::Result<uint64_t> mirrorLocalFence(const std::shared_ptr<Connection>& connec
     signal.set_release(true);
     wire::Empty empty;
     auto signalContext = connection->controlContext();
-    (void)connection->stub().SignalFence(signalContext.get(), signal, &empty);
+    (void)connection->stub()->SignalFence(signalContext.get(), signal, &empty);
   }).detach();
   return created.fence_id();
 }
@@ -279,7 +280,7 @@ hal::Status ProxyPreparedModel::validateReusableRequest(const hal::Request& requ
   wire::CreateReusableExecutionResponse created;
   {
     auto context = connection_->controlContext();
-    const grpc::Status status = connection_->stub().CreateReusableExecution(context.get(), create, &created);
+    const grpc::Status status = connection_->stub()->CreateReusableExecution(context.get(), create, &created);
     if (!status.ok()) return connection_->callFailed(status, where.first.generation);
   }
   wire::ReleaseReusableExecutionRequest release;
@@ -287,7 +288,7 @@ hal::Status ProxyPreparedModel::validateReusableRequest(const hal::Request& requ
   release.set_reusable_execution_id(created.reusable_execution_id());
   wire::Empty empty;
   auto context = connection_->controlContext();
-  (void)connection_->stub().ReleaseReusableExecution(context.get(), release, &empty);
+  (void)connection_->stub()->ReleaseReusableExecution(context.get(), release, &empty);
   return {};
 }
 
@@ -353,7 +354,7 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
             for (uint64_t id : connection_->takeFenceReleases(session.id)) call.add_release_fence_ids(id);
             wire::ExecuteFencedResponse answer;
             auto context = connection_->controlContext();
-            const grpc::Status status = connection_->stub().ExecuteFenced(context.get(), call, &answer);
+            const grpc::Status status = connection_->stub()->ExecuteFenced(context.get(), call, &answer);
             if (!status.ok()) return connection_->callFailed(status, session.generation, neverRan);
             return answer;
           }));
@@ -375,7 +376,7 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
     wire::GetExecuteFencedInfoResponse info;
     grpc::ClientContext context;
     if (limit) context.set_deadline(*limit);
-    const grpc::Status status = connection->waitsStub().GetExecuteFencedInfo(&context, infoRequest, &info);
+    const grpc::Status status = connection->waitsStub()->GetExecuteFencedInfo(&context, infoRequest, &info);
     hal::Result<hal::ExecutionOutcome> outcome =
         status.ok() ? outcomeFromWire(info.outcome(), request, connection->pools())
                     : hal::Result<hal::ExecutionOutcome>(

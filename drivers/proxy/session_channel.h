@@ -12,9 +12,10 @@
 #include <memory>
 
 #include "hal/result.h"
-#include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::proxy {
+
+class AcceleratorStub;  // drivers/proxy/stubs.h
 
 // The session a call runs in: its id and generation (how many sessions came before it).
 struct SessionRef {
@@ -30,7 +31,7 @@ class SessionChannel {
  public:
   virtual ~SessionChannel() = default;
 
-  virtual wire::Accelerator::Stub& stub() const = 0;
+  virtual AcceleratorStub& stub() const = 0;
   // The session as it is now, lost or not; makes no call.
   virtual SessionRef currentSession() const = 0;
   // A context for a query/release call, with the control-call deadline.

@@ -1,4 +1,5 @@
 #include "drivers/proxy/session_watcher.h"
+#include "drivers/proxy/stubs.h"
 
 #include <algorithm>
 
@@ -40,7 +41,7 @@ std::shared_ptr<SessionWatcher> SessionWatcher::shared(const std::string& key, s
 }
 
 SessionWatcher::SessionWatcher(std::shared_ptr<grpc::Channel> channel)
-    : channel_(std::move(channel)), stub_(wire::SessionWatch::NewStub(channel_)), thread_([this] { run(); }) {}
+    : channel_(std::move(channel)), stub_(std::make_unique<SessionWatchStub>(channel_)), thread_([this] { run(); }) {}
 
 SessionWatcher::~SessionWatcher() {
   {
@@ -132,7 +133,7 @@ void SessionWatcher::openStreamLocked() {
     pendingAdds_.push_back(id);
   }
   ++outstanding_;
-  stream_->calls = stub_->AsyncWatchSessions(&stream_->context, &queue_, stream_->tag(Operation::kStart));
+  stream_->calls = (*stub_)->AsyncWatchSessions(&stream_->context, &queue_, stream_->tag(Operation::kStart));
 }
 
 void SessionWatcher::writeChangesLocked() {

@@ -28,9 +28,10 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::proxy {
+
+class SessionWatchStub;  // drivers/proxy/stubs.h
 
 class SessionWatcher {
  public:
@@ -75,7 +76,7 @@ class SessionWatcher {
   void readsEndedLocked(Stream* stream);
 
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<wire::SessionWatch::Stub> stub_;
+  std::unique_ptr<SessionWatchStub> stub_;
   grpc::CompletionQueue queue_;
 
   std::mutex mutex_;

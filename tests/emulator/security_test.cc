@@ -12,6 +12,7 @@
 #include "drivers/sim/extensions/fibonacci.h"
 #include "wire/wire_constants.h"
 #include "drivers/sim/sim_device.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"

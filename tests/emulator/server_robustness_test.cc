@@ -10,6 +10,7 @@
 
 #include "drivers/sim/sim_device.h"
 #include "wire/wire_constants.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"

@@ -16,6 +16,7 @@
 #include "testing/add_model.h"
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
+#include "wire/nnremote.grpc.pb.h"
 #include "drivers/proxy/proxy_device.h"
 #include "tests/middleware/qos_stack.h"
 #include "tests/common/server_options.h"

@@ -14,6 +14,7 @@
 
 #include "drivers/sim/sim_device.h"
 #include "wire/wire_constants.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "wire/conversions.h"
 #include "drivers/proxy/proxy_burst.h"

@@ -15,6 +15,7 @@
 #include "drivers/proxy/proxy_burst.h"
 #include "drivers/proxy/proxy_device.h"
 #include "drivers/proxy/proxy_prepared_model.h"
+#include "drivers/proxy/stubs.h"
 #include "middleware/fault_injection.h"
 #include "testing/add_model.h"
 #include "tests/common/server_options.h"
@@ -132,7 +133,7 @@ TEST_P(BurstTest, ErrorsAreReportedInBandAndTheBurstGoesOn) {
 
 TEST_P(BurstTest, ABurstForAnUnknownPreparedModelIsRefused) {
   grpc::ClientContext context;
-  auto stream = connection_->waitsStub().Burst(&context);
+  auto stream = connection_->waitsStub()->Burst(&context);
   wire::BurstRequest open;
   open.mutable_open()->set_session_id(connection_->sessionId());
   open.mutable_open()->set_prepared_model_id(42);
@@ -153,7 +154,7 @@ TEST_P(BurstTest, AnInvalidMeasureIsRefusedInBandAsEverywhere) {
   auto where = proxy->current();
   ASSERT_TRUE(where.ok()) << where.error().message;
   grpc::ClientContext context;
-  auto stream = connection_->waitsStub().Burst(&context);
+  auto stream = connection_->waitsStub()->Burst(&context);
   wire::BurstRequest open;
   open.mutable_open()->set_session_id(where->first.id);
   open.mutable_open()->set_prepared_model_id(where->second);

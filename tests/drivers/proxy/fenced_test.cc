@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "drivers/sim/sim_device.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "drivers/proxy/proxy_device.h"

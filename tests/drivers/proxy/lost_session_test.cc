@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "drivers/sim/sim_device.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"

@@ -9,12 +9,14 @@
 #include <cstring>
 
 #include "drivers/sim/sim_device.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
 #include "drivers/proxy/proxy_device.h"
 #include "drivers/proxy/pool_transport.h"
+#include "drivers/proxy/stubs.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::proxy {
@@ -129,7 +131,7 @@ TEST_F(PoolTransportTest, RegisteredMemoryBelongsToItsSession) {
   *query.mutable_model()->mutable_pools(0) = encoded;
   wire::GetSupportedOperationsResponse response;
   grpc::ClientContext context;
-  const grpc::Status status = (*other)->stub().GetSupportedOperations(&context, query, &response);
+  const grpc::Status status = (*other)->stub()->GetSupportedOperations(&context, query, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(wire::fromGrpcStatus(status).message,
               HasSubstr("does not name one of this session's registered memories"));
@@ -141,7 +143,7 @@ TEST_F(PoolTransportTest, RegisteredMemoryBelongsToItsSession) {
   bogus.set_size(64);
   wire::RegisterMemoryResponse registered;
   grpc::ClientContext registerContext;
-  const grpc::Status refused = connection_->stub().RegisterMemory(&registerContext, bogus, &registered);
+  const grpc::Status refused = connection_->stub()->RegisterMemory(&registerContext, bogus, &registered);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(wire::fromGrpcStatus(refused).message, HasSubstr("cannot open shared memory"));
 }
@@ -157,7 +159,7 @@ TEST_F(PoolTransportTest, PassedDescriptorsAreTakenOnlyWhereTheServerHasASideCha
     request.set_size(64);
     wire::RegisterMemoryResponse response;
     grpc::ClientContext context;
-    return wire::fromGrpcStatus(connection_->stub().RegisterMemory(&context, request, &response));
+    return wire::fromGrpcStatus(connection_->stub()->RegisterMemory(&context, request, &response));
   };
   const hal::Error both = registerMemory(memory->sharedName(), 1);
   EXPECT_EQ(both.code, hal::ErrorStatus::INVALID_ARGUMENT);
@@ -239,7 +241,7 @@ TEST_F(PoolTransportTest, MalformedBulkTransfersAreRefused) {
   // Chunks that skip bytes.
   grpc::ClientContext context;
   wire::BulkTransferHandle handle;
-  auto writer = connection_->stub().UploadBulk(&context, &handle);
+  auto writer = connection_->stub()->UploadBulk(&context, &handle);
   wire::BulkChunk chunk;
   chunk.set_session_id(connection_->sessionId());
   chunk.set_total_size(10);
@@ -254,7 +256,7 @@ TEST_F(PoolTransportTest, MalformedBulkTransfersAreRefused) {
 
   // An upload that stops short.
   grpc::ClientContext shortContext;
-  auto shortWriter = connection_->stub().UploadBulk(&shortContext, &handle);
+  auto shortWriter = connection_->stub()->UploadBulk(&shortContext, &handle);
   chunk.set_offset(0);
   shortWriter->Write(chunk);
   shortWriter->WritesDone();
@@ -262,7 +264,7 @@ TEST_F(PoolTransportTest, MalformedBulkTransfersAreRefused) {
 
   // Absurd sizes.
   grpc::ClientContext hugeContext;
-  auto hugeWriter = connection_->stub().UploadBulk(&hugeContext, &handle);
+  auto hugeWriter = connection_->stub()->UploadBulk(&hugeContext, &handle);
   chunk.set_total_size(uint64_t{1} << 50);
   hugeWriter->Write(chunk);
   hugeWriter->WritesDone();
