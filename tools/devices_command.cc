@@ -4,6 +4,7 @@
 
 #include "hal/operand_types.h"
 #include "tools/command_support.h"
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::tools {
 
@@ -14,7 +15,7 @@ void printDevices(const Target& target) {
               << "    type:          " << hal::toString(device->getType()) << "\n"
               << "    version:       " << device->getVersionString() << "\n"
               << "    feature level: " << hal::toString(device->getFeatureLevel()) << "\n";
-    if (const auto& host = device->backendHost()) {
+    if (const wire::BackendHostHealth* host = device->backendHost()) {
       std::cout << "    backend host:  "
                 << (!host->unavailable().empty() ? "UNAVAILABLE: " + host->unavailable()
                                                  : host->running() ? "running (pid " + std::to_string(host->pid()) + ")"

@@ -41,14 +41,19 @@ ProxyDevice::ProxyDevice(std::shared_ptr<Connection> connection, const wire::Dev
       capabilities_(wire::fromWire(info.capabilities())),
       cacheFilesNeeded_(info.num_model_cache_files(), info.num_data_cache_files()) {
   for (const auto& extension : info.extensions()) extensions_.push_back(wire::fromWire(extension));
-  if (info.has_backend_host()) backendHost_ = info.backend_host();
+  if (info.has_backend_host()) backendHost_ = std::make_shared<wire::BackendHostHealth>(info.backend_host());
 }
 
-wire::MemoryEncoder ProxyDevice::poolEncoder() const {
-  return [connection = connection_](const hal::SharedMemory& memory, bool withContents) {
+namespace {
+
+// A model's pools go as the connection's pool transport sends them (drivers/proxy/pool_transport.h).
+wire::MemoryEncoder poolEncoder(const std::shared_ptr<Connection>& connection) {
+  return [connection](const hal::SharedMemory& memory, bool withContents) {
     return connection->pools().encode(memory, withContents);
   };
 }
+
+}  // namespace
 
 hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Model& model) const {
   // An invalid model is refused here, with the server's message, before it costs a round trip.
@@ -58,7 +63,7 @@ hal::Result<std::vector<bool>> ProxyDevice::getSupportedOperations(const hal::Mo
         wire::GetSupportedOperationsRequest request;
         request.set_session_id(session.id);
         request.set_device_name(name_);
-        NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire::toWire(model, poolEncoder()));
+        NN_ASSIGN_OR_RETURN(*request.mutable_model(), wire::toWire(model, poolEncoder(connection_)));
         wire::GetSupportedOperationsResponse response;
         auto context = connection_->controlContext();
         const grpc::Status status = connection_->stub()->GetSupportedOperations(context.get(), request, &response);

@@ -8,9 +8,14 @@
 #include <vector>
 
 #include "hal/i_device.h"
-#include "wire/conversions.h"
-#include "wire/nnremote.pb.h"
 #include "drivers/proxy/connection.h"
+
+// The wire's messages (wire/nnremote.pb.h), declared: users of a device need not compile the
+// protocol.
+namespace nnremote::wire {
+class BackendHostHealth;
+class DeviceInfo;
+}  // namespace nnremote::wire
 
 namespace nnremote::proxy {
 
@@ -34,9 +39,9 @@ class ProxyDevice final : public hal::IDevice {
 
   hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override;
 
-  // How the server's backend host for this device was when it was discovered; nullopt for a
+  // How the server's backend host for this device was when it was discovered; null for a
   // device the server runs in its own process (docs/backends.md#isolation).
-  const std::optional<wire::BackendHostHealth>& backendHost() const { return backendHost_; }
+  const wire::BackendHostHealth* backendHost() const { return backendHost_.get(); }
 
   hal::Result<hal::SharedPreparedModel> prepareModel(
       const hal::Model& model, hal::ExecutionPreference preference, hal::Priority priority,
@@ -53,8 +58,6 @@ class ProxyDevice final : public hal::IDevice {
       const std::vector<hal::BufferRole>& outputRoles) const override;
 
  private:
-  wire::MemoryEncoder poolEncoder() const;
-
   std::shared_ptr<Connection> connection_;
   std::string name_;
   std::string versionString_;
@@ -63,7 +66,7 @@ class ProxyDevice final : public hal::IDevice {
   std::vector<hal::Extension> extensions_;
   hal::Capabilities capabilities_;
   std::pair<uint32_t, uint32_t> cacheFilesNeeded_;
-  std::optional<wire::BackendHostHealth> backendHost_;
+  std::shared_ptr<const wire::BackendHostHealth> backendHost_;
 };
 
 }  // namespace nnremote::proxy
