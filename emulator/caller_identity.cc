@@ -1,5 +1,7 @@
 #include "emulator/caller_identity.h"
 
+#include <grpcpp/grpcpp.h>
+
 #include <fstream>
 #include <sstream>
 

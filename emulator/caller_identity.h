@@ -9,7 +9,7 @@
 #ifndef NNREMOTE_EMULATOR_CALLER_IDENTITY_H_
 #define NNREMOTE_EMULATOR_CALLER_IDENTITY_H_
 
-#include <grpcpp/grpcpp.h>
+#include <grpcpp/support/status.h>
 #include <sys/types.h>
 
 #include <map>
@@ -18,6 +18,10 @@
 #include <unordered_map>
 
 #include "hal/result.h"
+
+namespace grpc {
+class ServerContextBase;
+}  // namespace grpc
 
 namespace nnremote::emulator {
 

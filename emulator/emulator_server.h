@@ -17,6 +17,11 @@
 #include "hal/i_device.h"
 #include "wire/wire_constants.h"
 
+namespace grpc {
+class Server;
+class Service;
+}  // namespace grpc
+
 namespace nnremote::emulator {
 
 // emulator/accelerator_service.h, which brings every RPC family's handlers and the generated

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <grpcpp/grpcpp.h>
 #include <grpcpp/server_posix.h>
 #include <poll.h>
 #include <sys/socket.h>

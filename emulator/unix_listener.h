@@ -5,7 +5,6 @@
 #ifndef NNREMOTE_EMULATOR_UNIX_LISTENER_H_
 #define NNREMOTE_EMULATOR_UNIX_LISTENER_H_
 
-#include <grpcpp/grpcpp.h>
 #include <sys/types.h>
 
 #include <memory>
@@ -15,6 +14,10 @@
 
 #include "emulator/caller_identity.h"
 #include "hal/result.h"
+
+namespace grpc {
+class Server;
+}  // namespace grpc
 
 namespace nnremote::emulator {
 

@@ -1,8 +1,9 @@
 #include "drivers/proxy/channel_security.h"
 
-#include "hal/file_contents.h"
-
+#include <grpcpp/grpcpp.h>
 #include <grpcpp/support/client_interceptor.h>
+
+#include "hal/file_contents.h"
 
 #include <tuple>
 

@@ -3,12 +3,15 @@
 #ifndef NNREMOTE_DRIVERS_PROXY_CHANNEL_SECURITY_H_
 #define NNREMOTE_DRIVERS_PROXY_CHANNEL_SECURITY_H_
 
-#include <grpcpp/grpcpp.h>
-
 #include <memory>
 #include <string>
 
 #include "hal/result.h"
+
+namespace grpc {
+class Channel;
+class ChannelArguments;
+}  // namespace grpc
 
 namespace nnremote::proxy {
 

@@ -12,8 +12,6 @@
 #ifndef NNREMOTE_DRIVERS_PROXY_CONNECTION_H_
 #define NNREMOTE_DRIVERS_PROXY_CONNECTION_H_
 
-#include <grpcpp/grpcpp.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <functional>

@@ -5,13 +5,18 @@
 #ifndef NNREMOTE_DRIVERS_PROXY_SESSION_CHANNEL_H_
 #define NNREMOTE_DRIVERS_PROXY_SESSION_CHANNEL_H_
 
-#include <grpcpp/grpcpp.h>
+#include <grpcpp/support/status.h>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 
 #include "hal/result.h"
+
+// Declared, not included: grpcpp/grpcpp.h costs six times grpcpp/support/status.h to compile.
+namespace grpc {
+class ClientContext;
+}  // namespace grpc
 
 namespace nnremote::proxy {
 
