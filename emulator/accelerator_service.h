@@ -71,7 +71,7 @@ class AcceleratorService final {
   const ServedDevices devices_;
   SessionRegistry sessions_;
   const std::unique_ptr<Authenticator> authenticator_;
-  SessionWatchService watch_{sessions_, *authenticator_};
+  SessionWatchService watch_{sessions_, *authenticator_, pool_};  // pool_ is only used once serving
   // The RPC families hold references to what follows, and are destroyed after it.
   SessionRpcs session_{sessions_, watch_, devices_};
   ModelRpcs models_{devices_};

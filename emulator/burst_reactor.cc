@@ -82,15 +82,23 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
         return;
       }
       default: {
-        // Cache and release messages are quick and get no response on the stream.
-        wire::BurstResponse unused;
-        const hal::Status status = handler_->handle(incoming_, &unused);
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (!status.ok()) {
-          endWith(toGrpcStatus(status.error()), lock);
-          return;
+        // Cache and release messages get no response on the stream. They run on the pool: a
+        // release may end what the backend holds (see OnDone).
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          executing_ = true;
         }
-        readNextLocked(lock);
+        pool_.submit([this] {
+          wire::BurstResponse unused;
+          const hal::Status status = handler_->handle(incoming_, &unused);
+          std::unique_lock<std::mutex> lock(mutex_);
+          executing_ = false;
+          if (!status.ok()) {
+            endWith(toGrpcStatus(status.error()), lock);
+            return;
+          }
+          readNextLocked(lock);
+        });
         return;
       }
     }
@@ -118,7 +126,12 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
     }
     if (queue_ != nullptr) queue_->shutDown();
     NN_VLOG(BURST) << "burst closed";
-    delete this;
+    // The burst may hold its prepared model's last reference, and ending that is a blocking call
+    // when the backend is a server of its own (an isolated backend host, a chained server). On a
+    // gRPC thread such a call can hold up the work of every call of this process until its
+    // deadline (seen: 30 s stalls, the executor thread waiting on the call it was needed for).
+    // So the reactor ends on the pool, which is destroyed only after every task has run.
+    pool_.submit([this] { delete this; });
   }
 
  private:
@@ -275,7 +288,7 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
   std::mutex mutex_;
   std::deque<wire::BurstResponse> writes_;  // the front one is being written
   bool writing_ = false;
-  bool executing_ = false;     // a stream execution is on the pool
+  bool executing_ = false;     // a stream message is being handled (an execution, maybe inline)
   bool queueServing_ = false;  // the shared queue is served on the pool
   bool wakeAgain_ = false;     // woken while it was parking
   bool readEnded_ = false;

@@ -31,10 +31,11 @@ class SessionWatchService::MultiWatch final
         std::lock_guard<std::mutex> lock(mutex_);
         watched.swap(watched_);
       }
-      for (const uint64_t id : watched) {
-        owner_.forgetMulti(id, this);
-        owner_.sessions_.drop(id);
-      }
+      for (const uint64_t id : watched) owner_.forgetMulti(id, this);
+      // Not on this gRPC thread: ending a session's prepared models may be a blocking call.
+      owner_.pool_.submit([&sessions = owner_.sessions_, watched = std::move(watched)] {
+        for (const uint64_t id : watched) sessions.drop(id);
+      });
       end();
       return;
     }

@@ -13,15 +13,17 @@
 
 #include "emulator/caller_identity.h"
 #include "emulator/session_registry.h"
+#include "emulator/work_pool.h"
 #include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::emulator {
 
 class SessionWatchService final : public wire::SessionWatch::CallbackService {
  public:
-  // Only the identity that opened a session may watch it: a watch that breaks ends the session.
-  SessionWatchService(SessionRegistry& sessions, const Authenticator& authenticator)
-      : sessions_(sessions), authenticator_(authenticator) {}
+  // Only the identity that opened a session may watch it: a watch that breaks ends the session,
+  // on `pool` (ending what a session holds may be a blocking call; see BurstReactor::OnDone).
+  SessionWatchService(SessionRegistry& sessions, const Authenticator& authenticator, WorkPool& pool)
+      : sessions_(sessions), authenticator_(authenticator), pool_(pool) {}
   // The server is shut down first, so every watch's OnDone has run (on gRPC's threads); taking
   // the lock once more orders their changes before the destruction where TSan can see it.
   ~SessionWatchService() override { std::lock_guard<std::mutex> lock(mutex_); }
@@ -44,6 +46,7 @@ class SessionWatchService final : public wire::SessionWatch::CallbackService {
 
   SessionRegistry& sessions_;
   const Authenticator& authenticator_;
+  WorkPool& pool_;
   mutable std::mutex mutex_;
   std::unordered_multimap<uint64_t, std::shared_ptr<MultiWatch>> multiWatches_;
   bool stopped_ = false;

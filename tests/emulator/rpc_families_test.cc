@@ -163,7 +163,8 @@ class DeviceFamilyTest : public FamilyTest {
 };
 
 TEST_F(DeviceFamilyTest, SessionsRefuseAnotherWireVersionAndDescribeTheDevices) {
-  SessionWatchService watch(sessions_, authenticator_);
+  WorkPool pool;
+  SessionWatchService watch(sessions_, authenticator_, pool);
   SessionRpcs rpcs(sessions_, watch, devices_);
   wire::OpenSessionRequest open;
   open.set_client_version(wire::kWireVersion + 1);
