@@ -20,10 +20,10 @@
 #include "hal/forwarding_device.h"
 #include "hal/memory.h"
 #include "testing/add_model.h"
+#include "tests/common/raw_session.h"
 #include "tests/common/server_options.h"
 #include "wire/conversions.h"
 #include "wire/nnremote.grpc.pb.h"
-#include "wire/wire_constants.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -117,14 +117,7 @@ class ReleaseThreadsTest : public ::testing::Test {
     device_ = device->getName();
   }
 
-  uint64_t openSession() {
-    grpc::ClientContext context;
-    wire::OpenSessionRequest request;
-    request.set_client_version(wire::kWireVersion);
-    wire::OpenSessionResponse response;
-    EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
-    return response.session_id();
-  }
+  uint64_t openSession() { return testing::openRawSession(*stub_); }
 
   uint64_t prepare(uint64_t session) {
     grpc::ClientContext context;

@@ -18,6 +18,7 @@
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
 #include "drivers/proxy/proxy_device.h"
+#include "tests/common/raw_session.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
@@ -42,14 +43,7 @@ class ServerTest : public ::testing::Test {
     waits_ = wire::AcceleratorWaits::NewStub(channel_);
   }
 
-  uint64_t openSession() {
-    grpc::ClientContext context;
-    wire::OpenSessionRequest request;
-    request.set_client_version(wire::kWireVersion);
-    wire::OpenSessionResponse response;
-    EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
-    return response.session_id();
-  }
+  uint64_t openSession() { return testing::openRawSession(*stub_); }
 
   wire::PrepareModelRequest prepareRequest(uint64_t session, const hal::Model& model) {
     wire::PrepareModelRequest request;

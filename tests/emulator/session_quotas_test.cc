@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "emulator/emulator_server.h"
-#include "wire/wire_constants.h"
 #include "emulator/server_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
@@ -19,6 +18,7 @@
 #include "wire/nnremote.grpc.pb.h"
 #include "drivers/proxy/proxy_device.h"
 #include "tests/middleware/qos_stack.h"
+#include "tests/common/raw_session.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
@@ -63,14 +63,7 @@ class SessionQuotasTest : public ::testing::Test {
                                 {}, {}, {});
   }
 
-  uint64_t openSession() {
-    grpc::ClientContext context;
-    wire::OpenSessionRequest request;
-    request.set_client_version(wire::kWireVersion);
-    wire::OpenSessionResponse response;
-    EXPECT_TRUE(stub_->OpenSession(&context, request, &response).ok());
-    return response.session_id();
-  }
+  uint64_t openSession() { return testing::openRawSession(*stub_); }
 
   std::unique_ptr<EmulatorServer> server_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;

@@ -1,0 +1,27 @@
+// For tests that speak the wire protocol themselves rather than through the proxy driver.
+#ifndef NNREMOTE_TESTS_COMMON_RAW_SESSION_H_
+#define NNREMOTE_TESTS_COMMON_RAW_SESSION_H_
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "wire/nnremote.grpc.pb.h"
+#include "wire/wire_constants.h"
+
+namespace nnremote::testing {
+
+// Opens a session at this build's wire version; a refusal fails the test and gives id 0.
+inline uint64_t openRawSession(wire::Accelerator::Stub& stub) {
+  grpc::ClientContext context;
+  wire::OpenSessionRequest request;
+  request.set_client_version(wire::kWireVersion);
+  wire::OpenSessionResponse response;
+  const grpc::Status status = stub.OpenSession(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response.session_id();
+}
+
+}  // namespace nnremote::testing
+
+#endif  // NNREMOTE_TESTS_COMMON_RAW_SESSION_H_
