@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -47,28 +48,9 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
       return;
     }
     switch (incoming_.kind_case()) {
-      case wire::BurstRequest::kExecute: {
-        // The next message is read once this one is answered, so messages are handled in order.
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          executing_ = true;
-        }
-        // No read is outstanding until it is answered, so it runs on incoming_ itself, whose
-        // allocations the next message reuses.
-        quick_.run(quickKey_, [this] {
-          wire::BurstResponse response;
-          const hal::Status status = handler_->handle(incoming_, &response);
-          std::unique_lock<std::mutex> lock(mutex_);
-          executing_ = false;
-          if (!status.ok()) {
-            endWith(toGrpcStatus(status.error()), lock);
-            return;
-          }
-          writeLocked(std::move(response));
-          readNextLocked(lock);
-        });
+      case wire::BurstRequest::kExecute:
+        quick_.run(quickKey_, handleIncoming(/*answered=*/true));
         return;
-      }
       case wire::BurstRequest::kWakeSharedQueue: {
         std::unique_lock<std::mutex> lock(mutex_);
         if (queue_ == nullptr) {
@@ -81,26 +63,11 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
         readNextLocked(lock);
         return;
       }
-      default: {
+      default:
         // Cache and release messages get no response on the stream. They run on the pool: a
         // release may end what the backend holds (see OnDone).
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          executing_ = true;
-        }
-        pool_.submit([this] {
-          wire::BurstResponse unused;
-          const hal::Status status = handler_->handle(incoming_, &unused);
-          std::unique_lock<std::mutex> lock(mutex_);
-          executing_ = false;
-          if (!status.ok()) {
-            endWith(toGrpcStatus(status.error()), lock);
-            return;
-          }
-          readNextLocked(lock);
-        });
+        pool_.submit(handleIncoming(/*answered=*/false));
         return;
-      }
     }
   }
 
@@ -227,6 +194,28 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
         queue_->respond(response.ByteSizeLong());
       }
     });
+  }
+
+  // The handling of incoming_, for a thread other than this gRPC one to run; it then answers
+  // (if `answered`) and reads the next message. No read is outstanding until then, so messages
+  // are handled in order, on incoming_ itself, whose allocations the next message reuses.
+  std::function<void()> handleIncoming(bool answered) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      executing_ = true;
+    }
+    return [this, answered] {
+      wire::BurstResponse response;
+      const hal::Status status = handler_->handle(incoming_, &response);
+      std::unique_lock<std::mutex> lock(mutex_);
+      executing_ = false;
+      if (!status.ok()) {
+        endWith(toGrpcStatus(status.error()), lock);
+        return;
+      }
+      if (answered) writeLocked(std::move(response));
+      readNextLocked(lock);
+    };
   }
 
   void writeLocked(wire::BurstResponse response) {
