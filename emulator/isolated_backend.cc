@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "emulator/remote_devices.h"
+#include "hal/forwarding_prepared_model.h"
 #include "drivers/proxy/proxy_device.h"
 
 namespace nnremote::emulator {
@@ -15,11 +16,9 @@ namespace {
 // device ever ran at once, which its scheduler bounds by its engines). Opening one costs a
 // stream and a shared queue in the child, which pays off only for a model executed again and
 // again, so the first execution goes as a plain call.
-class BurstBackedPreparedModel final : public hal::IPreparedModel {
+class BurstBackedPreparedModel final : public hal::ForwardingPreparedModel {
  public:
-  explicit BurstBackedPreparedModel(hal::SharedPreparedModel inner) : inner_(std::move(inner)) {}
-
-  const hal::SharedPreparedModel& inner() const { return inner_; }
+  using ForwardingPreparedModel::ForwardingPreparedModel;
 
   hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
                                              const hal::OptionalTimePoint& deadline,
@@ -33,11 +32,11 @@ class BurstBackedPreparedModel final : public hal::IPreparedModel {
       }
     }
     if (burst == nullptr && !executedBefore_.exchange(true)) {
-      return inner_->execute(request, measure, deadline, loopTimeoutDuration);
+      return inner()->execute(request, measure, deadline, loopTimeoutDuration);
     }
     if (burst == nullptr) {
-      auto opened = inner_->configureExecutionBurst();
-      if (!opened.ok()) return inner_->execute(request, measure, deadline, loopTimeoutDuration);
+      auto opened = inner()->configureExecutionBurst();
+      if (!opened.ok()) return inner()->execute(request, measure, deadline, loopTimeoutDuration);
       burst = std::move(opened).value();
     }
     auto outcome = burst->execute(request, measure, deadline, loopTimeoutDuration);
@@ -48,22 +47,8 @@ class BurstBackedPreparedModel final : public hal::IPreparedModel {
     }
     return outcome;
   }
-  hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> executeFenced(
-      const hal::Request& request, const std::vector<hal::SyncFence>& waitFor, hal::MeasureTiming measure,
-      const hal::OptionalTimePoint& deadline, const hal::OptionalDuration& loopTimeoutDuration,
-      const hal::OptionalDuration& timeoutDurationAfterFence) const override {
-    return inner_->executeFenced(request, waitFor, measure, deadline, loopTimeoutDuration, timeoutDurationAfterFence);
-  }
-  hal::Result<hal::SharedExecution> createReusableExecution(
-      const hal::Request& request, hal::MeasureTiming measure,
-      const hal::OptionalDuration& loopTimeoutDuration) const override {
-    return inner_->createReusableExecution(request, measure, loopTimeoutDuration);
-  }
-  hal::Result<hal::SharedBurst> configureExecutionBurst() const override { return inner_->configureExecutionBurst(); }
-  const hal::Model* getModel() const override { return inner_->getModel(); }
 
  private:
-  const hal::SharedPreparedModel inner_;
   mutable std::mutex mutex_;
   mutable std::vector<hal::SharedBurst> idle_;
   mutable std::atomic<bool> executedBefore_{false};

@@ -9,6 +9,7 @@
 
 #include "middleware/backend_calls.h"
 #include "hal/forwarding_device.h"
+#include "hal/forwarding_prepared_model.h"
 #include "hal/i_buffer.h"
 #include "hal/i_burst.h"
 #include "hal/i_execution.h"
@@ -124,12 +125,10 @@ class GuardedBurst final : public hal::IBurst {
   const Origin origin_;
 };
 
-class GuardedPreparedModel final : public hal::IPreparedModel {
+class GuardedPreparedModel final : public hal::ForwardingPreparedModel {
  public:
   GuardedPreparedModel(hal::SharedPreparedModel inner, Origin origin)
-      : inner_(std::move(inner)), origin_(std::move(origin)) {}
-
-  const hal::SharedPreparedModel& inner() const { return inner_; }
+      : ForwardingPreparedModel(std::move(inner)), origin_(std::move(origin)) {}
 
   hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
                                              const hal::OptionalTimePoint& deadline,
@@ -137,7 +136,7 @@ class GuardedPreparedModel final : public hal::IPreparedModel {
     std::optional<hal::Request> copy;
     const hal::Request& own = backendRequest(request, &copy);
     return guarded(origin_, "IPreparedModel::execute",
-                   [&] { return inner_->execute(own, measure, deadline, loopTimeoutDuration); });
+                   [&] { return inner()->execute(own, measure, deadline, loopTimeoutDuration); });
   }
   hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> executeFenced(
       const hal::Request& request, const std::vector<hal::SyncFence>& waitFor, hal::MeasureTiming measure,
@@ -146,7 +145,7 @@ class GuardedPreparedModel final : public hal::IPreparedModel {
     std::optional<hal::Request> copy;
     const hal::Request& own = backendRequest(request, &copy);
     return guardFenced(origin_, guarded(origin_, "IPreparedModel::executeFenced", [&] {
-                         return inner_->executeFenced(own, waitFor, measure, deadline, loopTimeoutDuration,
+                         return inner()->executeFenced(own, waitFor, measure, deadline, loopTimeoutDuration,
                                                       timeoutDurationAfterFence);
                        }));
   }
@@ -156,19 +155,17 @@ class GuardedPreparedModel final : public hal::IPreparedModel {
     std::optional<hal::Request> copy;
     const hal::Request& own = backendRequest(request, &copy);
     NN_ASSIGN_OR_RETURN(auto execution, guarded(origin_, "IPreparedModel::createReusableExecution", [&] {
-                          return inner_->createReusableExecution(own, measure, loopTimeoutDuration);
+                          return inner()->createReusableExecution(own, measure, loopTimeoutDuration);
                         }));
     return hal::SharedExecution(std::make_shared<GuardedExecution>(std::move(execution), origin_));
   }
   hal::Result<hal::SharedBurst> configureExecutionBurst() const override {
     NN_ASSIGN_OR_RETURN(auto burst, guarded(origin_, "IPreparedModel::configureExecutionBurst",
-                                            [&] { return inner_->configureExecutionBurst(); }));
+                                            [&] { return inner()->configureExecutionBurst(); }));
     return hal::SharedBurst(std::make_shared<GuardedBurst>(std::move(burst), origin_));
   }
-  const hal::Model* getModel() const override { return inner_->getModel(); }
 
  private:
-  const hal::SharedPreparedModel inner_;
   const Origin origin_;
 };
 

@@ -18,6 +18,7 @@
 #include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "hal/forwarding_device.h"
+#include "hal/forwarding_prepared_model.h"
 #include "hal/memory.h"
 #include "testing/add_model.h"
 #include "tests/common/raw_session.h"
@@ -56,32 +57,13 @@ class EndThreads {
 };
 
 // A prepared model that tells `ends` which thread destroyed it.
-class RecordedPreparedModel final : public hal::IPreparedModel {
+class RecordedPreparedModel final : public hal::ForwardingPreparedModel {
  public:
   RecordedPreparedModel(hal::SharedPreparedModel inner, std::shared_ptr<EndThreads> ends)
-      : inner_(std::move(inner)), ends_(std::move(ends)) {}
+      : ForwardingPreparedModel(std::move(inner)), ends_(std::move(ends)) {}
   ~RecordedPreparedModel() override { ends_->ended(); }
 
-  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
-                                             const hal::OptionalTimePoint& deadline,
-                                             const hal::OptionalDuration& loopTimeout) const override {
-    return inner_->execute(request, measure, deadline, loopTimeout);
-  }
-  hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> executeFenced(
-      const hal::Request& request, const std::vector<hal::SyncFence>& waitFor, hal::MeasureTiming measure,
-      const hal::OptionalTimePoint& deadline, const hal::OptionalDuration& loopTimeout,
-      const hal::OptionalDuration& timeoutAfterFence) const override {
-    return inner_->executeFenced(request, waitFor, measure, deadline, loopTimeout, timeoutAfterFence);
-  }
-  hal::Result<hal::SharedExecution> createReusableExecution(const hal::Request& request, hal::MeasureTiming measure,
-                                                            const hal::OptionalDuration& loopTimeout) const override {
-    return inner_->createReusableExecution(request, measure, loopTimeout);
-  }
-  hal::Result<hal::SharedBurst> configureExecutionBurst() const override { return inner_->configureExecutionBurst(); }
-  const hal::Model* getModel() const override { return inner_->getModel(); }
-
  private:
-  const hal::SharedPreparedModel inner_;
   const std::shared_ptr<EndThreads> ends_;
 };
 
