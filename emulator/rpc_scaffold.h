@@ -20,6 +20,8 @@
 #include <grpcpp/grpcpp.h>
 // CallbackUnaryHandler: the handler generated services mark their callback methods with (gRPC 1.51).
 #include <grpcpp/impl/codegen/server_callback_handlers.h>
+// How the handlers (de)serialize protobuf messages, which the generated service would bring.
+#include <grpcpp/impl/codegen/proto_utils.h>
 
 #include "emulator/caller_identity.h"
 #include "emulator/caller_session.h"
@@ -32,7 +34,9 @@
 #include "emulator/work_pool.h"
 #include "hal/result.h"
 #include "wire/grpc_status.h"
-#include "wire/nnremote.grpc.pb.h"
+// The messages only: the service itself is registered where the server is built
+// (accelerator_callbacks.h), and costs every family file seconds to parse.
+#include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
 

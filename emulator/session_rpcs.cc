@@ -1,5 +1,6 @@
 #include "emulator/session_rpcs.h"
 
+#include "emulator/session_watch_service.h"
 #include "hal/vlog.h"
 #include "wire/wire_constants.h"
 

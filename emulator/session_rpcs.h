@@ -6,10 +6,11 @@
 #include "emulator/rpc_scaffold.h"
 #include "emulator/served_devices.h"
 #include "emulator/session_registry.h"
-#include "emulator/session_watch_service.h"
 #include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
+
+class SessionWatchService;  // a gRPC service: its header costs every includer seconds
 
 class SessionRpcs {
  public:
