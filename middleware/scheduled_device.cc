@@ -266,11 +266,28 @@ template <typename Prepare>
 hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(
     hal::Priority priority, const hal::OptionalTimePoint& deadline, const hal::Model* model, Prepare prepare) const {
   NN_ASSIGN_OR_RETURN(const hal::OptionalDuration left, timeLeft(deadline, "preparation"));
-  const TimePoint arrival = scheduler_->now();
-  const TimePoint hostStart = hal::Clock::now();
-  NN_ASSIGN_OR_RETURN(hal::SharedPreparedModel prepared, prepare());
+  const auto& preparationTime = scheduler_->options().preparationTime;
+  // The device takes the preparation at its arrival, as it takes an execution whose cost is
+  // known, and the cost is corrected once the preparation is done. Placed only then, a
+  // preparation timed by the host clock (a backend library's) would occupy the device a second
+  // time after it had already taken that long: every execution behind it waited as long again
+  // in simulated time, and paced, the client did too.
+  TimelineJobSpec spec;
+  spec.priority = priority;
+  spec.arrival = scheduler_->now();
+  if (left.has_value()) spec.deadline = spec.arrival + *left;
+  if (model != nullptr && preparationTime) spec.segments = {preparationTime(*model)};
+  spec.label = "preparation";
+  NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId placed, scheduler_->place(spec));
+  // Host time on the scheduler's clock, which is the host's in a server (a test's, in a test).
+  const TimePoint hostStart = scheduler_->now();
+  auto prepared = prepare();
+  if (!prepared.ok()) {
+    scheduler_->cancel(placed);
+    return prepared.error();
+  }
   // A model prepared from cache is known only to the device that loaded it.
-  if (model == nullptr) model = prepared->getModel();
+  if (model == nullptr) model = (*prepared)->getModel();
   std::vector<hal::OperandType> outputTypes;
   if (model != nullptr) {
     for (uint32_t index : model->main.outputIndexes) {
@@ -278,20 +295,16 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(
                                                                  : hal::OperandType{});
     }
   }
-  const Duration own = model != nullptr && scheduler_->options().preparationTime
-                           ? scheduler_->options().preparationTime(*model)
-                           : std::chrono::duration_cast<Duration>(hal::Clock::now() - hostStart);
-  if (left.has_value() && own > *left) return tooLongForDeadline("preparation", own, *left);
-  TimelineJobSpec spec;
-  spec.priority = priority;
-  spec.arrival = arrival;
-  if (left.has_value()) spec.deadline = arrival + *left;
-  spec.segments = {own};
-  spec.label = "preparation";
-  NN_ASSIGN_OR_RETURN(const JobResult job, scheduler_->run(std::move(spec)));
+  const std::vector<Duration> own = {model != nullptr && preparationTime ? preparationTime(*model)
+                                                                          : std::chrono::duration_cast<Duration>(scheduler_->now() - hostStart)};
+  if (left.has_value() && own.front() > *left) {
+    scheduler_->cancel(placed);
+    return tooLongForDeadline("preparation", own.front(), *left);
+  }
+  const JobResult job = scheduler_->finish(placed, own != spec.segments ? &own : nullptr);
   if (job.placement.stopped) return stoppedForDeadline("preparation", job);
-  return hal::SharedPreparedModel(
-      std::make_shared<ScheduledPreparedModel>(std::move(prepared), scheduler_, priority, std::move(outputTypes)));
+  return hal::SharedPreparedModel(std::make_shared<ScheduledPreparedModel>(std::move(prepared).value(), scheduler_,
+                                                                           priority, std::move(outputTypes)));
 }
 
 hal::Result<hal::SharedPreparedModel> ScheduledDevice::prepareModel(
