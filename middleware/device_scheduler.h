@@ -1,9 +1,9 @@
 // The one scheduler of one NPU: every execution and preparation of the device, from every
 // client, is placed on its DeviceTimeline here. Thread-safe.
 //
-// Work is computed on the host first and then placed with the simulated cost of each of its
-// operations, so the host's cores serve many clients at once while the timeline still runs
-// one job per engine. Unpaced, a job's result is returned as soon as it is placed; with
+// Work takes the timeline at its arrival with the cost it is expected to have, is computed on the
+// host, and then gets the cost each of its operations took, so the host's cores serve many
+// clients at once while the timeline still runs one job per engine. Unpaced, a job's result is returned as soon as it is placed; with
 // pacing, not before its end on the timeline has passed on the clock. Either way a job that
 // would arrive ahead of the clock waits until fewer than queue_depth jobs are still to end.
 #ifndef NNREMOTE_MIDDLEWARE_DEVICE_SCHEDULER_H_
@@ -58,9 +58,11 @@ class DeviceScheduler {
   // committed when this returns: its outcome no longer changes. Work arriving ahead of the clock
   // first waits for room (see place()).
   hal::Result<JobResult> run(TimelineJobSpec spec);
-  // The same in two steps, for work whose cost is known before it is computed: place() puts it
-  // on the timeline at its arrival at once, and finish() corrects its segments if the
-  // computation found them different, then waits as run() does. A spec arriving later than now
+  // The same in two steps, for work placed before it is computed: place() puts it on the
+  // timeline at its arrival at once with the cost it is expected to have (none, if unknown), and
+  // finish() corrects its segments if the computation found them different, then waits as run()
+  // does. Work timed on the host must be placed so: placed once done, it would take the device
+  // for as long again. A spec arriving later than now
   // waits while queue_depth jobs are still to end. No spec arrives before the clock's time when
   // it is placed (it may have waited, or the clock moved on after its caller read it); its
   // deadline moves with its arrival.

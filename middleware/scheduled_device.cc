@@ -114,26 +114,25 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     NN_ASSIGN_OR_RETURN(const hal::OptionalDuration left, timeLeft(deadline, "execution"));
     const TimePoint arrival = arrivalTime();
     const InputShapes shapes = inputShapes(request);
-    auto jobSpec = [&](std::vector<Duration> segments) {
-      TimelineJobSpec spec;
-      spec.priority = priority_;
-      spec.arrival = arrival;
-      if (left.has_value()) spec.deadline = arrival + *left;
-      spec.segments = std::move(segments);
-      spec.label = "execution";
-      return spec;
-    };
-    // Work whose cost is known (same input shapes as before) takes the device at its arrival,
-    // before the host has computed it, as it would on the device; the cost is corrected after.
+    // The execution takes the device at its arrival, before the host has computed it, as it
+    // would on the device, with the cost of its input shapes' last run (none the first time);
+    // the cost is corrected after. Placed only once computed, a first run timed on the host (a
+    // backend library that measures its device time) would occupy the device a second time
+    // after it had already taken that long.
     const std::optional<std::vector<Duration>> known = knownSegments(shapes);
-    std::optional<DeviceTimeline::JobId> placed;
-    if (known.has_value()) {
-      if (left.has_value() && sum(*known) > *left) return tooLongForDeadline("execution", sum(*known), *left);
-      NN_ASSIGN_OR_RETURN(placed, scheduler_->place(jobSpec(*known)));
+    if (known.has_value() && left.has_value() && sum(*known) > *left) {
+      return tooLongForDeadline("execution", sum(*known), *left);
     }
+    TimelineJobSpec spec;
+    spec.priority = priority_;
+    spec.arrival = arrival;
+    if (left.has_value()) spec.deadline = arrival + *left;
+    if (known.has_value()) spec.segments = *known;
+    spec.label = "execution";
+    NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId placed, scheduler_->place(std::move(spec)));
     // What never runs gives its place on the timeline back.
     auto failBeforeRunning = [&](hal::Error error) {
-      if (placed) scheduler_->cancel(*placed);
+      scheduler_->cancel(placed);
       return error;
     };
     // With a deadline the execution may yet be stopped, so it writes to scratch first.
@@ -143,7 +142,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
       if (!staging.ok()) return failBeforeRunning(staging.error());
       staged = std::move(staging).value();
     }
-    const TimePoint hostStart = hal::Clock::now();
+    const TimePoint hostStart = scheduler_->now();  // the host's clock in a server (a test's, in a test)
     // Always timed: the timeline needs the cost of every operation. LOW work is simulated on
     // background threads, so it never takes a core from a higher-priority client's host work.
     const hal::Request& toRun = staged ? staged->request() : request;
@@ -156,18 +155,13 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     }
     if (!computed->ok()) return failBeforeRunning(computed->error());
     hal::ExecutionOutcome outcome = std::move(*computed).value();
-    const Duration hostTime = std::chrono::duration_cast<Duration>(hal::Clock::now() - hostStart);
+    const Duration hostTime = std::chrono::duration_cast<Duration>(scheduler_->now() - hostStart);
     std::vector<Duration> segments = segmentsOf(outcome, hostTime);
     const Duration own = sum(segments);
     rememberSegments(shapes, segments);
     if (left.has_value() && own > *left) return failBeforeRunning(tooLongForDeadline("execution", own, *left));
 
-    JobResult job;
-    if (placed) {
-      job = scheduler_->finish(*placed, segments != *known ? &segments : nullptr);
-    } else {
-      NN_ASSIGN_OR_RETURN(job, scheduler_->run(jobSpec(std::move(segments))));
-    }
+    const JobResult job = scheduler_->finish(placed, segments != known ? &segments : nullptr);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       lastJob_ = job.id;
