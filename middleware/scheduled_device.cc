@@ -257,8 +257,10 @@ hal::SharedDevice ScheduledDevice::create(hal::SharedDevice inner, SchedulerOpti
 }
 
 template <typename Prepare>
-hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(
-    hal::Priority priority, const hal::OptionalTimePoint& deadline, const hal::Model* model, Prepare prepare) const {
+hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(hal::Priority priority,
+                                                                           const hal::OptionalTimePoint& deadline,
+                                                                           const hal::Model* model,
+                                                                           Prepare prepare) const {
   NN_ASSIGN_OR_RETURN(const hal::OptionalDuration left, timeLeft(deadline, "preparation"));
   const auto& preparationTime = scheduler_->options().preparationTime;
   // The device takes the preparation at its arrival, as it takes an execution whose cost is
@@ -286,11 +288,12 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(
   if (model != nullptr) {
     for (uint32_t index : model->main.outputIndexes) {
       outputTypes.push_back(index < model->main.operands.size() ? model->main.operands[index].type
-                                                                 : hal::OperandType{});
+                                                                : hal::OperandType{});
     }
   }
-  const std::vector<Duration> own = {model != nullptr && preparationTime ? preparationTime(*model)
-                                                                          : std::chrono::duration_cast<Duration>(scheduler_->now() - hostStart)};
+  const std::vector<Duration> own = {model != nullptr && preparationTime
+                                         ? preparationTime(*model)
+                                         : std::chrono::duration_cast<Duration>(scheduler_->now() - hostStart)};
   if (left.has_value() && own.front() > *left) {
     scheduler_->cancel(placed);
     return tooLongForDeadline("preparation", own.front(), *left);

@@ -29,7 +29,8 @@ class HostTimedPreparedModel final : public hal::ForwardingPreparedModel {
   HostTimedPreparedModel(hal::SharedPreparedModel inner, std::shared_ptr<ManualTimeSource> clock)
       : ForwardingPreparedModel(std::move(inner)), clock_(std::move(clock)) {}
 
-  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming, const hal::OptionalTimePoint& deadline,
+  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming,
+                                             const hal::OptionalTimePoint& deadline,
                                              const hal::OptionalDuration& loopTimeoutDuration) const override {
     clock_->advance(kTakes);
     auto outcome = inner()->execute(request, hal::MeasureTiming::NO, deadline, loopTimeoutDuration);
