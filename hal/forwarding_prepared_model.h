@@ -1,6 +1,6 @@
 // A base for prepared-model decorators, the counterpart of ForwardingDevice: every
 // IPreparedModel method passes to the wrapped prepared model, so a decorator overrides only what
-// it changes (a guard, a recorder, executions moved onto bursts).
+// it changes (a guard, executions moved onto bursts).
 #ifndef NNREMOTE_HAL_FORWARDING_PREPARED_MODEL_H_
 #define NNREMOTE_HAL_FORWARDING_PREPARED_MODEL_H_
 

@@ -263,11 +263,11 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(hal::
                                                                            Prepare prepare) const {
   NN_ASSIGN_OR_RETURN(const hal::OptionalDuration left, timeLeft(deadline, "preparation"));
   const auto& preparationTime = scheduler_->options().preparationTime;
-  // The device takes the preparation at its arrival, as it takes an execution whose cost is
-  // known, and the cost is corrected once the preparation is done. Placed only then, a
-  // preparation timed by the host clock (a backend library's) would occupy the device a second
-  // time after it had already taken that long: every execution behind it waited as long again
-  // in simulated time, and paced, the client did too.
+  // The device takes the preparation at its arrival, as it takes an execution, and the cost is
+  // corrected once the preparation is done. Placed only then, a preparation timed by the host
+  // clock (a backend library's) would occupy the device a second time after it had already
+  // taken that long: every execution behind it waited as long again in simulated time, and
+  // paced, the client did too.
   TimelineJobSpec spec;
   spec.priority = priority;
   spec.arrival = scheduler_->now();
