@@ -41,13 +41,24 @@ JobResult DeviceScheduler::finish(DeviceTimeline::JobId id, const std::vector<ha
   std::unique_lock<std::mutex> lock(mutex_);
   if (actualSegments != nullptr) {
     timeline_.updateSegments(id, *actualSegments);
-    changed_.notify_all();
+    changed_.notify_all();  // paced jobs wait for the costs that may move them
   }
   if (options_.paceRealtime) {
+    // Final once its end has passed and no job of unknown cost starts before that end: such a
+    // job (a HIGH one that preempts it, one running when it arrived) holds a place of no length
+    // until it is computed, and may then push it later.
     for (;;) {
       const std::optional<hal::TimePoint> end = timeline_.endOf(id);
-      if (!end.has_value() || options_.time->now() >= *end) break;
-      options_.time->waitUntil(lock, changed_, *end);
+      if (!end.has_value()) break;
+      const hal::TimePoint now = options_.time->now();
+      if (now < *end) {
+        options_.time->waitUntil(lock, changed_, *end);
+      } else if (timeline_.awaitsUnknownCosts(id)) {
+        // Woken by finish() or cancel() of the job it waits for; the bound only guards the loop.
+        options_.time->waitUntil(lock, changed_, now + std::chrono::seconds(1));
+      } else {
+        break;
+      }
     }
   }
   timeline_.commit(id);

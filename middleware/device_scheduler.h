@@ -3,9 +3,10 @@
 //
 // Work takes the timeline at its arrival with the cost it is expected to have, is computed on the
 // host, and then gets the cost each of its operations took, so the host's cores serve many
-// clients at once while the timeline still runs one job per engine. Unpaced, a job's result is returned as soon as it is placed; with
-// pacing, not before its end on the timeline has passed on the clock. Either way a job that
-// would arrive ahead of the clock waits until fewer than queue_depth jobs are still to end.
+// clients at once while the timeline still runs one job per engine. Unpaced, a job's result is
+// returned as soon as it is placed; with pacing, not before its end on the timeline has passed
+// on the clock and no job of still unknown cost can move it. Either way a job that would arrive
+// ahead of the clock waits until fewer than queue_depth jobs are still to end.
 #ifndef NNREMOTE_MIDDLEWARE_DEVICE_SCHEDULER_H_
 #define NNREMOTE_MIDDLEWARE_DEVICE_SCHEDULER_H_
 
@@ -54,9 +55,9 @@ class DeviceScheduler {
   const SchedulerOptions& options() const { return options_; }
   hal::TimePoint now() const { return options_.time->now(); }
 
-  // Places `spec` and, paced, waits until it has ended or been stopped on the clock. The job is
-  // committed when this returns: its outcome no longer changes. Work arriving ahead of the clock
-  // first waits for room (see place()).
+  // Places `spec` and, paced, waits until it has ended or been stopped on the clock (and no job
+  // of unknown cost may move it). The job is committed when this returns: its outcome no longer
+  // changes. Work arriving ahead of the clock first waits for room (see place()).
   hal::Result<JobResult> run(TimelineJobSpec spec);
   // The same in two steps, for work placed before it is computed: place() puts it on the
   // timeline at its arrival at once with the cost it is expected to have (none, if unknown), and

@@ -88,6 +88,7 @@ void DeviceTimeline::updateSegments(JobId id, std::vector<Duration> segments) {
   Job* job = find(id);
   if (job == nullptr) return;
   setSegments(*job, std::move(segments));
+  job->spec.costUnknown = false;
   reschedule(job->spec.arrival);
 }
 
@@ -240,6 +241,22 @@ std::optional<hal::TimePoint> DeviceTimeline::endOf(JobId id) const {
   const Job* job = find(id);
   if (job == nullptr) return std::nullopt;
   return job->end();
+}
+
+bool DeviceTimeline::awaitsUnknownCosts(JobId id) const {
+  const Job* job = find(id);
+  if (job == nullptr) return false;
+  const TimePoint end = job->end();
+  for (const auto& other : jobs_) {
+    if (!other->spec.costUnknown || other.get() == job) continue;
+    // Where its cost starts to matter: its first segment, or, stopped before running, the
+    // moment it was stopped (no later than when it would have started).
+    const TimePoint start = other->done > 0  ? other->segmentStart[0]
+                            : other->stopped ? other->stopTime
+                                             : other->spec.arrival;
+    if (start < end) return true;
+  }
+  return false;
 }
 
 void DeviceTimeline::commit(JobId id) {

@@ -41,6 +41,10 @@ struct TimelineJobSpec {
   hal::TimePoint arrival;
   std::optional<hal::TimePoint> deadline;
   std::vector<hal::Duration> segments;  // one per operation, in order
+  // Placed before anything was known of its cost (an execution's first run for its input shapes,
+  // a preparation timed on the host): `segments` hold its place until updateSegments(). A cost
+  // known from before may be corrected too, but is taken as a good enough guess meanwhile.
+  bool costUnknown = false;
   std::string label;                    // for snapshots and traces
 };
 
@@ -75,12 +79,16 @@ class DeviceTimeline {
   // RESOURCE_EXHAUSTED_TRANSIENT when queueDepth jobs are on the device at its arrival.
   hal::Result<JobId> submit(TimelineJobSpec spec);
   // Replaces a job's segments (its cost turned out different from the estimate it was placed
-  // with) and reschedules from its arrival.
+  // with, or was unknown) and reschedules from its arrival.
   void updateSegments(JobId id, std::vector<hal::Duration> segments);
   TimelinePlacement placement(JobId id) const;
   hal::Duration ownTime(JobId id) const;
   // Where the job ends in the current schedule; nullopt once forgotten.
   std::optional<hal::TimePoint> endOf(JobId id) const;
+  // Whether a job whose cost is still unknown (TimelineJobSpec::costUnknown) starts before this
+  // one ends, so that this one may yet move when that cost is known. One starting later cannot
+  // move it: a job's cost changes the schedule only from its start.
+  bool awaitsUnknownCosts(JobId id) const;
   // The job's result has been handed out: it will not be stopped later (but may move later).
   void commit(JobId id);
   // Takes back a job that never ran (its computation failed on the host) and reschedules.

@@ -128,6 +128,7 @@ class ScheduledPreparedModel final : public hal::SyncExecutionPreparedModel {
     spec.arrival = arrival;
     if (left.has_value()) spec.deadline = arrival + *left;
     if (known.has_value()) spec.segments = *known;
+    spec.costUnknown = !known.has_value();
     spec.label = "execution";
     NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId placed, scheduler_->place(std::move(spec)));
     // What never runs gives its place on the timeline back.
@@ -273,6 +274,7 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(hal::
   spec.arrival = scheduler_->now();
   if (left.has_value()) spec.deadline = spec.arrival + *left;
   if (model != nullptr && preparationTime) spec.segments = {preparationTime(*model)};
+  spec.costUnknown = spec.segments.empty();
   spec.label = "preparation";
   NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId placed, scheduler_->place(spec));
   // Host time on the scheduler's clock, which is the host's in a server (a test's, in a test).

@@ -1,8 +1,11 @@
-// The scheduler's admission rules on a manual clock: where a job arrives when the clock has
-// moved between its caller reading it and the job being placed.
+// The scheduler's rules on a manual clock: where a job arrives when the clock has moved between
+// its caller reading it and the job being placed, and when a paced job's end is final.
 #include "middleware/device_scheduler.h"
 
 #include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
 
 namespace nnremote::middleware {
 namespace {
@@ -23,10 +26,13 @@ TimelineJobSpec job(TimePoint arrival, int64_t segmentMs, std::optional<TimePoin
 }
 
 struct Scheduler {
+  explicit Scheduler(bool paced = false) : paced(paced) {}
+  bool paced;
   std::shared_ptr<ManualTimeSource> clock = std::make_shared<ManualTimeSource>(at(0));
   DeviceScheduler scheduler{[this] {
     SchedulerOptions options;
     options.time = clock;
+    options.paceRealtime = paced;
     return options;
   }()};
 };
@@ -58,6 +64,44 @@ TEST(DeviceSchedulerTest, AJobArrivingAheadOfTheClockKeepsItsArrival) {
   ASSERT_TRUE(next.ok()) << next.error().message;
   EXPECT_EQ(ms(next->placement.arrival), 10);
   EXPECT_EQ(ms(next->placement.end), 15);
+}
+
+TEST(DeviceSchedulerTest, APacedJobWaitsForTheCostOfWorkThatMayPreemptIt) {
+  // A LOW execution and, 100 ms later, a HIGH one are placed before either is computed (cost
+  // unknown). The clock is long past both when LOW's cost is known: 900 ms, so its end on the
+  // estimates is 900 ms. But HIGH, still computing, preempts it at its first operation boundary;
+  // LOW's result must wait for HIGH's cost and report the end that includes it.
+  Scheduler s(/*paced=*/true);
+  TimelineJobSpec lowSpec = job(at(0), 0);
+  lowSpec.priority = hal::Priority::LOW;
+  lowSpec.segments.clear();
+  lowSpec.costUnknown = true;
+  auto low = s.scheduler.place(lowSpec);
+  ASSERT_TRUE(low.ok()) << low.error().message;
+  s.clock->set(at(100));
+  TimelineJobSpec highSpec = job(at(100), 0);
+  highSpec.priority = hal::Priority::HIGH;
+  highSpec.segments.clear();
+  highSpec.costUnknown = true;
+  auto high = s.scheduler.place(highSpec);
+  ASSERT_TRUE(high.ok()) << high.error().message;
+  s.clock->set(at(10'000));
+  // HIGH's computation ends once LOW's cost is on the timeline (bounded wait).
+  auto highDone = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 5000; ++i) {
+      const auto entries = s.scheduler.snapshot();
+      if (entries.front().spec.segments.size() == 3) break;
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+    const std::vector<hal::Duration> highCost = {milliseconds(296)};
+    return s.scheduler.finish(*high, &highCost);
+  });
+  const std::vector<hal::Duration> lowCost = {milliseconds(300), milliseconds(300), milliseconds(300)};
+  const JobResult lowResult = s.scheduler.finish(*low, &lowCost);
+  EXPECT_EQ(ms(lowResult.placement.end), 1196) << "LOW's result was returned before HIGH's cost was known";
+  const JobResult highResult = highDone.get();
+  EXPECT_EQ(ms(highResult.placement.start), 300);
+  EXPECT_EQ(ms(highResult.placement.end), 596);
 }
 
 }  // namespace

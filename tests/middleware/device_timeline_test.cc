@@ -209,6 +209,29 @@ TEST(DeviceTimelineTest, AJobPlacedBeforeItsCostWasKnownIsCorrectedOrTakenBack) 
   EXPECT_EQ(timeline.placement(next).start, at(1));
 }
 
+TEST(DeviceTimelineTest, AJobAwaitsTheCostOfUnknownWorkStartingBeforeItEnds) {
+  DeviceTimeline timeline({});
+  const auto low = submit(timeline, job(Priority::LOW, 0, {300, 300, 300}));
+  TimelineJobSpec behindSpec = job(Priority::LOW, 50, {});
+  behindSpec.costUnknown = true;
+  const auto behind = submit(timeline, behindSpec);
+  EXPECT_FALSE(timeline.awaitsUnknownCosts(low)) << "work queued behind it cannot move it";
+  TimelineJobSpec knownSpec = job(Priority::HIGH, 100, {10});  // its cost as last time
+  const auto known = submit(timeline, knownSpec);
+  EXPECT_FALSE(timeline.awaitsUnknownCosts(low)) << "a cost known from before is taken as it is";
+  TimelineJobSpec highSpec = job(Priority::HIGH, 100, {});
+  highSpec.costUnknown = true;
+  const auto high = submit(timeline, highSpec);
+  EXPECT_EQ(timeline.placement(high).start, at(310));
+  EXPECT_TRUE(timeline.awaitsUnknownCosts(low)) << "the HIGH job preempts it at 300 ms, for as long as it takes";
+  EXPECT_FALSE(timeline.awaitsUnknownCosts(known)) << "it ends before the unknown one starts";
+  timeline.updateSegments(high, {milliseconds(286)});
+  EXPECT_EQ(timeline.placement(low).end, at(1196));
+  EXPECT_FALSE(timeline.awaitsUnknownCosts(low));
+  EXPECT_EQ(timeline.placement(behind).start, at(1196));
+  EXPECT_FALSE(timeline.awaitsUnknownCosts(high)) << "the LOW job queued behind it starts after it";
+}
+
 // What must hold of every schedule, whatever the workload: each job's operations run in order,
 // after its arrival, one engine at a time; no engine runs two at once; a job that has not run
 // everything ran out of time (its deadline); and no engine stands idle while a job waits.
