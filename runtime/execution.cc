@@ -58,6 +58,11 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
       }
     }
   }
+  // As Android's runtime: an argument is given once; a reusable execution keeps its arguments.
+  if (arguments[index].set) {
+    return refuse(function, ANEURALNETWORKS_BAD_STATE,
+                  std::string(isInput ? "input " : "output ") + std::to_string(index) + " has already been set");
+  }
   Argument argument;
   argument.set = true;
   if (memory != nullptr && memory->use() != nullptr) {
@@ -134,12 +139,13 @@ int Execution::setDescribedArgument(const char* function, bool isInput, int32_t 
 
 int Execution::setMeasureTiming(bool measure) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (state_ != State::PREPARATION) {
-    return refuse("ANeuralNetworksExecution_setMeasureTiming", ANEURALNETWORKS_BAD_STATE, "the execution has started");
-  }
+  // The compilation is checked first, as Android's runtime does.
   if (!compilation_->forOneDevice()) {
     return refuse("ANeuralNetworksExecution_setMeasureTiming", ANEURALNETWORKS_BAD_DATA,
                   "timing needs a compilation created for exactly one device (createForDevices)");
+  }
+  if (state_ != State::PREPARATION) {
+    return refuse("ANeuralNetworksExecution_setMeasureTiming", ANEURALNETWORKS_BAD_STATE, "the execution has started");
   }
   measure_ = measure;
   return ANEURALNETWORKS_NO_ERROR;
@@ -147,12 +153,12 @@ int Execution::setMeasureTiming(bool measure) {
 
 int Execution::setTimeout(uint64_t nanoseconds) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (state_ != State::PREPARATION) {
-    return refuse("ANeuralNetworksExecution_setTimeout", ANEURALNETWORKS_BAD_STATE, "the execution has started");
-  }
   if (!compilation_->forOneDevice()) {
     return refuse("ANeuralNetworksExecution_setTimeout", ANEURALNETWORKS_BAD_DATA,
                   "a timeout needs a compilation created for exactly one device (createForDevices)");
+  }
+  if (state_ != State::PREPARATION) {
+    return refuse("ANeuralNetworksExecution_setTimeout", ANEURALNETWORKS_BAD_STATE, "the execution has started");
   }
   timeoutNanoseconds_ = nanoseconds == 0 ? std::nullopt : std::optional<uint64_t>(nanoseconds);
   return ANEURALNETWORKS_NO_ERROR;

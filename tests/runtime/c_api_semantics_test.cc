@@ -405,6 +405,12 @@ TEST(CApiSemanticsTest, TimeoutsAndTimingNeedACompilationForExactlyOneDevice) {
     ASSERT_NE(execution, nullptr);
     EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), ANEURALNETWORKS_BAD_DATA);
     EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), 1'000'000'000), ANEURALNETWORKS_BAD_DATA);
+    // Still BAD_DATA once computed: Android's runtime checks the compilation before the state.
+    float out[2] = {};
+    ASSERT_EQ(setAddArguments(execution.get(), kA, kB, out), kOk);
+    ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+    EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), ANEURALNETWORKS_BAD_DATA);
+    EXPECT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), 1'000'000'000), ANEURALNETWORKS_BAD_DATA);
   }
   Execution execution = executionOf(forOne.get());
   ASSERT_NE(execution, nullptr);
@@ -572,6 +578,10 @@ TEST(CApiSemanticsTest, ArgumentsAreCheckedAgainstTheModel) {
   ASSERT_EQ(ANeuralNetworksExecution_setInput(e, 0, &same, kA, sizeof kA), kOk) << "the model's own type";
   ASSERT_EQ(ANeuralNetworksExecution_setInput(e, 1, nullptr, kB, sizeof kB), kOk);
   ASSERT_EQ(ANeuralNetworksExecution_setOutput(e, 0, &same, out, 8), kOk);
+  // An argument is given once, as Android's runtime has it; the first one stays.
+  float other[2] = {};
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(e, 1, nullptr, other, sizeof other), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(e, 0, nullptr, other, sizeof other), ANEURALNETWORKS_BAD_STATE);
   ASSERT_EQ(ANeuralNetworksExecution_compute(e), kOk);
   EXPECT_EQ(values(out), kSum);
 }
