@@ -3,6 +3,7 @@
 #include <android/NeuralNetworks.h>
 
 #include <algorithm>
+#include <iostream>
 #include <sstream>
 
 #include "hal/compilation_cache.h"
@@ -221,15 +222,24 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
   if (timeoutNanoseconds_) deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
   std::vector<hal::CacheFile> modelCache, dataCache;
   const auto [modelFiles, dataFiles] = device.getNumberOfCacheFilesNeeded();
-  const bool caching = !cacheDir_.empty() && (modelFiles > 0 || dataFiles > 0);
+  bool caching = !cacheDir_.empty() && (modelFiles > 0 || dataFiles > 0);
   const hal::CacheToken token = part.empty() ? token_ : stepToken(token_, part);
   if (caching) {
     const std::string stem = hex(token_) + "-" + device.getName() + (part.empty() ? "" : "-" + part);
-    NN_ASSIGN_OR_RETURN(modelCache, hal::openCacheFiles(cacheDir_, stem + "-model", modelFiles));
-    NN_ASSIGN_OR_RETURN(dataCache, hal::openCacheFiles(cacheDir_, stem + "-data", dataFiles));
-    // A cache this device wrote before saves the preparation; any other answer means prepare.
-    if (auto cached = device.prepareModelFromCache(deadline, modelCache, dataCache, token); cached.ok()) {
-      return cached;
+    auto modelOpened = hal::openCacheFiles(cacheDir_, stem + "-model", modelFiles);
+    auto dataOpened = modelOpened.ok() ? hal::openCacheFiles(cacheDir_, stem + "-data", dataFiles) : modelOpened;
+    if (!dataOpened.ok()) {
+      // As Android's runtime: a cache that cannot be opened costs the caching, not the compilation.
+      std::cerr << "libneuralnetworks: ANeuralNetworksCompilation_finish: compiling without a cache on "
+                << device.getName() << ": " << dataOpened.error().message << "\n";
+      caching = false;
+    } else {
+      modelCache = std::move(modelOpened).value();
+      dataCache = std::move(dataOpened).value();
+      // A cache this device wrote before saves the preparation; any other answer means prepare.
+      if (auto cached = device.prepareModelFromCache(deadline, modelCache, dataCache, token); cached.ok()) {
+        return cached;
+      }
     }
   }
   return device.prepareModel(model, preference_, priority_, deadline, modelCache, dataCache,

@@ -1289,6 +1289,22 @@ TEST_P(CApiOnDeviceTest, CachingServesTheSecondCompilationFromTheCache) {
   EXPECT_EQ(sumOf(fresh.get(), a, b), (std::vector<float>{3.0f, 0.0f})) << "its own token: the model itself";
 }
 
+// As on Android, a cache directory that cannot be used costs the caching, not the compilation.
+TEST_P(CApiOnDeviceTest, ACacheDirectoryThatCannotBeOpenedCompilesWithoutCaching) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get(), device_, /*finish=*/false);
+  ASSERT_NE(compilation, nullptr);
+  uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {7};
+  ASSERT_EQ(ANeuralNetworksCompilation_setCaching(compilation.get(), "/nonexistent/nnremote-cache", token), kOk);
+  ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation.get()), kOk);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+}
+
 // A memory from a descriptor naming output 0 and input 0 of one compilation: this device's own
 // memory (a memory domain), so one execution's result is the next one's input without passing
 // through the program; Memory_copy moves data out of it and into it.
