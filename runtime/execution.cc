@@ -212,13 +212,16 @@ int Execution::beginComputation(const char* function, bool fenced, uint64_t dura
     Argument& input = inputs_[i];
     if (input.use == nullptr) continue;
     if (!input.use->initialized()) {
-      return refuse(function, ANEURALNETWORKS_BAD_DATA, "input " + std::to_string(i) + "'s memory holds no data yet");
+      return finishComputationLocked(hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                                         << "input " << i << "'s memory holds no data yet",
+                                     function);
     }
     // An input read from a memory from a descriptor has the dimensions last written to it.
     const std::vector<uint32_t> held = input.use->dimensions();
     if (!input.argument.dimensions.empty() && input.argument.dimensions != held) {
-      return refuse(function, ANEURALNETWORKS_BAD_DATA,
-                    "input " + std::to_string(i) + "'s dimensions differ from what its memory holds");
+      return finishComputationLocked(hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                                         << "input " << i << "'s dimensions differ from what its memory holds",
+                                     function);
     }
     if (hal::isTensor(main_.operands[main_.inputIndexes[i]].type)) input.argument.dimensions = held;
   }
@@ -263,6 +266,10 @@ Execution::Call Execution::call() const {
 
 int Execution::finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function) {
   std::lock_guard<std::mutex> lock(mutex_);
+  return finishComputationLocked(outcome, function);
+}
+
+int Execution::finishComputationLocked(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function) {
   state_ = State::COMPLETED;
   // Memories from descriptors hold what a successful computation wrote, and nothing after a failure.
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -423,8 +430,11 @@ int Execution::getDuration(int32_t durationCode, uint64_t* duration) const {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (state_ != State::COMPLETED) return refuse(function, ANEURALNETWORKS_BAD_STATE, "the execution has not completed");
+  // As Android's runtime: a computation that failed has no durations to give.
+  if (lastResult_.load() != ANEURALNETWORKS_NO_ERROR) {
+    return refuse(function, ANEURALNETWORKS_BAD_STATE, "the last computation failed");
+  }
   if (!measure_) return refuse(function, ANEURALNETWORKS_BAD_STATE, "timing was not measured");
-  if (lastResult_.load() != ANEURALNETWORKS_NO_ERROR) return ANEURALNETWORKS_NO_ERROR;
   const hal::Timing& timing = fenced ? fencedTiming_ : timing_;
   const bool onHardware = durationCode == ANEURALNETWORKS_DURATION_ON_HARDWARE ||
                           durationCode == ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE;

@@ -64,8 +64,9 @@ class Execution : public std::enable_shared_from_this<Execution> {
 
   int setDescribedArgument(const char* function, bool isInput, int32_t index, const ANeuralNetworksOperandType* type,
                            const Memory& memory, size_t offset, size_t length, std::vector<Argument>& arguments);
-  // Moves to COMPUTATION if the state allows a computation now; the result code otherwise.
-  // A fenced one (startComputeWithDependencies) also needs every output's shape fully known, and
+  // Moves to COMPUTATION if the state allows a computation now; the result code otherwise. An
+  // input memory that holds no data (or other dimensions) completes it with OP_FAILED, as
+  // Android's runtime does: the computation was started and failed. A fenced one (startComputeWithDependencies) also needs every output's shape fully known, and
   // a compilation for exactly one device if it has a duration after the fences (as the NDK says).
   int beginComputation(const char* function, bool fenced = false, uint64_t durationAfterFence = 0);
   // What a computation hands the device: the request and the execution's settings, with the
@@ -84,6 +85,7 @@ class Execution : public std::enable_shared_from_this<Execution> {
                     const hal::SyncFence& done);
   // Records what a computation gave and returns its result code.
   int finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);
+  int finishComputationLocked(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);
 
   const std::shared_ptr<const Compilation> compilation_;
   const hal::Model::Subgraph& main_;

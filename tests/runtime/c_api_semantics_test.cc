@@ -1337,7 +1337,26 @@ TEST_P(CApiOnDeviceTest, DeviceMemoryCarriesAResultIntoTheNextExecution) {
     return ANeuralNetworksExecution_compute(execution.get());
   };
   float out[2] = {};
-  EXPECT_EQ(run(true, false, out), ANEURALNETWORKS_BAD_DATA) << "read before anything was written to it";
+  {
+    // Read before anything was written to it: as in Android's runtime, the computation starts and
+    // fails, so the execution is completed (no second compute) with no shapes and no durations.
+    Execution execution = executionOf(compilation.get());
+    ASSERT_NE(execution, nullptr);
+    ANeuralNetworksExecution* e = execution.get();
+    ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(e, true), kOk);
+    ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(e, 0, nullptr, raw, 0, 0), kOk);
+    ASSERT_EQ(ANeuralNetworksExecution_setInput(e, 1, nullptr, kB, sizeof kB), kOk);
+    ASSERT_EQ(ANeuralNetworksExecution_setOutput(e, 0, nullptr, out, sizeof out), kOk);
+    EXPECT_EQ(ANeuralNetworksExecution_compute(e), ANEURALNETWORKS_OP_FAILED);
+    EXPECT_EQ(ANeuralNetworksExecution_compute(e), ANEURALNETWORKS_BAD_STATE) << "completed, and not reusable";
+    uint32_t rank = 0;
+    uint64_t duration = 0;
+    EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(e, 0, &rank), ANEURALNETWORKS_BAD_STATE);
+    EXPECT_EQ(ANeuralNetworksExecution_getDuration(e, ANEURALNETWORKS_DURATION_ON_HARDWARE, &duration),
+              ANEURALNETWORKS_BAD_STATE)
+        << "a failed computation has no durations";
+    EXPECT_EQ(duration, UINT64_MAX);
+  }
   ASSERT_EQ(run(false, true, nullptr), kOk);  // memory = a + b
   ASSERT_EQ(run(true, false, out), kOk);      // out = memory + b
   EXPECT_EQ(values(out), (std::vector<float>{21.0f, 42.0f}));
@@ -1362,7 +1381,7 @@ TEST_P(CApiOnDeviceTest, DeviceMemoryCarriesAResultIntoTheNextExecution) {
   ASSERT_EQ(run(true, false, out), kOk);
   EXPECT_EQ(values(out), (std::vector<float>{15.0f, 26.0f}));
   EXPECT_EQ(ANeuralNetworksMemory_copy(wrong, raw), ANEURALNETWORKS_BAD_DATA);
-  EXPECT_EQ(run(true, false, out), ANEURALNETWORKS_BAD_DATA) << "a failed copy leaves the memory without data";
+  EXPECT_EQ(run(true, false, out), ANEURALNETWORKS_OP_FAILED) << "a failed copy leaves the memory without data";
   munmap(mapped, 2 * sizeof(float));
   close(fd);
   close(wrongFd);
