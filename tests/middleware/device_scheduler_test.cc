@@ -25,6 +25,15 @@ TimelineJobSpec job(TimePoint arrival, int64_t segmentMs, std::optional<TimePoin
   return spec;
 }
 
+// Placed before anything is known of its cost, as an execution's first run is.
+TimelineJobSpec ofUnknownCost(hal::Priority priority, TimePoint arrival) {
+  TimelineJobSpec spec;
+  spec.priority = priority;
+  spec.arrival = arrival;
+  spec.costUnknown = true;
+  return spec;
+}
+
 struct Scheduler {
   explicit Scheduler(bool paced = false) : paced(paced) {}
   bool paced;
@@ -72,18 +81,10 @@ TEST(DeviceSchedulerTest, APacedJobWaitsForTheCostOfWorkThatMayPreemptIt) {
   // estimates is 900 ms. But HIGH, still computing, preempts it at its first operation boundary;
   // LOW's result must wait for HIGH's cost and report the end that includes it.
   Scheduler s(/*paced=*/true);
-  TimelineJobSpec lowSpec = job(at(0), 0);
-  lowSpec.priority = hal::Priority::LOW;
-  lowSpec.segments.clear();
-  lowSpec.costUnknown = true;
-  auto low = s.scheduler.place(lowSpec);
+  auto low = s.scheduler.place(ofUnknownCost(hal::Priority::LOW, at(0)));
   ASSERT_TRUE(low.ok()) << low.error().message;
   s.clock->set(at(100));
-  TimelineJobSpec highSpec = job(at(100), 0);
-  highSpec.priority = hal::Priority::HIGH;
-  highSpec.segments.clear();
-  highSpec.costUnknown = true;
-  auto high = s.scheduler.place(highSpec);
+  auto high = s.scheduler.place(ofUnknownCost(hal::Priority::HIGH, at(100)));
   ASSERT_TRUE(high.ok()) << high.error().message;
   s.clock->set(at(10'000));
   // HIGH's computation ends once LOW's cost is on the timeline (bounded wait).
