@@ -13,18 +13,38 @@ WorkPool::~WorkPool() {
   stopping_ = true;
   changed_.notify_all();
   changed_.wait(lock, [this] { return threads_ == 0; });
+  joinEnded(lock);
 }
 
 void WorkPool::submit(std::function<void()> task) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   tasks_.push_back(std::move(task));
   // An idle thread takes it; a task never queues behind a running one.
   if (idle_ >= tasks_.size()) {
     changed_.notify_one();
-    return;
+  } else {
+    ++threads_;
+    // The thread starts by taking the lock, so it is in running_ before it can end.
+    std::thread thread([this] { work(); });
+    const std::thread::id id = thread.get_id();
+    running_.emplace(id, std::move(thread));
   }
-  ++threads_;
-  std::thread([this] { work(); }).detach();
+  joinEnded(lock);
+}
+
+void WorkPool::joinEnded(std::unique_lock<std::mutex>& lock) {
+  std::vector<std::thread> ended;
+  ended.swap(ended_);
+  lock.unlock();
+  for (std::thread& thread : ended) {
+    // A pool destroyed by its own task cannot join itself; that thread is about to end anyway.
+    if (thread.get_id() == std::this_thread::get_id()) {
+      thread.detach();
+    } else {
+      thread.join();
+    }
+  }
+  lock.lock();
 }
 
 void WorkPool::work() {
@@ -49,7 +69,11 @@ void WorkPool::work() {
     lock.lock();
   }
   --threads_;
-  // The destructor waits for the last thread; it must not touch the pool after this.
+  // Joined by the next submit or the destructor, which waits for the last thread: it must not
+  // touch the pool after this.
+  const auto self = running_.find(std::this_thread::get_id());
+  ended_.push_back(std::move(self->second));
+  running_.erase(self);
   changed_.notify_all();
 }
 

@@ -11,13 +11,17 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
 
 namespace nnremote::emulator {
 
 class WorkPool {
  public:
   explicit WorkPool(std::chrono::milliseconds idleGrace = std::chrono::seconds(2));
-  // Waits for every task, then for every thread to end.
+  // Waits for every task, then joins every thread: one still ending (its thread-local
+  // destructors, OpenSSL's among them) must not race a process's exit.
   ~WorkPool();
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;
@@ -31,11 +35,15 @@ class WorkPool {
 
  private:
   void work();
+  // Joins the threads that have ended since the last call.
+  void joinEnded(std::unique_lock<std::mutex>& lock);
 
   const std::chrono::milliseconds idleGrace_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::function<void()>> tasks_;
+  std::unordered_map<std::thread::id, std::thread> running_;
+  std::vector<std::thread> ended_;  // left work(), not yet joined
   size_t threads_ = 0;
   size_t idle_ = 0;
   bool stopping_ = false;

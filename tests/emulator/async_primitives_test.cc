@@ -71,6 +71,42 @@ TEST(WorkPoolTest, DestructionWaitsForRunningTasks) {
   EXPECT_TRUE(done.load());
 }
 
+// Ended when its thread ends, after the task that made it returned: as OpenSSL's per-thread state
+// is, whose cleanup must not race the process's exit.
+struct EndsWithItsThread {
+  std::atomic<bool>* ended = nullptr;
+  ~EndsWithItsThread() {
+    std::this_thread::sleep_for(50ms);  // widens the window a pool that did not join would leave
+    if (ended != nullptr) *ended = true;
+  }
+};
+
+TEST(WorkPoolTest, DestructionJoinsItsThreads) {
+  std::atomic<bool> ended{false};
+  {
+    WorkPool pool;
+    pool.submit([&] {
+      thread_local EndsWithItsThread state;
+      state.ended = &ended;
+    });
+  }
+  EXPECT_TRUE(ended.load()) << "the pool was gone while one of its threads was still ending";
+}
+
+TEST(WorkPoolTest, ThreadsThatGaveThemselvesBackAreJoined) {
+  std::atomic<bool> ended{false};
+  WorkPool pool(/*idleGrace=*/10ms);
+  pool.submit([&] {
+    thread_local EndsWithItsThread state;
+    state.ended = &ended;
+  });
+  ASSERT_TRUE(eventually([&] { return pool.threads() == 0; }));
+  std::atomic<bool> ran{false};
+  pool.submit([&] { ran = true; });  // joins the ended thread
+  EXPECT_TRUE(ended.load());
+  EXPECT_TRUE(eventually([&] { return ran.load(); }));
+}
+
 // Runs one execution under `key` and returns the thread it ran on, once it has run.
 std::thread::id runOn(QuickExecutions& quick, QuickExecutions::Key key, std::function<void()> body = [] {}) {
   std::promise<std::thread::id> ran;
