@@ -14,9 +14,9 @@ using hal::makeError;
 
 namespace {
 
-// Wire durations are unsigned nanoseconds; beyond this they would overflow the host clock's
-// time points (about 146 years), so they are malformed.
-constexpr uint64_t kLongestWireDuration = uint64_t{1} << 62;
+// Wire durations are unsigned nanoseconds; clients send none longer than this (about 146 years),
+// so a longer one is malformed.
+constexpr uint64_t kLongestWireDuration = hal::kLongestDuration.count();
 
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when
 // small, else as a pending download.

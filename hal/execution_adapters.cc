@@ -1,5 +1,7 @@
 #include "hal/execution_adapters.h"
 
+#include <algorithm>
+
 namespace nnremote::hal {
 namespace {
 
@@ -79,7 +81,7 @@ Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFencedBySyncExecu
   const auto launched = Clock::now();
   OptionalTimePoint executionDeadline = deadline;
   if (timeoutDurationAfterFence.has_value()) {
-    const auto afterFence = launched + *timeoutDurationAfterFence;
+    const auto afterFence = launched + std::min(*timeoutDurationAfterFence, kLongestDuration);
     if (!executionDeadline.has_value() || afterFence < *executionDeadline) {
       executionDeadline = afterFence;
     }

@@ -1,5 +1,6 @@
 #include "hal/sync_fence.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
@@ -94,7 +95,7 @@ SyncFence::State SyncFence::wait(OptionalDuration timeout) const {
   std::unique_lock<std::mutex> lock(shared_->mutex);
   auto done = [this] { return shared_->state != State::ACTIVE; };
   if (timeout.has_value()) {
-    shared_->changed.wait_for(lock, *timeout, done);
+    shared_->changed.wait_for(lock, std::min(*timeout, kLongestDuration), done);
   } else {
     shared_->changed.wait(lock, done);
   }

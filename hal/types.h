@@ -4,6 +4,7 @@
 #ifndef NNREMOTE_HAL_TYPES_H_
 #define NNREMOTE_HAL_TYPES_H_
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -178,6 +179,17 @@ using Duration = std::chrono::nanoseconds;
 using OptionalDuration = std::optional<Duration>;
 using TimePoint = Clock::time_point;
 using OptionalTimePoint = std::optional<TimePoint>;
+
+// About 146 years: a longer duration counts as this long, which never runs out, so time points
+// built from any duration (a uint64_t timeout, a deadline of TimePoint::max()) cannot overflow.
+inline constexpr Duration kLongestDuration{int64_t{1} << 62};
+
+// A timeout of `nanoseconds`: Android's runtime takes every uint64_t, UINT64_MAX included, the
+// longest as one that never runs out.
+inline Duration durationOf(uint64_t nanoseconds) {
+  return Duration(static_cast<Duration::rep>(std::min<uint64_t>(nanoseconds, kLongestDuration.count())));
+}
+inline TimePoint deadlineAfter(uint64_t nanoseconds) { return Clock::now() + durationOf(nanoseconds); }
 
 // Both durations are std::nullopt ("not available") unless timing was requested and measured.
 struct Timing {

@@ -1,5 +1,6 @@
 #include "middleware/scheduled_device.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -22,7 +23,8 @@ int64_t micros(Duration d) { return std::chrono::duration_cast<std::chrono::micr
 // the timeline runs on), or the error for one already passed.
 hal::Result<hal::OptionalDuration> timeLeft(const hal::OptionalTimePoint& deadline, const char* what) {
   if (!deadline.has_value()) return hal::OptionalDuration();
-  const Duration left = std::chrono::duration_cast<Duration>(*deadline - hal::Clock::now());
+  // At most kLongestDuration: the timeline adds it to its own time points.
+  const Duration left = std::min<Duration>(*deadline - hal::Clock::now(), hal::kLongestDuration);
   if (left <= Duration::zero()) {
     return makeError(ErrorStatus::MISSED_DEADLINE_PERSISTENT)
            << "the deadline had already passed when the " << what << " arrived";

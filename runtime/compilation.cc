@@ -219,7 +219,7 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
                                                              const std::string& part) const {
   const hal::IDevice& device = *chosen.device;
   hal::OptionalTimePoint deadline;
-  if (timeoutNanoseconds_) deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
+  if (timeoutNanoseconds_) deadline = hal::deadlineAfter(*timeoutNanoseconds_);
   std::vector<hal::CacheFile> modelCache, dataCache;
   const auto [modelFiles, dataFiles] = device.getNumberOfCacheFilesNeeded();
   bool caching = !cacheDir_.empty() && (modelFiles > 0 || dataFiles > 0);

@@ -246,7 +246,7 @@ int Execution::beginComputation(const char* function, bool fenced, uint64_t dura
 Execution::Call Execution::call() const {
   Call call{{}, measure_ ? hal::MeasureTiming::YES : hal::MeasureTiming::NO, std::nullopt,
             hal::Duration(loopTimeoutNanoseconds_.value_or(kDefaultLoopTimeoutNs))};
-  if (timeoutNanoseconds_) call.deadline = hal::Clock::now() + hal::Duration(*timeoutNanoseconds_);
+  if (timeoutNanoseconds_) call.deadline = hal::deadlineAfter(*timeoutNanoseconds_);
   hal::Request& request = call.request;
   auto add = [&](const Argument& argument, std::vector<hal::Request::Argument>* out) {
     hal::Request::Argument wire = argument.argument;
@@ -329,7 +329,7 @@ int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durati
     return ANEURALNETWORKS_NO_ERROR;
   }
   hal::OptionalDuration afterFence;
-  if (durationAfterFence != 0) afterFence = hal::Duration(durationAfterFence);
+  if (durationAfterFence != 0) afterFence = hal::durationOf(durationAfterFence);
   // A device that cannot chain on a fence waits for it before it runs; while a fence the program
   // holds is still pending, that wait happens on a thread of its own, so this call never blocks.
   const bool pending = std::any_of(waitFor.begin(), waitFor.end(), [](const hal::SyncFence& fence) {

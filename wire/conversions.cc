@@ -1,5 +1,6 @@
 #include "wire/conversions.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace nnremote::wire {
@@ -283,13 +284,13 @@ hal::Priority fromWire(wire::Priority priority) {
 void toWire(const hal::OptionalTimePoint& deadline, wire::Deadline* out, bool* hasDeadline) {
   *hasDeadline = deadline.has_value();
   if (!deadline) return;
-  const auto remaining = *deadline - hal::Clock::now();
+  const auto remaining = std::min<hal::Duration>(*deadline - hal::Clock::now(), hal::kLongestDuration);
   out->set_nanoseconds_from_now(remaining.count() > 0 ? remaining.count() : 0);
 }
 
 hal::OptionalTimePoint deadlineFromWire(const wire::Deadline& deadline, bool hasDeadline) {
   if (!hasDeadline) return std::nullopt;
-  return hal::Clock::now() + hal::Duration(deadline.nanoseconds_from_now());
+  return hal::deadlineAfter(deadline.nanoseconds_from_now());
 }
 
 wire::Capabilities toWire(const hal::Capabilities& capabilities) {

@@ -2,6 +2,8 @@
 #include "drivers/proxy/pool_transport.h"
 #include "farm/pool.h"
 
+#include <algorithm>
+
 #include "wire/grpc_status.h"
 #include "wire/shared_queue.h"
 #include "wire/wire_constants.h"
@@ -311,8 +313,8 @@ constexpr std::chrono::seconds kDeadlineGrace{1};
 std::optional<std::chrono::system_clock::time_point> Connection::executionCallLimit(
     const hal::OptionalTimePoint& deadline) const {
   if (deadline.has_value()) {
-    return std::chrono::system_clock::now() +
-           std::chrono::duration_cast<std::chrono::system_clock::duration>(*deadline - hal::Clock::now()) +
+    const auto left = std::min<hal::Duration>(*deadline - hal::Clock::now(), hal::kLongestDuration);
+    return std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::system_clock::duration>(left) +
            kDeadlineGrace;
   }
   if (options_.executionTimeout.count() > 0) return std::chrono::system_clock::now() + options_.executionTimeout;

@@ -324,7 +324,8 @@ hal::Result<std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>> ProxyPrep
   } signalNamed{named};
   setExecutionArguments(&call, measure, deadline, loopTimeoutDuration);
   if (timeoutDurationAfterFence) {
-    call.mutable_timeout_duration_after_fence()->set_nanoseconds(timeoutDurationAfterFence->count());
+    call.mutable_timeout_duration_after_fence()->set_nanoseconds(
+        std::min(*timeoutDurationAfterFence, hal::kLongestDuration).count());
   }
   // Made again in a new session if the server had forgotten this one (nothing ran): the model,
   // the request's pools and the fences to wait for are then named in the new session.

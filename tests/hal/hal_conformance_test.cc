@@ -285,6 +285,34 @@ TEST_P(HalConformanceTest, MissedDeadlinesAreReported) {
               outcome.error().code == ErrorStatus::MISSED_DEADLINE_PERSISTENT);
 }
 
+TEST_P(HalConformanceTest, TheFarthestDeadlineNeverComes) {
+  // TimePoint::max() is what Android's runtime passes for a timeout too long for its clock.
+  const hal::TimePoint never = hal::TimePoint::max();
+  auto prepared = device().prepareModel(addModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                        never, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3, 4}), hal::toBytes<float>({1, 1})}, {16});
+  const std::vector<float> expected{2, 3, 4, 5};
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, never, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 4), expected);
+
+  auto execution = (*prepared)->createReusableExecution(io->request, hal::MeasureTiming::NO, std::nullopt);
+  ASSERT_TRUE(execution.ok()) << execution.error().message;
+  auto computed = (*execution)->compute(never);
+  EXPECT_TRUE(computed.ok()) << computed.error().message;
+  auto burst = (*prepared)->configureExecutionBurst();
+  ASSERT_TRUE(burst.ok());
+  auto bursted = (*burst)->execute(io->request, hal::MeasureTiming::NO, never, std::nullopt);
+  EXPECT_TRUE(bursted.ok()) << bursted.error().message;
+
+  auto fenced = (*prepared)->executeFenced(io->request, {hal::SyncFence::createAsSignaled()}, hal::MeasureTiming::NO,
+                                           never, std::nullopt, hal::Duration::max());
+  ASSERT_TRUE(fenced.ok()) << fenced.error().message;
+  EXPECT_EQ(fenced->first.wait(std::chrono::seconds(10)), hal::SyncFence::State::SIGNALED);
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 4), expected);
+}
+
 TEST_P(HalConformanceTest, IfRunsTheBranchTheConditionPicks) {
   auto prepared = prepare(ifModel());
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;

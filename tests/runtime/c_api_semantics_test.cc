@@ -1175,6 +1175,46 @@ TEST_P(CApiOnDeviceTest, PaddedArgumentsAreAcceptedOnlyWhenEnabled) {
   EXPECT_EQ(std::vector<float>(out.begin(), out.begin() + 2), kSum);
 }
 
+TEST_P(CApiOnDeviceTest, TheLongestTimeoutsNeverRunOut) {
+  // Android's runtime takes any uint64_t as a timeout, one too long for its clock as one that never
+  // runs out: for a compilation, each way of computing, and the time after the fences.
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  for (const uint64_t timeout : {uint64_t{INT64_MAX}, uint64_t{INT64_MAX} + 1, UINT64_MAX}) {
+    SCOPED_TRACE("timeout " + std::to_string(timeout));
+    Compilation compilation = compile(model.get(), device_, /*finish=*/false);
+    ASSERT_NE(compilation, nullptr);
+    ASSERT_EQ(ANeuralNetworksCompilation_setTimeout(compilation.get(), timeout), kOk);
+    ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation.get()), kOk);
+    ANeuralNetworksBurst* rawBurst = nullptr;
+    ASSERT_EQ(ANeuralNetworksBurst_create(compilation.get(), &rawBurst), kOk);
+    Burst burst(rawBurst);
+    for (const char* way : {"compute", "startCompute", "burstCompute", "startComputeWithDependencies"}) {
+      SCOPED_TRACE(way);
+      float out[2] = {};
+      Execution execution = addExecution(compilation.get(), kA, kB, out);
+      ASSERT_NE(execution, nullptr);
+      ASSERT_EQ(ANeuralNetworksExecution_setTimeout(execution.get(), timeout), kOk);
+      const std::string name = way;
+      int code = kOk;
+      if (name == "compute") {
+        code = ANeuralNetworksExecution_compute(execution.get());
+      } else if (name == "burstCompute") {
+        code = ANeuralNetworksExecution_burstCompute(execution.get(), burst.get());
+      } else {
+        ANeuralNetworksEvent* raw = nullptr;
+        code = name == "startCompute"
+                   ? ANeuralNetworksExecution_startCompute(execution.get(), &raw)
+                   : ANeuralNetworksExecution_startComputeWithDependencies(execution.get(), nullptr, 0, timeout, &raw);
+        Event event(raw);
+        if (code == kOk) code = ANeuralNetworksEvent_wait(event.get());
+      }
+      EXPECT_EQ(code, kOk);
+      EXPECT_EQ(values(out), kSum);
+    }
+  }
+}
+
 TEST_P(CApiOnDeviceTest, LoopTimeoutsAreClampedToTheMaximum) {
   const hal::Model loop = whileModel();  // WHILE (i < limit) { i = i + 1; sum = sum + i }
   CApiModel model;
