@@ -23,7 +23,8 @@ hal::SharedDevice makeReferenceDevice() {
   npu.set_vendor("nnapi");
   npu.set_device_name("reference");
   npu.set_device_type(sim::CPU);
-  return sim::SimDevice::create(npu);
+  // As Android's CPU device: every valid operation compiles; a bad parameter fails the execution.
+  return sim::SimDevice::create(npu, hal::randomCacheSecret(), sim::SimDevice::Acceptance::kEveryValidOperation);
 }
 
 std::vector<std::string> DeviceRegistry::targetsFromEnvironment() {

@@ -111,6 +111,9 @@ class GraphRunner {
                           : runKernel(subgraphIndex, op, operation, tensors, storage, placement, &profile);
       if (!status.ok()) {
         hal::Error error = status.error();
+        // The request was checked before the graph ran, so an operation that cannot run on the
+        // shapes and values it meets failed to execute, as Android's CpuExecutor (OP_FAILED) has it.
+        if (error.code == ErrorStatus::INVALID_ARGUMENT) error.code = ErrorStatus::GENERAL_FAILURE;
         const std::string where = subgraphIndex < 0 ? "" : "referenced[" + std::to_string(subgraphIndex) + "].";
         error.message = where + "operations[" + std::to_string(op) + "] " + error.message;
         return error;

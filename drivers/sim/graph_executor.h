@@ -18,10 +18,13 @@ namespace nnremote::sim {
 // kernels see when validating. Points into `model`, which must outlive the result.
 std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Subgraph& subgraph);
 
-// Checks every operation of the main subgraph with its kernel; one entry per operation, ok
-// where the simulator can run it. An IF or WHILE is ok when every operation of the subgraphs it
-// calls is.
-std::vector<Status> checkOperations(const hal::Model& model);
+// How far checkOperations looks: whether the simulator has a kernel for each operation, or also
+// whether that kernel accepts the operation's constant parameters and the shapes known so far.
+enum class OperationCheck { kHasKernel, kKernelAccepts };
+
+// Checks every operation of the main subgraph; one entry per operation, ok where the simulator
+// can run it. An IF or WHILE is ok when every operation of the subgraphs it calls is.
+std::vector<Status> checkOperations(const hal::Model& model, OperationCheck check = OperationCheck::kKernelAccepts);
 
 // For each operation of main: whether checkOperations saw everything an execution would show
 // the kernel's validate (every non-constant tensor input of fully specified dimensions, and no

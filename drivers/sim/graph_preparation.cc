@@ -19,17 +19,23 @@ using hal::makeError;
 using LifeTime = hal::Operand::LifeTime;
 using Subgraph = hal::Model::Subgraph;
 
+// A walk through the subgraphs a model calls: how far it checks, and the subgraphs on its path.
+struct Walk {
+  OperationCheck check;
+  std::vector<int> onPath;
+};
+
 // Every operation of `subgraph` (and of the subgraphs its IF and WHILE operations call) checked
 // with its kernel; one entry per operation of `subgraph`.
-std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, std::vector<int>& checking);
+std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, Walk& walk);
 
-Status checkReferenced(const hal::Model& model, uint32_t index, std::vector<int>& checking) {
-  for (int onPath : checking) {
+Status checkReferenced(const hal::Model& model, uint32_t index, Walk& walk) {
+  for (int onPath : walk.onPath) {
     if (onPath == int(index)) return {};  // validateModel rules out cycles; nothing new to check
   }
-  checking.push_back(int(index));
-  const std::vector<Status> results = checkSubgraph(model, int(index), checking);
-  checking.pop_back();
+  walk.onPath.push_back(int(index));
+  const std::vector<Status> results = checkSubgraph(model, int(index), walk);
+  walk.onPath.pop_back();
   for (size_t op = 0; op < results.size(); ++op) {
     if (!results[op].ok()) {
       hal::Error error = results[op].error();
@@ -41,7 +47,7 @@ Status checkReferenced(const hal::Model& model, uint32_t index, std::vector<int>
   return {};
 }
 
-std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, std::vector<int>& checking) {
+std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, Walk& walk) {
   const Subgraph& subgraph = subgraphAt(model, subgraphIndex);
   std::vector<Tensor> tensors = staticTensors(model, subgraph);
   std::vector<Status> results;
@@ -53,7 +59,7 @@ std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, st
       Status status;
       for (size_t i = 0; i < 2 + (operation.type == OperationType::IF ? 1 : 0) && status.ok(); ++i) {
         const Tensor& operand = tensors[operation.inputs[i]];
-        if (operand.type == OperandType::SUBGRAPH) status = checkReferenced(model, referencedIndex(operand), checking);
+        if (operand.type == OperandType::SUBGRAPH) status = checkReferenced(model, referencedIndex(operand), walk);
       }
       results.push_back(status);
       continue;
@@ -72,6 +78,10 @@ std::vector<Status> checkSubgraph(const hal::Model& model, int subgraphIndex, st
                         << (hal::isExtension(operation.type) ? extensionOperationName(model, operation.type)
                                                              : hal::toString(operation.type))
                         << " is not implemented by the simulator");
+      continue;
+    }
+    if (walk.check == OperationCheck::kHasKernel) {
+      results.emplace_back();
       continue;
     }
     OperationContext context = makeContext(operation, tensors);
@@ -122,9 +132,9 @@ std::vector<Tensor> staticTensors(const hal::Model& model, const hal::Model::Sub
   return tensors;
 }
 
-std::vector<Status> checkOperations(const hal::Model& model) {
-  std::vector<int> checking;
-  return checkSubgraph(model, -1, checking);
+std::vector<Status> checkOperations(const hal::Model& model, OperationCheck check) {
+  Walk walk{check, {}};
+  return checkSubgraph(model, -1, walk);
 }
 
 std::vector<bool> operationsSettledAtPreparation(const hal::Model& model) {

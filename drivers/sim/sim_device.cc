@@ -63,8 +63,8 @@ hal::BackendDevice simBackendDevice(const NpuConfig& npu, const hal::CacheSecret
           [npu](const hal::Model& model) { return preparationTime(model, npu); }};
 }
 
-std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, hal::CacheSecret cacheSecret) {
-  return std::make_shared<SimDevice>(std::move(npu), cacheSecret);
+std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, hal::CacheSecret cacheSecret, Acceptance acceptance) {
+  return std::make_shared<SimDevice>(std::move(npu), cacheSecret, acceptance);
 }
 
 namespace {
@@ -72,11 +72,17 @@ uint64_t constantStoreBytes(const NpuConfig& npu) {
   const uint64_t mib = npu.compilation_cache().store_mib() == 0 ? 256 : npu.compilation_cache().store_mib();
   return mib << 20;
 }
+
+OperationCheck checkFor(SimDevice::Acceptance acceptance) {
+  return acceptance == SimDevice::Acceptance::kEveryValidOperation ? OperationCheck::kHasKernel
+                                                                   : OperationCheck::kKernelAccepts;
+}
 }  // namespace
 
-SimDevice::SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret)
+SimDevice::SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret, Acceptance acceptance)
     : npu_(std::move(npu)),
       cacheSecret_(cacheSecret),
+      acceptance_(acceptance),
       constantStore_(constantStoreBytes(npu_)),
       name_(deviceName(npu_)),
       versionString_("nnremote-sim 0.2 (" + std::to_string(npu_.systolic_array().rows()) + "x" +
@@ -97,7 +103,7 @@ hal::Result<std::vector<bool>> SimDevice::getSupportedOperations(const hal::Mode
   NN_RETURN_IF_ERROR(hal::validateModel(model));
   NN_RETURN_IF_ERROR(validateExtensionOperands(model));
   std::vector<bool> supported;
-  for (const Status& status : checkOperations(model)) supported.push_back(status.ok());
+  for (const Status& status : checkOperations(model, checkFor(acceptance_))) supported.push_back(status.ok());
   // An extension this device does not offer is not supported, however the simulator could run it.
   for (size_t i = 0; i < supported.size(); ++i) {
     if (isUnsupportedExtensionOperation(model, model.main.operations[i], extensionNames_)) supported[i] = false;
@@ -143,7 +149,7 @@ hal::Status SimDevice::checkPreparable(const hal::Model& model) const {
            << " bytes of device memory of " << name_ << " (dram.capacity_mib = " << (deviceMemoryBytes(npu_) >> 20)
            << ")";
   }
-  const std::vector<Status> checks = checkOperations(model);
+  const std::vector<Status> checks = checkOperations(model, checkFor(acceptance_));
   for (size_t i = 0; i < checks.size(); ++i) {
     if (!checks[i].ok()) {
       return makeError(ErrorStatus::INVALID_ARGUMENT)

@@ -285,6 +285,29 @@ TEST_P(HalConformanceTest, MissedDeadlinesAreReported) {
               outcome.error().code == ErrorStatus::MISSED_DEADLINE_PERSISTENT);
 }
 
+TEST_P(HalConformanceTest, AnOperationThatCannotRunOnTheShapesItMeetsFailsTheExecution) {
+  // The model and the request are valid (an input of unspecified shape), but [3] and [2] cannot be
+  // broadcast: a failure of the execution (GENERAL_FAILURE, Android's OP_FAILED), not a refusal.
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kFloat, {0});
+  const uint32_t c = b.addInput(kFloat, {2});
+  const uint32_t out = b.addOutput(kFloat, {0});
+  b.addOperation(OperationType::ADD, {a, c, b.addInt32(0)}, {out});
+  auto prepared = prepare(b.build());
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2, 3}), hal::toBytes<float>({1, 1})}, {12});
+  ASSERT_TRUE(io.ok());
+  io->request.inputs[0].dimensions = {3};
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, ErrorStatus::GENERAL_FAILURE) << outcome.error().message;
+  EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("cannot be broadcast"));
+  // The same prepared model still runs shapes that fit.
+  io->request.inputs[0].dimensions = {2};
+  io->request.inputs[0].location.length = 8;
+  EXPECT_TRUE((*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt).ok());
+}
+
 TEST_P(HalConformanceTest, TheFarthestDeadlineNeverComes) {
   // TimePoint::max() is what Android's runtime passes for a timeout too long for its clock.
   const hal::TimePoint never = hal::TimePoint::max();

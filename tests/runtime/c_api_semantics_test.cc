@@ -319,6 +319,28 @@ TEST(CApiSemanticsTest, CompilationCreateRefusesNullAndUnfinishedModels) {
   EXPECT_EQ(compilation, nullptr);
 }
 
+TEST(CApiSemanticsTest, ABadConstantParameterCompilesOnTheReferenceAndFailsItsComputations) {
+  Model model = addModel({2}, /*activation=*/999);  // valid, but no kernel takes it
+  ASSERT_NE(model, nullptr);
+  // A simulated NPU reports it unsupported, as a driver may...
+  ANeuralNetworksCompilation* raw = nullptr;
+  const ANeuralNetworksDevice* remote = deviceFor(true);
+  ASSERT_NE(remote, nullptr);
+  ASSERT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), &remote, 1, &raw), kOk);
+  Compilation refused(raw);
+  EXPECT_EQ(ANeuralNetworksCompilation_finish(refused.get()), ANEURALNETWORKS_BAD_DATA);
+  // ... so it falls to nnapi-reference, which takes every valid operation as Android's CPU device
+  // does: it compiles, and each computation fails.
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  for (int i = 0; i < 2; ++i) {
+    float out[2] = {};
+    Execution execution = addExecution(compilation.get(), kA, kB, out);
+    ASSERT_NE(execution, nullptr);
+    EXPECT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_OP_FAILED);
+  }
+}
+
 TEST(CApiSemanticsTest, CreateForDevicesRefusesEmptyDuplicatedAndUnknownDevices) {
   Model model = addModel();
   ASSERT_NE(model, nullptr);

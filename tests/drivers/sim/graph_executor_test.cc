@@ -68,7 +68,8 @@ TEST(SettledOperationsTest, AParameterKnownOnlyAtExecutionIsCheckedThen) {
   EXPECT_THAT(values, ElementsAre(0, 4));
   auto [invalid, unused] = run(7);
   ASSERT_FALSE(invalid.ok());
-  EXPECT_EQ(invalid.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  // A valid request whose value the operation cannot run with: the execution fails.
+  EXPECT_EQ(invalid.error().code, hal::ErrorStatus::GENERAL_FAILURE);
   EXPECT_THAT(invalid.error().message, HasSubstr("7"));
 }
 
@@ -87,6 +88,47 @@ TEST(SettledOperationsTest, ControlFlowIsCheckedAtEveryExecution) {
   const uint32_t elseBranch = b.addSubgraph(callee);
   b.addOperation(OperationType::IF, {condition, thenBranch, elseBranch, x}, {y});
   EXPECT_THAT(operationsSettledAtPreparation(b.build()), ElementsAre(false));
+}
+
+// ADD with the constant activation 7, which no kernel takes: valid, but not runnable.
+hal::Model addWithBadConstantActivation() {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kFloat, {2});
+  const uint32_t out = b.addOutput(kFloat, {2});
+  b.addOperation(OperationType::ADD, {a, a, b.addInt32(7)}, {out});
+  return b.build();
+}
+
+TEST(SettledOperationsTest, AnOperationItsKernelRefusesIsNeverSettled) {
+  EXPECT_THAT(operationsSettledAtPreparation(addWithBadConstantActivation()), ElementsAre(false));
+}
+
+TEST(AcceptanceTest, ADriverRefusesWhatItCannotRunAndTheCpuFallbackFailsItWhenItRuns) {
+  const hal::Model model = addWithBadConstantActivation();
+  auto driver = SimDevice::create(edgeNpuConfig());
+  auto supported = driver->getSupportedOperations(model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_THAT(*supported, ElementsAre(false));
+  auto refused = driver->prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                      std::nullopt, {}, {}, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+
+  auto cpu = SimDevice::create(edgeNpuConfig(), hal::randomCacheSecret(), SimDevice::Acceptance::kEveryValidOperation);
+  supported = cpu->getSupportedOperations(model);
+  ASSERT_TRUE(supported.ok()) << supported.error().message;
+  EXPECT_THAT(*supported, ElementsAre(true));
+  auto prepared = cpu->prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                    std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({-1, 2})}, {8});
+  ASSERT_TRUE(io.ok());
+  for (int i = 0; i < 2; ++i) {  // and at every execution, not only the first
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_FALSE(outcome.ok());
+    EXPECT_EQ(outcome.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+    EXPECT_THAT(outcome.error().message, HasSubstr("7"));
+  }
 }
 
 }  // namespace
