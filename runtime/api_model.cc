@@ -85,18 +85,16 @@ int ANeuralNetworksModel_setOperandExtensionData(ANeuralNetworksModel* model, in
 int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* model, ANeuralNetworksOperationType type,
                                       uint32_t inputCount, const uint32_t* inputs, uint32_t outputCount,
                                       const uint32_t* outputs) {
-  NNREMOTE_REQUIRE(model != nullptr && (inputs != nullptr || inputCount == 0) &&
-                       (outputs != nullptr || outputCount == 0),
-                   "model, inputs or outputs");
+  // NULL lists are refused even with a count of 0, as Android's runtime refuses them.
+  NNREMOTE_REQUIRE(model != nullptr && inputs != nullptr && outputs != nullptr, "model, inputs or outputs");
   return builderOf(model)->addOperation(type, inputCount, inputs, outputCount, outputs);
 }
 
 int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel* model, uint32_t inputCount,
                                                   const uint32_t* inputs, uint32_t outputCount,
                                                   const uint32_t* outputs) {
-  NNREMOTE_REQUIRE(model != nullptr && (inputs != nullptr || inputCount == 0) &&
-                       (outputs != nullptr || outputCount == 0),
-                   "model, inputs or outputs");
+  // NULL lists are refused even with a count of 0, as Android's runtime refuses them.
+  NNREMOTE_REQUIRE(model != nullptr && inputs != nullptr && outputs != nullptr, "model, inputs or outputs");
   return builderOf(model)->identifyInputsAndOutputs(inputCount, inputs, outputCount, outputs);
 }
 

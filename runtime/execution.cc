@@ -51,6 +51,13 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
       return refuse(function, ANEURALNETWORKS_BAD_DATA, "the rank differs from the model's");
     }
     dimensions.assign(type->dimensions, type->dimensions + type->dimensionCount);
+    // As the NDK checks an operand's type: the known dimensions' bytes must fit 32 bits.
+    std::vector<uint32_t> known = dimensions;
+    std::replace(known.begin(), known.end(), 0u, 1u);
+    if (!hal::isExtension(operand.type) && !hal::sizeOfData(operand.type, known).has_value()) {
+      return refuse(function, ANEURALNETWORKS_BAD_DATA,
+                    "dimensions " + hal::toString(dimensions) + " make an operand of more than 4 GiB");
+    }
     for (size_t i = 0; i < operand.dimensions.size(); ++i) {
       if (operand.dimensions[i] != 0 && dimensions[i] != operand.dimensions[i]) {
         return refuse(function, ANEURALNETWORKS_BAD_DATA,
@@ -63,20 +70,22 @@ int Execution::setArgument(bool isInput, int32_t index, const ANeuralNetworksOpe
     return refuse(function, ANEURALNETWORKS_BAD_STATE,
                   std::string(isInput ? "input " : "output ") + std::to_string(index) + " has already been set");
   }
+  const bool omitted = memory == nullptr && buffer == nullptr;  // the C API let NULL through only with length 0
+  const bool known = !dimensions.empty() || !hal::isTensor(operand.type);
+  const bool specified = known && std::find(dimensions.begin(), dimensions.end(), 0u) == dimensions.end();
+  // Whatever holds it, even a memory that knows its own dimensions, as Android's runtime has it.
+  if (isInput && !omitted && !specified && hal::isTensor(operand.type)) {
+    return refuse(function, ANEURALNETWORKS_BAD_DATA, "an input's dimensions must all be known");
+  }
   Argument argument;
   argument.set = true;
   if (memory != nullptr && memory->use() != nullptr) {
     return setDescribedArgument(function, isInput, index, type, *memory, offset, length, arguments);
   }
-  if (memory == nullptr && buffer == nullptr) {  // omitted: the C API let NULL through only with length 0
+  if (omitted) {
     argument.argument.lifetime = hal::Request::Argument::LifeTime::NO_VALUE;
     arguments[index] = std::move(argument);
     return ANEURALNETWORKS_NO_ERROR;
-  }
-  const bool known = !dimensions.empty() || !hal::isTensor(operand.type);
-  const bool specified = known && std::find(dimensions.begin(), dimensions.end(), 0u) == dimensions.end();
-  if (isInput && !specified && hal::isTensor(operand.type)) {
-    return refuse(function, ANEURALNETWORKS_BAD_DATA, "an input's dimensions must all be known");
   }
   // The bytes past the operand's own that padding allows: the HAL's location says them apart
   // (length is the operand's, padding the rest), as devices check the length exactly.
@@ -188,7 +197,8 @@ int Execution::enableInputAndOutputPadding(bool enable) {
                       std::any_of(outputs_.begin(), outputs_.end(), [](const Argument& a) { return a.set; });
   if (state_ != State::PREPARATION || anySet) {
     return refuse("ANeuralNetworksExecution_enableInputAndOutputPadding", ANEURALNETWORKS_BAD_STATE,
-                  "padding is chosen before any argument is set");
+                  state_ != State::PREPARATION ? "the execution has started"
+                                               : "padding is chosen before any argument is set");
   }
   padding_ = enable;
   return ANEURALNETWORKS_NO_ERROR;

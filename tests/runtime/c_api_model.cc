@@ -27,6 +27,13 @@ int typeCode(const hal::Model& model, ANeuralNetworksModel* out, int32_t type, b
   return ANEURALNETWORKS_BAD_DATA;
 }
 
+// An index list for the NDK, which refuses NULL even for an empty list (an empty vector's data()
+// may be NULL).
+const uint32_t* listOf(const std::vector<uint32_t>& indexes) {
+  static const uint32_t kNone = 0;
+  return indexes.empty() ? &kNone : indexes.data();
+}
+
 }  // namespace
 
 CApiModel::~CApiModel() {
@@ -129,15 +136,15 @@ int CApiModel::buildSubgraph(const hal::Model& model, const hal::Model::Subgraph
       return fail(code, "getExtensionOperationType for operation " + std::to_string(i));
     }
     if (int code = ANeuralNetworksModel_addOperation(
-            out, type, static_cast<uint32_t>(operation.inputs.size()), operation.inputs.data(),
-            static_cast<uint32_t>(operation.outputs.size()), operation.outputs.data());
+            out, type, static_cast<uint32_t>(operation.inputs.size()), listOf(operation.inputs),
+            static_cast<uint32_t>(operation.outputs.size()), listOf(operation.outputs));
         code) {
       return fail(code, "addOperation " + std::to_string(i) + " (" + hal::toString(operation.type) + ")");
     }
   }
   if (int code = ANeuralNetworksModel_identifyInputsAndOutputs(
-          out, static_cast<uint32_t>(subgraph.inputIndexes.size()), subgraph.inputIndexes.data(),
-          static_cast<uint32_t>(subgraph.outputIndexes.size()), subgraph.outputIndexes.data());
+          out, static_cast<uint32_t>(subgraph.inputIndexes.size()), listOf(subgraph.inputIndexes),
+          static_cast<uint32_t>(subgraph.outputIndexes.size()), listOf(subgraph.outputIndexes));
       code) {
     return fail(code, "identifyInputsAndOutputs");
   }

@@ -1,7 +1,7 @@
 // The NDK's documented semantics of every NNAPI C API function but ANeuralNetworksModel_* (which
-// model_builder_test covers): NULL arguments, calls in the wrong state, bad values, and what each
-// call does, on a remote device (an npu_emulator this test starts, reached through
-// NNREMOTE_TARGETS) and on nnapi-reference. The models are tiny: ADD of two float32 [2] tensors,
+// model_builder_test covers, but for the NULL checks made before the builder): NULL arguments,
+// calls in the wrong state, bad values, and what each call does, on a remote device (an
+// npu_emulator this test starts, reached through NNREMOTE_TARGETS) and on nnapi-reference. The models are tiny: ADD of two float32 [2] tensors,
 // the same with an output of unspecified shape, RANK (a scalar output) and a WHILE loop.
 #include <android/NeuralNetworks.h>
 #include <android/NeuralNetworksExtensions.h>
@@ -28,6 +28,7 @@
 
 #include "drivers/sim/sim_device.h"
 #include "emulator/emulator_server.h"
+#include "hal/model_builder.h"
 #include "tests/common/control_flow_models.h"
 #include "tests/common/server_options.h"
 #include "testing/unique_names.h"
@@ -301,6 +302,32 @@ TEST(CApiSemanticsTest, SupportedOperationsForDevices) {
   ASSERT_NE(unfinished, nullptr);
   EXPECT_EQ(ANeuralNetworksModel_getSupportedOperationsForDevices(unfinished.get(), both.data(), 1, supported),
             ANEURALNETWORKS_BAD_STATE);
+}
+
+// ---- Models (the checks made before runtime::ModelBuilder) ----------------------------------------
+
+TEST(CApiSemanticsTest, OperandListsMayNotBeNullEvenWhenEmpty) {
+  // Android's runtime refuses a NULL list whatever its count; a refused call changes nothing.
+  Model model = addModel({2}, ANEURALNETWORKS_FUSED_NONE, /*finish=*/false);
+  ASSERT_NE(model, nullptr);
+  const uint32_t inputs[] = {0, 1}, outputs[] = {3};
+  EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model.get(), 0, nullptr, 1, outputs),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksModel_identifyInputsAndOutputs(model.get(), 2, inputs, 0, nullptr),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksModel_addOperation(model.get(), ANEURALNETWORKS_ADD, 0, nullptr, 1, outputs),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  EXPECT_EQ(ANeuralNetworksModel_addOperation(model.get(), ANEURALNETWORKS_ADD, 2, inputs, 0, nullptr),
+            ANEURALNETWORKS_UNEXPECTED_NULL);
+  // The model still has its inputs, outputs and one operation.
+  ASSERT_EQ(ANeuralNetworksModel_finish(model.get()), kOk);
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
 }
 
 // ---- Compilations ------------------------------------------------------------------------------
@@ -606,6 +633,24 @@ TEST(CApiSemanticsTest, ArgumentsAreCheckedAgainstTheModel) {
   EXPECT_EQ(ANeuralNetworksExecution_setOutput(e, 0, nullptr, other, sizeof other), ANEURALNETWORKS_BAD_STATE);
   ASSERT_EQ(ANeuralNetworksExecution_compute(e), kOk);
   EXPECT_EQ(values(out), kSum);
+}
+
+TEST(CApiSemanticsTest, AnArgumentsTypeMustFitFourGibibytes) {
+  Model model = addModel({0});  // an output of unspecified length
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  float out[2] = {};
+  const std::vector<uint32_t> huge = {1u << 30};  // 4 GiB of float32
+  const ANeuralNetworksOperandType hugeType = tensorType(huge);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, &hugeType, out, sizeof out),
+            ANEURALNETWORKS_BAD_DATA);
+  const std::vector<uint32_t> two = {2};
+  const ANeuralNetworksOperandType twoType = tensorType(two);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, &twoType, out, sizeof out), kOk)
+      << "the refused call set nothing";
 }
 
 TEST(CApiSemanticsTest, AnExecutionComputesOnceUnlessReusable) {
@@ -961,6 +1006,60 @@ TEST_P(CApiOnDeviceTest, UnspecifiedOutputShapeIsKnownAfterCompute) {
   EXPECT_EQ(outputDimensions(execution.get(), &code), std::vector<uint32_t>{2});
   EXPECT_EQ(code, kOk);
   EXPECT_EQ(values(out), kSum);
+}
+
+// out = a + b, a float32 of unspecified length, b float32 [2]: valid, and whether a's length
+// fits b's is known only when it runs.
+hal::Model broadcastModel() {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(hal::OperandType::TENSOR_FLOAT32, {0});
+  const uint32_t x = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {0});
+  b.addOperation(hal::OperationType::ADD, {a, x, b.addInt32(ANEURALNETWORKS_FUSED_NONE)}, {out});
+  return b.build();
+}
+
+TEST_P(CApiOnDeviceTest, ShapesThatClashWhenItRunsFailTheComputation) {
+  CApiModel model;
+  std::string failure;
+  ASSERT_EQ(model.build(broadcastModel(), &failure), kOk) << failure;
+  Compilation compilation = compileHere(model.main());
+  ASSERT_NE(compilation, nullptr);
+  const float three[3] = {1.0f, 2.0f, 3.0f};
+  float out[3] = {};
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  const std::vector<uint32_t> dimensions = {3};
+  const ANeuralNetworksOperandType type = tensorType(dimensions);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, &type, three, sizeof three), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, kB, sizeof kB), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, out, sizeof out), kOk);
+  // [3] and [2] cannot be broadcast: the arguments were valid, so the computation fails, as
+  // Android's runtime and CPU executor have it.
+  EXPECT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_OP_FAILED);
+}
+
+TEST_P(CApiOnDeviceTest, AnInputOfUnknownShapeNeedsItEvenFromDeviceMemory) {
+  CApiModel model;
+  std::string failure;
+  ASSERT_EQ(model.build(broadcastModel(), &failure), kOk) << failure;
+  Compilation compilation = compileHere(model.main());
+  ASSERT_NE(compilation, nullptr);
+  MemoryDesc desc = newDesc();
+  ASSERT_NE(desc, nullptr);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), kOk);
+  ANeuralNetworksMemory* raw = nullptr;
+  ASSERT_EQ(ANeuralNetworksMemory_createFromDesc(desc.get(), &raw), kOk);
+  Memory memory(raw);
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  // The memory may know dimensions; the input's own must be known all the same.
+  EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, raw, 0, 0),
+            ANEURALNETWORKS_BAD_DATA);
+  const std::vector<uint32_t> dimensions = {2};
+  const ANeuralNetworksOperandType type = tensorType(dimensions);
+  EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, &type, raw, 0, 0), kOk);
 }
 
 TEST_P(CApiOnDeviceTest, TooSmallOutputGivesInsufficientSizeAndTheNeededShape) {

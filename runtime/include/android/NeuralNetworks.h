@@ -74,14 +74,16 @@ int ANeuralNetworksModel_setOperandValueFromMemory(ANeuralNetworksModel* model, 
                                                    size_t offset, size_t length);
 
 /* Appends an operation of the given type reading operands inputs[0..inputCount)
- * and writing outputs[0..outputCount). */
+ * and writing outputs[0..outputCount). A NULL list is UNEXPECTED_NULL, even
+ * with a count of 0. */
 int ANeuralNetworksModel_addOperation(ANeuralNetworksModel* model,
                                       ANeuralNetworksOperationType type, uint32_t inputCount,
                                       const uint32_t* inputs, uint32_t outputCount,
                                       const uint32_t* outputs);
 
 /* Declares the model's inputs and outputs (operand indexes, in the order the
- * execution functions will refer to them). */
+ * execution functions will refer to them). A NULL list is UNEXPECTED_NULL, even
+ * with a count of 0. */
 int ANeuralNetworksModel_identifyInputsAndOutputs(ANeuralNetworksModel* model, uint32_t inputCount,
                                                   const uint32_t* inputs, uint32_t outputCount,
                                                   const uint32_t* outputs);
