@@ -190,6 +190,15 @@ const std::vector<float> kSum = {11.0f, 22.0f};
 
 std::vector<float> values(const float* data, size_t count = 2) { return std::vector<float>(data, data + count); }
 
+// Computes kA + kB with `compilation` (of addModel) and expects kSum.
+void expectSum(ANeuralNetworksCompilation* compilation) {
+  float out[2] = {};
+  Execution execution = addExecution(compilation, kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+}
+
 // ---- Devices and runtime-wide queries ----------------------------------------------------------
 
 TEST(CApiSemanticsTest, EveryDeviceAnswersItsQueries) {
@@ -323,11 +332,7 @@ TEST(CApiSemanticsTest, OperandListsMayNotBeNullEvenWhenEmpty) {
   ASSERT_EQ(ANeuralNetworksModel_finish(model.get()), kOk);
   Compilation compilation = compile(model.get());
   ASSERT_NE(compilation, nullptr);
-  float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
-  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
-  EXPECT_EQ(values(out), kSum);
+  expectSum(compilation.get());
 }
 
 // ---- Compilations ------------------------------------------------------------------------------
@@ -480,11 +485,7 @@ TEST(CApiSemanticsTest, CompilationCreateChoosesADeviceThatRunsTheModel) {
     ASSERT_NE(compilation, nullptr);
     ASSERT_EQ(ANeuralNetworksCompilation_setPreference(compilation.get(), preference), kOk);
     ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation.get()), kOk) << "preference " << preference;
-    float out[2] = {};
-    Execution execution = addExecution(compilation.get(), kA, kB, out);
-    ASSERT_NE(execution, nullptr);
-    ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
-    EXPECT_EQ(values(out), kSum);
+    expectSum(compilation.get());
   }
 }
 
@@ -987,6 +988,13 @@ class CApiOnDeviceTest : public ::testing::TestWithParam<bool> {
   }
   // `model` compiled for this test's device alone, finished.
   Compilation compileHere(ANeuralNetworksModel* model) const { return compile(model, device_); }
+  // `source` built through the C API into `model` (which the compilation needs), then compiled here.
+  Compilation compileHere(const hal::Model& source, CApiModel* model) const {
+    std::string failure;
+    const int code = model->build(source, &failure);
+    EXPECT_EQ(code, kOk) << failure;
+    return code == kOk ? compileHere(model->main()) : nullptr;
+  }
 
   const ANeuralNetworksDevice* device_ = nullptr;
 };
@@ -1021,9 +1029,7 @@ hal::Model broadcastModel() {
 
 TEST_P(CApiOnDeviceTest, ShapesThatClashWhenItRunsFailTheComputation) {
   CApiModel model;
-  std::string failure;
-  ASSERT_EQ(model.build(broadcastModel(), &failure), kOk) << failure;
-  Compilation compilation = compileHere(model.main());
+  Compilation compilation = compileHere(broadcastModel(), &model);
   ASSERT_NE(compilation, nullptr);
   const float three[3] = {1.0f, 2.0f, 3.0f};
   float out[3] = {};
@@ -1041,9 +1047,7 @@ TEST_P(CApiOnDeviceTest, ShapesThatClashWhenItRunsFailTheComputation) {
 
 TEST_P(CApiOnDeviceTest, AnInputOfUnknownShapeNeedsItEvenFromDeviceMemory) {
   CApiModel model;
-  std::string failure;
-  ASSERT_EQ(model.build(broadcastModel(), &failure), kOk) << failure;
-  Compilation compilation = compileHere(model.main());
+  Compilation compilation = compileHere(broadcastModel(), &model);
   ASSERT_NE(compilation, nullptr);
   MemoryDesc desc = newDesc();
   ASSERT_NE(desc, nullptr);
@@ -1339,9 +1343,7 @@ TEST_P(CApiOnDeviceTest, TheLongestTimeoutsNeverRunOut) {
 TEST_P(CApiOnDeviceTest, LoopTimeoutsAreClampedToTheMaximum) {
   const hal::Model loop = whileModel();  // WHILE (i < limit) { i = i + 1; sum = sum + i }
   CApiModel model;
-  std::string failure;
-  ASSERT_EQ(model.build(loop, &failure), kOk) << failure;
-  Compilation compilation = compileHere(model.main());
+  Compilation compilation = compileHere(loop, &model);
   ASSERT_NE(compilation, nullptr);
   const float i = 0.0f, sum = 0.0f;
   float limit = 3.0f, finalI = -1.0f, finalSum = -1.0f;
@@ -1459,11 +1461,7 @@ TEST_P(CApiOnDeviceTest, ACacheDirectoryThatCannotBeOpenedCompilesWithoutCaching
   uint8_t token[ANEURALNETWORKS_BYTE_SIZE_OF_CACHE_TOKEN] = {7};
   ASSERT_EQ(ANeuralNetworksCompilation_setCaching(compilation.get(), "/nonexistent/nnremote-cache", token), kOk);
   ASSERT_EQ(ANeuralNetworksCompilation_finish(compilation.get()), kOk);
-  float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
-  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
-  EXPECT_EQ(values(out), kSum);
+  expectSum(compilation.get());
 }
 
 // A memory from a descriptor naming output 0 and input 0 of one compilation: this device's own
