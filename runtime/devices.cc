@@ -23,8 +23,9 @@ hal::SharedDevice makeReferenceDevice() {
   npu.set_vendor("nnapi");
   npu.set_device_name("reference");
   npu.set_device_type(sim::CPU);
-  // As Android's CPU device: every valid operation compiles; a bad parameter fails the execution.
-  return sim::SimDevice::create(npu, hal::randomCacheSecret(), sim::SimDevice::Acceptance::kEveryValidOperation);
+  // Answers as Android's CPU device: every valid operation compiles (a bad parameter fails the
+  // execution); no device memory of unknown size.
+  return sim::SimDevice::create(npu, hal::randomCacheSecret(), sim::SimDevice::Role::kCpuFallback);
 }
 
 std::vector<std::string> DeviceRegistry::targetsFromEnvironment() {

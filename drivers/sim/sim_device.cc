@@ -63,8 +63,8 @@ hal::BackendDevice simBackendDevice(const NpuConfig& npu, const hal::CacheSecret
           [npu](const hal::Model& model) { return preparationTime(model, npu); }};
 }
 
-std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, hal::CacheSecret cacheSecret, Acceptance acceptance) {
-  return std::make_shared<SimDevice>(std::move(npu), cacheSecret, acceptance);
+std::shared_ptr<SimDevice> SimDevice::create(NpuConfig npu, hal::CacheSecret cacheSecret, Role role) {
+  return std::make_shared<SimDevice>(std::move(npu), cacheSecret, role);
 }
 
 namespace {
@@ -73,16 +73,15 @@ uint64_t constantStoreBytes(const NpuConfig& npu) {
   return mib << 20;
 }
 
-OperationCheck checkFor(SimDevice::Acceptance acceptance) {
-  return acceptance == SimDevice::Acceptance::kEveryValidOperation ? OperationCheck::kHasKernel
-                                                                   : OperationCheck::kKernelAccepts;
+OperationCheck checkFor(SimDevice::Role role) {
+  return role == SimDevice::Role::kCpuFallback ? OperationCheck::kHasKernel : OperationCheck::kKernelAccepts;
 }
 }  // namespace
 
-SimDevice::SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret, Acceptance acceptance)
+SimDevice::SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret, Role role)
     : npu_(std::move(npu)),
       cacheSecret_(cacheSecret),
-      acceptance_(acceptance),
+      role_(role),
       constantStore_(constantStoreBytes(npu_)),
       name_(deviceName(npu_)),
       versionString_("nnremote-sim 0.2 (" + std::to_string(npu_.systolic_array().rows()) + "x" +
@@ -103,7 +102,7 @@ hal::Result<std::vector<bool>> SimDevice::getSupportedOperations(const hal::Mode
   NN_RETURN_IF_ERROR(hal::validateModel(model));
   NN_RETURN_IF_ERROR(validateExtensionOperands(model));
   std::vector<bool> supported;
-  for (const Status& status : checkOperations(model, checkFor(acceptance_))) supported.push_back(status.ok());
+  for (const Status& status : checkOperations(model, checkFor(role_))) supported.push_back(status.ok());
   // An extension this device does not offer is not supported, however the simulator could run it.
   for (size_t i = 0; i < supported.size(); ++i) {
     if (isUnsupportedExtensionOperation(model, model.main.operations[i], extensionNames_)) supported[i] = false;
@@ -149,7 +148,7 @@ hal::Status SimDevice::checkPreparable(const hal::Model& model) const {
            << " bytes of device memory of " << name_ << " (dram.capacity_mib = " << (deviceMemoryBytes(npu_) >> 20)
            << ")";
   }
-  const std::vector<Status> checks = checkOperations(model, checkFor(acceptance_));
+  const std::vector<Status> checks = checkOperations(model, checkFor(role_));
   for (size_t i = 0; i < checks.size(); ++i) {
     if (!checks[i].ok()) {
       return makeError(ErrorStatus::INVALID_ARGUMENT)
@@ -265,6 +264,10 @@ hal::Result<hal::SharedBuffer> SimDevice::allocate(const hal::BufferDesc& desc,
   }
   NN_ASSIGN_OR_RETURN(hal::BufferOperand operand,
                       hal::validateBufferRoles(desc, models, inputRoles, outputRoles));
+  if (role_ == Role::kCpuFallback && hal::hasUnspecifiedDimensions(operand.type, operand.dimensions)) {
+    return makeError(ErrorStatus::GENERAL_FAILURE)
+           << name_ << " does not allocate buffers of unknown dimensions (" << hal::toString(operand.dimensions) << ")";
+  }
   std::set<SimBuffer::Role> roles;
   for (const auto& role : inputRoles) roles.insert({preparedModels[role.modelIndex].get(), role.ioIndex, true});
   for (const auto& role : outputRoles) roles.insert({preparedModels[role.modelIndex].get(), role.ioIndex, false});

@@ -27,19 +27,19 @@ hal::BackendDevice simBackendDevice(const NpuConfig& npu, const hal::CacheSecret
 
 class SimDevice final : public hal::IDevice {
  public:
-  // Which operations the device takes. kWhatItCanRun, a driver's usual answer: those whose kernels
-  // accept the model's constant parameters. kEveryValidOperation: every valid operation it has a
-  // kernel for, its parameters checked when it runs, as Android's CPU device (the runtime's
-  // fallback) does: an operation with a bad constant parameter is prepared and fails its
-  // executions (GENERAL_FAILURE).
-  enum class Acceptance { kWhatItCanRun, kEveryValidOperation };
+  // kDriver, a driver's usual answers: the operations whose kernels accept the model's constant
+  // parameters; buffers of any shape. kCpuFallback, as Android's CPU device (its runtime's
+  // fallback) answers: every valid operation it has a kernel for, its parameters checked when it
+  // runs (an operation with a bad constant parameter is prepared and fails its executions with
+  // GENERAL_FAILURE); no buffer of unknown size (GENERAL_FAILURE).
+  enum class Role { kDriver, kCpuFallback };
 
   // `cacheSecret` seals the compilation caches this device writes; a server passes the one from
   // its state directory so caches outlive it.
   static std::shared_ptr<SimDevice> create(NpuConfig npu, hal::CacheSecret cacheSecret = hal::randomCacheSecret(),
-                                           Acceptance acceptance = Acceptance::kWhatItCanRun);
+                                           Role role = Role::kDriver);
 
-  SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret, Acceptance acceptance = Acceptance::kWhatItCanRun);
+  SimDevice(NpuConfig npu, hal::CacheSecret cacheSecret, Role role = Role::kDriver);
 
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return versionString_; }
@@ -78,7 +78,7 @@ class SimDevice final : public hal::IDevice {
 
   NpuConfig npu_;
   hal::CacheSecret cacheSecret_;
-  Acceptance acceptance_;
+  Role role_;
   ConstantStore constantStore_;
   mutable std::mutex bufferMutex_;
   mutable uint32_t nextToken_ = 1;

@@ -1052,18 +1052,37 @@ TEST_P(CApiOnDeviceTest, AnInputOfUnknownShapeNeedsItEvenFromDeviceMemory) {
   MemoryDesc desc = newDesc();
   ASSERT_NE(desc, nullptr);
   ASSERT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
+  const uint32_t two[] = {2};
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_setDimensions(desc.get(), 1, two), kOk);
   ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), kOk);
   ANeuralNetworksMemory* raw = nullptr;
   ASSERT_EQ(ANeuralNetworksMemory_createFromDesc(desc.get(), &raw), kOk);
   Memory memory(raw);
   Execution execution = executionOf(compilation.get());
   ASSERT_NE(execution, nullptr);
-  // The memory may know dimensions; the input's own must be known all the same.
+  // The memory knows its dimensions; the input's own must be known all the same.
   EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, raw, 0, 0),
             ANEURALNETWORKS_BAD_DATA);
   const std::vector<uint32_t> dimensions = {2};
   const ANeuralNetworksOperandType type = tensorType(dimensions);
   EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, &type, raw, 0, 0), kOk);
+}
+
+TEST_P(CApiOnDeviceTest, AMemoryOfUnknownSizeIsTheDevicesChoice) {
+  CApiModel model;
+  Compilation compilation = compileHere(broadcastModel(), &model);
+  ASSERT_NE(compilation, nullptr);
+  MemoryDesc desc = newDesc();
+  ASSERT_NE(desc, nullptr);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
+  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), kOk);
+  ANeuralNetworksMemory* raw = nullptr;
+  const int code = ANeuralNetworksMemory_createFromDesc(desc.get(), &raw);
+  Memory memory(raw);
+  // The simulated NPU makes one; nnapi-reference, as Android's CPU device, does not, and a
+  // compilation for chosen devices falls back to no shared memory of unknown size either.
+  EXPECT_EQ(code, GetParam() ? kOk : ANEURALNETWORKS_OP_FAILED);
+  EXPECT_EQ(raw != nullptr, code == kOk);
 }
 
 TEST_P(CApiOnDeviceTest, TooSmallOutputGivesInsufficientSizeAndTheNeededShape) {

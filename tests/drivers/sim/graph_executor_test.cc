@@ -103,7 +103,7 @@ TEST(SettledOperationsTest, AnOperationItsKernelRefusesIsNeverSettled) {
   EXPECT_THAT(operationsSettledAtPreparation(addWithBadConstantActivation()), ElementsAre(false));
 }
 
-TEST(AcceptanceTest, ADriverRefusesWhatItCannotRunAndTheCpuFallbackFailsItWhenItRuns) {
+TEST(SimDeviceRoleTest, ADriverRefusesWhatItCannotRunAndTheCpuFallbackFailsItWhenItRuns) {
   const hal::Model model = addWithBadConstantActivation();
   auto driver = SimDevice::create(edgeNpuConfig());
   auto supported = driver->getSupportedOperations(model);
@@ -114,7 +114,7 @@ TEST(AcceptanceTest, ADriverRefusesWhatItCannotRunAndTheCpuFallbackFailsItWhenIt
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
 
-  auto cpu = SimDevice::create(edgeNpuConfig(), hal::randomCacheSecret(), SimDevice::Acceptance::kEveryValidOperation);
+  auto cpu = SimDevice::create(edgeNpuConfig(), hal::randomCacheSecret(), SimDevice::Role::kCpuFallback);
   supported = cpu->getSupportedOperations(model);
   ASSERT_TRUE(supported.ok()) << supported.error().message;
   EXPECT_THAT(*supported, ElementsAre(true));
@@ -128,6 +128,28 @@ TEST(AcceptanceTest, ADriverRefusesWhatItCannotRunAndTheCpuFallbackFailsItWhenIt
     ASSERT_FALSE(outcome.ok());
     EXPECT_EQ(outcome.error().code, hal::ErrorStatus::GENERAL_FAILURE);
     EXPECT_THAT(outcome.error().message, HasSubstr("7"));
+  }
+}
+
+TEST(SimDeviceRoleTest, OnlyADriverAllocatesABufferOfUnknownSize) {
+  hal::ModelBuilder b;
+  const uint32_t a = b.addInput(kFloat, {0});
+  const uint32_t out = b.addOutput(kFloat, {0});
+  b.addOperation(OperationType::RELU, {a}, {out});
+  const hal::Model model = b.build();
+  for (const SimDevice::Role role : {SimDevice::Role::kDriver, SimDevice::Role::kCpuFallback}) {
+    auto device = SimDevice::create(edgeNpuConfig(), hal::randomCacheSecret(), role);
+    auto prepared = device->prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                         std::nullopt, {}, {}, {});
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    auto buffer = device->allocate({}, {*prepared}, {}, {{0, 0, 1.0f}});
+    if (role == SimDevice::Role::kDriver) {
+      EXPECT_TRUE(buffer.ok()) << buffer.error().message;
+    } else {
+      ASSERT_FALSE(buffer.ok());
+      EXPECT_EQ(buffer.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+      EXPECT_THAT(buffer.error().message, HasSubstr("unknown dimensions"));
+    }
   }
 }
 
