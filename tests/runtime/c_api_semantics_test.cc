@@ -890,6 +890,27 @@ MemoryDesc newDesc() {
   return MemoryDesc(ANeuralNetworksMemoryDesc_create(&raw) == kOk ? raw : nullptr);
 }
 
+// A memory from a descriptor of one role, input or output `index` of `compilation`, narrowed to
+// `dimensions` unless they are empty; `code` is the first call's result that was not NO_ERROR.
+Memory memoryForRole(ANeuralNetworksCompilation* compilation, bool input, uint32_t index,
+                     const std::vector<uint32_t>& dimensions, int* code) {
+  MemoryDesc desc = newDesc();
+  if (desc == nullptr) {
+    *code = ANEURALNETWORKS_OUT_OF_MEMORY;
+    return nullptr;
+  }
+  *code = input ? ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation, index, 1.0f)
+                : ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), compilation, index, 1.0f);
+  if (*code == kOk && !dimensions.empty()) {
+    *code = ANeuralNetworksMemoryDesc_setDimensions(desc.get(), static_cast<uint32_t>(dimensions.size()),
+                                                    dimensions.data());
+  }
+  if (*code == kOk) *code = ANeuralNetworksMemoryDesc_finish(desc.get());
+  ANeuralNetworksMemory* raw = nullptr;
+  if (*code == kOk) *code = ANeuralNetworksMemory_createFromDesc(desc.get(), &raw);
+  return Memory(raw);
+}
+
 TEST(CApiSemanticsTest, MemoryDescriptorsFollowTheNdkStateMachine) {
   EXPECT_EQ(ANeuralNetworksMemoryDesc_create(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
   EXPECT_EQ(ANeuralNetworksMemoryDesc_addInputRole(nullptr, nullptr, 0, 1.0f), ANEURALNETWORKS_UNEXPECTED_NULL);
@@ -1049,15 +1070,10 @@ TEST_P(CApiOnDeviceTest, AnInputOfUnknownShapeNeedsItEvenFromDeviceMemory) {
   CApiModel model;
   Compilation compilation = compileHere(broadcastModel(), &model);
   ASSERT_NE(compilation, nullptr);
-  MemoryDesc desc = newDesc();
-  ASSERT_NE(desc, nullptr);
-  ASSERT_EQ(ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
-  const uint32_t two[] = {2};
-  ASSERT_EQ(ANeuralNetworksMemoryDesc_setDimensions(desc.get(), 1, two), kOk);
-  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), kOk);
-  ANeuralNetworksMemory* raw = nullptr;
-  ASSERT_EQ(ANeuralNetworksMemory_createFromDesc(desc.get(), &raw), kOk);
-  Memory memory(raw);
+  int code = kOk;
+  Memory memory = memoryForRole(compilation.get(), /*input=*/true, 0, {2}, &code);
+  ASSERT_EQ(code, kOk);
+  ANeuralNetworksMemory* raw = memory.get();
   Execution execution = executionOf(compilation.get());
   ASSERT_NE(execution, nullptr);
   // The memory knows its dimensions; the input's own must be known all the same.
@@ -1072,17 +1088,12 @@ TEST_P(CApiOnDeviceTest, AMemoryOfUnknownSizeIsTheDevicesChoice) {
   CApiModel model;
   Compilation compilation = compileHere(broadcastModel(), &model);
   ASSERT_NE(compilation, nullptr);
-  MemoryDesc desc = newDesc();
-  ASSERT_NE(desc, nullptr);
-  ASSERT_EQ(ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), compilation.get(), 0, 1.0f), kOk);
-  ASSERT_EQ(ANeuralNetworksMemoryDesc_finish(desc.get()), kOk);
-  ANeuralNetworksMemory* raw = nullptr;
-  const int code = ANeuralNetworksMemory_createFromDesc(desc.get(), &raw);
-  Memory memory(raw);
+  int code = kOk;
+  Memory memory = memoryForRole(compilation.get(), /*input=*/false, 0, {}, &code);
   // The simulated NPU makes one; nnapi-reference, as Android's CPU device, does not, and a
   // compilation for chosen devices falls back to no shared memory of unknown size either.
   EXPECT_EQ(code, GetParam() ? kOk : ANEURALNETWORKS_OP_FAILED);
-  EXPECT_EQ(raw != nullptr, code == kOk);
+  EXPECT_EQ(memory != nullptr, code == kOk);
 }
 
 TEST_P(CApiOnDeviceTest, TooSmallOutputGivesInsufficientSizeAndTheNeededShape) {
