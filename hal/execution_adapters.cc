@@ -67,7 +67,7 @@ Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFencedBySyncExecu
   for (size_t i = 0; i < waitFor.size(); ++i) {
     OptionalDuration remaining;
     if (deadline.has_value()) {
-      remaining = std::chrono::duration_cast<Duration>(*deadline - Clock::now());
+      remaining = timeUntil(*deadline);
     }
     const auto state = waitFor[i].wait(remaining);
     if (state == SyncFence::State::ACTIVE) {

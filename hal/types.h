@@ -190,6 +190,8 @@ inline Duration durationOf(uint64_t nanoseconds) {
   return Duration(static_cast<Duration::rep>(std::min<uint64_t>(nanoseconds, kLongestDuration.count())));
 }
 inline TimePoint deadlineAfter(uint64_t nanoseconds) { return Clock::now() + durationOf(nanoseconds); }
+// The time left until `deadline` (negative once it has passed), at most kLongestDuration.
+inline Duration timeUntil(TimePoint deadline) { return std::min<Duration>(deadline - Clock::now(), kLongestDuration); }
 
 // Both durations are std::nullopt ("not available") unless timing was requested and measured.
 struct Timing {

@@ -24,7 +24,7 @@ int64_t micros(Duration d) { return std::chrono::duration_cast<std::chrono::micr
 hal::Result<hal::OptionalDuration> timeLeft(const hal::OptionalTimePoint& deadline, const char* what) {
   if (!deadline.has_value()) return hal::OptionalDuration();
   // At most kLongestDuration: the timeline adds it to its own time points.
-  const Duration left = std::min<Duration>(*deadline - hal::Clock::now(), hal::kLongestDuration);
+  const Duration left = hal::timeUntil(*deadline);
   if (left <= Duration::zero()) {
     return makeError(ErrorStatus::MISSED_DEADLINE_PERSISTENT)
            << "the deadline had already passed when the " << what << " arrived";

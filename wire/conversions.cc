@@ -1,6 +1,5 @@
 #include "wire/conversions.h"
 
-#include <algorithm>
 #include <cstring>
 
 namespace nnremote::wire {
@@ -284,7 +283,7 @@ hal::Priority fromWire(wire::Priority priority) {
 void toWire(const hal::OptionalTimePoint& deadline, wire::Deadline* out, bool* hasDeadline) {
   *hasDeadline = deadline.has_value();
   if (!deadline) return;
-  const auto remaining = std::min<hal::Duration>(*deadline - hal::Clock::now(), hal::kLongestDuration);
+  const hal::Duration remaining = hal::timeUntil(*deadline);
   out->set_nanoseconds_from_now(remaining.count() > 0 ? remaining.count() : 0);
 }
 

@@ -313,7 +313,7 @@ constexpr std::chrono::seconds kDeadlineGrace{1};
 std::optional<std::chrono::system_clock::time_point> Connection::executionCallLimit(
     const hal::OptionalTimePoint& deadline) const {
   if (deadline.has_value()) {
-    const auto left = std::min<hal::Duration>(*deadline - hal::Clock::now(), hal::kLongestDuration);
+    const hal::Duration left = hal::timeUntil(*deadline);
     return std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::system_clock::duration>(left) +
            kDeadlineGrace;
   }
