@@ -33,6 +33,7 @@ void WorkPool::submit(std::function<void()> task) {
 }
 
 void WorkPool::joinEnded(std::unique_lock<std::mutex>& lock) {
+  if (ended_.empty()) return;  // the usual case: submit keeps its lock
   std::vector<std::thread> ended;
   ended.swap(ended_);
   lock.unlock();
