@@ -29,175 +29,17 @@
 #include "drivers/sim/sim_device.h"
 #include "emulator/emulator_server.h"
 #include "hal/model_builder.h"
+#include "testing/unique_names.h"
 #include "tests/common/control_flow_models.h"
 #include "tests/common/server_options.h"
-#include "testing/unique_names.h"
+#include "tests/runtime/c_api_helpers.h"
 #include "tests/runtime/c_api_model.h"
 #include "tests/runtime/remote_server.h"
 
 namespace nnremote::testing {
 namespace {
 
-constexpr int kOk = ANEURALNETWORKS_NO_ERROR;
-
 const auto* const kServer = ::testing::AddGlobalTestEnvironment(new RemoteServer("capi-semantics"));
-
-// ---- Owners of C API objects -------------------------------------------------------------------
-
-template <typename T, void (*Free)(T*)>
-struct Freer {
-  void operator()(T* object) const { Free(object); }
-};
-template <typename T, void (*Free)(T*)>
-using Owned = std::unique_ptr<T, Freer<T, Free>>;
-using Model = Owned<ANeuralNetworksModel, ANeuralNetworksModel_free>;
-using Compilation = Owned<ANeuralNetworksCompilation, ANeuralNetworksCompilation_free>;
-using Execution = Owned<ANeuralNetworksExecution, ANeuralNetworksExecution_free>;
-using Event = Owned<ANeuralNetworksEvent, ANeuralNetworksEvent_free>;
-using Burst = Owned<ANeuralNetworksBurst, ANeuralNetworksBurst_free>;
-using Memory = Owned<ANeuralNetworksMemory, ANeuralNetworksMemory_free>;
-
-// ---- Models ------------------------------------------------------------------------------------
-
-ANeuralNetworksOperandType tensorType(const std::vector<uint32_t>& dimensions,
-                                      int32_t type = ANEURALNETWORKS_TENSOR_FLOAT32) {
-  return {type, static_cast<uint32_t>(dimensions.size()), dimensions.empty() ? nullptr : dimensions.data(), 0.0f, 0};
-}
-
-// out = a + b (with `activation`), a and b float32 [2], out float32 `outputDimensions`. Finished
-// unless `finish` is false; null if a call failed.
-Model addModel(std::vector<uint32_t> outputDimensions = {2}, int32_t activation = ANEURALNETWORKS_FUSED_NONE,
-               bool finish = true) {
-  ANeuralNetworksModel* raw = nullptr;
-  if (ANeuralNetworksModel_create(&raw) != kOk) return nullptr;
-  Model model(raw);
-  const std::vector<uint32_t> two = {2};
-  const ANeuralNetworksOperandType input = tensorType(two);
-  const ANeuralNetworksOperandType output = tensorType(outputDimensions);
-  const ANeuralNetworksOperandType scalar{ANEURALNETWORKS_INT32, 0, nullptr, 0.0f, 0};
-  const uint32_t addInputs[] = {0, 1, 2}, outputs[] = {3}, modelInputs[] = {0, 1};
-  const bool built = ANeuralNetworksModel_addOperand(raw, &input) == kOk &&
-                     ANeuralNetworksModel_addOperand(raw, &input) == kOk &&
-                     ANeuralNetworksModel_addOperand(raw, &scalar) == kOk &&
-                     ANeuralNetworksModel_addOperand(raw, &output) == kOk &&
-                     ANeuralNetworksModel_setOperandValue(raw, 2, &activation, sizeof activation) == kOk &&
-                     ANeuralNetworksModel_addOperation(raw, ANEURALNETWORKS_ADD, 3, addInputs, 1, outputs) == kOk &&
-                     ANeuralNetworksModel_identifyInputsAndOutputs(raw, 2, modelInputs, 1, outputs) == kOk &&
-                     (!finish || ANeuralNetworksModel_finish(raw) == kOk);
-  return built ? std::move(model) : nullptr;
-}
-
-// out = RANK(x): x float32 [2], out an INT32 scalar.
-Model rankModel() {
-  ANeuralNetworksModel* raw = nullptr;
-  if (ANeuralNetworksModel_create(&raw) != kOk) return nullptr;
-  Model model(raw);
-  const std::vector<uint32_t> two = {2};
-  const ANeuralNetworksOperandType input = tensorType(two);
-  const ANeuralNetworksOperandType scalar{ANEURALNETWORKS_INT32, 0, nullptr, 0.0f, 0};
-  const uint32_t inputs[] = {0}, outputs[] = {1};
-  const bool built = ANeuralNetworksModel_addOperand(raw, &input) == kOk &&
-                     ANeuralNetworksModel_addOperand(raw, &scalar) == kOk &&
-                     ANeuralNetworksModel_addOperation(raw, ANEURALNETWORKS_RANK, 1, inputs, 1, outputs) == kOk &&
-                     ANeuralNetworksModel_identifyInputsAndOutputs(raw, 1, inputs, 1, outputs) == kOk &&
-                     ANeuralNetworksModel_finish(raw) == kOk;
-  return built ? std::move(model) : nullptr;
-}
-
-// ---- Devices -----------------------------------------------------------------------------------
-
-std::string nameOf(const ANeuralNetworksDevice* device) {
-  const char* name = nullptr;
-  return ANeuralNetworksDevice_getName(device, &name) == kOk && name != nullptr ? name : "";
-}
-
-std::vector<ANeuralNetworksDevice*> allDevices() {
-  uint32_t count = 0;
-  std::vector<ANeuralNetworksDevice*> devices;
-  if (ANeuralNetworks_getDeviceCount(&count) != kOk) return devices;
-  for (uint32_t i = 0; i < count; ++i) {
-    ANeuralNetworksDevice* device = nullptr;
-    if (ANeuralNetworks_getDevice(i, &device) == kOk) devices.push_back(device);
-  }
-  return devices;
-}
-
-// The remote device (the first that is not nnapi-reference) or nnapi-reference.
-const ANeuralNetworksDevice* deviceFor(bool remote) {
-  for (const ANeuralNetworksDevice* device : allDevices()) {
-    if ((nameOf(device) == "nnapi-reference") != remote) return device;
-  }
-  return nullptr;
-}
-
-// ---- Compilations and executions ---------------------------------------------------------------
-
-// A compilation of `model` for `device` alone, or by Compilation_create when `device` is null;
-// finished unless `finish` is false. Null if a call failed.
-Compilation compile(ANeuralNetworksModel* model, const ANeuralNetworksDevice* device = nullptr, bool finish = true) {
-  ANeuralNetworksCompilation* raw = nullptr;
-  const int created = device != nullptr ? ANeuralNetworksCompilation_createForDevices(model, &device, 1, &raw)
-                                        : ANeuralNetworksCompilation_create(model, &raw);
-  if (created != kOk) return nullptr;
-  Compilation compilation(raw);
-  if (finish && ANeuralNetworksCompilation_finish(raw) != kOk) return nullptr;
-  return compilation;
-}
-
-Execution executionOf(ANeuralNetworksCompilation* compilation) {
-  ANeuralNetworksExecution* raw = nullptr;
-  return Execution(ANeuralNetworksExecution_create(compilation, &raw) == kOk ? raw : nullptr);
-}
-
-// The arguments of an ADD execution: a and b, and `outLength` bytes of out.
-int setAddArguments(ANeuralNetworksExecution* execution, const float* a, const float* b, float* out,
-                    size_t outLength = 2 * sizeof(float)) {
-  if (int code = ANeuralNetworksExecution_setInput(execution, 0, nullptr, a, 2 * sizeof(float)); code) return code;
-  if (int code = ANeuralNetworksExecution_setInput(execution, 1, nullptr, b, 2 * sizeof(float)); code) return code;
-  return ANeuralNetworksExecution_setOutput(execution, 0, nullptr, out, outLength);
-}
-
-// An ADD execution of `compilation` with its arguments set; null if a call failed.
-Execution addExecution(ANeuralNetworksCompilation* compilation, const float* a, const float* b, float* out) {
-  Execution execution = executionOf(compilation);
-  if (execution == nullptr || setAddArguments(execution.get(), a, b, out) != kOk) return nullptr;
-  return execution;
-}
-
-// Starts `execution` after `dependencies`; the event, or null with the result code in `code`.
-Event startAfter(ANeuralNetworksExecution* execution, const std::vector<const ANeuralNetworksEvent*>& dependencies,
-                 int* code, uint64_t duration = 0) {
-  ANeuralNetworksEvent* raw = nullptr;
-  *code = ANeuralNetworksExecution_startComputeWithDependencies(
-      execution, dependencies.data(), static_cast<uint32_t>(dependencies.size()), duration, &raw);
-  return Event(raw);
-}
-
-// Output 0's dimensions, asked as a program does (rank, then dimensions); `code` is what the
-// last call returned.
-std::vector<uint32_t> outputDimensions(ANeuralNetworksExecution* execution, int* code) {
-  uint32_t rank = 0;
-  *code = ANeuralNetworksExecution_getOutputOperandRank(execution, 0, &rank);
-  if (*code != kOk && *code != ANEURALNETWORKS_OUTPUT_INSUFFICIENT_SIZE) return {};
-  std::vector<uint32_t> dimensions(rank);
-  *code = ANeuralNetworksExecution_getOutputOperandDimensions(execution, 0, dimensions.data());
-  return dimensions;
-}
-
-const float kA[2] = {1.0f, 2.0f};
-const float kB[2] = {10.0f, 20.0f};
-const std::vector<float> kSum = {11.0f, 22.0f};
-
-std::vector<float> values(const float* data, size_t count = 2) { return std::vector<float>(data, data + count); }
-
-// Computes kA + kB with `compilation` (of addModel) and expects kSum.
-void expectSum(ANeuralNetworksCompilation* compilation) {
-  float out[2] = {};
-  Execution execution = addExecution(compilation, kA, kB, out);
-  ASSERT_NE(execution, nullptr);
-  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
-  EXPECT_EQ(values(out), kSum);
-}
 
 // ---- Devices and runtime-wide queries ----------------------------------------------------------
 
@@ -882,34 +724,6 @@ TEST(CApiSemanticsTest, BurstsCheckTheirCompilation) {
 }
 
 // ---- Memory domains ----------------------------------------------------------------------------
-
-using MemoryDesc = Owned<ANeuralNetworksMemoryDesc, ANeuralNetworksMemoryDesc_free>;
-
-MemoryDesc newDesc() {
-  ANeuralNetworksMemoryDesc* raw = nullptr;
-  return MemoryDesc(ANeuralNetworksMemoryDesc_create(&raw) == kOk ? raw : nullptr);
-}
-
-// A memory from a descriptor of one role, input or output `index` of `compilation`, narrowed to
-// `dimensions` unless they are empty; `code` is the first call's result that was not NO_ERROR.
-Memory memoryForRole(ANeuralNetworksCompilation* compilation, bool input, uint32_t index,
-                     const std::vector<uint32_t>& dimensions, int* code) {
-  MemoryDesc desc = newDesc();
-  if (desc == nullptr) {
-    *code = ANEURALNETWORKS_OUT_OF_MEMORY;
-    return nullptr;
-  }
-  *code = input ? ANeuralNetworksMemoryDesc_addInputRole(desc.get(), compilation, index, 1.0f)
-                : ANeuralNetworksMemoryDesc_addOutputRole(desc.get(), compilation, index, 1.0f);
-  if (*code == kOk && !dimensions.empty()) {
-    *code = ANeuralNetworksMemoryDesc_setDimensions(desc.get(), static_cast<uint32_t>(dimensions.size()),
-                                                    dimensions.data());
-  }
-  if (*code == kOk) *code = ANeuralNetworksMemoryDesc_finish(desc.get());
-  ANeuralNetworksMemory* raw = nullptr;
-  if (*code == kOk) *code = ANeuralNetworksMemory_createFromDesc(desc.get(), &raw);
-  return Memory(raw);
-}
 
 TEST(CApiSemanticsTest, MemoryDescriptorsFollowTheNdkStateMachine) {
   EXPECT_EQ(ANeuralNetworksMemoryDesc_create(nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
