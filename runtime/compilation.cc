@@ -9,6 +9,7 @@
 #include "hal/compilation_cache.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
+#include "hal/vlog.h"
 #include "runtime/partitioned_prepared_model.h"
 #include "runtime/partitioning.h"
 #include "runtime/result_codes.h"
@@ -246,25 +247,70 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
                              caching ? token : hal::CacheToken{});
 }
 
+hal::Result<hal::SharedPreparedModel> Compilation::prepareOnChosen(const std::vector<Support>& support) {
+  if (const RuntimeDevice* chosen = chooseDevice(support)) {
+    deviceNames_ = {chosen->device->getName()};
+    wholeDevice_ = chosen;
+    return prepareOn(*chosen, model_);
+  }
+  NN_ASSIGN_OR_RETURN(const std::vector<const RuntimeDevice*> deviceOf, assignOperations(support));
+  return preparePartitioned(deviceOf);
+}
+
+const RuntimeDevice* Compilation::cpuFallbackDevice() const {
+  if (explicitDevices_) return nullptr;
+  auto cpuCannotRun = [](const hal::Model::Subgraph& subgraph) {
+    return std::any_of(subgraph.operations.begin(), subgraph.operations.end(), [](const hal::Operation& operation) {
+      return operation.type == hal::OperationType::OEM_OPERATION || hal::isExtension(operation.type);
+    });
+  };
+  if (cpuCannotRun(model_.main) || std::any_of(model_.referenced.begin(), model_.referenced.end(), cpuCannotRun)) {
+    return nullptr;
+  }
+  for (const RuntimeDevice* device : devices_) {
+    if (device->isReference) return device;
+  }
+  return nullptr;
+}
+
 int Compilation::finish() {
   if (finished_) return refuse("ANeuralNetworksCompilation_finish", ANEURALNETWORKS_BAD_STATE, "finished twice");
   finished_ = true;  // as the NDK: finish is called once, whatever it returns
   auto support = this->support();
   if (!support.ok()) return refuse("ANeuralNetworksCompilation_finish", support.error());
-  if (const RuntimeDevice* chosen = chooseDevice(*support)) {
-    auto prepared = prepareOn(*chosen, model_);
-    if (!prepared.ok()) return refuse("ANeuralNetworksCompilation_finish", prepared.error());
-    deviceNames_ = {chosen->device->getName()};
-    wholeDevice_ = chosen;
-    prepared_ = std::move(prepared).value();
-    return ANEURALNETWORKS_NO_ERROR;
+  auto prepared = prepareOnChosen(*support);
+  // As Android's runtime: a failure that is not the program's (a device that failed or died)
+  // costs the devices, not the compilation, which then runs whole on nnapi-reference.
+  const RuntimeDevice* cpu = cpuFallbackDevice();
+  if (!prepared.ok() && prepared.error().code != hal::ErrorStatus::INVALID_ARGUMENT && cpu != nullptr &&
+      wholeDevice_ != cpu) {
+    NN_VLOG(RUNTIME) << "ANeuralNetworksCompilation_finish: " << hal::toString(prepared.error().code) << ": "
+                     << prepared.error().message << "; preparing it on " << kReferenceDeviceName << " instead";
+    prepared = prepareOn(*cpu, model_);
+    deviceNames_ = {cpu->device->getName()};
+    wholeDevice_ = cpu;
+    preparedOnCpuInstead_ = true;
   }
-  auto deviceOf = assignOperations(*support);
-  if (!deviceOf.ok()) return refuse("ANeuralNetworksCompilation_finish", deviceOf.error());
-  auto prepared = preparePartitioned(*deviceOf);
   if (!prepared.ok()) return refuse("ANeuralNetworksCompilation_finish", prepared.error());
   prepared_ = std::move(prepared).value();
   return ANEURALNETWORKS_NO_ERROR;
+}
+
+bool Compilation::fallsBackToCpu() const {
+  const RuntimeDevice* cpu = cpuFallbackDevice();
+  return cpu != nullptr && wholeDevice_ != cpu;
+}
+
+hal::Result<hal::SharedPreparedModel> Compilation::cpuPrepared() const {
+  std::lock_guard<std::mutex> lock(cpuMutex_);
+  if (!cpuPrepared_.has_value()) {
+    const RuntimeDevice* cpu = cpuFallbackDevice();
+    if (cpu == nullptr) return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "no CPU to fall back to";
+    // Android's runtime prepares it with the defaults too, whatever the program chose.
+    cpuPrepared_ = cpu->device->prepareModel(model_, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                             hal::Priority::MEDIUM, std::nullopt, {}, {}, hal::CacheToken{});
+  }
+  return *cpuPrepared_;
 }
 
 std::vector<Compilation::StepRole> Compilation::stepRoles(bool isInput, uint32_t index) const {

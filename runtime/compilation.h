@@ -7,7 +7,9 @@
 #ifndef NNREMOTE_RUNTIME_COMPILATION_H_
 #define NNREMOTE_RUNTIME_COMPILATION_H_
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +44,18 @@ class Compilation {
   const std::vector<std::string>& deviceNames() const { return deviceNames_; }
   bool explicitDevices() const { return explicitDevices_; }
 
+  // Whether an execution that failed on its devices may run again on nnapi-reference: made by
+  // Compilation_create, not run whole on nnapi-reference already, and free of OEM and extension
+  // operations, which the CPU cannot run (Android's rules).
+  bool fallsBackToCpu() const;
+  // The whole model prepared on nnapi-reference, at the first call (from executions that failed).
+  hal::Result<hal::SharedPreparedModel> cpuPrepared() const;
+  // What fell back, for diagnostics and tests: the preparation (it then runs whole on
+  // nnapi-reference), and how many executions.
+  bool preparedOnCpuInstead() const { return preparedOnCpuInstead_; }
+  uint64_t executionsOnCpuInstead() const { return executionsOnCpuInstead_.load(); }
+  void countExecutionOnCpuInstead() const { ++executionsOnCpuInstead_; }
+
   // Where the model's input or output `index` is an input or output of a prepared model: of the
   // whole model, or of each partition step that reads it (or the one that writes it).
   struct StepRole {
@@ -66,6 +80,11 @@ class Compilation {
   // The device of each operation of main, or an error naming one no device supports.
   hal::Result<std::vector<const RuntimeDevice*>> assignOperations(const std::vector<Support>& support) const;
   hal::Result<hal::SharedPreparedModel> preparePartitioned(const std::vector<const RuntimeDevice*>& deviceOf);
+  // The whole model, or its partition steps, prepared on the devices chosen for them.
+  hal::Result<hal::SharedPreparedModel> prepareOnChosen(const std::vector<Support>& support);
+  // nnapi-reference when the program's devices include it and the model has no OEM or extension
+  // operation; null otherwise.
+  const RuntimeDevice* cpuFallbackDevice() const;
   // `model` prepared on `device`; `part` tells caches of different partition steps apart.
   hal::Result<hal::SharedPreparedModel> prepareOn(const RuntimeDevice& device, const hal::Model& model,
                                                   const std::string& part = "") const;
@@ -82,6 +101,10 @@ class Compilation {
   std::vector<std::string> deviceNames_;
   const RuntimeDevice* wholeDevice_ = nullptr;  // when not partitioned
   hal::SharedPreparedModel prepared_;
+  bool preparedOnCpuInstead_ = false;
+  mutable std::atomic<uint64_t> executionsOnCpuInstead_{0};
+  mutable std::mutex cpuMutex_;
+  mutable std::optional<hal::Result<hal::SharedPreparedModel>> cpuPrepared_;
 };
 
 }  // namespace nnremote::runtime

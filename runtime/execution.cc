@@ -5,6 +5,8 @@
 
 #include "hal/operand_types.h"
 #include "hal/validation.h"
+#include "hal/vlog.h"
+#include "runtime/cpu_fallback.h"
 #include "runtime/result_codes.h"
 
 namespace nnremote::runtime {
@@ -314,13 +316,50 @@ int Execution::finishComputationLocked(const hal::Result<hal::ExecutionOutcome>&
   return lastResult_;
 }
 
+hal::Result<hal::ExecutionOutcome> Execution::withCpuFallback(const Call& c,
+                                                              hal::Result<hal::ExecutionOutcome> outcome) const {
+  if (outcome.ok() || outcome.error().code == hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE ||
+      !compilation_->fallsBackToCpu()) {
+    return outcome;
+  }
+  NN_VLOG(RUNTIME) << "execution failed on " << compilation_->deviceNames().front()
+                   << (compilation_->deviceNames().size() > 1 ? " and others: " : ": ")
+                   << hal::toString(outcome.error().code) << ": " << outcome.error().message
+                   << "; running it on nnapi-reference";
+  compilation_->countExecutionOnCpuInstead();
+  std::vector<const DescribedUse*> inputUses, outputUses;
+  for (const Argument& input : inputs_) inputUses.push_back(input.use);
+  for (const Argument& output : outputs_) outputUses.push_back(output.use);
+  auto cpu = compilation_->cpuPrepared();
+  hal::Result<hal::ExecutionOutcome> fallback =
+      cpu.ok() ? executeOnCpu(**cpu, c.request, inputUses, outputUses, c.loopTimeout) : cpu.error();
+  if (!fallback.ok() && fallback.error().code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+    // Both failures, the device's first: the CPU's code is the answer, as on Android.
+    fallback.error().message = outcome.error().message + "; then on nnapi-reference: " + fallback.error().message;
+  }
+  return fallback;
+}
+
+hal::Result<hal::ExecutionOutcome> Execution::fencedCpuFallback(const Call& c,
+                                                                const std::vector<hal::SyncFence>& waitFor,
+                                                                const hal::Error& error) const {
+  if (!compilation_->fallsBackToCpu()) return error;
+  for (const hal::SyncFence& fence : waitFor) {
+    if (fence.wait(std::nullopt) != hal::SyncFence::State::SIGNALED) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+             << error.message << "; and a fence the execution waits for signaled an error";
+    }
+  }
+  return withCpuFallback(c, error);
+}
+
 int Execution::compute(const hal::IBurst* burst) {
   const char* function = burst ? "ANeuralNetworksExecution_burstCompute" : "ANeuralNetworksExecution_compute";
   if (int refused = beginComputation(function); refused != ANEURALNETWORKS_NO_ERROR) return refused;
   const Call c = call();
   auto outcome = burst != nullptr ? burst->execute(c.request, c.measure, c.deadline, c.loopTimeout)
                                   : compilation_->prepared()->execute(c.request, c.measure, c.deadline, c.loopTimeout);
-  return finishComputation(outcome, function);
+  return finishComputation(withCpuFallback(c, std::move(outcome)), function);
 }
 
 int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done) {
@@ -332,7 +371,8 @@ int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durati
   if (waitFor.empty()) {
     std::thread([self = shared_from_this(), c, fence = *done] {
       const int code = self->finishComputation(
-          self->compilation_->prepared()->execute(c.request, c.measure, c.deadline, c.loopTimeout),
+          self->withCpuFallback(
+              c, self->compilation_->prepared()->execute(c.request, c.measure, c.deadline, c.loopTimeout)),
           "ANeuralNetworksExecution_startCompute");
       fence.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
     }).detach();
@@ -353,9 +393,14 @@ int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durati
   }
   auto fenced =
       compilation_->prepared()->executeFenced(c.request, waitFor, c.measure, c.deadline, c.loopTimeout, afterFence);
-  if (!fenced.ok()) return finishComputation(fenced.error(), function);
-  std::thread([self = shared_from_this(), fenced = std::move(fenced).value(), fence = *done] {
-    self->finishFenced(fenced, fence);
+  if (!fenced.ok()) {
+    // Run on the CPU instead, here, as Android's runtime does: the event is signaled on return.
+    const int code = finishComputation(fencedCpuFallback(c, waitFor, fenced.error()), function);
+    if (code == ANEURALNETWORKS_NO_ERROR) done->signal(/*error=*/false);
+    return code;
+  }
+  std::thread([self = shared_from_this(), c, waitFor, fenced = std::move(fenced).value(), fence = *done] {
+    self->finishFenced(c, waitFor, fenced, fence);
   }).detach();
   return ANEURALNETWORKS_NO_ERROR;
 }
@@ -365,16 +410,21 @@ void Execution::runFenced(const Call& c, const std::vector<hal::SyncFence>& wait
   auto fenced =
       compilation_->prepared()->executeFenced(c.request, waitFor, c.measure, c.deadline, c.loopTimeout, afterFence);
   if (!fenced.ok()) {
-    const int code = finishComputation(fenced.error(), "ANeuralNetworksExecution_startComputeWithDependencies");
+    const int code = finishComputation(fencedCpuFallback(c, waitFor, fenced.error()),
+                                       "ANeuralNetworksExecution_startComputeWithDependencies");
     done.signal(/*error=*/code != ANEURALNETWORKS_NO_ERROR);
     return;
   }
-  finishFenced(*fenced, done);
+  finishFenced(c, waitFor, *fenced, done);
 }
 
 // The device's fence says when it is done; the result (and timing) come from its callback, and
-// the program's event is signaled only once they are recorded here.
-void Execution::finishFenced(const std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>& fenced,
+// the program's event is signaled only once they are recorded here. A failure falls back to the
+// CPU as one the device answered at once does: Android's runtime falls back only from the
+// latter, but its drivers (the sample driver's executeFenced runs the execution before it
+// returns) report failures at once, where a remote device reports them through its fence.
+void Execution::finishFenced(const Call& c, const std::vector<hal::SyncFence>& waitFor,
+                             const std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>& fenced,
                              const hal::SyncFence& done) {
   const bool failed = fenced.first.wait(std::nullopt) != hal::SyncFence::State::SIGNALED;
   auto timings = fenced.second();
@@ -386,8 +436,10 @@ void Execution::finishFenced(const std::pair<hal::SyncFence, hal::ExecuteFencedI
   } else {
     outcome->timing = timings->first;
   }
+  const bool fellBack = !outcome.ok() && compilation_->fallsBackToCpu();
+  if (fellBack) outcome = fencedCpuFallback(c, waitFor, outcome.error());
   const int code = finishComputation(outcome, "ANeuralNetworksExecution_startComputeWithDependencies");
-  if (timings.ok()) {
+  if (timings.ok() && !fellBack) {
     std::lock_guard<std::mutex> lock(mutex_);
     fencedTiming_ = timings->second;
   }

@@ -1,7 +1,8 @@
 // ANeuralNetworksExecution: one request on a finished compilation, with the NDK's state machine
 // (arguments are set before the first computation; a computation runs once, or again and again
 // once setReusable). compute, startCompute (with an Event), burstCompute and
-// startComputeWithDependencies all build the request here and run it on the prepared model.
+// startComputeWithDependencies all build the request here and run it on the prepared model, and
+// on nnapi-reference when that failed and the compilation falls back to the CPU.
 #ifndef NNREMOTE_RUNTIME_EXECUTION_H_
 #define NNREMOTE_RUNTIME_EXECUTION_H_
 
@@ -81,8 +82,17 @@ class Execution : public std::enable_shared_from_this<Execution> {
   // startComputeWithDependencies' two halves: ask the device, then wait for its fence and record.
   void runFenced(const Call& c, const std::vector<hal::SyncFence>& waitFor, const hal::OptionalDuration& afterFence,
                  const hal::SyncFence& done);
-  void finishFenced(const std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>& fenced,
+  void finishFenced(const Call& c, const std::vector<hal::SyncFence>& waitFor,
+                    const std::pair<hal::SyncFence, hal::ExecuteFencedInfoCallback>& fenced,
                     const hal::SyncFence& done);
+  // A computation's outcome, or, when it failed on the devices of a compilation that falls back to
+  // the CPU (compilation.h), the outcome of running it again on nnapi-reference, as Android's
+  // runtime does for any failure but OUTPUT_INSUFFICIENT_SIZE.
+  hal::Result<hal::ExecutionOutcome> withCpuFallback(const Call& c, hal::Result<hal::ExecutionOutcome> outcome) const;
+  // The same for a fenced computation that failed: once the fences it waits for have signaled
+  // (a failed one fails it).
+  hal::Result<hal::ExecutionOutcome> fencedCpuFallback(const Call& c, const std::vector<hal::SyncFence>& waitFor,
+                                                       const hal::Error& error) const;
   // Records what a computation gave and returns its result code.
   int finishComputation(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);
   int finishComputationLocked(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function);
