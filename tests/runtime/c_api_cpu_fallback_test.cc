@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "drivers/sim/sim_device.h"
-#include "hal/forwarding_device.h"
 #include "hal/model_builder.h"
 #include "middleware/fault_injection.h"
 #include "runtime/compilation.h"
@@ -23,48 +22,26 @@
 #include "tests/runtime/c_api_helpers.h"
 #include "tests/runtime/c_api_model.h"
 #include "tests/runtime/remote_server.h"
+#include "tests/runtime/scripted_device.h"
 
 namespace nnremote::testing {
 namespace {
-
-bool has(const hal::Model& model, hal::OperationType type) {
-  for (const hal::Operation& operation : model.main.operations) {
-    if (operation.type == type) return true;
-  }
-  return false;
-}
-
-class FailingDevice : public hal::ForwardingDevice {
- public:
-  using ForwardingDevice::ForwardingDevice;
-  hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
-    NN_ASSIGN_OR_RETURN(std::vector<bool> supported, ForwardingDevice::getSupportedOperations(model));
-    for (size_t i = 0; i < supported.size(); ++i) {
-      supported[i] = supported[i] && model.main.operations[i].type != hal::OperationType::DIV;
-    }
-    return supported;
-  }
-  hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
-                                                     hal::Priority priority, const hal::OptionalTimePoint& deadline,
-                                                     const std::vector<hal::CacheFile>& modelCache,
-                                                     const std::vector<hal::CacheFile>& dataCache,
-                                                     const hal::CacheToken& token) const override {
-    if (has(model, hal::OperationType::MUL)) {
-      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the device failed to prepare MUL";
-    }
-    if (has(model, hal::OperationType::SUB)) return hal::invalidArgument() << "the device calls SUB a bad argument";
-    return ForwardingDevice::prepareModel(model, preference, priority, deadline, modelCache, dataCache, token);
-  }
-};
 
 middleware::FaultInjector& addFaults() {
   static auto* faults = new middleware::FaultInjector({middleware::FaultKind::ERROR, 0, "ADD", ""});
   return *faults;
 }
 
-const auto* const kServer = ::testing::AddGlobalTestEnvironment(new RemoteServer(
-    "capi-fallback",
-    {std::make_shared<FailingDevice>(addFaults().wrap({sim::SimDevice::create(sim::edgeNpuConfig())}).front())}));
+hal::SharedDevice failingDevice() {
+  const DeviceScript script{"",
+                            {hal::OperationType::DIV},
+                            {{hal::OperationType::MUL, hal::ErrorStatus::GENERAL_FAILURE},
+                             {hal::OperationType::SUB, hal::ErrorStatus::INVALID_ARGUMENT}}};
+  return std::make_shared<ScriptedDevice>(addFaults().wrap({sim::SimDevice::create(sim::edgeNpuConfig())}).front(),
+                                          script);
+}
+
+const auto* const kServer = ::testing::AddGlobalTestEnvironment(new RemoteServer("capi-fallback", {failingDevice()}));
 
 // `source` built through the C API into `model`, compiled by Compilation_create (or for the
 // remote device alone) and finished; `code` is what finish returned.
@@ -114,20 +91,11 @@ TEST(CApiCpuFallbackTest, AnExecutionTheDeviceFailsRunsOnTheCpuInEveryWay) {
   EXPECT_EQ(ANeuralNetworksExecution_burstCompute(execution.get(), burst.get()), kOk);
   EXPECT_EQ(values(out), kSum) << "burstCompute";
 
-  // Fenced, after a dependency (itself fenced and fallen back) and without one.
-  float middle[2] = {};
-  const float c[2] = {100.0f, 200.0f};
-  Execution first = addExecution(compilation.get(), kA, kB, middle);
-  Execution second = addExecution(compilation.get(), middle, c, out);
-  ASSERT_NE(first, nullptr);
-  ASSERT_NE(second, nullptr);
-  int code = kOk;
-  Event firstDone = startAfter(first.get(), {}, &code);
-  ASSERT_EQ(code, kOk);
-  Event secondDone = startAfter(second.get(), {firstDone.get()}, &code);
-  ASSERT_EQ(code, kOk);
-  EXPECT_EQ(ANeuralNetworksEvent_wait(secondDone.get()), kOk);
-  EXPECT_EQ(values(out), (std::vector<float>{111.0f, 222.0f})) << "startComputeWithDependencies";
+  // Fenced, without a dependency and after one (itself fallen back).
+  {
+    SCOPED_TRACE("startComputeWithDependencies");
+    expectChainedSums(compilation.get());
+  }
 
   // A reusable execution falls back each time it fails.
   out[0] = out[1] = 0;
@@ -149,9 +117,7 @@ TEST(CApiCpuFallbackTest, AnExecutionForChosenDevicesGetsTheDevicesError) {
   Compilation compilation = compile(model.get(), deviceFor(true));
   ASSERT_NE(compilation, nullptr);
   float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
-  EXPECT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_OP_FAILED);
+  EXPECT_EQ(computeSum(compilation.get(), out), ANEURALNETWORKS_OP_FAILED);
 }
 
 // A host memory of `bytes` the program maps (a memfd), for filling and reading device memories.

@@ -164,13 +164,38 @@ inline const std::vector<float> kSum = {11.0f, 22.0f};
 
 inline std::vector<float> values(const float* data, size_t count = 2) { return std::vector<float>(data, data + count); }
 
+// Computes kA + kB into `out` (2 floats) with `compilation` (of addModel): compute's result code,
+// or -1 if the execution could not be made.
+inline int computeSum(ANeuralNetworksCompilation* compilation, float* out) {
+  Execution execution = addExecution(compilation, kA, kB, out);
+  return execution == nullptr ? -1 : ANeuralNetworksExecution_compute(execution.get());
+}
+
 // Computes kA + kB with `compilation` (of addModel) and expects kSum.
 inline void expectSum(ANeuralNetworksCompilation* compilation) {
   float out[2] = {};
-  Execution execution = addExecution(compilation, kA, kB, out);
-  ASSERT_NE(execution, nullptr);
-  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  ASSERT_EQ(computeSum(compilation, out), kOk);
   EXPECT_EQ(values(out), kSum);
+}
+
+// Two fenced computations of `compilation` (of addModel), the second after the first and reading
+// what it wrote: (kA + kB) + {100, 200}; expects {111, 222}, and kSum in between.
+inline void expectChainedSums(ANeuralNetworksCompilation* compilation) {
+  const float c[2] = {100.0f, 200.0f};
+  float middle[2] = {}, out[2] = {};
+  Execution first = addExecution(compilation, kA, kB, middle);
+  Execution second = addExecution(compilation, middle, c, out);  // reads what `first` writes
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  int code = kOk;
+  Event firstDone = startAfter(first.get(), {}, &code);
+  ASSERT_EQ(code, kOk);
+  Event secondDone = startAfter(second.get(), {firstDone.get()}, &code);
+  ASSERT_EQ(code, kOk);
+  ASSERT_EQ(ANeuralNetworksEvent_wait(secondDone.get()), kOk);
+  EXPECT_EQ(values(out), (std::vector<float>{111.0f, 222.0f}));
+  EXPECT_EQ(ANeuralNetworksEvent_wait(firstDone.get()), kOk);
+  EXPECT_EQ(values(middle), kSum);
 }
 
 using MemoryDesc = Owned<ANeuralNetworksMemoryDesc, ANeuralNetworksMemoryDesc_free>;

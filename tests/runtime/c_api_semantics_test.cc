@@ -1046,21 +1046,7 @@ TEST_P(CApiOnDeviceTest, DependenciesChainTwoExecutions) {
   ASSERT_NE(model, nullptr);
   Compilation compilation = compileHere(model.get());
   ASSERT_NE(compilation, nullptr);
-  const float c[2] = {100.0f, 200.0f};
-  float middle[2] = {}, out[2] = {};
-  Execution first = addExecution(compilation.get(), kA, kB, middle);
-  Execution second = addExecution(compilation.get(), middle, c, out);  // reads what `first` writes
-  ASSERT_NE(first, nullptr);
-  ASSERT_NE(second, nullptr);
-  int code = kOk;
-  Event firstDone = startAfter(first.get(), {}, &code);
-  ASSERT_EQ(code, kOk);
-  Event secondDone = startAfter(second.get(), {firstDone.get()}, &code);
-  ASSERT_EQ(code, kOk);
-  ASSERT_EQ(ANeuralNetworksEvent_wait(secondDone.get()), kOk);
-  EXPECT_EQ(values(out), (std::vector<float>{111.0f, 222.0f}));
-  EXPECT_EQ(ANeuralNetworksEvent_wait(firstDone.get()), kOk);
-  EXPECT_EQ(values(middle), kSum);
+  expectChainedSums(compilation.get());
 }
 
 TEST_P(CApiOnDeviceTest, AFailedDependencyFailsTheExecutionAfterIt) {

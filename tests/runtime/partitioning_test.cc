@@ -9,11 +9,11 @@
 #include <set>
 
 #include "drivers/sim/sim_device.h"
-#include "hal/forwarding_device.h"
 #include "hal/model_builder.h"
 #include "runtime/compilation.h"
 #include "runtime/devices.h"
 #include "runtime/partitioned_prepared_model.h"
+#include "tests/runtime/scripted_device.h"
 
 namespace nnremote::runtime {
 namespace {
@@ -25,39 +25,17 @@ using ::testing::HasSubstr;
 
 constexpr OperandType kFloat = OperandType::TENSOR_FLOAT32;
 
-// The simulator, claiming not to support `refused` operation types.
-class PartialDevice : public hal::ForwardingDevice {
- public:
-  PartialDevice(std::set<OperationType> refused)
-      : ForwardingDevice(sim::SimDevice::create(sim::edgeNpuConfig())), refused_(std::move(refused)) {}
-  const std::string& getName() const override { return name_; }
-  hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
-    NN_ASSIGN_OR_RETURN(std::vector<bool> supported, ForwardingDevice::getSupportedOperations(model));
-    for (size_t i = 0; i < supported.size(); ++i) {
-      if (refused_.count(model.main.operations[i].type)) supported[i] = false;
-    }
-    return supported;
-  }
-  hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
-                                                     hal::Priority priority, const hal::OptionalTimePoint& deadline,
-                                                     const std::vector<hal::CacheFile>& modelCache,
-                                                     const std::vector<hal::CacheFile>& dataCache,
-                                                     const hal::CacheToken& token) const override {
-    for (const hal::Operation& operation : model.main.operations) {
-      if (refused_.count(operation.type)) return hal::invalidArgument() << "partial was given what it refuses";
-    }
-    return ForwardingDevice::prepareModel(model, preference, priority, deadline, modelCache, dataCache, token);
-  }
-
- private:
-  const std::string name_ = "partial";
-  const std::set<OperationType> refused_;
-};
+// The simulator as "partial", claiming not to support `refused` operation types (and refusing to
+// prepare them, as a bad argument).
+hal::SharedDevice partialDevice(const std::set<OperationType>& refused) {
+  testing::DeviceScript script{"partial", refused, {}};
+  for (OperationType type : refused) script.failsToPrepare[type] = hal::ErrorStatus::INVALID_ARGUMENT;
+  return std::make_shared<testing::ScriptedDevice>(sim::SimDevice::create(sim::edgeNpuConfig()), std::move(script));
+}
 
 struct Devices {
   explicit Devices(std::set<OperationType> refused)
-      : partial{std::make_shared<PartialDevice>(std::move(refused)), nullptr, false},
-        reference{makeReferenceDevice(), nullptr, true} {}
+      : partial{partialDevice(refused), nullptr, false}, reference{makeReferenceDevice(), nullptr, true} {}
   RuntimeDevice partial, reference;
 };
 
