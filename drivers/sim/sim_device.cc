@@ -264,7 +264,8 @@ hal::Result<hal::SharedBuffer> SimDevice::allocate(const hal::BufferDesc& desc,
   }
   NN_ASSIGN_OR_RETURN(hal::BufferOperand operand,
                       hal::validateBufferRoles(desc, models, inputRoles, outputRoles));
-  if (role_ == Role::kCpuFallback && hal::hasUnspecifiedDimensions(operand.type, operand.dimensions)) {
+  // An execution could not size its output in such a buffer before it ran.
+  if (hal::hasUnspecifiedDimensions(operand.type, operand.dimensions)) {
     return makeError(ErrorStatus::GENERAL_FAILURE)
            << name_ << " does not allocate buffers of unknown dimensions (" << hal::toString(operand.dimensions) << ")";
   }

@@ -28,10 +28,11 @@ hal::BackendDevice simBackendDevice(const NpuConfig& npu, const hal::CacheSecret
 class SimDevice final : public hal::IDevice {
  public:
   // kDriver, a driver's usual answers: the operations whose kernels accept the model's constant
-  // parameters; buffers of any shape. kCpuFallback, as Android's CPU device (its runtime's
-  // fallback) answers: every valid operation it has a kernel for, its parameters checked when it
-  // runs (an operation with a bad constant parameter is prepared and fails its executions with
-  // GENERAL_FAILURE); no buffer of unknown size (GENERAL_FAILURE).
+  // parameters. kCpuFallback, as Android's CPU device (its runtime's fallback) answers: every
+  // valid operation it has a kernel for, its parameters checked when it runs (an operation with a
+  // bad constant parameter is prepared and fails its executions with GENERAL_FAILURE). Neither
+  // allocates a buffer of unknown size (GENERAL_FAILURE), as neither Android's CPU device nor its
+  // sample driver does.
   enum class Role { kDriver, kCpuFallback };
 
   // `cacheSecret` seals the compilation caches this device writes; a server passes the one from

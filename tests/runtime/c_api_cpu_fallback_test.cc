@@ -171,23 +171,6 @@ TEST(CApiCpuFallbackTest, DeviceMemoriesAreReadAndWrittenForTheCpu) {
   EXPECT_EQ(values(host.data), kSum);
 }
 
-TEST(CApiCpuFallbackTest, AnOutputDeviceMemoryOfUnknownShapeCannotBeWrittenByTheCpu) {
-  Model model = addModel({0});
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compile(model.get());
-  ASSERT_NE(compilation, nullptr);
-  int code = kOk;
-  Memory output = memoryForRole(compilation.get(), /*input=*/false, 0, {}, &code);
-  ASSERT_EQ(code, kOk) << "the simulated NPU makes a buffer of unknown size";
-  Execution execution = executionOf(compilation.get());
-  ASSERT_NE(execution, nullptr);
-  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, kA, sizeof kA), kOk);
-  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, kB, sizeof kB), kOk);
-  ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, output.get(), 0, 0), kOk);
-  // As on Android: the CPU cannot stand in for a device memory whose size it cannot know.
-  EXPECT_EQ(ANeuralNetworksExecution_compute(execution.get()), ANEURALNETWORKS_OP_FAILED);
-}
-
 TEST(CApiCpuFallbackTest, AStepThatFailsRunsTheWholeModelOnTheCpu) {
   // t = a + b on the remote device (which fails it), out = t / b on nnapi-reference.
   hal::ModelBuilder b;

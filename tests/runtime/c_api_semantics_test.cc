@@ -898,16 +898,18 @@ TEST_P(CApiOnDeviceTest, AnInputOfUnknownShapeNeedsItEvenFromDeviceMemory) {
   EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, &type, raw, 0, 0), kOk);
 }
 
-TEST_P(CApiOnDeviceTest, AMemoryOfUnknownSizeIsTheDevicesChoice) {
+TEST_P(CApiOnDeviceTest, NoDeviceMakesAMemoryOfUnknownSize) {
   CApiModel model;
   Compilation compilation = compileHere(broadcastModel(), &model);
   ASSERT_NE(compilation, nullptr);
   int code = kOk;
   Memory memory = memoryForRole(compilation.get(), /*input=*/false, 0, {}, &code);
-  // The simulated NPU makes one; nnapi-reference, as Android's CPU device, does not, and a
-  // compilation for chosen devices falls back to no shared memory of unknown size either.
-  EXPECT_EQ(code, GetParam() ? kOk : ANEURALNETWORKS_OP_FAILED);
-  EXPECT_EQ(memory != nullptr, code == kOk);
+  // Neither the simulated NPU nor nnapi-reference makes one (as Android's sample driver and CPU
+  // device), and a compilation for chosen devices falls back to no shared memory of unknown size.
+  EXPECT_EQ(code, ANEURALNETWORKS_OP_FAILED);
+  EXPECT_EQ(memory, nullptr);
+  memory = memoryForRole(compilation.get(), /*input=*/false, 0, {2}, &code);
+  EXPECT_EQ(code, kOk) << "its dimensions set";
 }
 
 TEST_P(CApiOnDeviceTest, TooSmallOutputGivesInsufficientSizeAndTheNeededShape) {
