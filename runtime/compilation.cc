@@ -3,6 +3,7 @@
 #include <android/NeuralNetworks.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -51,7 +52,10 @@ std::string hex(const hal::CacheToken& token) {
 }  // namespace
 
 Compilation::Compilation(hal::Model model, std::vector<const RuntimeDevice*> devices, bool explicitDevices)
-    : model_(std::move(model)), devices_(std::move(devices)), explicitDevices_(explicitDevices) {}
+    : model_(std::move(model)),
+      devices_(std::move(devices)),
+      explicitDevices_(explicitDevices),
+      cpuFallbackAllowed_(!explicitDevices && std::getenv("NNREMOTE_NO_CPU_FALLBACK") == nullptr) {}
 
 int Compilation::setPreference(int32_t preference) {
   if (finished_) return refuse("ANeuralNetworksCompilation_setPreference", ANEURALNETWORKS_BAD_STATE, "finished");
@@ -258,7 +262,7 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOnChosen(const std::ve
 }
 
 const RuntimeDevice* Compilation::cpuFallbackDevice() const {
-  if (explicitDevices_) return nullptr;
+  if (!cpuFallbackAllowed_) return nullptr;
   auto cpuCannotRun = [](const hal::Model::Subgraph& subgraph) {
     return std::any_of(subgraph.operations.begin(), subgraph.operations.end(), [](const hal::Operation& operation) {
       return operation.type == hal::OperationType::OEM_OPERATION || hal::isExtension(operation.type);
@@ -284,8 +288,7 @@ int Compilation::finish() {
   const RuntimeDevice* cpu = cpuFallbackDevice();
   if (!prepared.ok() && prepared.error().code != hal::ErrorStatus::INVALID_ARGUMENT && cpu != nullptr &&
       wholeDevice_ != cpu) {
-    NN_VLOG(RUNTIME) << "ANeuralNetworksCompilation_finish: " << hal::toString(prepared.error().code) << ": "
-                     << prepared.error().message << "; preparing it on " << kReferenceDeviceName << " instead";
+    reportCpuFallback("ANeuralNetworksCompilation_finish", prepared.error());
     prepared = prepareOn(*cpu, model_);
     deviceNames_ = {cpu->device->getName()};
     wholeDevice_ = cpu;
@@ -299,6 +302,20 @@ int Compilation::finish() {
 bool Compilation::fallsBackToCpu() const {
   const RuntimeDevice* cpu = cpuFallbackDevice();
   return cpu != nullptr && wholeDevice_ != cpu;
+}
+
+void Compilation::reportCpuFallback(const char* function, const hal::Error& error) const {
+  std::ostringstream line;
+  line << function;
+  for (size_t i = 0; i < deviceNames_.size(); ++i) line << (i == 0 ? " on " : ", ") << deviceNames_[i];
+  line << ": " << hal::toString(error.code) << ": " << error.message << "; running it on " << kReferenceDeviceName
+       << " instead (CPU fallback)";
+  if (!reportedCpuFallback_.exchange(true)) {
+    std::cerr << "libneuralnetworks: " << line.str()
+              << "; said once per compilation: NNREMOTE_VLOG=runtime for every one, NNREMOTE_NO_CPU_FALLBACK=1 for "
+                 "the device's error instead\n";
+  }
+  NN_VLOG(RUNTIME) << line.str();
 }
 
 hal::Result<hal::SharedPreparedModel> Compilation::cpuPrepared() const {

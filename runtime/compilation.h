@@ -46,8 +46,13 @@ class Compilation {
 
   // Whether an execution that failed on its devices may run again on nnapi-reference: made by
   // Compilation_create, not run whole on nnapi-reference already, and free of OEM and extension
-  // operations, which the CPU cannot run (Android's rules).
+  // operations, which the CPU cannot run (Android's rules); and NNREMOTE_NO_CPU_FALLBACK unset
+  // when it was created (as Android's debug.nn.partition=2), for a driver's developer who wants
+  // the device's errors.
   bool fallsBackToCpu() const;
+  // Says on stderr, the first time this compilation falls back, which device failed and why: a
+  // driver's developer would otherwise never see it. Later ones go to NNREMOTE_VLOG=runtime.
+  void reportCpuFallback(const char* function, const hal::Error& error) const;
   // The whole model prepared on nnapi-reference, at the first call (from executions that failed).
   hal::Result<hal::SharedPreparedModel> cpuPrepared() const;
   // What fell back, for diagnostics and tests: the preparation (it then runs whole on
@@ -92,6 +97,7 @@ class Compilation {
   const hal::Model model_;
   const std::vector<const RuntimeDevice*> devices_;
   const bool explicitDevices_;
+  const bool cpuFallbackAllowed_;
   hal::ExecutionPreference preference_ = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   hal::Priority priority_ = hal::Priority::MEDIUM;
   std::optional<uint64_t> timeoutNanoseconds_;
@@ -103,6 +109,7 @@ class Compilation {
   hal::SharedPreparedModel prepared_;
   bool preparedOnCpuInstead_ = false;
   mutable std::atomic<uint64_t> executionsOnCpuInstead_{0};
+  mutable std::atomic<bool> reportedCpuFallback_{false};
   mutable std::mutex cpuMutex_;
   mutable std::optional<hal::Result<hal::SharedPreparedModel>> cpuPrepared_;
 };

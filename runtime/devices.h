@@ -9,6 +9,8 @@
 //   NNREMOTE_TLS_CA, NNREMOTE_TLS_CERT, NNREMOTE_TLS_KEY, NNREMOTE_TLS_SERVER_NAME,
 //   NNREMOTE_TOKEN_FILE   as --tls-ca, ... --token-file
 //   NNREMOTE_NO_RECONNECT set (to anything): as --no-reconnect
+//   NNREMOTE_NO_CPU_FALLBACK set (to anything): compilations made with Compilation_create
+//                         from then on do not fall back to nnapi-reference (compilation.h)
 #ifndef NNREMOTE_RUNTIME_DEVICES_H_
 #define NNREMOTE_RUNTIME_DEVICES_H_
 

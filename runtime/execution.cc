@@ -322,10 +322,7 @@ hal::Result<hal::ExecutionOutcome> Execution::withCpuFallback(const Call& c,
       !compilation_->fallsBackToCpu()) {
     return outcome;
   }
-  NN_VLOG(RUNTIME) << "execution failed on " << compilation_->deviceNames().front()
-                   << (compilation_->deviceNames().size() > 1 ? " and others: " : ": ")
-                   << hal::toString(outcome.error().code) << ": " << outcome.error().message
-                   << "; running it on nnapi-reference";
+  compilation_->reportCpuFallback("ANeuralNetworksExecution", outcome.error());
   compilation_->countExecutionOnCpuInstead();
   std::vector<const DescribedUse*> inputUses, outputUses;
   for (const Argument& input : inputs_) inputUses.push_back(input.use);

@@ -5,10 +5,12 @@
 // ADD fails (npu_emulator's --fault=error:op=ADD), preparing a model with MUL fails as a device
 // fails, with SUB as a bad argument, and it does not support DIV.
 #include <android/NeuralNetworks.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +28,8 @@
 
 namespace nnremote::testing {
 namespace {
+
+using ::testing::HasSubstr;
 
 middleware::FaultInjector& addFaults() {
   static auto* faults = new middleware::FaultInjector({middleware::FaultKind::ERROR, 0, "ADD", ""});
@@ -215,6 +219,41 @@ TEST(CApiCpuFallbackTest, ABadArgumentIsNotRetriedOnTheCpu) {
   int code = kOk;
   EXPECT_EQ(compileModel(twoInputModel(hal::OperationType::SUB), &model, false, &code), nullptr);
   EXPECT_EQ(code, ANEURALNETWORKS_BAD_DATA) << "as on Android: BAD_DATA is the program's error";
+}
+
+TEST(CApiCpuFallbackTest, ACompilationsFirstFallbackIsSaidOnStderr) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  ::testing::internal::CaptureStderr();
+  expectSum(compilation.get());
+  expectSum(compilation.get());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(said, HasSubstr("libneuralnetworks: ANeuralNetworksExecution on nnremote-edge16: GENERAL_FAILURE: "));
+  EXPECT_THAT(said, HasSubstr("; running it on nnapi-reference instead (CPU fallback)"));
+  EXPECT_EQ(said.find("CPU fallback"), said.rfind("CPU fallback")) << "once per compilation:\n" << said;
+}
+
+// As Android's debug.nn.partition=2: a driver's developer gets the device's errors.
+TEST(CApiCpuFallbackTest, NoCpuFallbackInTheEnvironmentLeavesTheDevicesErrors) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  ASSERT_EQ(setenv("NNREMOTE_NO_CPU_FALLBACK", "1", 1), 0);
+  Compilation compilation = compile(model.get());
+  CApiModel mul;
+  int code = kOk;
+  Compilation failed = compileModel(twoInputModel(hal::OperationType::MUL), &mul, /*forRemoteDevice=*/false, &code);
+  ASSERT_EQ(unsetenv("NNREMOTE_NO_CPU_FALLBACK"), 0);
+  EXPECT_EQ(failed, nullptr);
+  EXPECT_EQ(code, ANEURALNETWORKS_OP_FAILED) << "the device's failed preparation";
+  ASSERT_NE(compilation, nullptr);
+  float out[2] = {};
+  EXPECT_EQ(computeSum(compilation.get(), out), ANEURALNETWORKS_OP_FAILED) << "the device's failed execution";
+
+  Compilation later = compile(model.get());
+  ASSERT_NE(later, nullptr);
+  expectSum(later.get());  // made after the variable was unset: it falls back
 }
 
 // Which compilations may fall back: the rule itself, on the runtime's own types.
