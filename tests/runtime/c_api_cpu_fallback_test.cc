@@ -80,10 +80,7 @@ TEST(CApiCpuFallbackTest, AnExecutionTheDeviceFailsRunsOnTheCpuInEveryWay) {
   float out[2] = {};
   Execution execution = addExecution(compilation.get(), kA, kB, out);
   ASSERT_NE(execution, nullptr);
-  ANeuralNetworksEvent* raw = nullptr;
-  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &raw), kOk);
-  Event event(raw);
-  EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk) << "startCompute";
+  EXPECT_EQ(startAndWait(execution.get()), kOk) << "startCompute";
   EXPECT_EQ(values(out), kSum);
 
   ANeuralNetworksBurst* rawBurst = nullptr;

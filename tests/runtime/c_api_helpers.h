@@ -164,6 +164,15 @@ inline const std::vector<float> kSum = {11.0f, 22.0f};
 
 inline std::vector<float> values(const float* data, size_t count = 2) { return std::vector<float>(data, data + count); }
 
+// Runs `execution` by startCompute and waits for its event: the wait's result code, or the start's
+// when it was refused.
+inline int startAndWait(ANeuralNetworksExecution* execution) {
+  ANeuralNetworksEvent* raw = nullptr;
+  if (int code = ANeuralNetworksExecution_startCompute(execution, &raw); code != kOk) return code;
+  Event event(raw);
+  return ANeuralNetworksEvent_wait(event.get());
+}
+
 // Computes kA + kB into `out` (2 floats) with `compilation` (of addModel): compute's result code,
 // or -1 if the execution could not be made.
 inline int computeSum(ANeuralNetworksCompilation* compilation, float* out) {
