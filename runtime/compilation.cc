@@ -10,7 +10,6 @@
 #include "hal/compilation_cache.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
-#include "hal/vlog.h"
 #include "runtime/partitioned_prepared_model.h"
 #include "runtime/partitioning.h"
 #include "runtime/result_codes.h"
@@ -49,13 +48,33 @@ std::string hex(const hal::CacheToken& token) {
   return out;
 }
 
+// nnapi-reference when a compilation of `model` for `devices` may fall back to it: made by
+// Compilation_create (not `explicitDevices`), with nnapi-reference among the devices, no OEM or
+// extension operation in the model, and NNREMOTE_NO_CPU_FALLBACK unset; null otherwise.
+const RuntimeDevice* cpuFallbackDevice(const hal::Model& model, const std::vector<const RuntimeDevice*>& devices,
+                                       bool explicitDevices) {
+  if (explicitDevices || std::getenv("NNREMOTE_NO_CPU_FALLBACK") != nullptr) return nullptr;
+  auto cpuCannotRun = [](const hal::Model::Subgraph& subgraph) {
+    return std::any_of(subgraph.operations.begin(), subgraph.operations.end(), [](const hal::Operation& operation) {
+      return operation.type == hal::OperationType::OEM_OPERATION || hal::isExtension(operation.type);
+    });
+  };
+  if (cpuCannotRun(model.main) || std::any_of(model.referenced.begin(), model.referenced.end(), cpuCannotRun)) {
+    return nullptr;
+  }
+  for (const RuntimeDevice* device : devices) {
+    if (device->isReference) return device;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Compilation::Compilation(hal::Model model, std::vector<const RuntimeDevice*> devices, bool explicitDevices)
     : model_(std::move(model)),
       devices_(std::move(devices)),
       explicitDevices_(explicitDevices),
-      cpuFallbackAllowed_(!explicitDevices && std::getenv("NNREMOTE_NO_CPU_FALLBACK") == nullptr) {}
+      cpuFallback_(std::make_shared<CpuFallback>(cpuFallbackDevice(model_, devices_, explicitDevices_))) {}
 
 int Compilation::setPreference(int32_t preference) {
   if (finished_) return refuse("ANeuralNetworksCompilation_setPreference", ANEURALNETWORKS_BAD_STATE, "finished");
@@ -217,7 +236,8 @@ hal::Result<hal::SharedPreparedModel> Compilation::preparePartitioned(
     prepared.push_back({std::move(steps[i]), std::move(step).value(), names.back()});
   }
   deviceNames_ = std::move(names);
-  return hal::SharedPreparedModel(std::make_shared<PartitionedPreparedModel>(model_, std::move(prepared)));
+  return hal::SharedPreparedModel(
+      std::make_shared<PartitionedPreparedModel>(model_, std::move(prepared), cpuFallback_));
 }
 
 hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice& chosen, const hal::Model& model,
@@ -261,22 +281,6 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOnChosen(const std::ve
   return preparePartitioned(deviceOf);
 }
 
-const RuntimeDevice* Compilation::cpuFallbackDevice() const {
-  if (!cpuFallbackAllowed_) return nullptr;
-  auto cpuCannotRun = [](const hal::Model::Subgraph& subgraph) {
-    return std::any_of(subgraph.operations.begin(), subgraph.operations.end(), [](const hal::Operation& operation) {
-      return operation.type == hal::OperationType::OEM_OPERATION || hal::isExtension(operation.type);
-    });
-  };
-  if (cpuCannotRun(model_.main) || std::any_of(model_.referenced.begin(), model_.referenced.end(), cpuCannotRun)) {
-    return nullptr;
-  }
-  for (const RuntimeDevice* device : devices_) {
-    if (device->isReference) return device;
-  }
-  return nullptr;
-}
-
 int Compilation::finish() {
   if (finished_) return refuse("ANeuralNetworksCompilation_finish", ANEURALNETWORKS_BAD_STATE, "finished twice");
   finished_ = true;  // as the NDK: finish is called once, whatever it returns
@@ -285,7 +289,7 @@ int Compilation::finish() {
   auto prepared = prepareOnChosen(*support);
   // As Android's runtime: a failure that is not the program's (a device that failed or died)
   // costs the devices, not the compilation, which then runs whole on nnapi-reference.
-  const RuntimeDevice* cpu = cpuFallbackDevice();
+  const RuntimeDevice* cpu = cpuFallback_->cpu();
   if (!prepared.ok() && prepared.error().code != hal::ErrorStatus::INVALID_ARGUMENT && cpu != nullptr &&
       wholeDevice_ != cpu) {
     reportCpuFallback("ANeuralNetworksCompilation_finish", prepared.error());
@@ -300,34 +304,18 @@ int Compilation::finish() {
 }
 
 bool Compilation::fallsBackToCpu() const {
-  const RuntimeDevice* cpu = cpuFallbackDevice();
+  const RuntimeDevice* cpu = cpuFallback_->cpu();
   return cpu != nullptr && wholeDevice_ != cpu;
 }
 
 void Compilation::reportCpuFallback(const char* function, const hal::Error& error) const {
-  std::ostringstream line;
-  line << function;
-  for (size_t i = 0; i < deviceNames_.size(); ++i) line << (i == 0 ? " on " : ", ") << deviceNames_[i];
-  line << ": " << hal::toString(error.code) << ": " << error.message << "; running it on " << kReferenceDeviceName
-       << " instead (CPU fallback)";
-  if (!reportedCpuFallback_.exchange(true)) {
-    std::cerr << "libneuralnetworks: " << line.str()
-              << "; said once per compilation: NNREMOTE_VLOG=runtime for every one, NNREMOTE_NO_CPU_FALLBACK=1 for "
-                 "the device's error instead\n";
-  }
-  NN_VLOG(RUNTIME) << line.str();
+  std::string failed = function;
+  for (size_t i = 0; i < deviceNames_.size(); ++i) failed += (i == 0 ? " on " : ", ") + deviceNames_[i];
+  cpuFallback_->report(failed, error, "it");
 }
 
 hal::Result<hal::SharedPreparedModel> Compilation::cpuPrepared() const {
-  std::lock_guard<std::mutex> lock(cpuMutex_);
-  if (!cpuPrepared_.has_value()) {
-    const RuntimeDevice* cpu = cpuFallbackDevice();
-    if (cpu == nullptr) return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "no CPU to fall back to";
-    // Android's runtime prepares it with the defaults too, whatever the program chose.
-    cpuPrepared_ = cpu->device->prepareModel(model_, hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                             hal::Priority::MEDIUM, std::nullopt, {}, {}, hal::CacheToken{});
-  }
-  return *cpuPrepared_;
+  return cpuFallback_->prepared(CpuFallback::kWholeModel, model_);
 }
 
 std::vector<Compilation::StepRole> Compilation::stepRoles(bool isInput, uint32_t index) const {

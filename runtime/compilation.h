@@ -7,14 +7,14 @@
 #ifndef NNREMOTE_RUNTIME_COMPILATION_H_
 #define NNREMOTE_RUNTIME_COMPILATION_H_
 
-#include <atomic>
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hal/i_device.h"
+#include "runtime/cpu_fallback.h"
 #include "runtime/devices.h"
 
 namespace nnremote::runtime {
@@ -48,18 +48,18 @@ class Compilation {
   // Compilation_create, not run whole on nnapi-reference already, and free of OEM and extension
   // operations, which the CPU cannot run (Android's rules); and NNREMOTE_NO_CPU_FALLBACK unset
   // when it was created (as Android's debug.nn.partition=2), for a driver's developer who wants
-  // the device's errors.
+  // the device's errors. The same rule lets a failed partition step run alone on the CPU.
   bool fallsBackToCpu() const;
-  // Says on stderr, the first time this compilation falls back, which device failed and why: a
-  // driver's developer would otherwise never see it. Later ones go to NNREMOTE_VLOG=runtime.
+  // The fallback's report (cpu_fallback.h), naming `function` and the compilation's devices.
   void reportCpuFallback(const char* function, const hal::Error& error) const;
   // The whole model prepared on nnapi-reference, at the first call (from executions that failed).
   hal::Result<hal::SharedPreparedModel> cpuPrepared() const;
   // What fell back, for diagnostics and tests: the preparation (it then runs whole on
-  // nnapi-reference), and how many executions.
+  // nnapi-reference), how many executions ran again whole, and how many partition steps alone.
   bool preparedOnCpuInstead() const { return preparedOnCpuInstead_; }
-  uint64_t executionsOnCpuInstead() const { return executionsOnCpuInstead_.load(); }
-  void countExecutionOnCpuInstead() const { ++executionsOnCpuInstead_; }
+  uint64_t executionsOnCpuInstead() const { return cpuFallback_->executions(); }
+  uint64_t stepsOnCpuInstead() const { return cpuFallback_->steps(); }
+  void countExecutionOnCpuInstead() const { cpuFallback_->countExecution(); }
 
   // Where the model's input or output `index` is an input or output of a prepared model: of the
   // whole model, or of each partition step that reads it (or the one that writes it).
@@ -87,9 +87,6 @@ class Compilation {
   hal::Result<hal::SharedPreparedModel> preparePartitioned(const std::vector<const RuntimeDevice*>& deviceOf);
   // The whole model, or its partition steps, prepared on the devices chosen for them.
   hal::Result<hal::SharedPreparedModel> prepareOnChosen(const std::vector<Support>& support);
-  // nnapi-reference when the program's devices include it and the model has no OEM or extension
-  // operation; null otherwise.
-  const RuntimeDevice* cpuFallbackDevice() const;
   // `model` prepared on `device`; `part` tells caches of different partition steps apart.
   hal::Result<hal::SharedPreparedModel> prepareOn(const RuntimeDevice& device, const hal::Model& model,
                                                   const std::string& part = "") const;
@@ -97,7 +94,8 @@ class Compilation {
   const hal::Model model_;
   const std::vector<const RuntimeDevice*> devices_;
   const bool explicitDevices_;
-  const bool cpuFallbackAllowed_;
+  // Its CPU is null when the compilation may not fall back (fallsBackToCpu).
+  const std::shared_ptr<const CpuFallback> cpuFallback_;
   hal::ExecutionPreference preference_ = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   hal::Priority priority_ = hal::Priority::MEDIUM;
   std::optional<uint64_t> timeoutNanoseconds_;
@@ -108,10 +106,6 @@ class Compilation {
   const RuntimeDevice* wholeDevice_ = nullptr;  // when not partitioned
   hal::SharedPreparedModel prepared_;
   bool preparedOnCpuInstead_ = false;
-  mutable std::atomic<uint64_t> executionsOnCpuInstead_{0};
-  mutable std::atomic<bool> reportedCpuFallback_{false};
-  mutable std::mutex cpuMutex_;
-  mutable std::optional<hal::Result<hal::SharedPreparedModel>> cpuPrepared_;
 };
 
 }  // namespace nnremote::runtime

@@ -324,17 +324,14 @@ hal::Result<hal::ExecutionOutcome> Execution::withCpuFallback(const Call& c,
   }
   compilation_->reportCpuFallback("ANeuralNetworksExecution", outcome.error());
   compilation_->countExecutionOnCpuInstead();
-  std::vector<const DescribedUse*> inputUses, outputUses;
-  for (const Argument& input : inputs_) inputUses.push_back(input.use);
-  for (const Argument& output : outputs_) outputUses.push_back(output.use);
-  auto cpu = compilation_->cpuPrepared();
-  hal::Result<hal::ExecutionOutcome> fallback =
-      cpu.ok() ? executeOnCpu(**cpu, c.request, inputUses, outputUses, c.loopTimeout) : cpu.error();
-  if (!fallback.ok() && fallback.error().code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
-    // Both failures, the device's first: the CPU's code is the answer, as on Android.
-    fallback.error().message = outcome.error().message + "; then on nnapi-reference: " + fallback.error().message;
-  }
-  return fallback;
+  // A device buffer's size: its operand's shape, completed by its descriptor's and then the
+  // execution's.
+  auto bytesOf = [this](bool isInput, size_t index, const hal::Request::Argument& argument) -> std::optional<uint32_t> {
+    const DescribedUse* use = (isInput ? inputs_ : outputs_)[index].use;
+    if (use == nullptr) return std::nullopt;
+    return fullyKnownBytes(use->operand().type, argument.dimensions, use->initialDimensions());
+  };
+  return rerunOnCpu(compilation_->cpuPrepared(), c.request, bytesOf, c.loopTimeout, outcome.error());
 }
 
 hal::Result<hal::ExecutionOutcome> Execution::fencedCpuFallback(const Call& c,

@@ -25,8 +25,8 @@ uint32_t firstGuessBytes(const hal::Operand& operand) {
 // One execution's state: where each of the whole model's operands is, as a request argument.
 class StepRunner {
  public:
-  StepRunner(const hal::Model& model, const hal::Request& request)
-      : model_(model), pools_(request.pools), place_(model.main.operands.size()) {
+  StepRunner(const hal::Model& model, const hal::Request& request, const CpuFallback& cpuFallback)
+      : model_(model), cpuFallback_(cpuFallback), pools_(request.pools), place_(model.main.operands.size()) {
     for (size_t i = 0; i < request.inputs.size(); ++i) place_[model.main.inputIndexes[i]] = request.inputs[i];
     for (size_t i = 0; i < request.outputs.size(); ++i) {
       place_[model.main.outputIndexes[i]] = request.outputs[i];
@@ -61,6 +61,10 @@ class StepRunner {
         }
       }
       auto outcome = prepared.prepared->execute(request, hal::MeasureTiming::NO, deadline, loopTimeout);
+      if (!outcome.ok() && outcome.error().code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+        outcome = onCpuInstead(prepared, index, request, outcome.error(), loopTimeout);
+        if (!outcome.ok() && outcome.error().code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) return outcome.error();
+      }
       if (outcome.ok()) {
         for (size_t k = 0; k < step.outputs.size(); ++k) {
           const uint32_t output = step.outputs[k];
@@ -73,11 +77,8 @@ class StepRunner {
         }
         return {};
       }
-      hal::Error error = outcome.error();
-      if (error.code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE || error.outputShapes.size() != step.outputs.size()) {
-        error.message = "partition step " + std::to_string(index) + " on " + prepared.deviceName + ": " + error.message;
-        return error;
-      }
+      const hal::Error& error = outcome.error();
+      if (error.outputShapes.size() != step.outputs.size()) return stepError(prepared, index, error);
       bool modelOutputTooSmall = false;
       for (size_t k = 0; k < step.outputs.size(); ++k) {
         const uint32_t output = step.outputs[k];
@@ -112,6 +113,32 @@ class StepRunner {
   }
 
  private:
+  // `error` said as step `index`'s.
+  static hal::Error stepError(const PreparedStep& prepared, size_t index, hal::Error error) {
+    error.message = "partition step " + std::to_string(index) + " on " + prepared.deviceName + ": " + error.message;
+    return error;
+  }
+
+  // A step its device failed, run again alone on the CPU when the compilation may fall back
+  // (Android's partial fallback), on the same arguments, its device buffers staged; otherwise,
+  // or when the CPU fails it too, the failure (and the execution may then fall back whole).
+  hal::Result<hal::ExecutionOutcome> onCpuInstead(const PreparedStep& prepared, size_t index,
+                                                  const hal::Request& request, const hal::Error& failed,
+                                                  const hal::OptionalDuration& loopTimeout) const {
+    const hal::Error error = stepError(prepared, index, failed);
+    if (cpuFallback_.cpu() == nullptr || prepared.step.device->isReference) return error;
+    cpuFallback_.report(
+        "ANeuralNetworksExecution, partition step " + std::to_string(index) + " on " + prepared.deviceName, failed,
+        "the step");
+    cpuFallback_.countStep();
+    const hal::Model::Subgraph& main = prepared.step.model.main;
+    auto bytesOf = [&main](bool isInput, size_t k, const Argument& argument) {
+      const hal::Operand& operand = main.operands[(isInput ? main.inputIndexes : main.outputIndexes)[k]];
+      return fullyKnownBytes(operand.type, argument.dimensions, operand.dimensions);
+    };
+    return rerunOnCpu(cpuFallback_.prepared(index, prepared.step.model), request, bytesOf, loopTimeout, error);
+  }
+
   bool isModelOutput(uint32_t operand) const {
     return std::find(isModelOutput_.begin(), isModelOutput_.end(), operand) != isModelOutput_.end();
   }
@@ -145,6 +172,7 @@ class StepRunner {
   }
 
   const hal::Model& model_;
+  const CpuFallback& cpuFallback_;
   std::vector<hal::Request::MemoryPool> pools_;
   std::vector<Argument> place_;
   std::vector<uint32_t> isModelOutput_;
@@ -159,7 +187,7 @@ hal::Result<hal::ExecutionOutcome> PartitionedPreparedModel::execute(
     const hal::Request& request, hal::MeasureTiming /*measure*/, const hal::OptionalTimePoint& deadline,
     const hal::OptionalDuration& loopTimeoutDuration) const {
   NN_RETURN_IF_ERROR(hal::validateRequestForModel(request, model_));
-  StepRunner runner(model_, request);
+  StepRunner runner(model_, request, *cpuFallback_);
   for (size_t i = 0; i < steps_.size(); ++i) {
     if (deadline.has_value() && hal::Clock::now() >= *deadline) {
       return hal::makeError(hal::ErrorStatus::MISSED_DEADLINE_TRANSIENT)

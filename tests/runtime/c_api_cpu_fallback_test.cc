@@ -3,7 +3,8 @@
 // result; one made for chosen devices gets the device's error. The remote device is a simulated
 // NPU on a real server this test starts, with faults of its own: every execution of a model with
 // ADD fails (npu_emulator's --fault=error:op=ADD), preparing a model with MUL fails as a device
-// fails, with SUB as a bad argument, and it does not support DIV.
+// fails, with SUB as a bad argument, and it does not support DIV. A partitioned compilation whose
+// step the device fails runs that step alone on the CPU and goes on with the next on its device.
 #include <android/NeuralNetworks.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include "middleware/fault_injection.h"
 #include "runtime/compilation.h"
 #include "runtime/devices.h"
+#include "runtime/handles.h"
 #include "testing/add_model.h"
 #include "tests/runtime/c_api_helpers.h"
 #include "tests/runtime/c_api_model.h"
@@ -172,27 +174,94 @@ TEST(CApiCpuFallbackTest, DeviceMemoriesAreReadAndWrittenForTheCpu) {
   EXPECT_EQ(values(host.data), kSum);
 }
 
-TEST(CApiCpuFallbackTest, AStepThatFailsRunsTheWholeModelOnTheCpu) {
-  // t = a + b on the remote device (which fails it), out = t / b on nnapi-reference.
+// The partitioned compilation `runtime::Compilation` behind `compilation`.
+const runtime::Compilation& compiled(ANeuralNetworksCompilation* compilation) {
+  return *runtime::fromHandle(compilation)->compilation;
+}
+
+// t = a + b on the remote device (which fails it), u = t / b on nnapi-reference (the remote
+// device does not support DIV), out = max(u, b) on the remote device again.
+hal::Model threeStepModel() {
   hal::ModelBuilder b;
   const uint32_t x = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
   const uint32_t y = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
   const uint32_t t = b.addTemporary(hal::OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t u = b.addTemporary(hal::OperandType::TENSOR_FLOAT32, {2});
   const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {2});
   b.addOperation(hal::OperationType::ADD, {x, y, b.addInt32(0)}, {t});
-  b.addOperation(hal::OperationType::DIV, {t, y, b.addInt32(0)}, {out});
-  const hal::Model source = b.build();
+  b.addOperation(hal::OperationType::DIV, {t, y, b.addInt32(0)}, {u});
+  b.addOperation(hal::OperationType::MAXIMUM, {u, x}, {out});
+  return b.build();
+}
+
+TEST(CApiCpuFallbackTest, AStepThatFailsRunsAloneOnTheCpuAndTheNextStepsOnTheirDevices) {
   CApiModel model;
   int code = kOk;
-  Compilation compilation = compileModel(source, &model, /*forRemoteDevice=*/false, &code);
+  Compilation compilation = compileModel(threeStepModel(), &model, /*forRemoteDevice=*/false, &code);
   ASSERT_EQ(code, kOk);
+  ASSERT_THAT(compiled(compilation.get()).deviceNames(),
+              ::testing::ElementsAre("nnremote-edge16", "nnapi-reference", "nnremote-edge16"));
+  // max((a + b) / b, a) with a = {1, 2}, b = {10, 20}.
+  const std::vector<float> expected = {11.0f / 10.0f, 2.0f};
   float result[2] = {};
   Execution execution = addExecution(compilation.get(), kA, kB, result);
   ASSERT_NE(execution, nullptr);
+  uint64_t seen = deviceExecutions();
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(values(result), expected);
+  EXPECT_EQ(deviceExecutions(), seen + 2) << "the ADD step failed on the device, the MAXIMUM step ran there";
+  EXPECT_EQ(compiled(compilation.get()).stepsOnCpuInstead(), 1u);
+  EXPECT_EQ(compiled(compilation.get()).executionsOnCpuInstead(), 0u) << "not the whole model";
+
+  // Every executor runs the steps, so every executor falls back by the step.
+  result[0] = result[1] = 0;
+  execution = addExecution(compilation.get(), kA, kB, result);
+  ASSERT_NE(execution, nullptr);
+  EXPECT_EQ(startAndWait(execution.get()), kOk) << "startCompute";
+  EXPECT_EQ(values(result), expected);
+  EXPECT_EQ(compiled(compilation.get()).stepsOnCpuInstead(), 2u);
+  EXPECT_EQ(compiled(compilation.get()).executionsOnCpuInstead(), 0u);
+}
+
+TEST(CApiCpuFallbackTest, AStepsDeviceMemoriesAreReadAndWrittenForTheCpu) {
+  // d = b / b on nnapi-reference, out = a + d on the remote device (which fails it). Input a and
+  // the output belong to the ADD step alone: memories from descriptors are its device's buffers,
+  // which the CPU cannot read.
+  hal::ModelBuilder b;
+  const uint32_t x = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t y = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t d = b.addTemporary(hal::OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {2});
+  b.addOperation(hal::OperationType::DIV, {y, y, b.addInt32(0)}, {d});
+  b.addOperation(hal::OperationType::ADD, {x, d, b.addInt32(0)}, {out});
+  CApiModel model;
+  int code = kOk;
+  Compilation compilation = compileModel(b.build(), &model, /*forRemoteDevice=*/false, &code);
+  ASSERT_EQ(code, kOk);
+  ASSERT_THAT(compiled(compilation.get()).deviceNames(), ::testing::ElementsAre("nnapi-reference", "nnremote-edge16"));
+  Memory input = memoryForRole(compilation.get(), /*input=*/true, 0, {}, &code);
+  ASSERT_EQ(code, kOk);
+  Memory output = memoryForRole(compilation.get(), /*input=*/false, 0, {}, &code);
+  ASSERT_EQ(code, kOk);
+  HostMemory host(2 * sizeof(float));
+  ASSERT_NE(host.memory, nullptr);
+  host.data[0] = kA[0];
+  host.data[1] = kA[1];
+  ASSERT_EQ(ANeuralNetworksMemory_copy(host.memory.get(), input.get()), kOk);
+
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, input.get(), 0, 0), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, kB, sizeof kB), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, output.get(), 0, 0), kOk);
   const uint64_t seen = deviceExecutions();
   ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
-  EXPECT_EQ(deviceExecutions(), seen + 1) << "the ADD step ran on the device first";
-  EXPECT_EQ(values(result), (std::vector<float>{11.0f / 10.0f, 22.0f / 20.0f}));
+  EXPECT_EQ(deviceExecutions(), seen + 1);
+  EXPECT_EQ(compiled(compilation.get()).stepsOnCpuInstead(), 1u);
+  EXPECT_EQ(compiled(compilation.get()).executionsOnCpuInstead(), 0u);
+  host.data[0] = host.data[1] = 0;
+  ASSERT_EQ(ANeuralNetworksMemory_copy(output.get(), host.memory.get()), kOk) << "the CPU's result is in the device";
+  EXPECT_EQ(values(host.data), (std::vector<float>{2.0f, 3.0f}));
 }
 
 TEST(CApiCpuFallbackTest, APreparationTheDeviceFailsIsMadeOnTheCpu) {

@@ -66,7 +66,8 @@ TEST(CApiPartitioningTest, ModelsArmNnSupportsInPartRunPartitionedWithTheReferen
         std::string failure = runCase(testCase, options);
         // What the devices failed and nnapi-reference ran instead (CPU fallback) is a failure
         // of the devices or of partitioning, which this test is for.
-        if (compiled != nullptr && (compiled->preparedOnCpuInstead() || compiled->executionsOnCpuInstead() > 0)) {
+        if (compiled != nullptr && (compiled->preparedOnCpuInstead() || compiled->executionsOnCpuInstead() > 0 ||
+                                    compiled->stepsOnCpuInstead() > 0)) {
           ++fellBack;
           if (failure.empty() && !testCase.expectFailure) {
             failure = "passed only on nnapi-reference, after its devices failed it";

@@ -1,7 +1,7 @@
 // runtime/cpu_fallback.h on its own: a request whose arguments live in another device's buffers
 // (the simulated NPU's, real ones) runs on nnapi-reference through shared memory, read from the
 // buffers for inputs and written back for outputs; an output buffer whose shape is not known
-// cannot be staged.
+// cannot be staged; a failure on the CPU too says both; each part is prepared on the CPU once.
 #include "runtime/cpu_fallback.h"
 
 #include <gmock/gmock.h>
@@ -9,7 +9,6 @@
 
 #include <cstring>
 #include <memory>
-#include <set>
 #include <vector>
 
 #include "drivers/sim/sim_device.h"
@@ -50,11 +49,11 @@ struct Prepared {
   }
 };
 
-// What a memory from a descriptor of float32 operands with `dimensions` holds.
-std::shared_ptr<DescribedUse> floatUse(std::vector<uint32_t> dimensions) {
-  hal::Operand operand;
-  operand.type = hal::OperandType::TENSOR_FLOAT32;
-  return std::make_shared<DescribedUse>(std::set<MemoryRole>{}, operand, std::move(dimensions));
+// Every device buffer a float32 tensor of `dimensions`, completed by its argument's.
+StagedBytes floatsOf(std::vector<uint32_t> dimensions) {
+  return [dimensions](bool /*isInput*/, size_t /*index*/, const Argument& argument) {
+    return fullyKnownBytes(hal::OperandType::TENSOR_FLOAT32, argument.dimensions, dimensions);
+  };
 }
 
 hal::SharedMemory floats(const std::vector<float>& values) {
@@ -85,8 +84,7 @@ TEST(CpuFallbackTest, DeviceBuffersAreReadForTheCpuAndWrittenBack) {
   request.pools = {a, floats({10, 20}), out};
   request.inputs = {inPool(0, 0), inPool(1, 8)};
   request.outputs = {inPool(2, 0)};
-  auto inUse = floatUse({2}), outUse = floatUse({2});
-  auto outcome = executeOnCpu(*prepared.onCpu, request, {inUse.get(), nullptr}, {outUse.get()}, kLoopTimeout);
+  auto outcome = executeOnCpu(*prepared.onCpu, request, floatsOf({2}), kLoopTimeout);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   auto result = hal::createHeapMemory(8);
   ASSERT_TRUE(result.ok());
@@ -105,11 +103,45 @@ TEST(CpuFallbackTest, AnOutputBufferOfUnknownShapeCannotBeStaged) {
   request.outputs = {inPool(1, 0)};
   // A driver that made a buffer of unknown size (Android's CPU device and sample driver do not):
   // the CPU cannot know how much to stage, as on Android.
-  auto unknown = floatUse({0});
-  auto outcome = executeOnCpu(*prepared.onCpu, request, {nullptr, nullptr}, {unknown.get()}, kLoopTimeout);
+  auto outcome = executeOnCpu(*prepared.onCpu, request, floatsOf({0}), kLoopTimeout);
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.error().code, hal::ErrorStatus::GENERAL_FAILURE);
   EXPECT_THAT(outcome.error().message, HasSubstr("output 0's device memory has no fully known shape"));
+}
+
+TEST(CpuFallbackTest, EachPartIsPreparedOnTheCpuOnce) {
+  const RuntimeDevice cpu{makeReferenceDevice(), nullptr, true};
+  const CpuFallback fallback(&cpu);
+  const hal::Model model = testing::twoInputAddModel();
+  auto whole = fallback.prepared(CpuFallback::kWholeModel, model);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  auto again = fallback.prepared(CpuFallback::kWholeModel, model);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*whole, *again);
+  auto step = fallback.prepared(0, model);
+  ASSERT_TRUE(step.ok());
+  EXPECT_NE(*step, *whole) << "a partition step has its own";
+
+  const CpuFallback never(nullptr);
+  EXPECT_FALSE(never.prepared(CpuFallback::kWholeModel, model).ok());
+}
+
+TEST(CpuFallbackTest, WhenTheCpuFailsTooItsStatusIsTheAnswerAfterTheDevicesFailure) {
+  Prepared prepared;
+  ASSERT_NE(prepared.onCpu, nullptr);
+  const hal::Error failed = hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the backend host died";
+  hal::Request request;  // no arguments for a model with three: the CPU refuses it
+  auto outcome = rerunOnCpu(prepared.onCpu, request, floatsOf({2}), kLoopTimeout, failed);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_THAT(outcome.error().message, ::testing::StartsWith("the backend host died; then on nnapi-reference: "));
+
+  const hal::Result<hal::SharedPreparedModel> unprepared = hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                                                           << "out of memory";
+  outcome = rerunOnCpu(unprepared, request, floatsOf({2}), kLoopTimeout, failed);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_EQ(outcome.error().message, "the backend host died; then on nnapi-reference: out of memory");
 }
 
 }  // namespace
