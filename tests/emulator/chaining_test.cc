@@ -1,11 +1,16 @@
 // npu_emulator --config=remote:ADDR, with both emulators real processes: the front serves the far
 // device under its own name; the far side's errors arrive as their HAL status through both hops;
 // and when the far emulator dies, the front's clients get DEAD_OBJECT promptly while the front
-// itself keeps serving.
+// itself keeps serving; clients executing at once through a hop over TCP all finish.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "emulator/emulator_server.h"
 #include "emulator/remote_devices.h"
@@ -119,6 +124,56 @@ TEST(ChainingTest, TheHopToTheFarSideCanUseMutualTlsAndAToken) {
   auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+}
+
+// The front runs a quick execution inline on the gRPC thread it arrived on (quick_executions.h);
+// through a hop over TCP that thread then waits on a gRPC stream to the far side. Clients that
+// burst, execute and release models at once must all finish, none held until a call deadline.
+TEST(ChainingTest, ClientsExecutingAtOnceThroughATcpHopAllFinish) {
+  auto far =
+      EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0", testing::plainLoopbackOptions());
+  ASSERT_TRUE(far.ok()) << far.error().message;
+  auto remote = connectRemoteDevices((*far)->address());
+  ASSERT_TRUE(remote.ok()) << remote.error().message;
+  auto front = EmulatorServer::start(*remote, "127.0.0.1:0", testing::plainLoopbackOptions());
+  ASSERT_TRUE(front.ok()) << front.error().message;
+
+  constexpr int kClients = 4, kModels = 8, kExecutions = 25;
+  std::atomic<int> failures{0};
+  std::mutex mutex;
+  std::string firstFailure;
+  auto fail = [&](const std::string& why) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (failures++ == 0) firstFailure = why;
+  };
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      auto connection = proxy::Connection::connect((*front)->address());
+      if (!connection.ok()) return fail(connection.error().message);
+      auto devices = proxy::ProxyDevice::discover(*connection);
+      if (!devices.ok() || devices->size() != 1) return fail("no device");
+      for (int m = 0; m < kModels; ++m) {
+        auto prepared =
+            devices->front()->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                           hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+        if (!prepared.ok()) return fail(prepared.error().message);
+        auto burst = (*prepared)->configureExecutionBurst();
+        if (!burst.ok()) return fail(burst.error().message);
+        auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+        if (!io.ok()) return fail(io.error().message);
+        for (int e = 0; e < kExecutions; ++e) {
+          const auto deadline = hal::Clock::now() + std::chrono::seconds(20);
+          auto outcome = (e + c) % 2 == 0
+                             ? (*burst)->execute(io->request, hal::MeasureTiming::NO, deadline, std::nullopt)
+                             : (*prepared)->execute(io->request, hal::MeasureTiming::NO, deadline, std::nullopt);
+          if (!outcome.ok()) return fail(outcome.error().message);
+        }
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  EXPECT_EQ(failures.load(), 0) << firstFailure;
 }
 
 TEST(ChainingTest, TheRemoteSecurityFlagsAreCheckedAtStartup) {
