@@ -1,25 +1,98 @@
 // A device for runtime tests that refuses what its script says: a decorator (over the simulated
-// NPU, say) that claims not to support some operation types, and fails to prepare models with
+// NPU, say) that claims not to support some operation types, fails to prepare models with
 // others, with the status given (INVALID_ARGUMENT for a bad argument, GENERAL_FAILURE for a device
-// that fails).
+// that fails), and may fail every execution with one status, or hold executions at a gate.
 #ifndef NNREMOTE_TESTS_RUNTIME_SCRIPTED_DEVICE_H_
 #define NNREMOTE_TESTS_RUNTIME_SCRIPTED_DEVICE_H_
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "hal/execution_adapters.h"
 #include "hal/forwarding_device.h"
 #include "hal/operand_types.h"
 
 namespace nnremote::testing {
 
+// Holds executions at a device while closed, so that a test can look at an execution while it
+// runs. Every wait is bounded: a test that forgets to open it fails rather than hangs.
+class ExecutionGate {
+ public:
+  static constexpr std::chrono::seconds kBound{30};
+
+  void close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = false;
+    arrived_ = 0;
+  }
+  void open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  // Whether an execution reached the gate since it closed (waiting for one up to kBound).
+  bool awaitArrival() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, kBound, [this] { return arrived_ > 0; });
+  }
+  // Where an execution waits.
+  void pass() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++arrived_;
+    changed_.notify_all();
+    changed_.wait_for(lock, kBound, [this] { return open_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = true;
+  int arrived_ = 0;
+};
+
 struct DeviceScript {
   std::string name;  // empty: the inner device's
   std::set<hal::OperationType> unsupported;
   std::map<hal::OperationType, hal::ErrorStatus> failsToPrepare;
+  // Every execution of a model it prepared, by any executor, fails with this status (for
+  // OUTPUT_INSUFFICIENT_SIZE, every output too small for its declared shape); NONE: they run.
+  hal::ErrorStatus failsToExecute = hal::ErrorStatus::NONE;
+  // When set, every execution passes it first.
+  std::shared_ptr<ExecutionGate> gate;
+};
+
+// A prepared model that fails or holds executions as its device's script says; every executor
+// comes from its execute.
+class ScriptedPreparedModel : public hal::SyncExecutionPreparedModel {
+ public:
+  ScriptedPreparedModel(hal::SharedPreparedModel inner, const hal::Model& model, const DeviceScript& script)
+      : inner_(std::move(inner)), failsWith_(script.failsToExecute), gate_(script.gate) {
+    for (uint32_t output : model.main.outputIndexes)
+      outputShapes_.push_back({model.main.operands[output].dimensions, false});
+  }
+  hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
+                                             const hal::OptionalTimePoint& deadline,
+                                             const hal::OptionalDuration& loopTimeout) const override {
+    if (gate_ != nullptr) gate_->pass();
+    if (failsWith_ == hal::ErrorStatus::NONE) return inner_->execute(request, measure, deadline, loopTimeout);
+    hal::Error error = hal::makeError(failsWith_) << "scripted to fail every execution";
+    if (failsWith_ == hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) error.outputShapes = outputShapes_;
+    return error;
+  }
+  const hal::Model* getModel() const override { return inner_->getModel(); }
+
+ private:
+  const hal::SharedPreparedModel inner_;
+  const hal::ErrorStatus failsWith_;
+  const std::shared_ptr<ExecutionGate> gate_;
+  std::vector<hal::OutputShape> outputShapes_;
 };
 
 class ScriptedDevice : public hal::ForwardingDevice {
@@ -49,7 +122,11 @@ class ScriptedDevice : public hal::ForwardingDevice {
                << getName() << " is scripted to fail preparing " << hal::toString(operation.type);
       }
     }
-    return ForwardingDevice::prepareModel(model, preference, priority, deadline, modelCache, dataCache, token);
+    NN_ASSIGN_OR_RETURN(
+        hal::SharedPreparedModel prepared,
+        ForwardingDevice::prepareModel(model, preference, priority, deadline, modelCache, dataCache, token));
+    if (script_.failsToExecute == hal::ErrorStatus::NONE && script_.gate == nullptr) return prepared;
+    return hal::SharedPreparedModel(std::make_shared<ScriptedPreparedModel>(std::move(prepared), model, script_));
   }
 
  private:
