@@ -3,7 +3,7 @@
 // result; one made for chosen devices gets the device's error. The remote device is a simulated
 // NPU on a real server this test starts, with faults of its own: every execution of a model with
 // ADD fails (npu_emulator's --fault=error:op=ADD), preparing a model with MUL fails as a device
-// fails, with SUB as a bad argument, and it does not support DIV. A partitioned compilation whose
+// fails, with SUB as a bad argument, and it does not support DIV or WHILE. A partitioned compilation whose
 // step the device fails runs that step alone on the CPU and goes on with the next on its device.
 #include <android/NeuralNetworks.h>
 #include <gmock/gmock.h>
@@ -40,7 +40,7 @@ middleware::FaultInjector& addFaults() {
 
 hal::SharedDevice failingDevice() {
   const DeviceScript script{"",
-                            {hal::OperationType::DIV},
+                            {hal::OperationType::DIV, hal::OperationType::WHILE},
                             {{hal::OperationType::MUL, hal::ErrorStatus::GENERAL_FAILURE},
                              {hal::OperationType::SUB, hal::ErrorStatus::INVALID_ARGUMENT}}};
   return std::make_shared<ScriptedDevice>(addFaults().wrap({sim::SimDevice::create(sim::edgeNpuConfig())}).front(),
@@ -220,6 +220,52 @@ TEST(CApiCpuFallbackTest, AStepThatFailsRunsAloneOnTheCpuAndTheNextStepsOnTheirD
   EXPECT_EQ(startAndWait(execution.get()), kOk) << "startCompute";
   EXPECT_EQ(values(result), expected);
   EXPECT_EQ(compiled(compilation.get()).stepsOnCpuInstead(), 2u);
+  EXPECT_EQ(compiled(compilation.get()).executionsOnCpuInstead(), 0u);
+}
+
+// As Android's FailingDriverTest.FailAfterInterpretedWhile: a step after a WHILE on the CPU
+// falls back alone, and the loop is not run again.
+TEST(CApiCpuFallbackTest, AStepAfterALoopOnTheCpuFallsBackAlone) {
+  const hal::OperandType floats = hal::OperandType::TENSOR_FLOAT32, bools = hal::OperandType::TENSOR_BOOL8;
+  hal::ModelBuilder condition;  // while CAST(b)
+  {
+    condition.addInput(floats, {2});
+    const uint32_t b = condition.addInput(bools, {1});
+    condition.addOperation(hal::OperationType::CAST, {b}, {condition.addOutput(bools, {1})});
+  }
+  hal::ModelBuilder body;  // f = CAST(f)
+  {
+    const uint32_t f = body.addInput(floats, {2});
+    body.addInput(bools, {1});
+    body.addOperation(hal::OperationType::CAST, {f}, {body.addOutput(floats, {2})});
+  }
+  hal::ModelBuilder b;  // out = f + f after the loop, on the remote device (which fails it)
+  const uint32_t f = b.addInput(floats, {2});
+  const uint32_t go = b.addInput(bools, {1});
+  const uint32_t looped = b.addTemporary(floats, {2});
+  const uint32_t out = b.addOutput(floats, {2});
+  b.addOperation(hal::OperationType::WHILE, {b.addSubgraph(condition.build()), b.addSubgraph(body.build()), f, go},
+                 {looped});
+  b.addOperation(hal::OperationType::ADD, {looped, looped, b.addInt32(0)}, {out});
+  CApiModel model;
+  int code = kOk;
+  Compilation compilation = compileModel(b.build(), &model, /*forRemoteDevice=*/false, &code);
+  ASSERT_EQ(code, kOk);
+  ASSERT_THAT(compiled(compilation.get()).deviceNames(), ::testing::ElementsAre("nnapi-reference", "nnremote-edge16"));
+
+  Execution execution = executionOf(compilation.get());
+  ASSERT_NE(execution, nullptr);
+  const float input[2] = {144, 25};
+  const uint8_t no = 0;
+  float result[2] = {};
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 0, nullptr, input, sizeof input), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, &no, sizeof no), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_setOutput(execution.get(), 0, nullptr, result, sizeof result), kOk);
+  const uint64_t seen = deviceExecutions();
+  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  EXPECT_EQ(values(result), (std::vector<float>{288, 50}));
+  EXPECT_EQ(deviceExecutions(), seen + 1);
+  EXPECT_EQ(compiled(compilation.get()).stepsOnCpuInstead(), 1u);
   EXPECT_EQ(compiled(compilation.get()).executionsOnCpuInstead(), 0u);
 }
 
