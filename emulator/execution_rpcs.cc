@@ -168,9 +168,12 @@ hal::Result<wire::ExecuteFencedResponse> ExecutionRpcs::executeFenced(Session& s
       }
       auto outcome = entry.preparedModel->execute(halRequest, measure, executionDeadline, loopTimeout);
       if (!outcome.ok()) return finish(outcome.error());
-      // The fenced timing also counts the wait for the fences, in the driver's time.
-      hal::Timing fenced = outcome->timing;
-      if (fenced.timeInDriver) *fenced.timeInDriver += std::chrono::duration_cast<hal::Duration>(launched - called);
+      // As HAL 1.3: timingFenced counts from the fences' signaling (the execution's own timing),
+      // timingLaunched from the call, so its time in the driver also counts the wait for them.
+      const hal::Timing fenced = outcome->timing;
+      if (outcome->timing.timeInDriver) {
+        *outcome->timing.timeInDriver += std::chrono::duration_cast<hal::Duration>(launched - called);
+      }
       {
         std::lock_guard<std::mutex> lock(execution->mutex);
         describeOutcome(*session, wireRequest, halRequest, *entry.model, outcome, &execution->outcome);

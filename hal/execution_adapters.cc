@@ -89,11 +89,12 @@ Result<std::pair<SyncFence, ExecuteFencedInfoCallback>> executeFencedBySyncExecu
   NN_ASSIGN_OR_RETURN(ExecutionOutcome outcome, preparedModel.execute(request, measure,
                                                                       executionDeadline,
                                                                       loopTimeoutDuration));
-  // timingLaunched counts from when the fences were done; timingFenced from the call.
-  const Timing launchedTiming = outcome.timing;
-  Timing fencedTiming = outcome.timing;
-  if (fencedTiming.timeInDriver.has_value()) {
-    *fencedTiming.timeInDriver += std::chrono::duration_cast<Duration>(launched - called);
+  // timingFenced counts from when the fences were done (the execution's own timing);
+  // timingLaunched from the call, so its time in the driver also counts the wait for them.
+  const Timing fencedTiming = outcome.timing;
+  Timing launchedTiming = outcome.timing;
+  if (launchedTiming.timeInDriver.has_value()) {
+    *launchedTiming.timeInDriver += std::chrono::duration_cast<Duration>(launched - called);
   }
   ExecuteFencedInfoCallback info = [launchedTiming, fencedTiming]() {
     return Result<std::pair<Timing, Timing>>(std::make_pair(launchedTiming, fencedTiming));

@@ -12,7 +12,9 @@
 
 namespace nnremote::hal {
 
-// Returns timingLaunched (from the fence-wait end) and timingFenced (from the call).
+// Returns timingLaunched and timingFenced, as HAL 1.3's IFencedExecutionCallback: both end when
+// the execution's fence signals; timingLaunched starts at the executeFenced call (so its time in
+// the driver counts the wait for the fences too), timingFenced when the fences waited for signaled.
 using ExecuteFencedInfoCallback = std::function<Result<std::pair<Timing, Timing>>()>;
 
 struct ExecutionOutcome {

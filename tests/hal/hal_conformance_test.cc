@@ -260,6 +260,9 @@ TEST_P(HalConformanceTest, ReusableExecutionBurstAndFencedExecutionAgree) {
   auto info = fenced->second();
   ASSERT_TRUE(info.ok());
   EXPECT_TRUE(info->first.timeOnDevice.has_value());
+  // HAL 1.3: timingLaunched counts from the call, timingFenced from the fences' signaling.
+  ASSERT_TRUE(info->first.timeInDriver.has_value() && info->second.timeInDriver.has_value());
+  EXPECT_GE(*info->first.timeInDriver, *info->second.timeInDriver);
 
   auto errored = hal::SyncFence::create();
   errored.signal(/*error=*/true);
