@@ -3,9 +3,10 @@
 // execution fails with one HAL status gives the program that status's result code by every
 // executor (startCompute, compute, burstCompute, startComputeWithDependencies), reusable or not;
 // an output's dimensions are BAD_STATE while the execution runs and after it failed, except after
-// OUTPUT_INSUFFICIENT_SIZE, which gives the shape the device reported. The devices are on a real
-// server this test starts, so each status crosses the wire and the proxy; compilations are for
-// the chosen device, which never falls back to the CPU.
+// OUTPUT_INSUFFICIENT_SIZE, which gives the shape the device reported; its durations (each of the
+// four codes) are BAD_STATE while it runs and after any failure (as TestIntrospectionControl). The devices are on a
+// real server this test starts, so each status crosses the wire and the proxy; compilations are for the chosen device,
+// which never falls back to the CPU.
 #include <android/NeuralNetworks.h>
 #include <gtest/gtest.h>
 
@@ -98,6 +99,7 @@ class CApiDriverErrorsTest : public ::testing::TestWithParam<Case> {
     Execution execution = executionOf(compilation_.get());
     ASSERT_NE(execution, nullptr);
     ASSERT_EQ(ANeuralNetworksExecution_setReusable(execution.get(), times > 1), kOk);
+    ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(execution.get(), true), kOk);
     float out[2] = {};
     ASSERT_EQ(setAddArguments(execution.get(), kA, kB, out), kOk);
     for (int run = 0; run < times; ++run) {
@@ -110,6 +112,7 @@ class CApiDriverErrorsTest : public ::testing::TestWithParam<Case> {
       EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandDimensions(execution.get(), 0, dimensions),
                 ANEURALNETWORKS_BAD_STATE)
           << "while it runs";
+      expectDurations(execution.get(), ANEURALNETWORKS_BAD_STATE, "while it runs");
       gate()->open();
       EXPECT_EQ(finish(), expected);
       if (expected == kOk) {
@@ -122,6 +125,17 @@ class CApiDriverErrorsTest : public ::testing::TestWithParam<Case> {
       } else {
         EXPECT_EQ(dimensionsCode, ANEURALNETWORKS_BAD_STATE) << "a failed execution has no dimensions";
       }
+      expectDurations(execution.get(), expected == kOk ? kOk : ANEURALNETWORKS_BAD_STATE, "after it");
+    }
+  }
+
+  static void expectDurations(ANeuralNetworksExecution* execution, int code, const char* when) {
+    for (int32_t durationCode :
+         {ANEURALNETWORKS_DURATION_ON_HARDWARE, ANEURALNETWORKS_DURATION_IN_DRIVER,
+          ANEURALNETWORKS_FENCED_DURATION_ON_HARDWARE, ANEURALNETWORKS_FENCED_DURATION_IN_DRIVER}) {
+      uint64_t duration = 0;
+      EXPECT_EQ(ANeuralNetworksExecution_getDuration(execution, durationCode, &duration), code)
+          << "duration code " << durationCode << " " << when;
     }
   }
 
