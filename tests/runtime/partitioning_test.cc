@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 
 #include "drivers/sim/sim_device.h"
 #include "hal/model_builder.h"
@@ -25,10 +26,10 @@ using ::testing::HasSubstr;
 
 constexpr OperandType kFloat = OperandType::TENSOR_FLOAT32;
 
-// The simulator as "partial", claiming not to support `refused` operation types (and refusing to
+// The simulator as `name`, claiming not to support `refused` operation types (and refusing to
 // prepare them, as a bad argument).
-hal::SharedDevice partialDevice(const std::set<OperationType>& refused) {
-  testing::DeviceScript script{"partial", refused, {}};
+hal::SharedDevice partialDevice(const std::set<OperationType>& refused, const std::string& name = "partial") {
+  testing::DeviceScript script{name, refused, {}};
   for (OperationType type : refused) script.failsToPrepare[type] = hal::ErrorStatus::INVALID_ARGUMENT;
   return std::make_shared<testing::ScriptedDevice>(sim::SimDevice::create(sim::edgeNpuConfig()), std::move(script));
 }
@@ -169,6 +170,21 @@ TEST(PartitioningTest, AnOutputTooSmallIsReportedWithTheShapeItNeeds) {
   ASSERT_EQ(result.outcome.error().outputShapes.size(), 1u);
   EXPECT_THAT(result.outcome.error().outputShapes[0].dimensions, ElementsAre(4));
   EXPECT_FALSE(result.outcome.error().outputShapes[0].isSufficient);
+}
+
+// As Android's IntrospectionControlTest.ModelNeedTwoDevices: devices the program chose that
+// together support the model run it partitioned between them, without nnapi-reference.
+TEST(PartitioningTest, TwoChosenDevicesThatTogetherSupportAModelRunItBetweenThem) {
+  const RuntimeDevice noRelu{partialDevice({OperationType::RELU}, "no-relu"), nullptr, false};
+  const RuntimeDevice noAdd{partialDevice({OperationType::ADD}, "no-add"), nullptr, false};
+  Compilation compilation(chain({4}, {4}), {&noRelu, &noAdd}, /*explicitDevices=*/true);
+  ASSERT_EQ(compilation.finish(), ANEURALNETWORKS_NO_ERROR);
+  EXPECT_THAT(compilation.deviceNames(), ElementsAre("no-relu", "no-add", "no-relu"));
+  auto io = hal::makeRequest({hal::toBytes<float>({-1, 2, -3, 4})}, {4 * sizeof(float)});
+  ASSERT_TRUE(io.ok());
+  auto outcome = compilation.prepared()->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_THAT(hal::fromMemory<float>(io->outputs[0], 4), ElementsAre(0, 8, 0, 16));
 }
 
 TEST(PartitioningTest, WithoutTheReferenceAnOperationNoDeviceSupportsIsRefused) {
