@@ -145,33 +145,41 @@ struct HostMemory {
   Memory memory;
 };
 
-TEST(CApiCpuFallbackTest, DeviceMemoriesAreReadAndWrittenForTheCpu) {
-  Model model = addModel();
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compile(model.get());
-  ASSERT_NE(compilation, nullptr);
+// Computes `compilation` (inputs a and b, one output) with a and the output in memories from
+// descriptors (a filled with kA through a host memory) and b = kB; `result` is what the output
+// memory holds after, read back through a host memory.
+void computeWithDeviceMemories(ANeuralNetworksCompilation* compilation, std::vector<float>* result) {
   int code = kOk;
-  Memory input = memoryForRole(compilation.get(), /*input=*/true, 0, {}, &code);
+  Memory input = memoryForRole(compilation, /*input=*/true, 0, {}, &code);
   ASSERT_EQ(code, kOk);
-  Memory output = memoryForRole(compilation.get(), /*input=*/false, 0, {}, &code);
+  Memory output = memoryForRole(compilation, /*input=*/false, 0, {}, &code);
   ASSERT_EQ(code, kOk);
   HostMemory host(2 * sizeof(float));
   ASSERT_NE(host.memory, nullptr);
   host.data[0] = kA[0];
   host.data[1] = kA[1];
   ASSERT_EQ(ANeuralNetworksMemory_copy(host.memory.get(), input.get()), kOk);
-
-  Execution execution = executionOf(compilation.get());
+  Execution execution = executionOf(compilation);
   ASSERT_NE(execution, nullptr);
   ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, input.get(), 0, 0), kOk);
   ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, kB, sizeof kB), kOk);
   ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, output.get(), 0, 0), kOk);
-  const uint64_t seen = deviceExecutions();
   ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
-  EXPECT_EQ(deviceExecutions(), seen + 1);
   host.data[0] = host.data[1] = 0;
-  ASSERT_EQ(ANeuralNetworksMemory_copy(output.get(), host.memory.get()), kOk) << "the CPU's result is in the device";
-  EXPECT_EQ(values(host.data), kSum);
+  ASSERT_EQ(ANeuralNetworksMemory_copy(output.get(), host.memory.get()), kOk);
+  *result = values(host.data);
+}
+
+TEST(CApiCpuFallbackTest, DeviceMemoriesAreReadAndWrittenForTheCpu) {
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation compilation = compile(model.get());
+  ASSERT_NE(compilation, nullptr);
+  const uint64_t seen = deviceExecutions();
+  std::vector<float> result;
+  ASSERT_NO_FATAL_FAILURE(computeWithDeviceMemories(compilation.get(), &result));
+  EXPECT_EQ(deviceExecutions(), seen + 1);
+  EXPECT_EQ(result, kSum) << "the CPU's result is in the device";
 }
 
 // The partitioned compilation `runtime::Compilation` behind `compilation`.
@@ -285,29 +293,13 @@ TEST(CApiCpuFallbackTest, AStepsDeviceMemoriesAreReadAndWrittenForTheCpu) {
   Compilation compilation = compileModel(b.build(), &model, /*forRemoteDevice=*/false, &code);
   ASSERT_EQ(code, kOk);
   ASSERT_THAT(compiled(compilation.get()).deviceNames(), ::testing::ElementsAre("nnapi-reference", "nnremote-edge16"));
-  Memory input = memoryForRole(compilation.get(), /*input=*/true, 0, {}, &code);
-  ASSERT_EQ(code, kOk);
-  Memory output = memoryForRole(compilation.get(), /*input=*/false, 0, {}, &code);
-  ASSERT_EQ(code, kOk);
-  HostMemory host(2 * sizeof(float));
-  ASSERT_NE(host.memory, nullptr);
-  host.data[0] = kA[0];
-  host.data[1] = kA[1];
-  ASSERT_EQ(ANeuralNetworksMemory_copy(host.memory.get(), input.get()), kOk);
-
-  Execution execution = executionOf(compilation.get());
-  ASSERT_NE(execution, nullptr);
-  ASSERT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, input.get(), 0, 0), kOk);
-  ASSERT_EQ(ANeuralNetworksExecution_setInput(execution.get(), 1, nullptr, kB, sizeof kB), kOk);
-  ASSERT_EQ(ANeuralNetworksExecution_setOutputFromMemory(execution.get(), 0, nullptr, output.get(), 0, 0), kOk);
   const uint64_t seen = deviceExecutions();
-  ASSERT_EQ(ANeuralNetworksExecution_compute(execution.get()), kOk);
+  std::vector<float> result;
+  ASSERT_NO_FATAL_FAILURE(computeWithDeviceMemories(compilation.get(), &result));
   EXPECT_EQ(deviceExecutions(), seen + 1);
   EXPECT_EQ(compiled(compilation.get()).stepsOnCpuInstead(), 1u);
   EXPECT_EQ(compiled(compilation.get()).executionsOnCpuInstead(), 0u);
-  host.data[0] = host.data[1] = 0;
-  ASSERT_EQ(ANeuralNetworksMemory_copy(output.get(), host.memory.get()), kOk) << "the CPU's result is in the device";
-  EXPECT_EQ(values(host.data), (std::vector<float>{2.0f, 3.0f}));
+  EXPECT_EQ(result, (std::vector<float>{2.0f, 3.0f})) << "the CPU's result is in the device";
 }
 
 TEST(CApiCpuFallbackTest, APreparationTheDeviceFailsIsMadeOnTheCpu) {
