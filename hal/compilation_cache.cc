@@ -191,12 +191,21 @@ Result<CacheFile> openCacheFile(const std::string& path, int flags) {
   return CacheFile{{std::make_shared<const FileDescriptor>(fd)}};
 }
 
-Result<std::vector<CacheFile>> openCacheFiles(const std::string& directory, const std::string& stem, uint32_t count) {
+Result<std::vector<CacheFile>> openCacheFiles(const std::string& directory, const std::string& stem, uint32_t count,
+                                              bool* created) {
+  if (created != nullptr) *created = false;
   std::vector<CacheFile> files;
   for (uint32_t i = 0; i < count; ++i) {
-    NN_ASSIGN_OR_RETURN(CacheFile file,
-                        openCacheFile(directory + "/" + stem + "-" + std::to_string(i), O_RDWR | O_CREAT));
-    files.push_back(std::move(file));
+    const std::string path = directory + "/" + stem + "-" + std::to_string(i);
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      if (created != nullptr) *created = true;
+    } else if (errno == EEXIST) {
+      fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    }
+    if (fd < 0)
+      return makeError(ErrorStatus::GENERAL_FAILURE) << "cannot open " << path << ": " << std::strerror(errno);
+    files.push_back(CacheFile{{std::make_shared<const FileDescriptor>(fd)}});
   }
   return files;
 }

@@ -65,7 +65,10 @@ Result<CacheFile> openCacheFile(const std::string& path, int flags);
 
 // `count` cache handles DIRECTORY/STEM-0, STEM-1, ..., created if absent: the files a client
 // keeps a device's compilation cache in (ANeuralNetworksCompilation_setCaching, conform --cache-dir).
-Result<std::vector<CacheFile>> openCacheFiles(const std::string& directory, const std::string& stem, uint32_t count);
+// `created`, when given, says whether any of them had to be created: then there is no cache to
+// prepare from, and Android's runtime does not ask the device to.
+Result<std::vector<CacheFile>> openCacheFiles(const std::string& directory, const std::string& stem, uint32_t count,
+                                              bool* created = nullptr);
 
 }  // namespace nnremote::hal
 

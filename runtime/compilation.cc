@@ -251,8 +251,10 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
   const hal::CacheToken token = part.empty() ? token_ : stepToken(token_, part);
   if (caching) {
     const std::string stem = hex(token_) + "-" + device.getName() + (part.empty() ? "" : "-" + part);
-    auto modelOpened = hal::openCacheFiles(cacheDir_, stem + "-model", modelFiles);
-    auto dataOpened = modelOpened.ok() ? hal::openCacheFiles(cacheDir_, stem + "-data", dataFiles) : modelOpened;
+    bool modelCreated = false, dataCreated = false;
+    auto modelOpened = hal::openCacheFiles(cacheDir_, stem + "-model", modelFiles, &modelCreated);
+    auto dataOpened =
+        modelOpened.ok() ? hal::openCacheFiles(cacheDir_, stem + "-data", dataFiles, &dataCreated) : modelOpened;
     if (!dataOpened.ok()) {
       // As Android's runtime: a cache that cannot be opened costs the caching, not the compilation.
       std::cerr << "libneuralnetworks: ANeuralNetworksCompilation_finish: compiling without a cache on "
@@ -262,8 +264,11 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
       modelCache = std::move(modelOpened).value();
       dataCache = std::move(dataOpened).value();
       // A cache this device wrote before saves the preparation; any other answer means prepare.
-      if (auto cached = device.prepareModelFromCache(deadline, modelCache, dataCache, token); cached.ok()) {
-        return cached;
+      // Files just created hold no cache, so the device is not asked (as Android's runtime).
+      if (!modelCreated && !dataCreated) {
+        if (auto cached = device.prepareModelFromCache(deadline, modelCache, dataCache, token); cached.ok()) {
+          return cached;
+        }
       }
     }
   }

@@ -549,5 +549,25 @@ INSTANTIATE_TEST_SUITE_P(Devices, CompilationCachingSecurityTest,
                                                               OperandType::TENSOR_QUANT8_ASYMM)),
                          paramName);
 
+// A client's cache files say whether they were there already: only then is there a cache to
+// prepare from (Android's runtime asks the device only then).
+TEST(CacheFilesTest, OpeningSaysWhetherAnyFileHadToBeCreated) {
+  const std::string directory = makeTempDirectory();
+  bool created = false;
+  auto first = hal::openCacheFiles(directory, "model", 2, &created);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(first->size(), 2u);
+  EXPECT_TRUE(created);
+  auto again = hal::openCacheFiles(directory, "model", 2, &created);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(created) << "both were there";
+  ASSERT_EQ(::unlink((directory + "/model-1").c_str()), 0);
+  ASSERT_TRUE(hal::openCacheFiles(directory, "model", 2, &created).ok());
+  EXPECT_TRUE(created) << "one was gone";
+  auto refused = hal::openCacheFiles(directory + "/missing", "model", 1, &created);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("missing"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nnremote::testing

@@ -35,11 +35,19 @@
 #include "tests/runtime/c_api_helpers.h"
 #include "tests/runtime/c_api_model.h"
 #include "tests/runtime/remote_server.h"
+#include "tests/runtime/scripted_device.h"
 
 namespace nnremote::testing {
 namespace {
 
-const auto* const kServer = ::testing::AddGlobalTestEnvironment(new RemoteServer("capi-semantics"));
+// The remote device: the simulated NPU, counted (its script refuses nothing).
+const std::shared_ptr<ScriptedDevice>& remote() {
+  static const auto* device = new std::shared_ptr<ScriptedDevice>(
+      std::make_shared<ScriptedDevice>(sim::SimDevice::create(sim::edgeNpuConfig()), DeviceScript{}));
+  return *device;
+}
+
+const auto* const kServer = ::testing::AddGlobalTestEnvironment(new RemoteServer("capi-semantics", {remote()}));
 
 // ---- Devices and runtime-wide queries ----------------------------------------------------------
 
@@ -1265,10 +1273,22 @@ TEST_P(CApiOnDeviceTest, CachingServesTheSecondCompilationFromTheCache) {
   };
   const float a[2] = {1.0f, -5.0f}, b[2] = {2.0f, 1.0f};
 
+  // As Android's runtime: a device is asked to prepare from a cache only when its files existed.
+  const bool onRemote = GetParam();
+  int prepared = remote()->prepareCalls(), fromCache = remote()->prepareFromCacheCalls();
+  auto expectCalls = [&](int preparations, int fromCaches, const char* when) {
+    if (!onRemote) return;
+    EXPECT_EQ(remote()->prepareCalls() - prepared, preparations) << when;
+    EXPECT_EQ(remote()->prepareFromCacheCalls() - fromCache, fromCaches) << when;
+    prepared = remote()->prepareCalls();
+    fromCache = remote()->prepareFromCacheCalls();
+  };
+
   Model plain = addModel();
   ASSERT_NE(plain, nullptr);
   Compilation first = compileCached(plain.get(), token);
   ASSERT_NE(first, nullptr);
+  expectCalls(1, 0, "no cache yet: prepared, not asked for a cache");
   EXPECT_FALSE(cache.files().empty()) << "the first finish wrote the cache";
   EXPECT_GT(cache.bytes(), 0u);
   EXPECT_EQ(sumOf(first.get(), a, b), (std::vector<float>{3.0f, -4.0f}));
@@ -1280,6 +1300,7 @@ TEST_P(CApiOnDeviceTest, CachingServesTheSecondCompilationFromTheCache) {
   Compilation second = compileCached(relu.get(), token);
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(sumOf(second.get(), a, b), (std::vector<float>{3.0f, -4.0f})) << "served from the cache";
+  expectCalls(0, 1, "the same token: served from the cache");
 
   uint8_t otherToken[sizeof token];
   std::copy(token, token + sizeof token, otherToken);
@@ -1287,6 +1308,7 @@ TEST_P(CApiOnDeviceTest, CachingServesTheSecondCompilationFromTheCache) {
   Compilation fresh = compileCached(relu.get(), otherToken);
   ASSERT_NE(fresh, nullptr);
   EXPECT_EQ(sumOf(fresh.get(), a, b), (std::vector<float>{3.0f, 0.0f})) << "its own token: the model itself";
+  expectCalls(1, 0, "a new token: prepared, not asked for a cache");
 }
 
 // As on Android, a cache directory that cannot be used costs the caching, not the compilation.

@@ -5,6 +5,7 @@
 #ifndef NNREMOTE_TESTS_RUNTIME_SCRIPTED_DEVICE_H_
 #define NNREMOTE_TESTS_RUNTIME_SCRIPTED_DEVICE_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -115,6 +116,7 @@ class ScriptedDevice : public hal::ForwardingDevice {
                                                      const std::vector<hal::CacheFile>& modelCache,
                                                      const std::vector<hal::CacheFile>& dataCache,
                                                      const hal::CacheToken& token) const override {
+    ++prepareCalls_;
     for (const hal::Operation& operation : model.main.operations) {
       const auto fails = script_.failsToPrepare.find(operation.type);
       if (fails != script_.failsToPrepare.end()) {
@@ -129,8 +131,21 @@ class ScriptedDevice : public hal::ForwardingDevice {
     return hal::SharedPreparedModel(std::make_shared<ScriptedPreparedModel>(std::move(prepared), model, script_));
   }
 
+  hal::Result<hal::SharedPreparedModel> prepareModelFromCache(const hal::OptionalTimePoint& deadline,
+                                                              const std::vector<hal::CacheFile>& modelCache,
+                                                              const std::vector<hal::CacheFile>& dataCache,
+                                                              const hal::CacheToken& token) const override {
+    ++prepareFromCacheCalls_;
+    return ForwardingDevice::prepareModelFromCache(deadline, modelCache, dataCache, token);
+  }
+
+  // How often it was asked to prepare a model, and to prepare one from a cache.
+  int prepareCalls() const { return prepareCalls_.load(); }
+  int prepareFromCacheCalls() const { return prepareFromCacheCalls_.load(); }
+
  private:
   const DeviceScript script_;
+  mutable std::atomic<int> prepareCalls_{0}, prepareFromCacheCalls_{0};
 };
 
 }  // namespace nnremote::testing
