@@ -11,14 +11,14 @@ if [ -d "$conformance" ]; then
 else
   echo "skip: $conformance is absent; replaying the kept findings only"
 fi
-for target in wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer model_validation_fuzzer; do
+for target in wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer model_validation_fuzzer c_api_fuzzer; do
   inputs=()
   [ -d tests/fuzz/regressions/$target ] && inputs+=(tests/fuzz/regressions/$target)
   case $target in
     wire_fuzzer) [ -d "$corpus/wire" ] && inputs+=("$corpus/wire") ;;
     shared_queue_fuzzer) [ -d "$corpus/shared_queue" ] && inputs+=("$corpus/shared_queue") ;;
     cache_fuzzer) [ -d "$corpus/cache" ] && inputs+=("$corpus/cache") ;;
-    model_validation_fuzzer) [ -d "$corpus/model" ] && inputs+=("$corpus/model") ;;
+    model_validation_fuzzer | c_api_fuzzer) [ -d "$corpus/model" ] && inputs+=("$corpus/model") ;;
   esac
   if out=$(tests/fuzz/$target "${inputs[@]}" 2>&1); then
     echo "ok: $target: $(tail -1 <<<"$out")"

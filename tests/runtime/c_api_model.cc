@@ -34,6 +34,12 @@ const uint32_t* listOf(const std::vector<uint32_t>& indexes) {
   return indexes.empty() ? &kNone : indexes.data();
 }
 
+// Whether a constant's bytes lie within the `size` bytes that hold them. An invalid model's (a
+// fuzzer's) may not; a program cannot pass bytes it does not have, so such a model is not built.
+bool within(const hal::DataLocation& location, size_t size) {
+  return location.offset <= size && location.length <= size - location.offset;
+}
+
 }  // namespace
 
 CApiModel::~CApiModel() {
@@ -106,12 +112,14 @@ int CApiModel::buildSubgraph(const hal::Model& model, const hal::Model::Subgraph
     int code = ANEURALNETWORKS_NO_ERROR;
     switch (operand.lifetime) {
       case hal::Operand::LifeTime::CONSTANT_COPY:
+        if (!within(operand.location, model.operandValues.size())) return fail(ANEURALNETWORKS_BAD_DATA, "value location");
         code = ANeuralNetworksModel_setOperandValue(out, index, model.operandValues.data() + operand.location.offset,
                                                     operand.location.length);
         break;
       case hal::Operand::LifeTime::CONSTANT_REFERENCE: {
         if (operand.location.poolIndex >= model.pools.size()) return fail(ANEURALNETWORKS_BAD_DATA, "pool index");
         const auto& pool = model.pools[operand.location.poolIndex];
+        if (!within(operand.location, pool->size())) return fail(ANEURALNETWORKS_BAD_DATA, "value location");
         code = ANeuralNetworksModel_setOperandValue(out, index, pool->data() + operand.location.offset,
                                                     operand.location.length);
         break;

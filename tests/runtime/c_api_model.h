@@ -1,6 +1,6 @@
 // Builds an NNAPI model only through the NDK's ANeuralNetworksModel_* calls, from a hal::Model
-// (a conformance case), the way a program would: every operand, value, per-channel
-// quantization, extension type, referenced model and operation in turn.
+// (a conformance case, or a fuzzer's model), the way a program would: every operand, value,
+// per-channel quantization, extension type, referenced model and operation in turn.
 #ifndef NNREMOTE_TESTS_RUNTIME_C_API_MODEL_H_
 #define NNREMOTE_TESTS_RUNTIME_C_API_MODEL_H_
 
