@@ -22,7 +22,7 @@ for arg in "$@"; do
     *) targets+=("$arg") ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer model_validation_fuzzer c_api_fuzzer)
+[ ${#targets[@]} -eq 0 ] && targets=(wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer model_validation_fuzzer c_api_fuzzer session_fuzzer)
 work=${NNREMOTE_FUZZ_DIR:-/tmp/nnremote-fuzz}
 mkdir -p "$work"
 
@@ -59,6 +59,8 @@ fuzz_one() {
     # Models up to 16 KiB: mutating the small conformance models is where its executions pay
     # (a MobileNet seed costs seconds under ASan and parses no better for being mutated).
     model_validation_fuzzer | c_api_fuzzer) [ -d "$work/seeds/model" ] && seeds=("$(sampled "$work/seeds/model")"); limits=(-max_len=16384) ;;
+    # Unseeded, with room for its 32 calls from the start (libFuzzer would grow inputs slowly).
+    session_fuzzer) limits=(-max_len=1024 -len_control=0) ;;
   esac
   rm -f "$run"/fuzz-*.log
   # One input is a hang only after a minute: the kernels' work limits allow about half a second

@@ -11,7 +11,7 @@ if [ -d "$conformance" ]; then
 else
   echo "skip: $conformance is absent; replaying the kept findings only"
 fi
-for target in wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer model_validation_fuzzer c_api_fuzzer; do
+for target in wire_fuzzer hal_model_fuzzer shared_queue_fuzzer cache_fuzzer model_validation_fuzzer c_api_fuzzer session_fuzzer; do
   inputs=()
   [ -d tests/fuzz/regressions/$target ] && inputs+=(tests/fuzz/regressions/$target)
   case $target in

@@ -11,33 +11,14 @@
 
 #include "hal/operand_types.h"
 #include "hal/validation.h"
+#include "tests/fuzz/choices.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
 using namespace nnremote;  // NOLINT: a fuzz target
 
-// Hands out the input's bytes as small choices; zeros once they run out.
-class Choices {
- public:
-  Choices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  uint8_t byte() { return position_ < size_ ? data_[position_++] : 0; }
-  uint32_t below(uint32_t bound) { return bound == 0 ? 0 : byte() % bound; }
-  uint32_t word() {
-    uint32_t value = 0;
-    for (int i = 0; i < 4; ++i) value = (value << 8) | byte();
-    return value;
-  }
-  float scale() {
-    static constexpr float kScales[] = {0.0f, 0.5f, 1.0f, 0.25f, 1e-3f, 2.0f, -1.0f, 1e30f};
-    return kScales[byte() % 8];
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t position_ = 0;
-};
+using fuzz::Choices;
 
 constexpr hal::OperandType kTypes[] = {
     hal::OperandType::FLOAT32,          hal::OperandType::INT32,

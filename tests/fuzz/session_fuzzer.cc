@@ -1,0 +1,401 @@
+// Fuzz target: a session's life on a real server. The bytes choose a sequence of up to 32 RPCs
+// on a real npu_emulator server (in this process, over a unix socket, as a client on this host
+// reaches it): sessions opened and closed, models prepared and released, executions of every
+// kind (sync, started and awaited, fenced on the caller's fences, reusable, on a burst stream),
+// device buffers allocated, copied and released, fences created, signalled, waited on and
+// released. Each call names handles the input made, already released, of another session, or
+// made up, and arguments a step from valid. What matters is what one call does to the state an
+// earlier one left: a handle used after its release, a session closed under a running burst, an
+// execution waiting on a fence whose session is gone. After each input every session it opened
+// is closed and the server must still answer a new client; crashes and ASan's findings fail it.
+#include <unistd.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "emulator/emulator_server.h"
+#include "hal/model_builder.h"
+#include "testing/add_model.h"
+#include "tests/fuzz/choices.h"
+#include "tests/fuzz/fuzz_target.h"
+#include "wire/conversions.h"
+#include "wire/nnremote.grpc.pb.h"
+#include "wire/wire_constants.h"
+
+namespace {
+
+using namespace nnremote;  // NOLINT: a fuzz target
+using fuzz::Choices;
+
+// One call's bound: long enough for any answer the server owes, short enough that a call it
+// may rightly hold (an execution waiting on a fence nobody signals) does not stall the fuzzer.
+constexpr auto kCallTimeout = std::chrono::milliseconds(500);
+constexpr int kMostCalls = 32;
+
+struct Server {
+  std::unique_ptr<emulator::EmulatorServer> server;
+  std::unique_ptr<wire::Accelerator::Stub> stub;
+  std::unique_ptr<wire::AcceleratorWaits::Stub> waits;
+  std::string device;
+};
+
+Server& server() {
+  static Server* served = [] {
+    auto* s = new Server;
+    const std::string address = "unix-abstract:nnremote-session-fuzzer-" + std::to_string(::getpid());
+    auto started = emulator::EmulatorServer::start({fuzz::smallDevice()}, address);
+    if (!started.ok()) {
+      std::fprintf(stderr, "session_fuzzer: %s\n", started.error().message.c_str());
+      std::abort();
+    }
+    s->server = std::move(started).value();
+    auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    s->stub = wire::Accelerator::NewStub(channel);
+    s->waits = wire::AcceleratorWaits::NewStub(channel);
+    s->device = fuzz::smallDevice()->getName();
+    return s;
+  }();
+  return *served;
+}
+
+std::unique_ptr<grpc::ClientContext> context() {
+  auto c = std::make_unique<grpc::ClientContext>();
+  c->set_deadline(std::chrono::system_clock::now() + kCallTimeout);
+  return c;
+}
+
+// The models a session may prepare: out = a + b over float32 [2], and the same with an output
+// of unknown shape.
+const wire::Model& model(uint32_t which) {
+  static const wire::Model* models = [] {
+    auto* m = new wire::Model[2];
+    m[0] = *wire::toWire(testing::twoInputAddModel());
+    hal::ModelBuilder b;
+    const uint32_t x = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
+    const uint32_t y = b.addInput(hal::OperandType::TENSOR_FLOAT32, {2});
+    const uint32_t out = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {0});
+    b.addOperation(hal::OperationType::ADD, {x, y, b.addInt32(0)}, {out});
+    m[1] = *wire::toWire(b.build());
+    return m;
+  }();
+  return models[which % 2];
+}
+
+// The handles one input made, released ones included.
+struct Handles {
+  std::vector<uint64_t> sessions, prepared, executions, fenced, reusable, fences;
+  std::vector<uint32_t> buffers;
+
+  // Mostly one of `from` (the last ones made the likeliest), now and then 0 or any value.
+  template <typename T>
+  static T pick(Choices& in, const std::vector<T>& from) {
+    const uint8_t choice = in.byte();
+    if (!from.empty() && choice < 224) return from[from.size() - 1 - (choice % from.size())];
+    return choice < 240 ? T{0} : static_cast<T>(in.word());
+  }
+};
+
+wire::DataLocation* locate(Choices& in, wire::DataLocation* location, uint32_t index) {
+  location->set_pool_index(in.below(8) == 0 ? in.below(3) : 0);
+  location->set_offset(in.below(8) == 0 ? in.word() : 8 * index);
+  location->set_length(in.below(8) == 0 ? in.below(24) : 8);
+  return location;
+}
+
+// A request for the ADD models: usually right (two inputs and an output of 8 bytes in one inline
+// pool of 24), sometimes a location, dimension, argument count or pool off; now and then a
+// device buffer as the output's pool.
+wire::Request request(Choices& in, const Handles& handles) {
+  wire::Request r;
+  const uint32_t inputs = in.below(8) == 0 ? in.below(4) : 2, outputs = in.below(8) == 0 ? in.below(3) : 1;
+  for (uint32_t i = 0; i < inputs + outputs; ++i) {
+    wire::RequestArgument* argument = i < inputs ? r.add_inputs() : r.add_outputs();
+    if (in.below(16) == 0) argument->set_lifetime(static_cast<wire::RequestArgument::LifeTime>(in.below(4)));
+    locate(in, argument->mutable_location(), i);
+    if (in.below(4) == 0) argument->add_dimensions(in.below(4) == 0 ? in.word() : 2);
+  }
+  auto* inline_data = r.add_pools()->mutable_memory()->mutable_inline_data();
+  inline_data->set_size(in.below(8) == 0 ? in.below(64) : 24);
+  if (in.below(2) == 0) inline_data->set_data(std::string(inline_data->size() <= 64 ? inline_data->size() : 0, '\1'));
+  if (in.below(4) == 0) r.add_pools()->set_memory_domain_token(Handles::pick(in, handles.buffers));
+  return r;
+}
+
+void openSession(uint32_t version, Handles& h) {
+  wire::OpenSessionRequest request;
+  request.set_client_version(version);
+  wire::OpenSessionResponse response;
+  if (server().stub->OpenSession(context().get(), request, &response).ok()) h.sessions.push_back(response.session_id());
+}
+
+void step(Choices& in, Handles& h) {
+  Server& s = server();
+  const uint64_t session = Handles::pick(in, h.sessions);
+  switch (in.below(20)) {
+    case 0:
+      openSession(in.below(16) == 0 ? in.word() : wire::kWireVersion, h);
+      break;
+    case 1: {
+      wire::CloseSessionRequest request;
+      request.set_session_id(session);
+      wire::Empty response;
+      (void)s.stub->CloseSession(context().get(), request, &response);
+      break;
+    }
+    case 2:
+    case 3: {
+      wire::PrepareModelRequest request;
+      request.set_session_id(session);
+      request.set_device_name(in.below(16) == 0 ? "no such device" : s.device);
+      *request.mutable_model() = model(in.byte());
+      wire::PrepareModelResponse response;
+      if (s.stub->PrepareModel(context().get(), request, &response).ok()) {
+        h.prepared.push_back(response.prepared_model_id());
+      }
+      break;
+    }
+    case 4: {
+      wire::ReleasePreparedModelRequest request;
+      request.set_session_id(session);
+      request.set_prepared_model_id(Handles::pick(in, h.prepared));
+      wire::Empty response;
+      (void)s.stub->ReleasePreparedModel(context().get(), request, &response);
+      break;
+    }
+    case 5:
+    case 6: {
+      wire::ExecuteRequest request;
+      request.set_session_id(session);
+      request.set_prepared_model_id(Handles::pick(in, h.prepared));
+      *request.mutable_request() = ::request(in, h);
+      request.set_measure(static_cast<wire::MeasureTiming>(in.below(2)));
+      if (in.below(4) == 0) request.mutable_deadline()->set_nanoseconds_from_now(in.below(3) * 1'000'000ull);
+      if (in.below(2) == 0) {
+        wire::ExecuteResponse response;
+        (void)s.stub->Execute(context().get(), request, &response);
+      } else {
+        wire::StartExecutionResponse response;
+        if (s.stub->StartExecution(context().get(), request, &response).ok()) {
+          h.executions.push_back(response.execution_id());
+        }
+      }
+      break;
+    }
+    case 7: {
+      wire::AwaitExecutionRequest request;
+      request.set_session_id(session);
+      request.set_execution_id(Handles::pick(in, h.executions));
+      wire::ExecuteResponse response;
+      (void)s.waits->AwaitExecution(context().get(), request, &response);
+      break;
+    }
+    case 8: {
+      wire::ExecuteFencedRequest request;
+      request.set_session_id(session);
+      request.set_prepared_model_id(Handles::pick(in, h.prepared));
+      *request.mutable_request() = ::request(in, h);
+      for (uint32_t i = in.below(3); i > 0; --i) request.add_wait_for_fence_ids(Handles::pick(in, h.fences));
+      if (in.below(2) == 0) request.mutable_timeout_duration_after_fence()->set_nanoseconds(in.below(4) * 1'000'000ull);
+      if (in.below(4) == 0) request.add_release_fence_ids(Handles::pick(in, h.fences));
+      wire::ExecuteFencedResponse response;
+      if (s.stub->ExecuteFenced(context().get(), request, &response).ok()) {
+        h.fenced.push_back(response.execution_id());
+        h.fences.push_back(response.sync_fence_id());
+      }
+      break;
+    }
+    case 9: {
+      wire::GetExecuteFencedInfoRequest request;
+      request.set_session_id(session);
+      request.set_execution_id(Handles::pick(in, h.fenced));
+      wire::GetExecuteFencedInfoResponse response;
+      (void)s.waits->GetExecuteFencedInfo(context().get(), request, &response);
+      break;
+    }
+    case 10: {
+      wire::CreateReusableExecutionRequest request;
+      request.set_session_id(session);
+      request.set_prepared_model_id(Handles::pick(in, h.prepared));
+      *request.mutable_request() = ::request(in, h);
+      wire::CreateReusableExecutionResponse response;
+      if (s.stub->CreateReusableExecution(context().get(), request, &response).ok()) {
+        h.reusable.push_back(response.reusable_execution_id());
+      }
+      break;
+    }
+    case 11: {
+      wire::ComputeReusableExecutionRequest request;
+      request.set_session_id(session);
+      request.set_reusable_execution_id(Handles::pick(in, h.reusable));
+      if (in.below(4) == 0) (*request.mutable_updated_pools())[in.below(3)] = std::string(in.below(32), '\2');
+      wire::ExecuteResponse response;
+      (void)s.stub->ComputeReusableExecution(context().get(), request, &response);
+      break;
+    }
+    case 12: {
+      wire::ReleaseReusableExecutionRequest request;
+      request.set_session_id(session);
+      request.set_reusable_execution_id(Handles::pick(in, h.reusable));
+      wire::Empty response;
+      (void)s.stub->ReleaseReusableExecution(context().get(), request, &response);
+      break;
+    }
+    case 13: {
+      wire::AllocateBufferRequest request;
+      request.set_session_id(session);
+      request.set_device_name(s.device);
+      if (in.below(4) == 0) request.add_dimensions(in.below(4) == 0 ? in.word() : 2);
+      for (uint32_t i = 1 + in.below(2); i > 0; --i) {
+        wire::BufferRole* role = in.below(2) == 0 ? request.add_input_roles() : request.add_output_roles();
+        role->set_prepared_model_id(Handles::pick(in, h.prepared));
+        role->set_io_index(in.below(3));
+        role->set_probability(in.below(8) == 0 ? in.scale() : 1.0f);
+      }
+      wire::AllocateBufferResponse response;
+      if (s.stub->AllocateBuffer(context().get(), request, &response).ok()) h.buffers.push_back(response.token());
+      break;
+    }
+    case 14: {
+      wire::CopyToBufferRequest request;
+      request.set_session_id(session);
+      request.set_token(Handles::pick(in, h.buffers));
+      auto* source = request.mutable_source()->mutable_inline_data();
+      source->set_size(in.below(4) == 0 ? in.below(64) : 8);
+      source->set_data(std::string(source->size(), '\3'));
+      if (in.below(4) == 0) request.add_dimensions(in.below(4));
+      wire::Empty response;
+      (void)s.stub->CopyToBuffer(context().get(), request, &response);
+      break;
+    }
+    case 15: {
+      wire::CopyFromBufferRequest request;
+      request.set_session_id(session);
+      request.set_token(Handles::pick(in, h.buffers));
+      request.mutable_destination()->mutable_inline_data()->set_size(in.below(4) == 0 ? in.below(64) : 8);
+      wire::CopyFromBufferResponse response;
+      (void)s.stub->CopyFromBuffer(context().get(), request, &response);
+      break;
+    }
+    case 16: {
+      wire::ReleaseBufferRequest request;
+      request.set_session_id(session);
+      request.set_token(Handles::pick(in, h.buffers));
+      wire::Empty response;
+      (void)s.stub->ReleaseBuffer(context().get(), request, &response);
+      break;
+    }
+    case 17: {
+      wire::CreateFenceRequest request;
+      request.set_session_id(session);
+      wire::CreateFenceResponse response;
+      if (s.stub->CreateFence(context().get(), request, &response).ok()) h.fences.push_back(response.fence_id());
+      break;
+    }
+    case 18: {
+      const uint64_t fence = Handles::pick(in, h.fences);
+      switch (in.below(3)) {
+        case 0: {
+          wire::SignalFenceRequest request;
+          request.set_session_id(session);
+          request.set_fence_id(fence);
+          request.set_error(in.below(4) == 0);
+          request.set_release(in.below(2) == 0);
+          wire::Empty response;
+          (void)s.stub->SignalFence(context().get(), request, &response);
+          break;
+        }
+        case 1: {
+          wire::ReleaseFencesRequest request;
+          request.set_session_id(session);
+          request.add_fence_ids(fence);
+          wire::Empty response;
+          (void)s.stub->ReleaseFences(context().get(), request, &response);
+          break;
+        }
+        default: {
+          wire::WaitFenceRequest request;
+          request.set_session_id(session);
+          request.set_fence_id(fence);
+          request.mutable_timeout()->set_nanoseconds(in.below(3) * 1'000'000ull);
+          wire::WaitFenceResponse response;
+          (void)s.waits->WaitFence(context().get(), request, &response);
+        }
+      }
+      break;
+    }
+    default: {
+      // A burst: opened on a prepared model, a few executions (and a cached memory and its
+      // release) on the stream, then closed, or left to the session's close.
+      auto c = context();
+      auto stream = s.waits->Burst(c.get());
+      wire::BurstRequest open;
+      open.mutable_open()->set_session_id(session);
+      open.mutable_open()->set_prepared_model_id(Handles::pick(in, h.prepared));
+      if (!stream->Write(open)) break;
+      for (uint32_t i = 1 + in.below(3); i > 0; --i) {
+        wire::BurstRequest message;
+        switch (in.below(4)) {
+          case 0:
+            message.mutable_cache_memory()->set_slot(in.below(3));
+            message.mutable_cache_memory()->mutable_memory()->mutable_inline_data()->set_size(24);
+            break;
+          case 1:
+            message.set_release_memory_slot(in.below(3));
+            break;
+          default:
+            message.mutable_execute()->set_serial(i);
+            *message.mutable_execute()->mutable_request() = ::request(in, h);
+            if (in.below(4) == 0) (*message.mutable_execute()->mutable_pool_slots())[0] = in.below(3);
+        }
+        if (!stream->Write(message)) break;
+        wire::BurstResponse response;
+        if (message.has_execute() && !stream->Read(&response)) break;
+      }
+      if (in.below(4) != 0) stream->WritesDone();
+      c->TryCancel();
+      (void)stream->Finish();
+    }
+  }
+}
+
+// A new client's ADD on a new session: the server still serves.
+void expectServing() {
+  Server& s = server();
+  wire::OpenSessionRequest open;
+  open.set_client_version(wire::kWireVersion);
+  wire::OpenSessionResponse session;
+  grpc::ClientContext openContext;
+  openContext.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  const grpc::Status status = s.stub->OpenSession(&openContext, open, &session);
+  if (!status.ok()) {
+    std::fprintf(stderr, "session_fuzzer: the server no longer serves: %s\n", status.error_message().c_str());
+    std::abort();
+  }
+  wire::CloseSessionRequest close;
+  close.set_session_id(session.session_id());
+  wire::Empty done;
+  grpc::ClientContext closeContext;
+  (void)s.stub->CloseSession(&closeContext, close, &done);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Choices in(data, size);
+  Handles handles;
+  openSession(wire::kWireVersion, handles);
+  for (int i = 0; i < kMostCalls && !in.exhausted(); ++i) step(in, handles);
+  for (uint64_t session : handles.sessions) {
+    wire::CloseSessionRequest request;
+    request.set_session_id(session);
+    wire::Empty response;
+    (void)server().stub->CloseSession(context().get(), request, &response);
+  }
+  expectServing();
+  return 0;
+}
