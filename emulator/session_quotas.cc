@@ -24,15 +24,15 @@ hal::Status reserveBytes(std::atomic<uint64_t>& counter, uint64_t bytes, uint64_
   return {};
 }
 
-hal::Result<QuotaSlot> QuotaSlot::take(std::atomic<uint32_t>& counter, uint32_t limit, ErrorStatus code,
-                                       const char* noun, const char* field) {
-  const uint32_t before = counter.fetch_add(1);
+hal::Result<QuotaSlot> QuotaSlot::take(const SharedCount& count, uint32_t limit, ErrorStatus code, const char* noun,
+                                       const char* field) {
+  const uint32_t before = count->fetch_add(1);
   if (before >= limit) {
-    counter.fetch_sub(1);
+    count->fetch_sub(1);
     return makeError(code) << "this session has " << before << " " << noun << ", its limit (" << field << " = "
                            << limit << ")";
   }
-  return QuotaSlot(&counter);
+  return QuotaSlot(count);
 }
 
 }  // namespace nnremote::emulator

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "hal/result.h"
 
@@ -19,20 +20,25 @@ hal::Status checkHolding(size_t held, uint64_t limit, const char* noun, const ch
 // Adds `bytes` to `counter` if the total stays within `limit`.
 hal::Status reserveBytes(std::atomic<uint64_t>& counter, uint64_t bytes, uint64_t limit, const char* field);
 
+// A counted quota's count, shared by its session and the slots taken from it: a started or
+// fenced execution may end after its client closed the session.
+using SharedCount = std::shared_ptr<std::atomic<uint32_t>>;
+inline SharedCount makeSharedCount() { return std::make_shared<std::atomic<uint32_t>>(0); }
+
 // One unit of a counted quota, held while alive (an execution in flight, an open burst).
 class QuotaSlot {
  public:
-  static hal::Result<QuotaSlot> take(std::atomic<uint32_t>& counter, uint32_t limit, hal::ErrorStatus code,
-                                     const char* noun, const char* field);
-  QuotaSlot(QuotaSlot&& other) noexcept : counter_(other.counter_) { other.counter_ = nullptr; }
+  static hal::Result<QuotaSlot> take(const SharedCount& count, uint32_t limit, hal::ErrorStatus code, const char* noun,
+                                     const char* field);
+  QuotaSlot(QuotaSlot&& other) noexcept = default;
   QuotaSlot& operator=(QuotaSlot&&) = delete;
   ~QuotaSlot() {
-    if (counter_ != nullptr) counter_->fetch_sub(1);
+    if (count_ != nullptr) count_->fetch_sub(1);
   }
 
  private:
-  explicit QuotaSlot(std::atomic<uint32_t>* counter) : counter_(counter) {}
-  std::atomic<uint32_t>* counter_;
+  explicit QuotaSlot(SharedCount count) : count_(std::move(count)) {}
+  SharedCount count_;
 };
 
 }  // namespace nnremote::emulator

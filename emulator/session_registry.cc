@@ -79,8 +79,8 @@ SessionHoldings Session::holdings() const {
   h.fencedExecutions = fencedExecutions.size();
   h.reusableExecutions = reusableExecutions.size();
   h.startedExecutions = startedExecutions.size();
-  h.executionsInFlight = executionsInFlight.load();
-  h.openBursts = openBursts.load();
+  h.executionsInFlight = executionsInFlight->load();
+  h.openBursts = openBursts->load();
   h.registeredBytes = registeredBytes.load();
   return h;
 }

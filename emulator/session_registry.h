@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "emulator/server_config.h"
+#include "emulator/session_quotas.h"
 #include "hal/i_device.h"
 #include "hal/i_execution.h"
 #include "hal/sync_fence.h"
@@ -161,8 +162,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // What the session quotas count besides the tables' sizes.
   std::atomic<uint64_t> registeredBytes{0};
-  std::atomic<uint32_t> executionsInFlight{0};
-  std::atomic<uint32_t> openBursts{0};
+  const SharedCount executionsInFlight = makeSharedCount();
+  const SharedCount openBursts = makeSharedCount();
 
   IdTable<PreparedModelEntry> preparedModels{"prepared_model_id", "prepared models"};
   // Shared memory the client registered, mapped until unregistered or the session ends.

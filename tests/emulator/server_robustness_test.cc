@@ -19,6 +19,7 @@
 #include "wire/grpc_status.h"
 #include "drivers/proxy/proxy_device.h"
 #include "tests/common/raw_session.h"
+#include "tests/common/scripted_device.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
@@ -433,6 +434,56 @@ TEST_F(ServerTest, ClosingOrLosingTheClientEndsItsSession) {
   }
   EXPECT_EQ(server_->service().sessions().size(), 0u);
   expectHalInvalidArgument(prepare(prepareRequest(session, addModel())), "is not an open session");
+}
+
+// A client may close its session while an execution it started still runs. The execution
+// then ends after the session, and gives its place in the session's quota of executions in
+// flight back to a count that must outlive the session: it was the session's own member, and a
+// write to freed memory (found by session_fuzzer; ASan, which CI runs this under, sees it).
+TEST(SessionLifetimeTest, AnExecutionStillRunningWhenItsSessionClosesEndsSafely) {
+  auto gate = std::make_shared<testing::ExecutionGate>();
+  testing::DeviceScript script;
+  script.gate = gate;
+  auto server = EmulatorServer::start(
+      {std::make_shared<testing::ScriptedDevice>(sim::SimDevice::create(sim::edgeNpuConfig()), script)}, "127.0.0.1:0",
+      testing::plainLoopbackOptions());
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto channel = grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials());
+  auto stub = wire::Accelerator::NewStub(channel);
+  const uint64_t session = testing::openRawSession(*stub);
+
+  wire::PrepareModelRequest prepare;
+  prepare.set_session_id(session);
+  prepare.set_device_name("nnremote-edge16");
+  *prepare.mutable_model() = *wire::toWire(addModel());
+  wire::PrepareModelResponse prepared;
+  grpc::ClientContext prepareContext;
+  ASSERT_TRUE(stub->PrepareModel(&prepareContext, prepare, &prepared).ok());
+
+  gate->close();
+  wire::ExecuteRequest start;
+  start.set_session_id(session);
+  start.set_prepared_model_id(prepared.prepared_model_id());
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+  *start.mutable_request() = *wire::toWire(io->request);
+  wire::StartExecutionResponse started;
+  grpc::ClientContext startContext;
+  ASSERT_TRUE(stub->StartExecution(&startContext, start, &started).ok());
+  ASSERT_TRUE(gate->awaitArrival()) << "the execution never reached the device";
+
+  wire::CloseSessionRequest close;
+  close.set_session_id(session);
+  wire::Empty closed;
+  grpc::ClientContext closeContext;
+  ASSERT_TRUE(stub->CloseSession(&closeContext, close, &closed).ok());
+  EXPECT_EQ((*server)->service().sessions().size(), 0u);
+
+  gate->open();  // the execution ends now, after its session
+  const uint64_t next = testing::openRawSession(*stub);
+  prepare.set_session_id(next);
+  grpc::ClientContext againContext;
+  EXPECT_TRUE(stub->PrepareModel(&againContext, prepare, &prepared).ok()) << "the server serves on";
+  server->reset();  // waits for the pool's tasks, so the ended execution's last step has run
 }
 
 // The threads of this process, from /proc.

@@ -170,7 +170,7 @@ TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
   const uint64_t fence = session->fences.add(hal::SyncFence::create());
   const uint64_t model = session->preparedModels.add(PreparedModelEntry{});
   session->registeredBytes += 4096;
-  ++session->openBursts;
+  ++*session->openBursts;
   auto during = registry.holdings(session->id());
   ASSERT_TRUE(during.ok()) << during.error().message;
   EXPECT_EQ(during->fences, 1u);
@@ -187,7 +187,7 @@ TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
   ASSERT_TRUE(session->preparedModels.take(model).ok());
   session->registeredBytes -= 4096;
   EXPECT_FALSE(*registry.holdings(session->id()) == *before);  // the burst is still open
-  --session->openBursts;
+  --*session->openBursts;
   EXPECT_EQ(*registry.holdings(session->id()), *before);
 
   auto unknown = registry.holdings(session->id() + 1);

@@ -23,10 +23,10 @@
 #include "runtime/devices.h"
 #include "runtime/handles.h"
 #include "testing/add_model.h"
+#include "tests/common/scripted_device.h"
 #include "tests/runtime/c_api_helpers.h"
 #include "tests/runtime/c_api_model.h"
 #include "tests/runtime/remote_server.h"
-#include "tests/runtime/scripted_device.h"
 
 namespace nnremote::testing {
 namespace {

@@ -19,9 +19,9 @@
 
 #include "drivers/sim/sim_device.h"
 #include "hal/types.h"
+#include "tests/common/scripted_device.h"
 #include "tests/runtime/c_api_helpers.h"
 #include "tests/runtime/remote_server.h"
-#include "tests/runtime/scripted_device.h"
 
 namespace nnremote::testing {
 namespace {

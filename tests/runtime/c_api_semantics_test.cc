@@ -31,11 +31,11 @@
 #include "hal/model_builder.h"
 #include "testing/unique_names.h"
 #include "tests/common/control_flow_models.h"
+#include "tests/common/scripted_device.h"
 #include "tests/common/server_options.h"
 #include "tests/runtime/c_api_helpers.h"
 #include "tests/runtime/c_api_model.h"
 #include "tests/runtime/remote_server.h"
-#include "tests/runtime/scripted_device.h"
 
 namespace nnremote::testing {
 namespace {

@@ -14,7 +14,7 @@
 #include "runtime/compilation.h"
 #include "runtime/devices.h"
 #include "runtime/partitioned_prepared_model.h"
-#include "tests/runtime/scripted_device.h"
+#include "tests/common/scripted_device.h"
 
 namespace nnremote::runtime {
 namespace {

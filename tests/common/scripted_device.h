@@ -1,9 +1,9 @@
-// A device for runtime tests that refuses what its script says: a decorator (over the simulated
+// A device for tests that refuses what its script says: a decorator (over the simulated
 // NPU, say) that claims not to support some operation types, fails to prepare models with
 // others, with the status given (INVALID_ARGUMENT for a bad argument, GENERAL_FAILURE for a device
 // that fails), and may fail every execution with one status, or hold executions at a gate.
-#ifndef NNREMOTE_TESTS_RUNTIME_SCRIPTED_DEVICE_H_
-#define NNREMOTE_TESTS_RUNTIME_SCRIPTED_DEVICE_H_
+#ifndef NNREMOTE_TESTS_COMMON_SCRIPTED_DEVICE_H_
+#define NNREMOTE_TESTS_COMMON_SCRIPTED_DEVICE_H_
 
 #include <atomic>
 #include <chrono>
@@ -150,4 +150,4 @@ class ScriptedDevice : public hal::ForwardingDevice {
 
 }  // namespace nnremote::testing
 
-#endif  // NNREMOTE_TESTS_RUNTIME_SCRIPTED_DEVICE_H_
+#endif  // NNREMOTE_TESTS_COMMON_SCRIPTED_DEVICE_H_
