@@ -2,12 +2,14 @@
 // on a real npu_emulator server (in this process, over a unix socket, as a client on this host
 // reaches it): sessions opened and closed, models prepared and released, executions of every
 // kind (sync, started and awaited, fenced on the caller's fences, reusable, on a burst stream),
-// device buffers allocated, copied and released, fences created, signalled, waited on and
-// released. Each call names handles the input made, already released, of another session, or
-// made up, and arguments a step from valid. What matters is what one call does to the state an
-// earlier one left: a handle used after its release, a session closed under a running burst, an
-// execution waiting on a fence whose session is gone. After each input every session it opened
-// is closed and the server must still answer a new client; crashes and ASan's findings fail it.
+// shared memory registered and unregistered, device buffers allocated, copied and released,
+// fences created, signalled, waited on and released. Each call names handles the input made,
+// already released, of another session, or made up, and arguments a step from valid. What
+// matters is what one call does to the state an earlier one left: a handle used after its
+// release, a pool unregistered under a reusable execution or a burst's cache, a session closed
+// under a running burst, an execution waiting on a fence whose session is gone. After each input
+// every session it opened is closed and the server must still answer a new client; crashes and
+// ASan's findings fail it.
 #include <unistd.h>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "emulator/emulator_server.h"
+#include "hal/memory.h"
 #include "hal/model_builder.h"
 #include "testing/add_model.h"
 #include "tests/fuzz/choices.h"
@@ -36,12 +39,14 @@ using fuzz::Choices;
 // may rightly hold (an execution waiting on a fence nobody signals) does not stall the fuzzer.
 constexpr auto kCallTimeout = std::chrono::milliseconds(500);
 constexpr int kMostCalls = 32;
+constexpr size_t kSharedBytes = 4096;
 
 struct Server {
   std::unique_ptr<emulator::EmulatorServer> server;
   std::unique_ptr<wire::Accelerator::Stub> stub;
   std::unique_ptr<wire::AcceleratorWaits::Stub> waits;
   std::string device;
+  hal::SharedMemory shared;  // a pool the fuzzer's "client" made, for RegisterMemory
 };
 
 Server& server() {
@@ -58,6 +63,9 @@ Server& server() {
     s->stub = wire::Accelerator::NewStub(channel);
     s->waits = wire::AcceleratorWaits::NewStub(channel);
     s->device = fuzz::smallDevice()->getName();
+    auto shared = hal::createSharedMemory(kSharedBytes);
+    if (!shared.ok()) std::abort();
+    s->shared = std::move(shared).value();
     return s;
   }();
   return *served;
@@ -88,7 +96,7 @@ const wire::Model& model(uint32_t which) {
 
 // The handles one input made, released ones included.
 struct Handles {
-  std::vector<uint64_t> sessions, prepared, executions, fenced, reusable, fences;
+  std::vector<uint64_t> sessions, prepared, executions, fenced, reusable, fences, memories;
   std::vector<uint32_t> buffers;
 
   // Mostly one of `from` (the last ones made the likeliest), now and then 0 or any value.
@@ -123,6 +131,8 @@ wire::Request request(Choices& in, const Handles& handles) {
   inline_data->set_size(in.below(8) == 0 ? in.below(64) : 24);
   if (in.below(2) == 0) inline_data->set_data(std::string(inline_data->size() <= 64 ? inline_data->size() : 0, '\1'));
   if (in.below(4) == 0) r.add_pools()->set_memory_domain_token(Handles::pick(in, handles.buffers));
+  if (in.below(4) == 0) r.add_pools()->mutable_memory()->set_registered_memory_id(Handles::pick(in, handles.memories));
+  if (in.below(8) == 0) r.mutable_pools()->SwapElements(0, r.pools_size() - 1);
   return r;
 }
 
@@ -136,7 +146,7 @@ void openSession(uint32_t version, Handles& h) {
 void step(Choices& in, Handles& h) {
   Server& s = server();
   const uint64_t session = Handles::pick(in, h.sessions);
-  switch (in.below(20)) {
+  switch (in.below(21)) {
     case 0:
       openSession(in.below(16) == 0 ? in.word() : wire::kWireVersion, h);
       break;
@@ -328,6 +338,27 @@ void step(Choices& in, Handles& h) {
       }
       break;
     }
+    case 19: {
+      // The shared pool registered (its size right, short, past its end or 0), or unregistered
+      // while requests, reusable executions or bursts may still name it.
+      if (in.below(2) == 0) {
+        wire::RegisterMemoryRequest request;
+        request.set_session_id(session);
+        request.set_shm_name(in.below(16) == 0 ? "/nnremote-no-such-pool" : s.shared->sharedName());
+        const uint32_t sizes[] = {kSharedBytes, 24, kSharedBytes + 1, 0};
+        request.set_size(sizes[in.below(4)]);
+        wire::RegisterMemoryResponse response;
+        if (s.stub->RegisterMemory(context().get(), request, &response).ok())
+          h.memories.push_back(response.memory_id());
+      } else {
+        wire::UnregisterMemoryRequest request;
+        request.set_session_id(session);
+        request.set_memory_id(Handles::pick(in, h.memories));
+        wire::Empty response;
+        (void)s.stub->UnregisterMemory(context().get(), request, &response);
+      }
+      break;
+    }
     default: {
       // A burst: opened on a prepared model, a few executions (and a cached memory and its
       // release) on the stream, then closed, or left to the session's close.
@@ -342,7 +373,11 @@ void step(Choices& in, Handles& h) {
         switch (in.below(4)) {
           case 0:
             message.mutable_cache_memory()->set_slot(in.below(3));
-            message.mutable_cache_memory()->mutable_memory()->mutable_inline_data()->set_size(24);
+            if (in.below(2) == 0) {
+              message.mutable_cache_memory()->mutable_memory()->mutable_inline_data()->set_size(24);
+            } else {
+              message.mutable_cache_memory()->mutable_memory()->set_registered_memory_id(Handles::pick(in, h.memories));
+            }
             break;
           case 1:
             message.set_release_memory_slot(in.below(3));
