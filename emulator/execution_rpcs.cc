@@ -111,13 +111,13 @@ hal::Result<wire::ExecuteFencedResponse> ExecutionRpcs::executeFenced(Session& s
                                                                       const wire::ExecuteFencedRequest& request) {
   // Fences the client let go of are forgotten first, so a client that keeps executing never
   // reaches the fence quota with fences nobody can name any more.
-  for (uint64_t id : request.release_fence_ids()) (void)session.fences.erase(id);
+  for (uint64_t id : request.release_fence_ids()) session.releaseFence(id);
   NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(session, request));
   std::vector<std::pair<uint64_t, hal::SyncFence>> waitFor;
   for (int i = 0; i < request.wait_for_fence_ids_size(); ++i) {
     auto fence = session.fences.find(request.wait_for_fence_ids(i));
     if (!fence.ok()) return hal::withContext(fence.error(), "wait_for_fence_ids[" + std::to_string(i) + "]");
-    waitFor.emplace_back(request.wait_for_fence_ids(i), *fence);
+    waitFor.emplace_back(request.wait_for_fence_ids(i), fence->fence);
   }
   const hal::OptionalTimePoint deadline = v.deadline;
   hal::OptionalDuration afterFence;
@@ -130,7 +130,7 @@ hal::Result<wire::ExecuteFencedResponse> ExecutionRpcs::executeFenced(Session& s
   NN_RETURN_IF_ERROR(checkHolds(session, kHoldsFence));
   auto execution = std::make_shared<FencedExecution>();
   wire::ExecuteFencedResponse response;
-  response.set_sync_fence_id(session.fences.add(execution->done));
+  response.set_sync_fence_id(session.fences.add({execution->done, /*clientSignals=*/false}));
   response.set_execution_id(session.fencedExecutions.add(execution));
   NN_VLOG(FENCE) << "session " << session.id() << " fenced execution " << response.execution_id() << " waits for "
                  << waitFor.size() << " fences, signals fence " << response.sync_fence_id();

@@ -14,7 +14,7 @@ void addFenceRpcs(RpcTable& table);
 hal::Result<wire::CreateFenceResponse> createFence(Session& session, const wire::CreateFenceRequest& request);
 // Signals the fence (in error, if asked), and releases it if asked.
 hal::Result<wire::Empty> signalFence(Session& session, const wire::SignalFenceRequest& request);
-// Fences the client no longer names; unknown ids are ignored.
+// Fences the client no longer names (Session::releaseFence); unknown ids are ignored.
 hal::Result<wire::Empty> releaseFences(Session& session, const wire::ReleaseFencesRequest& request);
 
 }  // namespace nnremote::emulator

@@ -68,6 +68,13 @@ std::string SessionHoldings::toString() const {
   return out.str();
 }
 
+void Session::releaseFence(uint64_t id) {
+  auto released = fences.take(id);
+  if (released.ok() && released->clientSignals && released->fence.state() == hal::SyncFence::State::ACTIVE) {
+    released->fence.signal(/*error=*/true);
+  }
+}
+
 SessionHoldings Session::holdings() const {
   SessionHoldings h;
   h.preparedModels = preparedModels.size();

@@ -95,6 +95,13 @@ class IdTable {
   std::unordered_map<Key, T> entries_;
 };
 
+// A sync fence a session's requests can name: one its client created, which only the client
+// signals (SignalFence), or a fenced execution's, which the execution signals.
+struct SessionFence {
+  hal::SyncFence fence;
+  bool clientSignals = false;
+};
+
 // A fenced execution running (or done) on the server.
 struct FencedExecution {
   hal::SyncFence done = hal::SyncFence::create();  // signaled when finished, with an error if it failed
@@ -151,7 +158,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Fences of an ended session can never be signaled by its client: they end in error, so
   // whatever waits on them (fenced executions, WaitFence) finishes and lets go.
   ~Session() {
-    fences.forEach([](const hal::SyncFence& fence) { fence.signal(/*error=*/true); });
+    fences.forEach([](const SessionFence& entry) { entry.fence.signal(/*error=*/true); });
   }
 
   uint64_t id() const { return id_; }
@@ -171,7 +178,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // Bulk uploads, each used by the one model or request that names it.
   IdTable<hal::SharedMemory> uploads{"bulk_transfer_id", "uploads"};
   IdTable<PendingDownload> downloads{"bulk_transfer_id", "pending downloads"};
-  IdTable<hal::SyncFence> fences{"fence_id", "fences"};
+  IdTable<SessionFence> fences{"fence_id", "fences"};
+  // Forgets fence `id` (an unknown id is ignored). A fence only the client could signal, still
+  // unsignaled, never will be now: it ends in error, as at the session's end, so that what
+  // waits on it (a fenced execution, which would otherwise be kept forever) finishes.
+  void releaseFence(uint64_t id);
   // Device buffers, by the 32-bit memory-domain token requests name them with.
   IdTable<hal::SharedBuffer, uint32_t> buffers{"memory_domain_token", "device buffers"};
   IdTable<std::shared_ptr<FencedExecution>> fencedExecutions{"execution_id", "fenced executions"};

@@ -45,7 +45,8 @@ hal::Result<AwaitedAnswer<wire::GetExecuteFencedInfoResponse>> getExecuteFencedI
 }
 
 hal::Result<AwaitedAnswer<wire::WaitFenceResponse>> waitFence(Session& session, const wire::WaitFenceRequest& request) {
-  NN_ASSIGN_OR_RETURN(hal::SyncFence fence, session.fences.find(request.fence_id()));
+  NN_ASSIGN_OR_RETURN(SessionFence entry, session.fences.find(request.fence_id()));
+  const hal::SyncFence& fence = entry.fence;
   constexpr hal::Duration kMaxWait = std::chrono::seconds(10);
   const hal::Duration timeout =
       request.has_timeout() ? std::min(kMaxWait, hal::Duration(request.timeout().nanoseconds())) : kMaxWait;

@@ -486,6 +486,48 @@ TEST(SessionLifetimeTest, AnExecutionStillRunningWhenItsSessionClosesEndsSafely)
   server->reset();  // waits for the pool's tasks, so the ended execution's last step has run
 }
 
+// A fence the client created and then released unsignaled can never be signaled: it ends in
+// error, and so does the fenced execution waiting on it. Before, that execution (its request,
+// its prepared model) stayed on the server for good, kept alive by a reference cycle between the
+// fence and its waiter (found by session_fuzzer's leak check).
+TEST_F(ServerTest, AFencedExecutionWaitingOnAFenceItsClientReleasedEndsInError) {
+  const uint64_t session = openSession();
+  uint64_t prepared = 0;
+  ASSERT_TRUE(prepare(prepareRequest(session, addModel()), &prepared).ok());
+  wire::CreateFenceRequest create;
+  create.set_session_id(session);
+  wire::CreateFenceResponse fence;
+  grpc::ClientContext createContext;
+  ASSERT_TRUE(stub_->CreateFence(&createContext, create, &fence).ok());
+
+  wire::ExecuteFencedRequest fenced;
+  fenced.set_session_id(session);
+  fenced.set_prepared_model_id(prepared);
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+  *fenced.mutable_request() = *wire::toWire(io->request);
+  fenced.add_wait_for_fence_ids(fence.fence_id());
+  wire::ExecuteFencedResponse started;
+  grpc::ClientContext fencedContext;
+  ASSERT_TRUE(stub_->ExecuteFenced(&fencedContext, fenced, &started).ok());
+
+  wire::ReleaseFencesRequest release;
+  release.set_session_id(session);
+  release.add_fence_ids(fence.fence_id());
+  wire::Empty released;
+  grpc::ClientContext releaseContext;
+  ASSERT_TRUE(stub_->ReleaseFences(&releaseContext, release, &released).ok());
+
+  wire::WaitFenceRequest wait;
+  wait.set_session_id(session);
+  wait.set_fence_id(started.sync_fence_id());
+  wait.mutable_timeout()->set_nanoseconds(std::chrono::nanoseconds(std::chrono::seconds(10)).count());
+  wire::WaitFenceResponse state;
+  grpc::ClientContext waitContext;
+  ASSERT_TRUE(waits_->WaitFence(&waitContext, wait, &state).ok());
+  EXPECT_EQ(state.state(), wire::WaitFenceResponse::ERROR) << "the execution still waits for a fence nobody can signal";
+  EXPECT_EQ(server_->service().sessions().size(), 1u);
+}
+
 // The threads of this process, from /proc.
 int threadCount() {
   std::ifstream status("/proc/self/status");

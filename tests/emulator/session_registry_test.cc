@@ -127,7 +127,7 @@ TEST(SessionRegistryTest, AnIdFromAnotherSessionNamesNothingInThisOne) {
   SessionRegistry registry;
   const std::shared_ptr<Session> mine = registry.open("uid:1000", "app");
   const std::shared_ptr<Session> theirs = registry.open("uid:1000", "app");
-  const uint64_t fence = theirs->fences.add(hal::SyncFence::create());
+  const uint64_t fence = theirs->fences.add({hal::SyncFence::create(), true});
   auto found = mine->fences.find(fence);
   ASSERT_FALSE(found.ok());
   EXPECT_THAT(found.error().message, HasSubstr("fence_id " + std::to_string(fence)));
@@ -150,8 +150,8 @@ TEST(SessionRegistryTest, EverySessionHasTheRegistryLimitsAndItsOwnCounts) {
 
   // The fence RPCs check the session's own table against its limit (fence_rpcs.cc): two fences fill the first
   // session, and not the second.
-  first->fences.add(hal::SyncFence::create());
-  first->fences.add(hal::SyncFence::create());
+  first->fences.add({hal::SyncFence::create(), true});
+  first->fences.add({hal::SyncFence::create(), true});
   const hal::Status full =
       checkHolding(first->fences.size(), first->limits().fences, "fences", "session_quotas.fences");
   ASSERT_FALSE(full.ok());
@@ -167,7 +167,7 @@ TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
   ASSERT_TRUE(before.ok()) << before.error().message;
   EXPECT_EQ(*before, SessionHoldings{});
 
-  const uint64_t fence = session->fences.add(hal::SyncFence::create());
+  const uint64_t fence = session->fences.add({hal::SyncFence::create(), true});
   const uint64_t model = session->preparedModels.add(PreparedModelEntry{});
   session->registeredBytes += 4096;
   ++*session->openBursts;
@@ -205,7 +205,7 @@ TEST(SessionRegistryTest, DroppingASessionReleasesWhatItOwned) {
   session->registeredMemories.add(std::move(*memory));
   memory = hal::createHeapMemory(1);  // the test keeps no reference to the registered one
   const hal::SyncFence fence = hal::SyncFence::create();
-  session->fences.add(fence);
+  session->fences.add({fence, true});
 
   registry.drop(id);  // its WatchSessions stream broke: whoever owns it
   EXPECT_FALSE(registry.find(id, "uid:1000").ok());
