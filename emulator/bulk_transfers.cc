@@ -102,6 +102,7 @@ class DownloadReactor final : public grpc::ServerWriteReactor<wire::BulkChunk> {
  private:
   void writeNext() {
     const bool more = nextDownloadChunk(&download_, &chunk_);
+    if (!more) download_.output = {};  // its bytes leave the session's quota before the client hears
     handOffToGrpc(this);
     if (!more) {
       Finish(grpc::Status::OK);
@@ -122,16 +123,17 @@ hal::Status beginUpload(std::shared_ptr<Session> session, const wire::BulkChunk&
     return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
            << "total_size " << total << " exceeds the " << kMaxBulkUploadBytes << "-byte limit of one bulk transfer";
   }
-  // An upload is used by one call; it must fit beside what the session has registered.
-  const SessionLimits& limits = session->limits();
-  if (const uint64_t held = session->registeredBytes.load();
-      total > limits.registeredMemoryBytes || held > limits.registeredMemoryBytes - total) {
-    return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
-           << "an upload of " << total << " bytes does not fit beside the " << held
-           << " bytes this session has registered (session_quotas.registered_memory_mib = "
-           << (limits.registeredMemoryBytes >> 20) << ")";
+  // Counted from its first chunk until the call that uses it lets go of it, so neither uploads
+  // under way nor uploads nobody uses can outgrow the session's byte quota.
+  NN_RETURN_IF_ERROR(reserveBytes(*session->heldBytes, total, session->limits().registeredMemoryBytes,
+                                  "an upload of " + std::to_string(total) + " bytes",
+                                  "session_quotas.registered_memory_mib"));
+  auto memory = hal::createHeapMemory(total);
+  if (!memory.ok()) {
+    *session->heldBytes -= total;
+    return memory.error();
   }
-  NN_ASSIGN_OR_RETURN(upload->memory, hal::createHeapMemory(total));
+  upload->memory = countedMemory(std::move(memory).value(), session->heldBytes, total);
   upload->session = std::move(session);
   upload->total = total;
   return continueUpload(first, upload);
@@ -157,6 +159,18 @@ hal::Result<wire::BulkTransferHandle> endUpload(BulkUpload* upload) {
   handle.set_session_id(upload->session->id());
   handle.set_bulk_transfer_id(upload->session->uploads.add(std::move(upload->memory)));
   return handle;
+}
+
+hal::Result<uint64_t> addDownload(Session& session, hal::SharedMemory memory, uint64_t offset, uint64_t length) {
+  // A pool from a bulk upload is counted already; any other is counted from now on.
+  if (!isCounted(memory)) {
+    const uint64_t size = memory->size();
+    NN_RETURN_IF_ERROR(reserveBytes(*session.heldBytes, size, session.limits().registeredMemoryBytes,
+                                    "keeping a " + std::to_string(size) + "-byte pool for DownloadBulk",
+                                    "session_quotas.registered_memory_mib"));
+    memory = countedMemory(std::move(memory), session.heldBytes, size);
+  }
+  return session.downloads.add({std::move(memory), offset, length});
 }
 
 hal::Status beginDownload(Session& session, const wire::BulkTransferHandle& request, BulkDownload* download) {

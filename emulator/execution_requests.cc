@@ -2,10 +2,11 @@
 
 #include <algorithm>
 
-#include "hal/operand_types.h"
-#include "wire/grpc_status.h"
-#include "hal/vlog.h"
+#include "emulator/bulk_transfers.h"
 #include "emulator/wire_traffic.h"
+#include "hal/operand_types.h"
+#include "hal/vlog.h"
+#include "wire/grpc_status.h"
 
 namespace nnremote::emulator {
 
@@ -20,9 +21,9 @@ constexpr uint64_t kLongestWireDuration = hal::kLongestDuration.count();
 
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when
 // small, else as a pending download.
-void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                    const hal::Model& model, const hal::ExecutionOutcome& outcome,
-                    wire::ExecutionOutcome* response) {
+hal::Status collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                           const hal::Model& model, const hal::ExecutionOutcome& outcome,
+                           wire::ExecutionOutcome* response) {
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     std::string* data = response->add_output_data();
     const auto& location = request.outputs[i].location;
@@ -44,14 +45,16 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
                                               .value_or(location.length));
     }
     if (length > kMaxInlineOutputBytes) {
-      (*response->mutable_output_bulk_transfer_ids())[static_cast<uint32_t>(i)] =
-          session.downloads.add({memory, location.offset, length});
+      auto download = addDownload(session, memory, location.offset, length);
+      if (!download.ok()) return hal::withContext(download.error(), "output " + std::to_string(i));
+      (*response->mutable_output_bulk_transfer_ids())[static_cast<uint32_t>(i)] = *download;
       countTraffic(Direction::OUT, Transport::BULK, length);
       continue;
     }
     data->assign(reinterpret_cast<const char*>(memory->data() + location.offset), length);
     countTraffic(Direction::OUT, Transport::INLINE, length);
   }
+  return {};
 }
 
 }  // namespace
@@ -155,7 +158,13 @@ void describeOutcome(Session& session, const wire::Request& wireRequest, const h
   for (const auto& shape : outcome->outputShapes) *described->add_output_shapes() = wire::toWire(shape);
   *described->mutable_timing() = wire::toWire(outcome->timing);
   if (outcome->profile) *described->mutable_profile() = wire::toWire(*outcome->profile);
-  collectOutputs(session, wireRequest, request, model, *outcome, described);
+  if (hal::Status collected = collectOutputs(session, wireRequest, request, model, *outcome, described);
+      !collected.ok()) {
+    // The outputs cannot reach the client: the execution failed as far as it can tell. Outputs
+    // already kept for download are let go of with the session's other unused downloads.
+    described->Clear();
+    *described->mutable_error() = wire::toWire(collected.error());
+  }
 }
 
 hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
@@ -169,6 +178,7 @@ hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request
   if (!outcome.ok()) return outcome.error();
   wire::ExecuteResponse response;
   describeOutcome(session, wireRequest, request, model, outcome, response.mutable_outcome());
+  if (response.outcome().error().status() != wire::NONE) return wire::fromWire(response.outcome().error());
   return response;
 }
 }  // namespace nnremote::emulator

@@ -44,21 +44,24 @@ hal::Result<hal::SharedMemory> MemoryRpcs::mapRegisteredMemory(const wire::Regis
 
 hal::Result<wire::RegisterMemoryResponse> MemoryRpcs::registerMemory(Session& session,
                                                                    const wire::RegisterMemoryRequest& request) {
-  NN_RETURN_IF_ERROR(reserveBytes(session.registeredBytes, request.size(), session.limits().registeredMemoryBytes,
+  NN_RETURN_IF_ERROR(reserveBytes(*session.heldBytes, request.size(), session.limits().registeredMemoryBytes,
+                                  "registering " + std::to_string(request.size()) + " bytes",
                                   "session_quotas.registered_memory_mib"));
   auto memory = mapRegisteredMemory(request);
   if (!memory.ok()) {
-    session.registeredBytes -= request.size();
+    *session.heldBytes -= request.size();
     return memory.error();
   }
+  // Counted until unmapped: after UnregisterMemory, a request or burst cache still using it
+  // keeps it mapped.
   wire::RegisterMemoryResponse response;
-  response.set_memory_id(session.registeredMemories.add(std::move(memory).value()));
+  response.set_memory_id(
+      session.registeredMemories.add(countedMemory(std::move(memory).value(), session.heldBytes, request.size())));
   return response;
 }
 
 hal::Result<wire::Empty> MemoryRpcs::unregisterMemory(Session& session, const wire::UnregisterMemoryRequest& request) {
-  NN_ASSIGN_OR_RETURN(hal::SharedMemory memory, session.registeredMemories.take(request.memory_id()));
-  session.registeredBytes -= memory->size();
+  NN_RETURN_IF_ERROR(session.registeredMemories.erase(request.memory_id()));
   return wire::Empty();
 }
 

@@ -12,17 +12,41 @@ hal::Status checkHolding(size_t held, uint64_t limit, const char* noun, const ch
          << "); release one first";
 }
 
-hal::Status reserveBytes(std::atomic<uint64_t>& counter, uint64_t bytes, uint64_t limit, const char* field) {
-  uint64_t held = counter.load();
+namespace {
+
+// The deleter of a counted reference: gives the bytes back and lets go of the memory.
+struct CountedBytes {
+  hal::SharedMemory memory;
+  SharedBytes held;
+  uint64_t bytes;
+  void operator()(const hal::Memory* /*alias*/) {
+    held->fetch_sub(bytes);
+    memory.reset();
+  }
+};
+
+}  // namespace
+
+hal::Status reserveBytes(std::atomic<uint64_t>& held, uint64_t bytes, uint64_t limit, const std::string& what,
+                         const char* field) {
+  uint64_t before = held.load();
   do {
-    if (bytes > limit || held > limit - bytes) {
+    if (bytes > limit || before > limit - bytes) {
       return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
-             << "registering " << bytes << " bytes would take this session's registered memory from " << held
-             << " past its limit of " << limit << " bytes (" << field << " = " << (limit >> 20) << ")";
+             << what << " would take what this session holds (registered shared memory, unused bulk uploads "
+             << "and outputs waiting for DownloadBulk) from " << before << " bytes past its limit of " << limit
+             << " bytes (" << field << " = " << (limit >> 20) << ")";
     }
-  } while (!counter.compare_exchange_weak(held, held + bytes));
+  } while (!held.compare_exchange_weak(before, before + bytes));
   return {};
 }
+
+hal::SharedMemory countedMemory(hal::SharedMemory memory, SharedBytes held, uint64_t bytes) {
+  const hal::Memory* raw = memory.get();
+  return hal::SharedMemory(raw, CountedBytes{std::move(memory), std::move(held), bytes});
+}
+
+bool isCounted(const hal::SharedMemory& memory) { return std::get_deleter<CountedBytes>(memory) != nullptr; }
 
 hal::Result<QuotaSlot> QuotaSlot::take(const SharedCount& count, uint32_t limit, ErrorStatus code, const char* noun,
                                        const char* field) {

@@ -55,16 +55,16 @@ bool SessionHoldings::operator==(const SessionHoldings& o) const {
          downloads == o.downloads && fences == o.fences && buffers == o.buffers &&
          fencedExecutions == o.fencedExecutions && reusableExecutions == o.reusableExecutions &&
          startedExecutions == o.startedExecutions && executionsInFlight == o.executionsInFlight &&
-         openBursts == o.openBursts && registeredBytes == o.registeredBytes;
+         openBursts == o.openBursts && heldBytes == o.heldBytes;
 }
 
 std::string SessionHoldings::toString() const {
   std::ostringstream out;
-  out << preparedModels << " prepared models, " << registeredMemories << " registered memories (" << registeredBytes
-      << " bytes), " << uploads << " uploads, " << downloads << " pending downloads, " << fences << " fences, "
-      << buffers << " device buffers, " << fencedExecutions << " fenced executions, " << reusableExecutions
-      << " reusable executions, " << startedExecutions << " started executions, " << executionsInFlight
-      << " executions in flight, " << openBursts << " open bursts";
+  out << preparedModels << " prepared models, " << registeredMemories << " registered memories, " << uploads
+      << " uploads, " << downloads << " pending downloads, " << fences << " fences, " << buffers << " device buffers, "
+      << fencedExecutions << " fenced executions, " << reusableExecutions << " reusable executions, "
+      << startedExecutions << " started executions, " << executionsInFlight << " executions in flight, " << openBursts
+      << " open bursts, " << heldBytes << " held bytes";
   return out.str();
 }
 
@@ -88,7 +88,7 @@ SessionHoldings Session::holdings() const {
   h.startedExecutions = startedExecutions.size();
   h.executionsInFlight = executionsInFlight->load();
   h.openBursts = openBursts->load();
-  h.registeredBytes = registeredBytes.load();
+  h.heldBytes = heldBytes->load();
   return h;
 }
 

@@ -142,7 +142,7 @@ struct SessionHoldings {
   size_t preparedModels = 0, registeredMemories = 0, uploads = 0, downloads = 0, fences = 0, buffers = 0;
   size_t fencedExecutions = 0, reusableExecutions = 0, startedExecutions = 0;
   uint32_t executionsInFlight = 0, openBursts = 0;
-  uint64_t registeredBytes = 0;
+  uint64_t heldBytes = 0;  // registered, uploaded or waiting for download (SharedBytes)
 
   bool operator==(const SessionHoldings& other) const;
   // "1 prepared models, 0 registered memories, ..."
@@ -168,14 +168,14 @@ class Session : public std::enable_shared_from_this<Session> {
   const SessionLimits& limits() const { return limits_; }
 
   // What the session quotas count besides the tables' sizes.
-  std::atomic<uint64_t> registeredBytes{0};
+  const SharedBytes heldBytes = makeSharedBytes();
   const SharedCount executionsInFlight = makeSharedCount();
   const SharedCount openBursts = makeSharedCount();
 
   IdTable<PreparedModelEntry> preparedModels{"prepared_model_id", "prepared models"};
   // Shared memory the client registered, mapped until unregistered or the session ends.
   IdTable<hal::SharedMemory> registeredMemories{"registered_memory_id", "registered memories"};
-  // Bulk uploads, each used by the one model or request that names it.
+  // Bulk uploads, each used by the one model or request that names it (counted in heldBytes).
   IdTable<hal::SharedMemory> uploads{"bulk_transfer_id", "uploads"};
   IdTable<PendingDownload> downloads{"bulk_transfer_id", "pending downloads"};
   IdTable<SessionFence> fences{"fence_id", "fences"};

@@ -7,19 +7,20 @@
 #include <future>
 #include <thread>
 
+#include "drivers/proxy/proxy_device.h"
+#include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "emulator/server_config.h"
 #include "emulator/simulated_npus.h"
 #include "hal/memory.h"
 #include "hal/model_builder.h"
 #include "testing/add_model.h"
+#include "tests/common/raw_session.h"
+#include "tests/common/server_options.h"
+#include "tests/middleware/qos_stack.h"
 #include "wire/conversions.h"
 #include "wire/grpc_status.h"
 #include "wire/nnremote.grpc.pb.h"
-#include "drivers/proxy/proxy_device.h"
-#include "tests/middleware/qos_stack.h"
-#include "tests/common/raw_session.h"
-#include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -34,6 +35,65 @@ hal::Model addModel() { return testing::twoInputAddModel(); }
 void expectExhausted(const hal::Error& error, ErrorStatus code, const std::string& limit) {
   EXPECT_EQ(error.code, code) << error.message;
   EXPECT_THAT(error.message, HasSubstr(limit));
+}
+
+// Uploads `size` zero bytes in one chunk; the transfer's id in *id.
+grpc::Status uploadBulk(wire::Accelerator::Stub& stub, uint64_t session, uint64_t size, uint64_t* id) {
+  grpc::ClientContext context;
+  wire::BulkTransferHandle handle;
+  auto writer = stub.UploadBulk(&context, &handle);
+  wire::BulkChunk chunk;
+  chunk.set_session_id(session);
+  chunk.set_total_size(size);
+  chunk.set_data(std::string(size, '\0'));
+  writer->Write(chunk);
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  *id = handle.bulk_transfer_id();
+  return status;
+}
+
+// Prepares `model` on the server's first device for `session`; the prepared model's id.
+uint64_t prepareRaw(wire::Accelerator::Stub& stub, uint64_t session, const hal::Model& model) {
+  grpc::ClientContext listContext;
+  wire::ListDevicesResponse devices;
+  EXPECT_TRUE(stub.ListDevices(&listContext, wire::ListDevicesRequest(), &devices).ok());
+  grpc::ClientContext context;
+  wire::PrepareModelRequest request;
+  request.set_session_id(session);
+  request.set_device_name(devices.devices(0).name());
+  *request.mutable_model() = *wire::toWire(model);
+  wire::PrepareModelResponse response;
+  const grpc::Status status = stub.PrepareModel(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response.prepared_model_id();
+}
+
+// A request for a two-input, one-output model over `bytes`-byte operands: the inputs in pool 0
+// (`inputs`), the output in an inline pool 1 of its own.
+wire::Request twoInOneOut(uint64_t bytes, const wire::Memory& inputs) {
+  wire::Request request;
+  *request.add_pools()->mutable_memory() = inputs;
+  request.add_pools()->mutable_memory()->mutable_inline_data()->set_size(bytes);
+  for (uint64_t i = 0; i < 2; ++i) {
+    wire::DataLocation* location = request.add_inputs()->mutable_location();
+    location->set_offset(i * bytes);
+    location->set_length(bytes);
+  }
+  wire::DataLocation* output = request.add_outputs()->mutable_location();
+  output->set_pool_index(1);
+  output->set_length(bytes);
+  return request;
+}
+
+grpc::Status execute(wire::Accelerator::Stub& stub, uint64_t session, uint64_t prepared, const wire::Request& request,
+                     wire::ExecuteResponse* response) {
+  grpc::ClientContext context;
+  wire::ExecuteRequest call;
+  call.set_session_id(session);
+  call.set_prepared_model_id(prepared);
+  *call.mutable_request() = request;
+  return stub.Execute(&context, call, response);
 }
 
 class SessionQuotasTest : public ::testing::Test {
@@ -128,6 +188,146 @@ TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
   wire::Empty empty;
   ASSERT_TRUE(stub_->UnregisterMemory(&context, unregister, &empty).ok());
   EXPECT_TRUE(registerMemory(*more, &moreId).ok());
+}
+
+TEST_F(SessionQuotasTest, BulkUploadsCountAgainstTheByteQuotaUntilACallUsesThem) {
+  const uint64_t session = openSession();
+  uint64_t first = 0, second = 0;
+  ASSERT_TRUE(uploadBulk(*stub_, session, 768 << 10, &first).ok());
+  // An upload nobody has used yet is held on the server: a second one does not fit beside it.
+  const grpc::Status refused = uploadBulk(*stub_, session, 512 << 10, &second);
+  ASSERT_FALSE(refused.ok());
+  expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                  "session_quotas.registered_memory_mib = 1");
+  EXPECT_THAT(refused.error_message(), HasSubstr("an upload of 524288 bytes"));
+  EXPECT_THAT(refused.error_message(), HasSubstr("from 786432 bytes"));
+
+  // An execution that takes its inputs from the upload uses it up, and lets go of it when done.
+  const uint64_t prepared = prepareRaw(*stub_, session, addModel());
+  wire::Memory uploaded;
+  uploaded.set_bulk_transfer_id(first);
+  wire::ExecuteResponse response;
+  const grpc::Status executed = execute(*stub_, session, prepared, twoInOneOut(8, uploaded), &response);
+  ASSERT_TRUE(executed.ok()) << executed.error_message();
+  EXPECT_EQ(response.outcome().output_data(0), std::string(8, '\0'));  // 0 + 0
+  const grpc::Status fits = uploadBulk(*stub_, session, 512 << 10, &second);
+  EXPECT_TRUE(fits.ok()) << fits.error_message();
+}
+
+TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
+  const uint64_t session = openSession();
+  auto registerMemory = [&](const hal::SharedMemory& memory, uint64_t* id) {
+    grpc::ClientContext context;
+    wire::RegisterMemoryRequest request;
+    request.set_session_id(session);
+    request.set_shm_name(memory->sharedName());
+    request.set_size(memory->size());
+    wire::RegisterMemoryResponse response;
+    const grpc::Status status = stub_->RegisterMemory(&context, request, &response);
+    *id = response.memory_id();
+    return status;
+  };
+  auto big = hal::createSharedMemory(768 << 10);
+  auto more = hal::createSharedMemory(512 << 10);
+  ASSERT_TRUE(big.ok() && more.ok());
+  uint64_t bigId = 0, moreId = 0;
+  ASSERT_TRUE(registerMemory(*big, &bigId).ok());
+  // A reusable execution reads its inputs from the registered memory, which is then unregistered.
+  const uint64_t prepared = prepareRaw(*stub_, session, addModel());
+  wire::Memory registered;
+  registered.set_registered_memory_id(bigId);
+  wire::CreateReusableExecutionRequest create;
+  create.set_session_id(session);
+  create.set_prepared_model_id(prepared);
+  *create.mutable_request() = twoInOneOut(8, registered);
+  wire::CreateReusableExecutionResponse reusable;
+  {
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->CreateReusableExecution(&context, create, &reusable);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  {
+    grpc::ClientContext context;
+    wire::UnregisterMemoryRequest unregister;
+    unregister.set_session_id(session);
+    unregister.set_memory_id(bigId);
+    wire::Empty empty;
+    ASSERT_TRUE(stub_->UnregisterMemory(&context, unregister, &empty).ok());
+  }
+  // The server keeps it mapped for the execution, so it still counts.
+  const grpc::Status refused = registerMemory(*more, &moreId);
+  ASSERT_FALSE(refused.ok());
+  expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                  "session_quotas.registered_memory_mib = 1");
+  {
+    grpc::ClientContext context;
+    wire::ReleaseReusableExecutionRequest release;
+    release.set_session_id(session);
+    release.set_reusable_execution_id(reusable.reusable_execution_id());
+    wire::Empty empty;
+    ASSERT_TRUE(stub_->ReleaseReusableExecution(&context, release, &empty).ok());
+  }
+  const grpc::Status fits = registerMemory(*more, &moreId);
+  EXPECT_TRUE(fits.ok()) << fits.error_message();
+}
+
+TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
+  auto limits = parseServerConfig("session_quotas { registered_memory_mib: 6 }", "test config");
+  ASSERT_TRUE(limits.ok()) << limits.error().message;
+  auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                      testing::plainLoopbackOptions(limits->session));
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  const uint64_t session = testing::openRawSession(*stub);
+
+  // out = a + b over just more floats than travel inside an answer (4 MiB): the output waits for
+  // DownloadBulk, and its 4 MiB pool is held until then.
+  constexpr uint32_t kElements = (4u << 20) / 4 + 1;
+  constexpr uint64_t kBytes = uint64_t{kElements} * 4;
+  hal::ModelBuilder builder;
+  const uint32_t a = builder.addInput(OperandType::TENSOR_FLOAT32, {kElements});
+  const uint32_t b = builder.addInput(OperandType::TENSOR_FLOAT32, {kElements});
+  const uint32_t out = builder.addOutput(OperandType::TENSOR_FLOAT32, {kElements});
+  builder.addOperation(OperationType::ADD, {a, b, builder.addInt32(0)}, {out});
+  const uint64_t prepared = prepareRaw(*stub, session, builder.build());
+  wire::Memory zeros;
+  zeros.mutable_inline_data()->set_size(2 * kBytes);  // the server fills it with zeros
+  const wire::Request request = twoInOneOut(kBytes, zeros);
+
+  wire::ExecuteResponse first;
+  const grpc::Status kept = execute(*stub, session, prepared, request, &first);
+  ASSERT_TRUE(kept.ok()) << kept.error_message();
+  ASSERT_EQ(first.outcome().output_bulk_transfer_ids().count(0), 1u);
+  // A second such output would take the session past 6 MiB: that execution fails, naming the
+  // limit, and leaves nothing behind for the client to fetch.
+  wire::ExecuteResponse second;
+  const grpc::Status refused = execute(*stub, session, prepared, request, &second);
+  ASSERT_FALSE(refused.ok());
+  expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                  "session_quotas.registered_memory_mib = 6");
+  EXPECT_THAT(refused.error_message(), HasSubstr("output 0"));
+  EXPECT_THAT(refused.error_message(), HasSubstr("DownloadBulk"));
+  auto holdings = (*server)->service().sessions().holdings(session);
+  ASSERT_TRUE(holdings.ok());
+  EXPECT_EQ(holdings->downloads, 1u);
+  EXPECT_EQ(holdings->heldBytes, kBytes);
+
+  // Fetching the first output lets go of it; then the next execution's output fits.
+  {
+    grpc::ClientContext context;
+    wire::BulkTransferHandle handle;
+    handle.set_session_id(session);
+    handle.set_bulk_transfer_id(first.outcome().output_bulk_transfer_ids().at(0));
+    auto reader = stub->DownloadBulk(&context, handle);
+    wire::BulkChunk chunk;
+    uint64_t received = 0;
+    while (reader->Read(&chunk)) received += chunk.data().size();
+    ASSERT_TRUE(reader->Finish().ok());
+    EXPECT_EQ(received, kBytes);
+  }
+  wire::ExecuteResponse third;
+  const grpc::Status fits = execute(*stub, session, prepared, request, &third);
+  EXPECT_TRUE(fits.ok()) << fits.error_message();
 }
 
 TEST_F(SessionQuotasTest, FencesDeviceBuffersAndBurstsPastTheLimitAreRefused) {

@@ -169,23 +169,23 @@ TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
 
   const uint64_t fence = session->fences.add({hal::SyncFence::create(), true});
   const uint64_t model = session->preparedModels.add(PreparedModelEntry{});
-  session->registeredBytes += 4096;
+  *session->heldBytes += 4096;
   ++*session->openBursts;
   auto during = registry.holdings(session->id());
   ASSERT_TRUE(during.ok()) << during.error().message;
   EXPECT_EQ(during->fences, 1u);
   EXPECT_EQ(during->preparedModels, 1u);
-  EXPECT_EQ(during->registeredBytes, 4096u);
+  EXPECT_EQ(during->heldBytes, 4096u);
   EXPECT_EQ(during->openBursts, 1u);
   EXPECT_EQ(during->buffers, 0u);
   EXPECT_FALSE(*during == *before);
   EXPECT_THAT(during->toString(), HasSubstr("1 prepared models"));
-  EXPECT_THAT(during->toString(), HasSubstr("(4096 bytes)"));
+  EXPECT_THAT(during->toString(), HasSubstr("4096 held bytes"));
 
   // A client that lets go of everything it made is back where it started; every part of it counts.
   ASSERT_TRUE(session->fences.erase(fence).ok());
   ASSERT_TRUE(session->preparedModels.take(model).ok());
-  session->registeredBytes -= 4096;
+  *session->heldBytes -= 4096;
   EXPECT_FALSE(*registry.holdings(session->id()) == *before);  // the burst is still open
   --*session->openBursts;
   EXPECT_EQ(*registry.holdings(session->id()), *before);
