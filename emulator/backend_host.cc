@@ -144,7 +144,8 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
   // are the parent's business, so here they are unlimited.
   ServerOptions serverOptions;
   constexpr uint32_t kNoLimit = std::numeric_limits<uint32_t>::max();
-  serverOptions.session = {kNoLimit, std::numeric_limits<uint64_t>::max(), kNoLimit, kNoLimit, kNoLimit, kNoLimit};
+  constexpr uint64_t kNoByteLimit = std::numeric_limits<uint64_t>::max();
+  serverOptions.session = {kNoLimit, kNoByteLimit, kNoLimit, kNoLimit, kNoLimit, kNoLimit, kNoByteLimit};
   serverOptions.descriptors = served.descriptors;
   NN_ASSIGN_OR_RETURN(served.server, EmulatorServer::start(std::move(devices), setup.listen(), serverOptions));
   return served;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "emulator/bulk_transfers.h"
 #include "emulator/execution_requests.h"
 #include "emulator/session_quotas.h"
 #include "hal/validation.h"
@@ -75,8 +74,7 @@ hal::Result<wire::CopyFromBufferResponse> BufferRpcs::copyFromBuffer(Session& se
   if (request.destination().kind_case() == wire::Memory::kRegisteredMemoryId) return response;
   const uint64_t size = (*destination)->size();
   if (size > kMaxInlineOutputBytes) {
-    NN_ASSIGN_OR_RETURN(const uint64_t download, addDownload(session, *destination, 0, size));
-    response.set_bulk_transfer_id(download);
+    response.set_bulk_transfer_id(session.downloads.add({*destination, 0, size}));
   } else {
     response.set_data((*destination)->data(), size);
   }

@@ -124,16 +124,10 @@ hal::Status beginUpload(std::shared_ptr<Session> session, const wire::BulkChunk&
            << "total_size " << total << " exceeds the " << kMaxBulkUploadBytes << "-byte limit of one bulk transfer";
   }
   // Counted from its first chunk until the call that uses it lets go of it, so neither uploads
-  // under way nor uploads nobody uses can outgrow the session's byte quota.
-  NN_RETURN_IF_ERROR(reserveBytes(*session->heldBytes, total, session->limits().registeredMemoryBytes,
-                                  "an upload of " + std::to_string(total) + " bytes",
-                                  "session_quotas.registered_memory_mib"));
-  auto memory = hal::createHeapMemory(total);
-  if (!memory.ok()) {
-    *session->heldBytes -= total;
-    return memory.error();
-  }
-  upload->memory = countedMemory(std::move(memory).value(), session->heldBytes, total);
+  // under way nor uploads nobody uses can outgrow the session's quota or the server's memory.
+  NN_ASSIGN_OR_RETURN(upload->memory, session->holdMemory(total, Session::PoolOrigin::kServerAllocated,
+                                                          "an upload of " + std::to_string(total) + " bytes",
+                                                          [total] { return hal::createHeapMemory(total); }));
   upload->session = std::move(session);
   upload->total = total;
   return continueUpload(first, upload);
@@ -159,18 +153,6 @@ hal::Result<wire::BulkTransferHandle> endUpload(BulkUpload* upload) {
   handle.set_session_id(upload->session->id());
   handle.set_bulk_transfer_id(upload->session->uploads.add(std::move(upload->memory)));
   return handle;
-}
-
-hal::Result<uint64_t> addDownload(Session& session, hal::SharedMemory memory, uint64_t offset, uint64_t length) {
-  // A pool from a bulk upload is counted already; any other is counted from now on.
-  if (!isCounted(memory)) {
-    const uint64_t size = memory->size();
-    NN_RETURN_IF_ERROR(reserveBytes(*session.heldBytes, size, session.limits().registeredMemoryBytes,
-                                    "keeping a " + std::to_string(size) + "-byte pool for DownloadBulk",
-                                    "session_quotas.registered_memory_mib"));
-    memory = countedMemory(std::move(memory), session.heldBytes, size);
-  }
-  return session.downloads.add({std::move(memory), offset, length});
 }
 
 hal::Status beginDownload(Session& session, const wire::BulkTransferHandle& request, BulkDownload* download) {

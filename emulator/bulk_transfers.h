@@ -27,10 +27,6 @@ hal::Status continueUpload(const wire::BulkChunk& chunk, BulkUpload* upload);
 // The client's side ended: the upload is complete, or an error names what is missing.
 hal::Result<wire::BulkTransferHandle> endUpload(BulkUpload* upload);
 
-// Keeps `length` bytes of `memory` from `offset` for the client to fetch with DownloadBulk, and
-// the memory counted against the session's byte quota until then; the transfer's id.
-hal::Result<uint64_t> addDownload(Session& session, hal::SharedMemory memory, uint64_t offset, uint64_t length);
-
 struct BulkDownload {
   uint64_t sessionId = 0;
   PendingDownload output;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "emulator/bulk_transfers.h"
 #include "emulator/wire_traffic.h"
 #include "hal/operand_types.h"
 #include "hal/vlog.h"
@@ -21,9 +20,8 @@ constexpr uint64_t kLongestWireDuration = hal::kLongestDuration.count();
 
 // Sends back what an execution wrote to each output whose pool travelled by value: inline when
 // small, else as a pending download.
-hal::Status collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                           const hal::Model& model, const hal::ExecutionOutcome& outcome,
-                           wire::ExecutionOutcome* response) {
+void collectOutputs(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                    const hal::Model& model, const hal::ExecutionOutcome& outcome, wire::ExecutionOutcome* response) {
   for (size_t i = 0; i < request.outputs.size(); ++i) {
     std::string* data = response->add_output_data();
     const auto& location = request.outputs[i].location;
@@ -45,16 +43,14 @@ hal::Status collectOutputs(Session& session, const wire::Request& wireRequest, c
                                               .value_or(location.length));
     }
     if (length > kMaxInlineOutputBytes) {
-      auto download = addDownload(session, memory, location.offset, length);
-      if (!download.ok()) return hal::withContext(download.error(), "output " + std::to_string(i));
-      (*response->mutable_output_bulk_transfer_ids())[static_cast<uint32_t>(i)] = *download;
+      (*response->mutable_output_bulk_transfer_ids())[static_cast<uint32_t>(i)] =
+          session.downloads.add({memory, location.offset, length});
       countTraffic(Direction::OUT, Transport::BULK, length);
       continue;
     }
     data->assign(reinterpret_cast<const char*>(memory->data() + location.offset), length);
     countTraffic(Direction::OUT, Transport::INLINE, length);
   }
-  return {};
 }
 
 }  // namespace
@@ -70,6 +66,16 @@ wire::MemoryResolver resolverFor(Session& session) {
         case wire::Memory::kBulkTransferId:
           transport = Transport::BULK;
           return session.uploads.take(memory.bulk_transfer_id());
+        case wire::Memory::kInlineData: {
+          // Allocated here, so counted in the session's quota and the server's pool memory
+          // until the server lets go of it (a reusable execution, a burst's cache and an
+          // output waiting for DownloadBulk keep it).
+          const uint64_t size = memory.inline_data().size();
+          if (size > wire::kMaxInlineMemoryBytes) return wire::resolveInlineOnly(memory);  // malformed
+          return session.holdMemory(size, Session::PoolOrigin::kServerAllocated,
+                                    "an inline pool of " + std::to_string(size) + " bytes",
+                                    [&] { return wire::resolveInlineOnly(memory); });
+        }
         default:
           return wire::resolveInlineOnly(memory);
       }
@@ -158,13 +164,7 @@ void describeOutcome(Session& session, const wire::Request& wireRequest, const h
   for (const auto& shape : outcome->outputShapes) *described->add_output_shapes() = wire::toWire(shape);
   *described->mutable_timing() = wire::toWire(outcome->timing);
   if (outcome->profile) *described->mutable_profile() = wire::toWire(*outcome->profile);
-  if (hal::Status collected = collectOutputs(session, wireRequest, request, model, *outcome, described);
-      !collected.ok()) {
-    // The outputs cannot reach the client: the execution failed as far as it can tell. Outputs
-    // already kept for download are let go of with the session's other unused downloads.
-    described->Clear();
-    *described->mutable_error() = wire::toWire(collected.error());
-  }
+  collectOutputs(session, wireRequest, request, model, *outcome, described);
 }
 
 hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
@@ -178,7 +178,6 @@ hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request
   if (!outcome.ok()) return outcome.error();
   wire::ExecuteResponse response;
   describeOutcome(session, wireRequest, request, model, outcome, response.mutable_outcome());
-  if (response.outcome().error().status() != wire::NONE) return wire::fromWire(response.outcome().error());
   return response;
 }
 }  // namespace nnremote::emulator

@@ -43,20 +43,15 @@ hal::Result<hal::SharedMemory> MemoryRpcs::mapRegisteredMemory(const wire::Regis
 }
 
 hal::Result<wire::RegisterMemoryResponse> MemoryRpcs::registerMemory(Session& session,
-                                                                   const wire::RegisterMemoryRequest& request) {
-  NN_RETURN_IF_ERROR(reserveBytes(*session.heldBytes, request.size(), session.limits().registeredMemoryBytes,
-                                  "registering " + std::to_string(request.size()) + " bytes",
-                                  "session_quotas.registered_memory_mib"));
-  auto memory = mapRegisteredMemory(request);
-  if (!memory.ok()) {
-    *session.heldBytes -= request.size();
-    return memory.error();
-  }
+                                                                     const wire::RegisterMemoryRequest& request) {
   // Counted until unmapped: after UnregisterMemory, a request or burst cache still using it
   // keeps it mapped.
+  NN_ASSIGN_OR_RETURN(hal::SharedMemory memory,
+                      session.holdMemory(request.size(), Session::PoolOrigin::kClientShared,
+                                         "registering " + std::to_string(request.size()) + " bytes",
+                                         [&] { return mapRegisteredMemory(request); }));
   wire::RegisterMemoryResponse response;
-  response.set_memory_id(
-      session.registeredMemories.add(countedMemory(std::move(memory).value(), session.heldBytes, request.size())));
+  response.set_memory_id(session.registeredMemories.add(std::move(memory)));
   return response;
 }
 

@@ -1,6 +1,7 @@
 #include "emulator/server_config.h"
 
 #include <google/protobuf/text_format.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -70,6 +71,12 @@ hal::Status takeIsolation(const BackendIsolation& entry, const std::string& fiel
 
 }  // namespace
 
+uint64_t defaultServerPoolMemoryBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0) return uint64_t{4096} << 20;  // unknown: a small machine's half
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 2;
+}
+
 hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const std::string& origin) {
   ServerConfig config;
   google::protobuf::TextFormat::Parser parser;
@@ -91,6 +98,8 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           &s.fences));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_bursts, &SessionQuotas::bursts, "session_quotas.bursts", origin,
                           &s.bursts));
+  NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_pool_memory_mib, &ServerConfig::pool_memory_mib, "pool_memory_mib",
+                          origin, &s.serverPoolMemoryBytes, uint64_t{1} << 20));
   const Scheduling& sched = config.scheduling();
   NN_RETURN_IF_ERROR(take(sched, &Scheduling::has_queue_depth, &Scheduling::queue_depth, "scheduling.queue_depth",
                           origin, &limits.scheduling.queueDepth));

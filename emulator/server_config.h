@@ -15,6 +15,11 @@
 
 namespace nnremote::emulator {
 
+// Half of this machine's physical memory: what the server's clients may have it allocate for
+// their pools, together, unless its config says otherwise.
+uint64_t defaultServerPoolMemoryBytes();
+
+// The limits sessions live under: each session's own, and the pool memory they share.
 struct SessionLimits {
   uint32_t preparedModels = 256;
   uint64_t registeredMemoryBytes = uint64_t{8192} << 20;
@@ -22,6 +27,8 @@ struct SessionLimits {
   uint32_t executionsInFlight = 256;
   uint32_t fences = 4096;
   uint32_t bursts = 256;
+  // Every session's together (ServerConfig.pool_memory_mib).
+  uint64_t serverPoolMemoryBytes = defaultServerPoolMemoryBytes();
 };
 
 struct SchedulingLimits {

@@ -14,39 +14,54 @@ hal::Status checkHolding(size_t held, uint64_t limit, const char* noun, const ch
 
 namespace {
 
-// The deleter of a counted reference: gives the bytes back and lets go of the memory.
-struct CountedBytes {
+// The deleter of a held memory: gives its bytes back to each budget and lets go of the memory.
+struct HeldBytes {
   hal::SharedMemory memory;
-  SharedBytes held;
+  std::vector<SharedBytes> held;
   uint64_t bytes;
   void operator()(const hal::Memory* /*alias*/) {
-    held->fetch_sub(bytes);
+    for (const SharedBytes& counter : held) counter->fetch_sub(bytes);
     memory.reset();
   }
 };
 
-}  // namespace
-
-hal::Status reserveBytes(std::atomic<uint64_t>& held, uint64_t bytes, uint64_t limit, const std::string& what,
-                         const char* field) {
-  uint64_t before = held.load();
+hal::Status reserve(const ByteBudget& budget, uint64_t bytes, const std::string& what) {
+  uint64_t before = budget.held->load();
   do {
-    if (bytes > limit || before > limit - bytes) {
-      return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
-             << what << " would take what this session holds (registered shared memory, unused bulk uploads "
-             << "and outputs waiting for DownloadBulk) from " << before << " bytes past its limit of " << limit
-             << " bytes (" << field << " = " << (limit >> 20) << ")";
+    if (bytes > budget.limit || before > budget.limit - bytes) {
+      return makeError(bytes > budget.limit ? ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT : budget.whenFull)
+             << what << " would take the pool memory " << budget.holder << " holds from " << before
+             << " bytes past its limit of " << budget.limit << " bytes (" << budget.field << " = "
+             << (budget.limit >> 20) << ")";
     }
-  } while (!held.compare_exchange_weak(before, before + bytes));
+  } while (!budget.held->compare_exchange_weak(before, before + bytes));
   return {};
 }
 
-hal::SharedMemory countedMemory(hal::SharedMemory memory, SharedBytes held, uint64_t bytes) {
-  const hal::Memory* raw = memory.get();
-  return hal::SharedMemory(raw, CountedBytes{std::move(memory), std::move(held), bytes});
-}
+}  // namespace
 
-bool isCounted(const hal::SharedMemory& memory) { return std::get_deleter<CountedBytes>(memory) != nullptr; }
+hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets, uint64_t bytes,
+                                          const std::string& what,
+                                          const std::function<hal::Result<hal::SharedMemory>()>& make) {
+  std::vector<SharedBytes> held;
+  auto giveBack = [&] {
+    for (const SharedBytes& counter : held) counter->fetch_sub(bytes);
+  };
+  for (const ByteBudget* budget : budgets) {
+    if (hal::Status reserved = reserve(*budget, bytes, what); !reserved.ok()) {
+      giveBack();
+      return reserved.error();
+    }
+    held.push_back(budget->held);
+  }
+  auto memory = make();
+  if (!memory.ok()) {
+    giveBack();
+    return memory.error();
+  }
+  const hal::Memory* raw = memory->get();
+  return hal::SharedMemory(raw, HeldBytes{std::move(memory).value(), std::move(held), bytes});
+}
 
 hal::Result<QuotaSlot> QuotaSlot::take(const SharedCount& count, uint32_t limit, ErrorStatus code, const char* noun,
                                        const char* field) {

@@ -7,8 +7,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hal/memory.h"
 #include "hal/result.h"
@@ -19,24 +21,29 @@ namespace nnremote::emulator {
 // exceed it).
 hal::Status checkHolding(size_t held, uint64_t limit, const char* noun, const char* field);
 
-// The bytes a session holds on the server that only its client can let go of: shared memory it
-// registered, bulk uploads not yet used up, and outputs waiting for DownloadBulk
-// (session_quotas.registered_memory_mib). Shared, like SharedCount: an execution using an
-// upload, or a download under way, may outlive the session.
+// Bytes of pool memory held, shared like SharedCount: an execution using an upload, or a
+// download under way, may outlive the session.
 using SharedBytes = std::shared_ptr<std::atomic<uint64_t>>;
 inline SharedBytes makeSharedBytes() { return std::make_shared<std::atomic<uint64_t>>(0); }
 
-// Adds `bytes` to `held` if the total stays within `limit`; `what` ("an upload of 4096 bytes")
-// and `field` name them in the error.
-hal::Status reserveBytes(std::atomic<uint64_t>& held, uint64_t bytes, uint64_t limit, const std::string& what,
-                         const char* field);
+// Bytes held against a limit, and how an error names the limit.
+struct ByteBudget {
+  SharedBytes held = makeSharedBytes();
+  uint64_t limit = 0;
+  const char* holder;  // "this session", "this server's clients together"
+  const char* field;   // "session_quotas.registered_memory_mib"
+  // Past the limit with bytes others hold (they may let go): the server's budget is TRANSIENT.
+  hal::ErrorStatus whenFull = hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT;
+};
 
-// `memory`, holding `bytes` reserved in `held` until the last reference to it is gone, whoever
-// holds it then: so an upload used as an execution's pool, or a pool whose output waits for
-// DownloadBulk, counts once for as long as the server keeps it.
-hal::SharedMemory countedMemory(hal::SharedMemory memory, SharedBytes held, uint64_t bytes);
-// Whether `memory` came from countedMemory (a pool from a bulk upload does).
-bool isCounted(const hal::SharedMemory& memory);
+// Reserves `bytes` in each of `budgets` (in all or in none), then makes the memory with `make`.
+// What comes back holds the bytes until the last reference to it is gone, whoever holds it then,
+// so memory counts for exactly as long as the server keeps it (an upload used by an execution,
+// a pool whose output waits for DownloadBulk, a registered memory a burst still caches).
+// `what` ("an upload of 4096 bytes") names the bytes in an error.
+hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets, uint64_t bytes,
+                                          const std::string& what,
+                                          const std::function<hal::Result<hal::SharedMemory>()>& make);
 
 // A counted quota's count, shared by its session and the slots taken from it: a started or
 // fenced execution may end after its client closed the session.

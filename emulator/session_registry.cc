@@ -19,7 +19,7 @@ uint64_t newUnguessableId() {
 }
 
 std::shared_ptr<Session> SessionRegistry::open(const std::string& identity, const std::string& clientName) {
-  auto session = std::make_shared<Session>(newUnguessableId(), identity, clientName, limits_);
+  auto session = std::make_shared<Session>(newUnguessableId(), identity, clientName, limits_, serverPools_);
   std::lock_guard<std::mutex> lock(mutex_);
   sessions_.emplace(session->id(), session);
   return session;
@@ -68,6 +68,13 @@ std::string SessionHoldings::toString() const {
   return out.str();
 }
 
+hal::Result<hal::SharedMemory> Session::holdMemory(uint64_t bytes, PoolOrigin origin, const std::string& what,
+                                                   const std::function<hal::Result<hal::SharedMemory>()>& make) const {
+  std::vector<const ByteBudget*> budgets{&poolBytes};
+  if (origin == PoolOrigin::kServerAllocated && serverPools_ != nullptr) budgets.push_back(serverPools_.get());
+  return emulator::holdMemory(budgets, bytes, what, make);
+}
+
 void Session::releaseFence(uint64_t id) {
   auto released = fences.take(id);
   if (released.ok() && released->clientSignals && released->fence.state() == hal::SyncFence::State::ACTIVE) {
@@ -88,7 +95,7 @@ SessionHoldings Session::holdings() const {
   h.startedExecutions = startedExecutions.size();
   h.executionsInFlight = executionsInFlight->load();
   h.openBursts = openBursts->load();
-  h.heldBytes = heldBytes->load();
+  h.heldBytes = poolBytes.held->load();
   return h;
 }
 

@@ -153,8 +153,16 @@ struct SessionHoldings {
 // launches.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(uint64_t id, std::string identity, std::string clientName, SessionLimits limits)
-      : id_(id), identity_(std::move(identity)), clientName_(std::move(clientName)), limits_(limits) {}
+  // `serverPools`: the pool memory every session of the server shares (none: unlimited).
+  Session(uint64_t id, std::string identity, std::string clientName, SessionLimits limits,
+          std::shared_ptr<const ByteBudget> serverPools = nullptr)
+      : poolBytes{makeSharedBytes(), limits.registeredMemoryBytes, "this session",
+                  "session_quotas.registered_memory_mib"},
+        id_(id),
+        identity_(std::move(identity)),
+        clientName_(std::move(clientName)),
+        limits_(limits),
+        serverPools_(std::move(serverPools)) {}
   // Fences of an ended session can never be signaled by its client: they end in error, so
   // whatever waits on them (fenced executions, WaitFence) finishes and lets go.
   ~Session() {
@@ -168,7 +176,7 @@ class Session : public std::enable_shared_from_this<Session> {
   const SessionLimits& limits() const { return limits_; }
 
   // What the session quotas count besides the tables' sizes.
-  const SharedBytes heldBytes = makeSharedBytes();
+  const ByteBudget poolBytes;  // every pool the session has on the server
   const SharedCount executionsInFlight = makeSharedCount();
   const SharedCount openBursts = makeSharedCount();
 
@@ -191,16 +199,30 @@ class Session : public std::enable_shared_from_this<Session> {
 
   SessionHoldings holdings() const;
 
+  // Where a pool's memory comes from: the client's own shared memory, mapped (it counts in the
+  // session's quota only), or memory the server allocates (inline, uploaded: it counts in the
+  // pool memory all sessions share as well).
+  enum class PoolOrigin { kClientShared, kServerAllocated };
+  // Memory for one of this session's pools, made by `make` once its bytes are reserved and
+  // counted until the server lets go of it (holdMemory in session_quotas.h).
+  hal::Result<hal::SharedMemory> holdMemory(uint64_t bytes, PoolOrigin origin, const std::string& what,
+                                            const std::function<hal::Result<hal::SharedMemory>()>& make) const;
+
  private:
   const uint64_t id_;
   const std::string identity_;
   const std::string clientName_;
   const SessionLimits limits_;
+  const std::shared_ptr<const ByteBudget> serverPools_;
 };
 
 class SessionRegistry {
  public:
-  explicit SessionRegistry(SessionLimits limits = {}) : limits_(limits) {}
+  explicit SessionRegistry(SessionLimits limits = {})
+      : limits_(limits),
+        serverPools_(std::make_shared<ByteBudget>(ByteBudget{makeSharedBytes(), limits.serverPoolMemoryBytes,
+                                                             "this server's clients together", "pool_memory_mib",
+                                                             hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT})) {}
   // Opens a session for `identity` with this registry's limits.
   std::shared_ptr<Session> open(const std::string& identity, const std::string& clientName);
   // The session `id` if `identity` opened it. Another identity's session is reported exactly
@@ -217,6 +239,7 @@ class SessionRegistry {
 
  private:
   const SessionLimits limits_;
+  const std::shared_ptr<const ByteBudget> serverPools_;
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
 };

@@ -272,7 +272,7 @@ TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
 }
 
 TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
-  auto limits = parseServerConfig("session_quotas { registered_memory_mib: 6 }", "test config");
+  auto limits = parseServerConfig("session_quotas { registered_memory_mib: 16 }", "test config");
   ASSERT_TRUE(limits.ok()) << limits.error().message;
   auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
                                       testing::plainLoopbackOptions(limits->session));
@@ -281,7 +281,8 @@ TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
   const uint64_t session = testing::openRawSession(*stub);
 
   // out = a + b over just more floats than travel inside an answer (4 MiB): the output waits for
-  // DownloadBulk, and its 4 MiB pool is held until then.
+  // DownloadBulk, and its 4 MiB pool is held until then. Each call's inline pools (12 MiB) count
+  // while it runs.
   constexpr uint32_t kElements = (4u << 20) / 4 + 1;
   constexpr uint64_t kBytes = uint64_t{kElements} * 4;
   hal::ModelBuilder builder;
@@ -298,15 +299,15 @@ TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
   const grpc::Status kept = execute(*stub, session, prepared, request, &first);
   ASSERT_TRUE(kept.ok()) << kept.error_message();
   ASSERT_EQ(first.outcome().output_bulk_transfer_ids().count(0), 1u);
-  // A second such output would take the session past 6 MiB: that execution fails, naming the
-  // limit, and leaves nothing behind for the client to fetch.
+  // Beside the waiting output, a second call's pools would take the session past 16 MiB: it is
+  // refused before it runs, naming the limit, and leaves nothing behind.
   wire::ExecuteResponse second;
   const grpc::Status refused = execute(*stub, session, prepared, request, &second);
   ASSERT_FALSE(refused.ok());
   expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
-                  "session_quotas.registered_memory_mib = 6");
-  EXPECT_THAT(refused.error_message(), HasSubstr("output 0"));
-  EXPECT_THAT(refused.error_message(), HasSubstr("DownloadBulk"));
+                  "session_quotas.registered_memory_mib = 16");
+  EXPECT_THAT(refused.error_message(), HasSubstr("an inline pool of " + std::to_string(kBytes) + " bytes"));
+  EXPECT_THAT(refused.error_message(), HasSubstr("request.pools[1]"));
   auto holdings = (*server)->service().sessions().holdings(session);
   ASSERT_TRUE(holdings.ok());
   EXPECT_EQ(holdings->downloads, 1u);
@@ -327,6 +328,58 @@ TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
   }
   wire::ExecuteResponse third;
   const grpc::Status fits = execute(*stub, session, prepared, request, &third);
+  EXPECT_TRUE(fits.ok()) << fits.error_message();
+}
+
+TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanItsPoolMemory) {
+  auto limits = parseServerConfig("pool_memory_mib: 1", "test config");
+  ASSERT_TRUE(limits.ok()) << limits.error().message;
+  auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                      testing::plainLoopbackOptions(limits->session));
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  const uint64_t first = testing::openRawSession(*stub), second = testing::openRawSession(*stub);
+
+  uint64_t held = 0, other = 0;
+  ASSERT_TRUE(uploadBulk(*stub, first, 768 << 10, &held).ok());
+  // Another session, within its own quota, finds the server's pool memory taken: transient,
+  // since it clears when the first lets go.
+  const grpc::Status busy = uploadBulk(*stub, second, 512 << 10, &other);
+  ASSERT_FALSE(busy.ok());
+  expectExhausted(wire::fromGrpcStatus(busy), ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "pool_memory_mib = 1");
+  EXPECT_THAT(busy.error_message(), HasSubstr("this server's clients together"));
+  // One larger than all of it can never fit: persistent.
+  const grpc::Status never = uploadBulk(*stub, second, 2 << 20, &other);
+  ASSERT_FALSE(never.ok());
+  expectExhausted(wire::fromGrpcStatus(never), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "pool_memory_mib = 1");
+  // Inline pools count the same: a request whose pools the server would have to allocate.
+  const uint64_t prepared = prepareRaw(*stub, second, addModel());
+  wire::Memory inlinePool;
+  inlinePool.mutable_inline_data()->set_size(512 << 10);
+  wire::ExecuteResponse response;
+  const grpc::Status inlineBusy = execute(*stub, second, prepared, twoInOneOut(8, inlinePool), &response);
+  ASSERT_FALSE(inlineBusy.ok());
+  expectExhausted(wire::fromGrpcStatus(inlineBusy), ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "pool_memory_mib = 1");
+  // Shared memory a client registers is its own, not the server's: it does not count here.
+  auto shared = hal::createSharedMemory(512 << 10);
+  ASSERT_TRUE(shared.ok());
+  {
+    grpc::ClientContext context;
+    wire::RegisterMemoryRequest request;
+    request.set_session_id(second);
+    request.set_shm_name((*shared)->sharedName());
+    request.set_size((*shared)->size());
+    wire::RegisterMemoryResponse registered;
+    const grpc::Status status = stub->RegisterMemory(&context, request, &registered);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+  }
+  // The first session's execution uses its upload up; then the second's request fits.
+  wire::Memory uploaded;
+  uploaded.set_bulk_transfer_id(held);
+  const uint64_t firstPrepared = prepareRaw(*stub, first, addModel());
+  const grpc::Status used = execute(*stub, first, firstPrepared, twoInOneOut(8, uploaded), &response);
+  ASSERT_TRUE(used.ok()) << used.error_message();
+  const grpc::Status fits = execute(*stub, second, prepared, twoInOneOut(8, inlinePool), &response);
   EXPECT_TRUE(fits.ok()) << fits.error_message();
 }
 
@@ -432,6 +485,15 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.error().message, HasSubstr("not a valid ServerConfig"));
   EXPECT_FALSE(loadServerConfig("/nonexistent/server.textproto").ok());
+
+  auto pools = parseServerConfig("pool_memory_mib: 64", "c");
+  ASSERT_TRUE(pools.ok()) << pools.error().message;
+  EXPECT_EQ(pools->session.serverPoolMemoryBytes, uint64_t{64} << 20);
+  EXPECT_EQ(limits->session.serverPoolMemoryBytes, defaultServerPoolMemoryBytes());  // unset
+  EXPECT_GT(defaultServerPoolMemoryBytes(), uint64_t{0});
+  auto noPools = parseServerConfig("pool_memory_mib: 0", "c");
+  ASSERT_FALSE(noPools.ok());
+  EXPECT_THAT(noPools.error().message, HasSubstr("pool_memory_mib = 0"));
 }
 
 }  // namespace

@@ -169,7 +169,7 @@ TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
 
   const uint64_t fence = session->fences.add({hal::SyncFence::create(), true});
   const uint64_t model = session->preparedModels.add(PreparedModelEntry{});
-  *session->heldBytes += 4096;
+  *session->poolBytes.held += 4096;
   ++*session->openBursts;
   auto during = registry.holdings(session->id());
   ASSERT_TRUE(during.ok()) << during.error().message;
@@ -185,7 +185,7 @@ TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
   // A client that lets go of everything it made is back where it started; every part of it counts.
   ASSERT_TRUE(session->fences.erase(fence).ok());
   ASSERT_TRUE(session->preparedModels.take(model).ok());
-  *session->heldBytes -= 4096;
+  *session->poolBytes.held -= 4096;
   EXPECT_FALSE(*registry.holdings(session->id()) == *before);  // the burst is still open
   --*session->openBursts;
   EXPECT_EQ(*registry.holdings(session->id()), *before);
