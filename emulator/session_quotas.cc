@@ -30,7 +30,7 @@ hal::Status reserve(const ByteBudget& budget, uint64_t bytes, const std::string&
   do {
     if (bytes > budget.limit || before > budget.limit - bytes) {
       return makeError(bytes > budget.limit ? ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT : budget.whenFull)
-             << what << " would take the pool memory " << budget.holder << " holds from " << before
+             << what << " would take the pool memory held by " << budget.holder << " from " << before
              << " bytes past its limit of " << budget.limit << " bytes (" << budget.field << " = "
              << (budget.limit >> 20) << ")";
     }
