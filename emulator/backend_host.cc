@@ -145,7 +145,10 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
   ServerOptions serverOptions;
   constexpr uint32_t kNoLimit = std::numeric_limits<uint32_t>::max();
   constexpr uint64_t kNoByteLimit = std::numeric_limits<uint64_t>::max();
-  serverOptions.session = {kNoLimit, kNoByteLimit, kNoLimit, kNoLimit, kNoLimit, kNoLimit, kNoByteLimit};
+  SessionLimits& unlimited = serverOptions.session;
+  unlimited.preparedModels = unlimited.deviceBuffers = unlimited.executionsInFlight = kNoLimit;
+  unlimited.fences = unlimited.bursts = unlimited.keptExecutions = kNoLimit;
+  unlimited.registeredMemoryBytes = unlimited.serverPoolMemoryBytes = kNoByteLimit;
   serverOptions.descriptors = served.descriptors;
   NN_ASSIGN_OR_RETURN(served.server, EmulatorServer::start(std::move(devices), setup.listen(), serverOptions));
   return served;

@@ -24,10 +24,11 @@ void ExecutionRpcs::addTo(RpcTable& table) {
               return {request.session_id(), request.reusable_execution_id()};
             });
   // Answered at once: the execution runs on the pool, and the client waits elsewhere.
-  table.add("StartExecution", Runs::kNow, this, &ExecutionRpcs::startExecution);
+  table.add("StartExecution", Runs::kNow, this, &ExecutionRpcs::startExecution, kHoldsKeptExecution);
   table.add("ExecuteFenced", Runs::kNow, this, &ExecutionRpcs::executeFenced);
   // On the pool: they reach a device.
-  table.add("CreateReusableExecution", Runs::kOnPool, this, &ExecutionRpcs::createReusableExecution);
+  table.add("CreateReusableExecution", Runs::kOnPool, this, &ExecutionRpcs::createReusableExecution,
+            kHoldsKeptExecution);
   table.add("ReleaseReusableExecution", Runs::kOnPool, this, &ExecutionRpcs::releaseReusableExecution);
 }
 
@@ -128,6 +129,7 @@ hal::Result<wire::ExecuteFencedResponse> ExecutionRpcs::executeFenced(Session& s
   }
   // The fence quota after the releases above, so not by the scaffold.
   NN_RETURN_IF_ERROR(checkHolds(session, kHoldsFence));
+  NN_RETURN_IF_ERROR(checkHolds(session, kHoldsKeptExecution));
   auto execution = std::make_shared<FencedExecution>();
   wire::ExecuteFencedResponse response;
   response.set_sync_fence_id(session.fences.add({execution->done, /*clientSignals=*/false}));

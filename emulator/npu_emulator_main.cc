@@ -99,7 +99,7 @@ timeline (docs/scheduler.md).
   --server-config=FILE
                     a ServerConfig textproto (emulator/server_config.proto, docs/scheduler.md):
                     per-session quotas (prepared models, pool memory, device buffers,
-                    executions in flight, fences, bursts), the pool memory all clients together
+                    executions in flight and kept, fences, bursts), the pool memory all clients together
                     may have the server allocate (default: half of this machine's), scheduling
                     (queue depth per device, priority aging) and which devices an identity may
                     see. Unset fields keep generous defaults.

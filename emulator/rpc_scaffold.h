@@ -75,6 +75,15 @@ inline constexpr Holds kHoldsDeviceBuffer{"device buffers", "session_quotas.devi
                                           [](const Session& session) { return session.buffers.size(); },
                                           [](const SessionLimits& limits) { return limits.deviceBuffers; }};
 
+// Executions the server keeps for the client until it collects or releases them: started ones
+// not yet awaited, fenced ones whose outcome was not yet asked for, reusable ones.
+inline constexpr Holds kHoldsKeptExecution{
+    "kept executions (started and not awaited, fenced and not collected, reusable)", "session_quotas.kept_executions",
+    [](const Session& session) {
+      return session.startedExecutions.size() + session.fencedExecutions.size() + session.reusableExecutions.size();
+    },
+    [](const SessionLimits& limits) { return limits.keptExecutions; }};
+
 // RESOURCE_EXHAUSTED, naming the quota, if `session` holds its limit of what `holds` counts.
 inline hal::Status checkHolds(const Session& session, const Holds& holds) {
   return checkHolding(holds.held(session), holds.limit(session.limits()), holds.noun, holds.field);

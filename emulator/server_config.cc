@@ -98,6 +98,8 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           &s.fences));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_bursts, &SessionQuotas::bursts, "session_quotas.bursts", origin,
                           &s.bursts));
+  NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_kept_executions, &SessionQuotas::kept_executions,
+                          "session_quotas.kept_executions", origin, &s.keptExecutions));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_pool_memory_mib, &ServerConfig::pool_memory_mib, "pool_memory_mib",
                           origin, &s.serverPoolMemoryBytes, uint64_t{1} << 20));
   const Scheduling& sched = config.scheduling();

@@ -27,6 +27,7 @@ struct SessionLimits {
   uint32_t executionsInFlight = 256;
   uint32_t fences = 4096;
   uint32_t bursts = 256;
+  uint32_t keptExecutions = 4096;
   // Every session's together (ServerConfig.pool_memory_mib).
   uint64_t serverPoolMemoryBytes = defaultServerPoolMemoryBytes();
 };

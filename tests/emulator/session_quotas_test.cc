@@ -331,6 +331,83 @@ TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
   EXPECT_TRUE(fits.ok()) << fits.error_message();
 }
 
+TEST(SessionKeptExecutionsTest, ExecutionsKeptForTheClientPastTheLimitAreRefusedUntilCollected) {
+  auto limits = parseServerConfig("session_quotas { kept_executions: 2 }", "test config");
+  ASSERT_TRUE(limits.ok()) << limits.error().message;
+  auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                      testing::plainLoopbackOptions(limits->session));
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  auto waits =
+      wire::AcceleratorWaits::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  const uint64_t session = testing::openRawSession(*stub);
+  const uint64_t prepared = prepareRaw(*stub, session, addModel());
+  wire::Memory inputs;
+  inputs.mutable_inline_data()->set_size(16);
+  wire::ExecuteRequest call;
+  call.set_session_id(session);
+  call.set_prepared_model_id(prepared);
+  *call.mutable_request() = twoInOneOut(8, inputs);
+
+  // A started execution nobody awaits and a fenced one whose outcome nobody asks for, its fence
+  // released at once: each stays on the server until collected.
+  wire::StartExecutionResponse started;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub->StartExecution(&context, call, &started).ok());
+  }
+  {
+    grpc::ClientContext context;
+    wire::ExecuteFencedRequest fenced;
+    fenced.set_session_id(session);
+    fenced.set_prepared_model_id(prepared);
+    *fenced.mutable_request() = call.request();
+    wire::ExecuteFencedResponse response;
+    ASSERT_TRUE(stub->ExecuteFenced(&context, fenced, &response).ok());
+    grpc::ClientContext releaseContext;
+    wire::ReleaseFencesRequest release;
+    release.set_session_id(session);
+    release.add_fence_ids(response.sync_fence_id());
+    wire::Empty empty;
+    ASSERT_TRUE(stub->ReleaseFences(&releaseContext, release, &empty).ok());
+  }
+  // Before, these could pile up without bound; now each kind is refused, naming the limit.
+  {
+    grpc::ClientContext context;
+    wire::StartExecutionResponse response;
+    const grpc::Status refused = stub->StartExecution(&context, call, &response);
+    ASSERT_FALSE(refused.ok());
+    expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                    "session_quotas.kept_executions = 2");
+  }
+  wire::CreateReusableExecutionRequest create;
+  create.set_session_id(session);
+  create.set_prepared_model_id(prepared);
+  *create.mutable_request() = call.request();
+  {
+    grpc::ClientContext context;
+    wire::CreateReusableExecutionResponse response;
+    const grpc::Status refused = stub->CreateReusableExecution(&context, create, &response);
+    ASSERT_FALSE(refused.ok());
+    expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                    "session_quotas.kept_executions = 2");
+  }
+  // Awaiting the started execution collects it: a place is free again.
+  {
+    grpc::ClientContext context;
+    wire::AwaitExecutionRequest await;
+    await.set_session_id(session);
+    await.set_execution_id(started.execution_id());
+    wire::ExecuteResponse response;
+    const grpc::Status awaited = waits->AwaitExecution(&context, await, &response);
+    ASSERT_TRUE(awaited.ok()) << awaited.error_message();
+  }
+  grpc::ClientContext context;
+  wire::CreateReusableExecutionResponse reusable;
+  const grpc::Status fits = stub->CreateReusableExecution(&context, create, &reusable);
+  EXPECT_TRUE(fits.ok()) << fits.error_message();
+}
+
 TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanItsPoolMemory) {
   auto limits = parseServerConfig("pool_memory_mib: 1", "test config");
   ASSERT_TRUE(limits.ok()) << limits.error().message;
@@ -471,6 +548,7 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   EXPECT_EQ(limits->session.registeredMemoryBytes, uint64_t{2} << 20);
   EXPECT_EQ(limits->session.executionsInFlight, 9u);
   EXPECT_EQ(limits->session.bursts, SessionLimits().bursts);  // unset: the default
+  EXPECT_EQ(limits->session.keptExecutions, 4096u);
   EXPECT_EQ(limits->scheduling.queueDepth, 7u);
   EXPECT_EQ(limits->scheduling.priorityAgingStep, std::chrono::milliseconds(50));
 
