@@ -147,7 +147,7 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
   constexpr uint64_t kNoByteLimit = std::numeric_limits<uint64_t>::max();
   SessionLimits& unlimited = serverOptions.session;
   unlimited.preparedModels = unlimited.deviceBuffers = unlimited.executionsInFlight = kNoLimit;
-  unlimited.fences = unlimited.bursts = unlimited.keptExecutions = kNoLimit;
+  unlimited.fences = unlimited.bursts = unlimited.keptExecutions = unlimited.sessionsPerIdentity = kNoLimit;
   unlimited.registeredMemoryBytes = unlimited.serverPoolMemoryBytes = kNoByteLimit;
   serverOptions.descriptors = served.descriptors;
   NN_ASSIGN_OR_RETURN(served.server, EmulatorServer::start(std::move(devices), setup.listen(), serverOptions));

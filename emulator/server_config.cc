@@ -102,6 +102,8 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           "session_quotas.kept_executions", origin, &s.keptExecutions));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_pool_memory_mib, &ServerConfig::pool_memory_mib, "pool_memory_mib",
                           origin, &s.serverPoolMemoryBytes, uint64_t{1} << 20));
+  NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_sessions_per_identity, &ServerConfig::sessions_per_identity,
+                          "sessions_per_identity", origin, &s.sessionsPerIdentity));
   const Scheduling& sched = config.scheduling();
   NN_RETURN_IF_ERROR(take(sched, &Scheduling::has_queue_depth, &Scheduling::queue_depth, "scheduling.queue_depth",
                           origin, &limits.scheduling.queueDepth));

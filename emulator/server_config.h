@@ -30,6 +30,8 @@ struct SessionLimits {
   uint32_t keptExecutions = 4096;
   // Every session's together (ServerConfig.pool_memory_mib).
   uint64_t serverPoolMemoryBytes = defaultServerPoolMemoryBytes();
+  // Open sessions of one client identity (ServerConfig.sessions_per_identity).
+  uint32_t sessionsPerIdentity = 16384;
 };
 
 struct SchedulingLimits {

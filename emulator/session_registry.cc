@@ -18,9 +18,18 @@ uint64_t newUnguessableId() {
   return id;
 }
 
-std::shared_ptr<Session> SessionRegistry::open(const std::string& identity, const std::string& clientName) {
+hal::Result<std::shared_ptr<Session>> SessionRegistry::open(const std::string& identity,
+                                                            const std::string& clientName) {
   auto session = std::make_shared<Session>(newUnguessableId(), identity, clientName, limits_, serverPools_);
   std::lock_guard<std::mutex> lock(mutex_);
+  size_t& open = sessionsOf_[identity];
+  if (open >= limits_.sessionsPerIdentity) {
+    return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+           << "identity '" << identity << "' has " << open
+           << " open sessions, its limit (sessions_per_identity = " << limits_.sessionsPerIdentity
+           << "); close one first";
+  }
+  ++open;
   sessions_.emplace(session->id(), session);
   return session;
 }
@@ -48,6 +57,9 @@ void SessionRegistry::drop(uint64_t id) {
   if (it == sessions_.end()) return;
   session = std::move(it->second);
   sessions_.erase(it);
+  if (const auto of = sessionsOf_.find(session->identity()); of != sessionsOf_.end() && --of->second == 0) {
+    sessionsOf_.erase(of);
+  }
 }
 
 bool SessionHoldings::operator==(const SessionHoldings& o) const {

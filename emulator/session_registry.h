@@ -223,8 +223,9 @@ class SessionRegistry {
         serverPools_(std::make_shared<ByteBudget>(ByteBudget{makeSharedBytes(), limits.serverPoolMemoryBytes,
                                                              "this server's clients together", "pool_memory_mib",
                                                              hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT})) {}
-  // Opens a session for `identity` with this registry's limits.
-  std::shared_ptr<Session> open(const std::string& identity, const std::string& clientName);
+  // Opens a session for `identity` with this registry's limits, unless the identity already
+  // has its limit of open sessions (RESOURCE_EXHAUSTED_PERSISTENT).
+  hal::Result<std::shared_ptr<Session>> open(const std::string& identity, const std::string& clientName);
   // The session `id` if `identity` opened it. Another identity's session is reported exactly
   // like one that does not exist, so ids cannot be probed.
   hal::Result<std::shared_ptr<Session>> find(uint64_t id, const std::string& identity) const;
@@ -242,6 +243,7 @@ class SessionRegistry {
   const std::shared_ptr<const ByteBudget> serverPools_;
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
+  std::unordered_map<std::string, size_t> sessionsOf_;  // open sessions by identity
 };
 
 }  // namespace nnremote::emulator

@@ -21,7 +21,7 @@ hal::Result<wire::OpenSessionResponse> SessionRpcs::openSession(const Caller& ca
     return hal::invalidArgument() << "client_version " << request.client_version()
                                   << " is not supported; this server speaks wire version " << wire::kWireVersion;
   }
-  const auto session = sessions_.open(caller.identity, request.client_name());
+  NN_ASSIGN_OR_RETURN(const std::shared_ptr<Session> session, sessions_.open(caller.identity, request.client_name()));
   NN_VLOG(WIRE) << "session " << session->id() << " opened by " << caller.identity << " (" << request.client_name()
                 << ", " << caller.peer << ")";
   wire::OpenSessionResponse response;

@@ -81,7 +81,7 @@ TEST(RpcTableDeathTest, AHandlerOfTheWrongTypesStopsTheServerAtStart) {
 
 class FamilyTest : public ::testing::Test {
  protected:
-  FamilyTest() : sessions_(limits()), session_(sessions_.open("alice", "rpc_families_test")) {}
+  FamilyTest() : sessions_(limits()), session_(*sessions_.open("alice", "rpc_families_test")) {}
   static SessionLimits limits() {
     SessionLimits limits;
     limits.fences = 2;

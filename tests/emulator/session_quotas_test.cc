@@ -569,6 +569,10 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   EXPECT_EQ(pools->session.serverPoolMemoryBytes, uint64_t{64} << 20);
   EXPECT_EQ(limits->session.serverPoolMemoryBytes, defaultServerPoolMemoryBytes());  // unset
   EXPECT_GT(defaultServerPoolMemoryBytes(), uint64_t{0});
+  auto sessions = parseServerConfig("sessions_per_identity: 8", "c");
+  ASSERT_TRUE(sessions.ok()) << sessions.error().message;
+  EXPECT_EQ(sessions->session.sessionsPerIdentity, 8u);
+  EXPECT_EQ(limits->session.sessionsPerIdentity, 16384u);  // unset
   auto noPools = parseServerConfig("pool_memory_mib: 0", "c");
   ASSERT_FALSE(noPools.ok());
   EXPECT_THAT(noPools.error().message, HasSubstr("pool_memory_mib = 0"));

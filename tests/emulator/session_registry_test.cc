@@ -81,7 +81,7 @@ TEST(IdTableTest, DeviceBuffersAreNamedByTheir32BitMemoryDomainToken) {
 
 TEST(SessionRegistryTest, AnOpenedSessionIsFoundByTheIdentityThatOpenedIt) {
   SessionRegistry registry;
-  const std::shared_ptr<Session> session = registry.open("uid:1000", "benchmark");
+  const std::shared_ptr<Session> session = *registry.open("uid:1000", "benchmark");
   EXPECT_EQ(session->identity(), "uid:1000");
   EXPECT_EQ(session->clientName(), "benchmark");
   EXPECT_EQ(registry.size(), 1u);
@@ -92,7 +92,7 @@ TEST(SessionRegistryTest, AnOpenedSessionIsFoundByTheIdentityThatOpenedIt) {
 
 TEST(SessionRegistryTest, AnotherIdentityCannotFindTheSession) {
   SessionRegistry registry;
-  const uint64_t id = registry.open("uid:1000", "app")->id();
+  const uint64_t id = registry.open("uid:1000", "app").value()->id();
   auto foreign = registry.find(id, "uid:1001");
   ASSERT_FALSE(foreign.ok());
   EXPECT_EQ(foreign.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
@@ -108,8 +108,8 @@ TEST(SessionRegistryTest, AnotherIdentityCannotFindTheSession) {
 
 TEST(SessionRegistryTest, OnlyTheOwnerCanCloseASession) {
   SessionRegistry registry;
-  const uint64_t id = registry.open("uid:1000", "app")->id();
-  const uint64_t other = registry.open("uid:1000", "app")->id();
+  const uint64_t id = registry.open("uid:1000", "app").value()->id();
+  const uint64_t other = registry.open("uid:1000", "app").value()->id();
   const hal::Status foreign = registry.close(id, "uid:1001");
   ASSERT_FALSE(foreign.ok());
   EXPECT_THAT(foreign.error().message, HasSubstr("session_id " + std::to_string(id)));
@@ -125,8 +125,8 @@ TEST(SessionRegistryTest, OnlyTheOwnerCanCloseASession) {
 
 TEST(SessionRegistryTest, AnIdFromAnotherSessionNamesNothingInThisOne) {
   SessionRegistry registry;
-  const std::shared_ptr<Session> mine = registry.open("uid:1000", "app");
-  const std::shared_ptr<Session> theirs = registry.open("uid:1000", "app");
+  const std::shared_ptr<Session> mine = *registry.open("uid:1000", "app");
+  const std::shared_ptr<Session> theirs = *registry.open("uid:1000", "app");
   const uint64_t fence = theirs->fences.add({hal::SyncFence::create(), true});
   auto found = mine->fences.find(fence);
   ASSERT_FALSE(found.ok());
@@ -141,8 +141,8 @@ TEST(SessionRegistryTest, EverySessionHasTheRegistryLimitsAndItsOwnCounts) {
   limits.preparedModels = 3;
   limits.registeredMemoryBytes = 1 << 20;
   SessionRegistry registry(limits);
-  const std::shared_ptr<Session> first = registry.open("uid:1000", "app");
-  const std::shared_ptr<Session> second = registry.open("uid:1000", "app");
+  const std::shared_ptr<Session> first = *registry.open("uid:1000", "app");
+  const std::shared_ptr<Session> second = *registry.open("uid:1000", "app");
   EXPECT_EQ(first->limits().fences, 2u);
   EXPECT_EQ(first->limits().preparedModels, 3u);
   EXPECT_EQ(first->limits().registeredMemoryBytes, uint64_t{1} << 20);
@@ -160,9 +160,28 @@ TEST(SessionRegistryTest, EverySessionHasTheRegistryLimitsAndItsOwnCounts) {
   EXPECT_TRUE(checkHolding(second->fences.size(), second->limits().fences, "fences", "session_quotas.fences").ok());
 }
 
+TEST(SessionRegistryTest, AnIdentityMayHaveOnlySoManySessionsOpen) {
+  SessionLimits limits;
+  limits.sessionsPerIdentity = 2;
+  SessionRegistry registry(limits);
+  const uint64_t first = registry.open("uid:1000", "app").value()->id();
+  ASSERT_TRUE(registry.open("uid:1000", "app").ok());
+  auto third = registry.open("uid:1000", "app");
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.error().code, hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT);
+  EXPECT_THAT(third.error().message, HasSubstr("identity 'uid:1000' has 2 open sessions"));
+  EXPECT_THAT(third.error().message, HasSubstr("sessions_per_identity = 2"));
+  EXPECT_EQ(registry.size(), 2u);
+  // Another identity has its own; closing one of the first's (or losing it) frees a place.
+  EXPECT_TRUE(registry.open("uid:1001", "app").ok());
+  ASSERT_TRUE(registry.close(first, "uid:1000").ok());
+  EXPECT_TRUE(registry.open("uid:1000", "app").ok());
+  EXPECT_FALSE(registry.open("uid:1000", "app").ok());
+}
+
 TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
   SessionRegistry registry;
-  const std::shared_ptr<Session> session = registry.open("uid:1000", "app");
+  const std::shared_ptr<Session> session = *registry.open("uid:1000", "app");
   auto before = registry.holdings(session->id());
   ASSERT_TRUE(before.ok()) << before.error().message;
   EXPECT_EQ(*before, SessionHoldings{});
@@ -197,7 +216,7 @@ TEST(SessionRegistryTest, HoldingsCountEverythingTheSessionHolds) {
 
 TEST(SessionRegistryTest, DroppingASessionReleasesWhatItOwned) {
   SessionRegistry registry;
-  std::shared_ptr<Session> session = registry.open("uid:1000", "app");
+  std::shared_ptr<Session> session = *registry.open("uid:1000", "app");
   const uint64_t id = session->id();
   auto memory = hal::createHeapMemory(64);
   ASSERT_TRUE(memory.ok()) << memory.error().message;
