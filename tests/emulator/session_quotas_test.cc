@@ -53,6 +53,29 @@ grpc::Status uploadBulk(wire::Accelerator::Stub& stub, uint64_t session, uint64_
   return status;
 }
 
+// Registers `memory` for `session`; its id in *id.
+grpc::Status registerShared(wire::Accelerator::Stub& stub, uint64_t session, const hal::SharedMemory& memory,
+                            uint64_t* id) {
+  grpc::ClientContext context;
+  wire::RegisterMemoryRequest request;
+  request.set_session_id(session);
+  request.set_shm_name(memory->sharedName());
+  request.set_size(memory->size());
+  wire::RegisterMemoryResponse response;
+  const grpc::Status status = stub.RegisterMemory(&context, request, &response);
+  *id = response.memory_id();
+  return status;
+}
+
+grpc::Status unregisterShared(wire::Accelerator::Stub& stub, uint64_t session, uint64_t id) {
+  grpc::ClientContext context;
+  wire::UnregisterMemoryRequest request;
+  request.set_session_id(session);
+  request.set_memory_id(id);
+  wire::Empty empty;
+  return stub.UnregisterMemory(&context, request, &empty);
+}
+
 // Prepares `model` on the server's first device for `session`; the prepared model's id.
 uint64_t prepareRaw(wire::Accelerator::Stub& stub, uint64_t session, const hal::Model& model) {
   grpc::ClientContext listContext;
@@ -147,15 +170,7 @@ TEST_F(SessionQuotasTest, PreparedModelsPastTheLimitAreRefusedPersistently) {
 TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
   const uint64_t session = openSession();
   auto registerMemory = [&](const hal::SharedMemory& memory, uint64_t* id) {
-    grpc::ClientContext context;
-    wire::RegisterMemoryRequest request;
-    request.set_session_id(session);
-    request.set_shm_name(memory->sharedName());
-    request.set_size(memory->size());
-    wire::RegisterMemoryResponse response;
-    const grpc::Status status = stub_->RegisterMemory(&context, request, &response);
-    *id = response.memory_id();
-    return status;
+    return registerShared(*stub_, session, memory, id);
   };
   auto big = hal::createSharedMemory(768 << 10);
   auto more = hal::createSharedMemory(512 << 10);
@@ -181,12 +196,7 @@ TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
     expectExhausted(wire::fromGrpcStatus(upload), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
                     "session_quotas.registered_memory_mib = 1");
   }
-  grpc::ClientContext context;
-  wire::UnregisterMemoryRequest unregister;
-  unregister.set_session_id(session);
-  unregister.set_memory_id(bigId);
-  wire::Empty empty;
-  ASSERT_TRUE(stub_->UnregisterMemory(&context, unregister, &empty).ok());
+  ASSERT_TRUE(unregisterShared(*stub_, session, bigId).ok());
   EXPECT_TRUE(registerMemory(*more, &moreId).ok());
 }
 
@@ -217,15 +227,7 @@ TEST_F(SessionQuotasTest, BulkUploadsCountAgainstTheByteQuotaUntilACallUsesThem)
 TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
   const uint64_t session = openSession();
   auto registerMemory = [&](const hal::SharedMemory& memory, uint64_t* id) {
-    grpc::ClientContext context;
-    wire::RegisterMemoryRequest request;
-    request.set_session_id(session);
-    request.set_shm_name(memory->sharedName());
-    request.set_size(memory->size());
-    wire::RegisterMemoryResponse response;
-    const grpc::Status status = stub_->RegisterMemory(&context, request, &response);
-    *id = response.memory_id();
-    return status;
+    return registerShared(*stub_, session, memory, id);
   };
   auto big = hal::createSharedMemory(768 << 10);
   auto more = hal::createSharedMemory(512 << 10);
@@ -246,14 +248,7 @@ TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
     const grpc::Status status = stub_->CreateReusableExecution(&context, create, &reusable);
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
-  {
-    grpc::ClientContext context;
-    wire::UnregisterMemoryRequest unregister;
-    unregister.set_session_id(session);
-    unregister.set_memory_id(bigId);
-    wire::Empty empty;
-    ASSERT_TRUE(stub_->UnregisterMemory(&context, unregister, &empty).ok());
-  }
+  ASSERT_TRUE(unregisterShared(*stub_, session, bigId).ok());
   // The server keeps it mapped for the execution, so it still counts.
   const grpc::Status refused = registerMemory(*more, &moreId);
   ASSERT_FALSE(refused.ok());
@@ -440,16 +435,9 @@ TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanIts
   // Shared memory a client registers is its own, not the server's: it does not count here.
   auto shared = hal::createSharedMemory(512 << 10);
   ASSERT_TRUE(shared.ok());
-  {
-    grpc::ClientContext context;
-    wire::RegisterMemoryRequest request;
-    request.set_session_id(second);
-    request.set_shm_name((*shared)->sharedName());
-    request.set_size((*shared)->size());
-    wire::RegisterMemoryResponse registered;
-    const grpc::Status status = stub->RegisterMemory(&context, request, &registered);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-  }
+  uint64_t registered = 0;
+  const grpc::Status registering = registerShared(*stub, second, *shared, &registered);
+  EXPECT_TRUE(registering.ok()) << registering.error_message();
   // The first session's execution uses its upload up; then the second's request fits.
   wire::Memory uploaded;
   uploaded.set_bulk_transfer_id(held);
