@@ -34,9 +34,18 @@ int startWith(const char* function, ANeuralNetworksExecution* execution,
   if (event != nullptr) *event = nullptr;
   if (execution == nullptr || event == nullptr) return refuse(function, ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
   nnremote::hal::SyncFence done;
-  const int code = executionOf(execution).start(waitFor, duration, &done);
+  bool ranAtOnce = false;
+  const int code = executionOf(execution).start(waitFor, duration, &done, &ranAtOnce);
   if (code != ANEURALNETWORKS_NO_ERROR) return code;
-  *event = toHandle(new Event{done, fromHandle(execution)->execution, /*isSyncFence=*/!waitFor.empty(), nullptr});
+  const char* noSyncFence = nullptr;
+  if (waitFor.empty()) {
+    noSyncFence = "the event is startCompute's, which has no sync fence (startComputeWithDependencies' has)";
+  } else if (ranAtOnce) {
+    noSyncFence =
+        "the computation ran on the CPU before startComputeWithDependencies returned (its device "
+        "refused it), so no sync fence stands for it; the event is already signaled";
+  }
+  *event = toHandle(new Event{done, fromHandle(execution)->execution, noSyncFence, nullptr});
   return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -180,7 +189,7 @@ int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetwork
   auto imported = nnremote::runtime::ImportedFence::watch(sync_fence_fd);
   if (!imported.ok()) return refuse(__func__, ANEURALNETWORKS_BAD_DATA, imported.error().message);
   const nnremote::hal::SyncFence fence = (*imported)->fence();
-  *event = toHandle(new Event{fence, nullptr, true, std::move(imported).value()});
+  *event = toHandle(new Event{fence, nullptr, nullptr, std::move(imported).value()});
   return ANEURALNETWORKS_NO_ERROR;
 }
 
@@ -189,9 +198,8 @@ int ANeuralNetworksEvent_getSyncFenceFd(const ANeuralNetworksEvent* event, int* 
   if (event == nullptr || sync_fence_fd == nullptr) {
     return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
   }
-  if (!fromHandle(event)->isSyncFence) {
-    return refuse(__func__, ANEURALNETWORKS_BAD_DATA,
-                  "the event is startCompute's, which has no sync fence (startComputeWithDependencies' has)");
+  if (const char* none = fromHandle(event)->noSyncFence; none != nullptr) {
+    return refuse(__func__, ANEURALNETWORKS_BAD_DATA, none);
   }
   auto fd = nnremote::runtime::exportSyncFence(fromHandle(event)->fence);
   if (!fd.ok()) return refuse(__func__, ANEURALNETWORKS_OP_FAILED, fd.error().message);

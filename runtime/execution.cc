@@ -356,7 +356,9 @@ int Execution::compute(const hal::IBurst* burst) {
   return finishComputation(withCpuFallback(c, std::move(outcome)), function);
 }
 
-int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done) {
+int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done,
+                     bool* ranAtOnce) {
+  *ranAtOnce = false;
   const char* function = waitFor.empty() ? "ANeuralNetworksExecution_startCompute"
                                          : "ANeuralNetworksExecution_startComputeWithDependencies";
   if (int refused = beginComputation(function, !waitFor.empty(), durationAfterFence); refused) return refused;
@@ -391,6 +393,7 @@ int Execution::start(const std::vector<hal::SyncFence>& waitFor, uint64_t durati
     // Run on the CPU instead, here, as Android's runtime does: the event is signaled on return.
     const int code = finishComputation(fencedCpuFallback(c, waitFor, fenced.error()), function);
     if (code == ANEURALNETWORKS_NO_ERROR) done->signal(/*error=*/false);
+    *ranAtOnce = true;
     return code;
   }
   std::thread([self = shared_from_this(), c, waitFor, fenced = std::move(fenced).value(), fence = *done] {

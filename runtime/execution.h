@@ -45,8 +45,11 @@ class Execution : public std::enable_shared_from_this<Execution> {
   // Runs the execution now, on `burst` when given; the result code.
   int compute(const hal::IBurst* burst = nullptr);
   // Starts it: `done` is signaled when it finishes (with an error if it failed); `result()` then
-  // holds the result code. `waitFor` are fences the execution waits on first.
-  int start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done);
+  // holds the result code. `waitFor` are fences the execution waits on first. `ranAtOnce` says
+  // it finished before this returned, on the CPU after its device refused it: then, as on
+  // Android, no sync fence stands for it.
+  int start(const std::vector<hal::SyncFence>& waitFor, uint64_t durationAfterFence, hal::SyncFence* done,
+            bool* ranAtOnce);
   int result() const { return lastResult_.load(); }
   const std::shared_ptr<const Compilation>& compilation() const { return compilation_; }
 

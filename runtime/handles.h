@@ -32,9 +32,10 @@ struct ExecutionHandle {
 struct Event {
   hal::SyncFence fence;
   std::shared_ptr<Execution> execution;  // whose result Event_wait returns; null for an imported fence
-  // Whether the event is a sync fence (startComputeWithDependencies, createFromSyncFenceFd), which
-  // getSyncFenceFd can hand out; startCompute's is not, as on Android.
-  bool isSyncFence = false;
+  // Why getSyncFenceFd has no sync fence to hand out; null when it has one
+  // (startComputeWithDependencies, createFromSyncFenceFd). As on Android, startCompute's event
+  // has none, nor has a startComputeWithDependencies that ran at once on the CPU.
+  const char* noSyncFence = nullptr;
   std::unique_ptr<ImportedFence> imported;  // watches the program's fd
 };
 

@@ -114,6 +114,50 @@ TEST(CApiCpuFallbackTest, AnExecutionTheDeviceFailsRunsOnTheCpuInEveryWay) {
   EXPECT_EQ(deviceExecutions(), seen + 2) << "each computation was tried on the device first";
 }
 
+TEST(CApiCpuFallbackTest, AFencedExecutionThatRanAtOnceOnTheCpuHasNoSyncFence) {
+  // A device in this process whose executeFenced fails before it returns: the execution runs on
+  // the CPU inside startComputeWithDependencies, and, as on Android, no sync fence stands for it.
+  const runtime::RuntimeDevice failing{
+      std::make_shared<ScriptedDevice>(sim::SimDevice::create(sim::edgeNpuConfig()),
+                                       DeviceScript{"", {}, {}, hal::ErrorStatus::GENERAL_FAILURE}),
+      nullptr, false};
+  const runtime::RuntimeDevice reference{runtime::makeReferenceDevice(), nullptr, true};
+  auto inProcess = std::make_shared<runtime::Compilation>(
+      testing::twoInputAddModel(), std::vector<const runtime::RuntimeDevice*>{&failing, &reference}, false);
+  ASSERT_EQ(inProcess->finish(), kOk);
+  ASSERT_EQ(inProcess->deviceNames(), std::vector<std::string>{failing.device->getName()});
+  Compilation compilation(runtime::toHandle(new runtime::CompilationHandle{inProcess}));
+  float out[2] = {};
+  Execution execution = addExecution(compilation.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  int code = kOk;
+  Event done = startAfter(execution.get(), {}, &code);
+  ASSERT_EQ(code, kOk);
+  EXPECT_EQ(inProcess->executionsOnCpuInstead(), 1u) << "it ran on the CPU before the call returned";
+  int fd = 0;
+  EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(done.get(), &fd), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(fd, -1);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(done.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+
+  // The remote device fails through its fence instead, after the call returned: that event has
+  // a sync fence, signaled once the CPU has run it.
+  Model model = addModel();
+  ASSERT_NE(model, nullptr);
+  Compilation remote = compile(model.get());
+  ASSERT_NE(remote, nullptr);
+  out[0] = out[1] = 0;
+  execution = addExecution(remote.get(), kA, kB, out);
+  ASSERT_NE(execution, nullptr);
+  done = startAfter(execution.get(), {}, &code);
+  ASSERT_EQ(code, kOk);
+  EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(done.get(), &fd), kOk);
+  EXPECT_GE(fd, 0);
+  if (fd >= 0) close(fd);
+  EXPECT_EQ(ANeuralNetworksEvent_wait(done.get()), kOk);
+  EXPECT_EQ(values(out), kSum);
+}
+
 TEST(CApiCpuFallbackTest, AnExecutionForChosenDevicesGetsTheDevicesError) {
   Model model = addModel();
   ASSERT_NE(model, nullptr);
