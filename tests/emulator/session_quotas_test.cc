@@ -119,6 +119,23 @@ grpc::Status execute(wire::Accelerator::Stub& stub, uint64_t session, uint64_t p
   return stub.Execute(&context, call, response);
 }
 
+// A server of the simulated edge NPU under the ServerConfig `config`, and a stub for it.
+struct ConfiguredServer {
+  explicit ConfiguredServer(const std::string& config) {
+    auto limits = parseServerConfig(config, "test config");
+    EXPECT_TRUE(limits.ok()) << limits.error().message;
+    if (!limits.ok()) return;
+    auto started = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                         testing::plainLoopbackOptions(limits->session));
+    EXPECT_TRUE(started.ok()) << started.error().message;
+    if (!started.ok()) return;
+    server = std::move(started).value();
+    stub = wire::Accelerator::NewStub(grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
+  }
+  std::unique_ptr<EmulatorServer> server;
+  std::unique_ptr<wire::Accelerator::Stub> stub;
+};
+
 class SessionQuotasTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -148,6 +165,26 @@ class SessionQuotasTest : public ::testing::Test {
 
   uint64_t openSession() { return testing::openRawSession(*stub_); }
 
+  // Shared memory of 768 KiB, most of the 1 MiB quota, and 512 KiB more that does not fit beside it.
+  struct Pools {
+    hal::SharedMemory big, more;
+  };
+  static Pools bigAndMore() {
+    auto big = hal::createSharedMemory(768 << 10);
+    auto more = hal::createSharedMemory(512 << 10);
+    EXPECT_TRUE(big.ok() && more.ok());
+    return {big.ok() ? *big : nullptr, more.ok() ? *more : nullptr};
+  }
+  // A new session with `memory` registered (its id in *id; 0 if that failed).
+  uint64_t sessionHolding(const hal::SharedMemory& memory, uint64_t* id) {
+    const uint64_t session = openSession();
+    *id = 0;
+    if (memory != nullptr) {
+      EXPECT_TRUE(registerShared(*stub_, session, memory, id).ok());
+    }
+    return session;
+  }
+
   std::unique_ptr<EmulatorServer> server_;
   std::unique_ptr<wire::Accelerator::Stub> stub_;
 };
@@ -168,16 +205,12 @@ TEST_F(SessionQuotasTest, PreparedModelsPastTheLimitAreRefusedPersistently) {
 }
 
 TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
-  const uint64_t session = openSession();
-  auto registerMemory = [&](const hal::SharedMemory& memory, uint64_t* id) {
-    return registerShared(*stub_, session, memory, id);
-  };
-  auto big = hal::createSharedMemory(768 << 10);
-  auto more = hal::createSharedMemory(512 << 10);
-  ASSERT_TRUE(big.ok() && more.ok());
+  const Pools pools = bigAndMore();
   uint64_t bigId = 0, moreId = 0;
-  ASSERT_TRUE(registerMemory(*big, &bigId).ok());
-  const grpc::Status refused = registerMemory(*more, &moreId);
+  const uint64_t session = sessionHolding(pools.big, &bigId);
+  ASSERT_NE(bigId, 0u);
+  auto registerMore = [&] { return registerShared(*stub_, session, pools.more, &moreId); };
+  const grpc::Status refused = registerMore();
   ASSERT_FALSE(refused.ok());
   expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
                   "session_quotas.registered_memory_mib = 1");
@@ -197,7 +230,7 @@ TEST_F(SessionQuotasTest, RegisteredMemoryPastTheLimitIsRefusedBeforeMapping) {
                     "session_quotas.registered_memory_mib = 1");
   }
   ASSERT_TRUE(unregisterShared(*stub_, session, bigId).ok());
-  EXPECT_TRUE(registerMemory(*more, &moreId).ok());
+  EXPECT_TRUE(registerMore().ok());
 }
 
 TEST_F(SessionQuotasTest, BulkUploadsCountAgainstTheByteQuotaUntilACallUsesThem) {
@@ -225,15 +258,11 @@ TEST_F(SessionQuotasTest, BulkUploadsCountAgainstTheByteQuotaUntilACallUsesThem)
 }
 
 TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
-  const uint64_t session = openSession();
-  auto registerMemory = [&](const hal::SharedMemory& memory, uint64_t* id) {
-    return registerShared(*stub_, session, memory, id);
-  };
-  auto big = hal::createSharedMemory(768 << 10);
-  auto more = hal::createSharedMemory(512 << 10);
-  ASSERT_TRUE(big.ok() && more.ok());
+  const Pools pools = bigAndMore();
   uint64_t bigId = 0, moreId = 0;
-  ASSERT_TRUE(registerMemory(*big, &bigId).ok());
+  const uint64_t session = sessionHolding(pools.big, &bigId);
+  ASSERT_NE(bigId, 0u);
+  auto registerMore = [&] { return registerShared(*stub_, session, pools.more, &moreId); };
   // A reusable execution reads its inputs from the registered memory, which is then unregistered.
   const uint64_t prepared = prepareRaw(*stub_, session, addModel());
   wire::Memory registered;
@@ -250,7 +279,7 @@ TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
   }
   ASSERT_TRUE(unregisterShared(*stub_, session, bigId).ok());
   // The server keeps it mapped for the execution, so it still counts.
-  const grpc::Status refused = registerMemory(*more, &moreId);
+  const grpc::Status refused = registerMore();
   ASSERT_FALSE(refused.ok());
   expectExhausted(wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
                   "session_quotas.registered_memory_mib = 1");
@@ -262,17 +291,14 @@ TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
     wire::Empty empty;
     ASSERT_TRUE(stub_->ReleaseReusableExecution(&context, release, &empty).ok());
   }
-  const grpc::Status fits = registerMemory(*more, &moreId);
+  const grpc::Status fits = registerMore();
   EXPECT_TRUE(fits.ok()) << fits.error_message();
 }
 
 TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
-  auto limits = parseServerConfig("session_quotas { registered_memory_mib: 16 }", "test config");
-  ASSERT_TRUE(limits.ok()) << limits.error().message;
-  auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
-                                      testing::plainLoopbackOptions(limits->session));
-  ASSERT_TRUE(server.ok()) << server.error().message;
-  auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  ConfiguredServer configured("session_quotas { registered_memory_mib: 16 }");
+  ASSERT_NE(configured.server, nullptr);
+  wire::Accelerator::Stub* stub = configured.stub.get();
   const uint64_t session = testing::openRawSession(*stub);
 
   // out = a + b over just more floats than travel inside an answer (4 MiB): the output waits for
@@ -303,7 +329,7 @@ TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
                   "session_quotas.registered_memory_mib = 16");
   EXPECT_THAT(refused.error_message(), HasSubstr("an inline pool of " + std::to_string(kBytes) + " bytes"));
   EXPECT_THAT(refused.error_message(), HasSubstr("request.pools[1]"));
-  auto holdings = (*server)->service().sessions().holdings(session);
+  auto holdings = configured.server->service().sessions().holdings(session);
   ASSERT_TRUE(holdings.ok());
   EXPECT_EQ(holdings->downloads, 1u);
   EXPECT_EQ(holdings->heldBytes, kBytes);
@@ -327,14 +353,11 @@ TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
 }
 
 TEST(SessionKeptExecutionsTest, ExecutionsKeptForTheClientPastTheLimitAreRefusedUntilCollected) {
-  auto limits = parseServerConfig("session_quotas { kept_executions: 2 }", "test config");
-  ASSERT_TRUE(limits.ok()) << limits.error().message;
-  auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
-                                      testing::plainLoopbackOptions(limits->session));
-  ASSERT_TRUE(server.ok()) << server.error().message;
-  auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
-  auto waits =
-      wire::AcceleratorWaits::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  ConfiguredServer configured("session_quotas { kept_executions: 2 }");
+  ASSERT_NE(configured.server, nullptr);
+  wire::Accelerator::Stub* stub = configured.stub.get();
+  auto waits = wire::AcceleratorWaits::NewStub(
+      grpc::CreateChannel(configured.server->address(), grpc::InsecureChannelCredentials()));
   const uint64_t session = testing::openRawSession(*stub);
   const uint64_t prepared = prepareRaw(*stub, session, addModel());
   wire::Memory inputs;
@@ -404,12 +427,9 @@ TEST(SessionKeptExecutionsTest, ExecutionsKeptForTheClientPastTheLimitAreRefused
 }
 
 TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanItsPoolMemory) {
-  auto limits = parseServerConfig("pool_memory_mib: 1", "test config");
-  ASSERT_TRUE(limits.ok()) << limits.error().message;
-  auto server = EmulatorServer::start({createSimulatedNpu(sim::edgeNpuConfig())}, "127.0.0.1:0",
-                                      testing::plainLoopbackOptions(limits->session));
-  ASSERT_TRUE(server.ok()) << server.error().message;
-  auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  ConfiguredServer configured("pool_memory_mib: 1");
+  ASSERT_NE(configured.server, nullptr);
+  wire::Accelerator::Stub* stub = configured.stub.get();
   const uint64_t first = testing::openRawSession(*stub), second = testing::openRawSession(*stub);
 
   uint64_t held = 0, other = 0;
