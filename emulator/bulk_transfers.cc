@@ -125,8 +125,7 @@ hal::Status beginUpload(std::shared_ptr<Session> session, const wire::BulkChunk&
   }
   // Counted from its first chunk until the call that uses it lets go of it, so neither uploads
   // under way nor uploads nobody uses can outgrow the session's quota or the server's memory.
-  NN_ASSIGN_OR_RETURN(upload->memory, session->holdMemory(total, Session::PoolOrigin::kServerAllocated,
-                                                          "an upload of " + std::to_string(total) + " bytes",
+  NN_ASSIGN_OR_RETURN(upload->memory, session->holdMemory(total, Session::PoolOrigin::kServerAllocated, "an upload",
                                                           [total] { return hal::createHeapMemory(total); }));
   upload->session = std::move(session);
   upload->total = total;

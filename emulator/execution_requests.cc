@@ -72,8 +72,7 @@ wire::MemoryResolver resolverFor(Session& session) {
           // output waiting for DownloadBulk keep it).
           const uint64_t size = memory.inline_data().size();
           if (size > wire::kMaxInlineMemoryBytes) return wire::resolveInlineOnly(memory);  // malformed
-          return session.holdMemory(size, Session::PoolOrigin::kServerAllocated,
-                                    "an inline pool of " + std::to_string(size) + " bytes",
+          return session.holdMemory(size, Session::PoolOrigin::kServerAllocated, "an inline pool",
                                     [&] { return wire::resolveInlineOnly(memory); });
         }
         default:

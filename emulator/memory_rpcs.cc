@@ -47,8 +47,7 @@ hal::Result<wire::RegisterMemoryResponse> MemoryRpcs::registerMemory(Session& se
   // Counted until unmapped: after UnregisterMemory, a request or burst cache still using it
   // keeps it mapped.
   NN_ASSIGN_OR_RETURN(hal::SharedMemory memory,
-                      session.holdMemory(request.size(), Session::PoolOrigin::kClientShared,
-                                         "registering " + std::to_string(request.size()) + " bytes",
+                      session.holdMemory(request.size(), Session::PoolOrigin::kClientShared, "a registration",
                                          [&] { return mapRegisteredMemory(request); }));
   wire::RegisterMemoryResponse response;
   response.set_memory_id(session.registeredMemories.add(std::move(memory)));

@@ -25,13 +25,13 @@ struct HeldBytes {
   }
 };
 
-hal::Status reserve(const ByteBudget& budget, uint64_t bytes, const std::string& what) {
+hal::Status reserve(const ByteBudget& budget, uint64_t bytes, const char* what) {
   uint64_t before = budget.held->load();
   do {
     if (bytes > budget.limit || before > budget.limit - bytes) {
       return makeError(bytes > budget.limit ? ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT : budget.whenFull)
-             << what << " would take the pool memory held by " << budget.holder << " from " << before
-             << " bytes past its limit of " << budget.limit << " bytes (" << budget.field << " = "
+             << what << " of " << bytes << " bytes would take the pool memory held by " << budget.holder << " from "
+             << before << " bytes past its limit of " << budget.limit << " bytes (" << budget.field << " = "
              << (budget.limit >> 20) << ")";
     }
   } while (!budget.held->compare_exchange_weak(before, before + bytes));
@@ -41,7 +41,7 @@ hal::Status reserve(const ByteBudget& budget, uint64_t bytes, const std::string&
 }  // namespace
 
 hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets, uint64_t bytes,
-                                          const std::string& what,
+                                          const char* what,
                                           const std::function<hal::Result<hal::SharedMemory>()>& make) {
   std::vector<SharedBytes> held;
   auto giveBack = [&] {

@@ -40,9 +40,10 @@ struct ByteBudget {
 // What comes back holds the bytes until the last reference to it is gone, whoever holds it then,
 // so memory counts for exactly as long as the server keeps it (an upload used by an execution,
 // a pool whose output waits for DownloadBulk, a registered memory a burst still caches).
-// `what` ("an upload of 4096 bytes") names the bytes in an error.
+// `what` ("an upload") names the bytes in an error, which adds their count; built only then,
+// since inline pools pass here on every execution.
 hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets, uint64_t bytes,
-                                          const std::string& what,
+                                          const char* what,
                                           const std::function<hal::Result<hal::SharedMemory>()>& make);
 
 // A counted quota's count, shared by its session and the slots taken from it: a started or

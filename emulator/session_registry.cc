@@ -80,7 +80,7 @@ std::string SessionHoldings::toString() const {
   return out.str();
 }
 
-hal::Result<hal::SharedMemory> Session::holdMemory(uint64_t bytes, PoolOrigin origin, const std::string& what,
+hal::Result<hal::SharedMemory> Session::holdMemory(uint64_t bytes, PoolOrigin origin, const char* what,
                                                    const std::function<hal::Result<hal::SharedMemory>()>& make) const {
   std::vector<const ByteBudget*> budgets{&poolBytes};
   if (origin == PoolOrigin::kServerAllocated && serverPools_ != nullptr) budgets.push_back(serverPools_.get());

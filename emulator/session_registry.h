@@ -205,7 +205,7 @@ class Session : public std::enable_shared_from_this<Session> {
   enum class PoolOrigin { kClientShared, kServerAllocated };
   // Memory for one of this session's pools, made by `make` once its bytes are reserved and
   // counted until the server lets go of it (holdMemory in session_quotas.h).
-  hal::Result<hal::SharedMemory> holdMemory(uint64_t bytes, PoolOrigin origin, const std::string& what,
+  hal::Result<hal::SharedMemory> holdMemory(uint64_t bytes, PoolOrigin origin, const char* what,
                                             const std::function<hal::Result<hal::SharedMemory>()>& make) const;
 
  private:
