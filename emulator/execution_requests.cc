@@ -85,6 +85,20 @@ wire::MemoryResolver resolverFor(Session& session) {
   };
 }
 
+// Inline pools are held one by one as they are decoded; were they checked only so, a request
+// whose pools each fit but together never could would be told to retry (TRANSIENT) by the
+// server-wide budget, which its own first pools had filled.
+hal::Status checkInlinePoolsCouldFit(const Session& session, const wire::Request& request) {
+  uint64_t bytes = 0;
+  for (const wire::RequestMemoryPool& pool : request.pools()) {
+    if (!pool.has_memory() || !pool.memory().has_inline_data()) continue;
+    const uint64_t size = pool.memory().inline_data().size();
+    if (size <= wire::kMaxInlineMemoryBytes) bytes += size;  // a larger one is malformed: decoding says so
+  }
+  return session.checkPoolsCouldFit(bytes, Session::PoolOrigin::kServerAllocated,
+                                    "the request's inline pools together");
+}
+
 // Replaces the memory-domain tokens of a request with the session's device buffers, so only
 // buffers this session allocated can be used.
 hal::Status resolveBuffers(Session& session, hal::Request* request) {
@@ -142,6 +156,7 @@ hal::Result<ValidatedExecution> validateExecution(Session& session, PreparedMode
       patched.mutable_pools(static_cast<int>(pool))->mutable_memory()->mutable_inline_data()->set_size(0);
     }
   }
+  NN_RETURN_IF_ERROR(checkInlinePoolsCouldFit(session, v.wireRequest(*call.request)));
   NN_ASSIGN_OR_RETURN(v.request, wire::fromWire(v.wireRequest(*call.request), resolverFor(session)));
   NN_RETURN_IF_ERROR(resolveBuffers(session, &v.request));
   if (call.cachedPools != nullptr) {

@@ -25,20 +25,36 @@ struct HeldBytes {
   }
 };
 
+// How a budget names its limit at the end of a refusal.
+std::string limitOf(const ByteBudget& budget) {
+  return "its limit of " + std::to_string(budget.limit) + " bytes (" + budget.field + " = " +
+         std::to_string(budget.limit >> 20) + ")";
+}
+
 hal::Status reserve(const ByteBudget& budget, uint64_t bytes, const char* what) {
   uint64_t before = budget.held->load();
   do {
     if (bytes > budget.limit || before > budget.limit - bytes) {
       return makeError(bytes > budget.limit ? ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT : budget.whenFull)
              << what << " of " << bytes << " bytes would take the pool memory held by " << budget.holder << " from "
-             << before << " bytes past its limit of " << budget.limit << " bytes (" << budget.field << " = "
-             << (budget.limit >> 20) << ")";
+             << before << " bytes past " << limitOf(budget);
     }
   } while (!budget.held->compare_exchange_weak(before, before + bytes));
   return {};
 }
 
 }  // namespace
+
+hal::Status checkCouldFit(const std::vector<const ByteBudget*>& budgets, uint64_t bytes, const char* what) {
+  for (const ByteBudget* budget : budgets) {
+    if (bytes > budget->limit) {
+      return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+             << what << " take " << bytes << " bytes, more than the pool memory " << budget->holder
+             << " may ever hold: " << limitOf(*budget);
+    }
+  }
+  return {};
+}
 
 hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets, uint64_t bytes,
                                           const char* what,

@@ -46,6 +46,11 @@ hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& 
                                           const char* what,
                                           const std::function<hal::Result<hal::SharedMemory>()>& make);
 
+// Fails with RESOURCE_EXHAUSTED_PERSISTENT when `bytes` are more than one of `budgets` allows at
+// all: pools held one by one (a request's) that together could never fit, so that the client is
+// not told to retry. `what` names them as a plural ("the request's inline pools together").
+hal::Status checkCouldFit(const std::vector<const ByteBudget*>& budgets, uint64_t bytes, const char* what);
+
 // A counted quota's count, shared by its session and the slots taken from it: a started or
 // fenced execution may end after its client closed the session.
 using SharedCount = std::shared_ptr<std::atomic<uint32_t>>;

@@ -80,11 +80,19 @@ std::string SessionHoldings::toString() const {
   return out.str();
 }
 
-hal::Result<hal::SharedMemory> Session::holdMemory(uint64_t bytes, PoolOrigin origin, const char* what,
-                                                   const std::function<hal::Result<hal::SharedMemory>()>& make) const {
+std::vector<const ByteBudget*> Session::budgetsFor(PoolOrigin origin) const {
   std::vector<const ByteBudget*> budgets{&poolBytes};
   if (origin == PoolOrigin::kServerAllocated && serverPools_ != nullptr) budgets.push_back(serverPools_.get());
-  return emulator::holdMemory(budgets, bytes, what, make);
+  return budgets;
+}
+
+hal::Result<hal::SharedMemory> Session::holdMemory(uint64_t bytes, PoolOrigin origin, const char* what,
+                                                   const std::function<hal::Result<hal::SharedMemory>()>& make) const {
+  return emulator::holdMemory(budgetsFor(origin), bytes, what, make);
+}
+
+hal::Status Session::checkPoolsCouldFit(uint64_t bytes, PoolOrigin origin, const char* what) const {
+  return emulator::checkCouldFit(budgetsFor(origin), bytes, what);
 }
 
 void Session::releaseFence(uint64_t id) {

@@ -207,8 +207,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // counted until the server lets go of it (holdMemory in session_quotas.h).
   hal::Result<hal::SharedMemory> holdMemory(uint64_t bytes, PoolOrigin origin, const char* what,
                                             const std::function<hal::Result<hal::SharedMemory>()>& make) const;
+  // Fails when pools of `bytes` together could never be held (checkCouldFit in session_quotas.h).
+  hal::Status checkPoolsCouldFit(uint64_t bytes, PoolOrigin origin, const char* what) const;
 
  private:
+  std::vector<const ByteBudget*> budgetsFor(PoolOrigin origin) const;
+
   const uint64_t id_;
   const std::string identity_;
   const std::string clientName_;

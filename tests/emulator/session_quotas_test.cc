@@ -452,6 +452,14 @@ TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanIts
   const grpc::Status inlineBusy = execute(*stub, second, prepared, twoInOneOut(8, inlinePool), &response);
   ASSERT_FALSE(inlineBusy.ok());
   expectExhausted(wire::fromGrpcStatus(inlineBusy), ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "pool_memory_mib = 1");
+  // Pools that each fit but together never could are persistent, though the server's budget is
+  // the kind that clears: retrying would not help.
+  wire::Memory largeInline;
+  largeInline.mutable_inline_data()->set_size(768 << 10);
+  const grpc::Status together = execute(*stub, second, prepared, twoInOneOut(768 << 10, largeInline), &response);
+  ASSERT_FALSE(together.ok());
+  expectExhausted(wire::fromGrpcStatus(together), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "pool_memory_mib = 1");
+  EXPECT_THAT(together.error_message(), HasSubstr("inline pools together take 1572864 bytes"));
   // Shared memory a client registers is its own, not the server's: it does not count here.
   auto shared = hal::createSharedMemory(512 << 10);
   ASSERT_TRUE(shared.ok());
