@@ -53,6 +53,19 @@ void collectOutputs(Session& session, const wire::Request& wireRequest, const ha
   }
 }
 
+// The bytes the server holds for `memory` while a call uses it, out of its pool memory: an
+// inline pool's (allocated as it is decoded) or an upload's (held already); else none.
+uint64_t serverAllocatedBytes(Session& session, const wire::Memory& memory) {
+  if (memory.has_inline_data()) {
+    const uint64_t size = memory.inline_data().size();
+    return size <= wire::kMaxInlineMemoryBytes ? size : 0;  // a larger one is malformed: decoding says so
+  }
+  if (memory.kind_case() == wire::Memory::kBulkTransferId) {
+    if (auto upload = session.uploads.find(memory.bulk_transfer_id()); upload.ok()) return (*upload)->size();
+  }
+  return 0;
+}
+
 }  // namespace
 
 wire::MemoryResolver resolverFor(Session& session) {
@@ -85,18 +98,20 @@ wire::MemoryResolver resolverFor(Session& session) {
   };
 }
 
-// Inline pools are held one by one as they are decoded; were they checked only so, a request
-// whose pools each fit but together never could would be told to retry (TRANSIENT) by the
-// server-wide budget, which its own first pools had filled.
-hal::Status checkInlinePoolsCouldFit(const Session& session, const wire::Request& request) {
+hal::Status checkServerPoolsCouldFit(Session& session, const wire::Request& request) {
   uint64_t bytes = 0;
   for (const wire::RequestMemoryPool& pool : request.pools()) {
-    if (!pool.has_memory() || !pool.memory().has_inline_data()) continue;
-    const uint64_t size = pool.memory().inline_data().size();
-    if (size <= wire::kMaxInlineMemoryBytes) bytes += size;  // a larger one is malformed: decoding says so
+    if (pool.has_memory()) bytes += serverAllocatedBytes(session, pool.memory());
   }
   return session.checkPoolsCouldFit(bytes, Session::PoolOrigin::kServerAllocated,
-                                    "the request's inline pools together");
+                                    "the request's inline pools and uploads together");
+}
+
+hal::Status checkServerPoolsCouldFit(Session& session, const wire::Model& model) {
+  uint64_t bytes = 0;
+  for (const wire::Memory& pool : model.pools()) bytes += serverAllocatedBytes(session, pool);
+  return session.checkPoolsCouldFit(bytes, Session::PoolOrigin::kServerAllocated,
+                                    "the model's inline pools and uploads together");
 }
 
 // Replaces the memory-domain tokens of a request with the session's device buffers, so only
@@ -156,7 +171,7 @@ hal::Result<ValidatedExecution> validateExecution(Session& session, PreparedMode
       patched.mutable_pools(static_cast<int>(pool))->mutable_memory()->mutable_inline_data()->set_size(0);
     }
   }
-  NN_RETURN_IF_ERROR(checkInlinePoolsCouldFit(session, v.wireRequest(*call.request)));
+  NN_RETURN_IF_ERROR(checkServerPoolsCouldFit(session, v.wireRequest(*call.request)));
   NN_ASSIGN_OR_RETURN(v.request, wire::fromWire(v.wireRequest(*call.request), resolverFor(session)));
   NN_RETURN_IF_ERROR(resolveBuffers(session, &v.request));
   if (call.cachedPools != nullptr) {

@@ -27,6 +27,13 @@ constexpr uint64_t kMaxInlineOutputBytes = uint64_t{4} << 20;
 // memory, or one of its bulk uploads (used up by this call).
 wire::MemoryResolver resolverFor(Session& session);
 
+// Checked before resolving: the resolver holds pools one by one, so a request or model whose
+// pools each fit the server's pool memory but together never could (with its uploads, which the
+// session holds already) would be told to retry (TRANSIENT) by the budget its own pools filled.
+// This refuses it as RESOURCE_EXHAUSTED_PERSISTENT instead.
+hal::Status checkServerPoolsCouldFit(Session& session, const wire::Request& request);
+hal::Status checkServerPoolsCouldFit(Session& session, const wire::Model& model);
+
 // Replaces the memory-domain tokens of a request with the session's device buffers, so only
 // buffers this session allocated can be used.
 hal::Status resolveBuffers(Session& session, hal::Request* request);

@@ -58,6 +58,7 @@ hal::Result<ModelRpcs::ResolvedModel> ModelRpcs::resolveModel(Session& session, 
                                                               const wire::Model& wireModel) const {
   ResolvedModel resolved;
   NN_ASSIGN_OR_RETURN(resolved.device, devices_.find(deviceName, session.identity()));
+  NN_RETURN_IF_ERROR(checkServerPoolsCouldFit(session, wireModel));
   NN_ASSIGN_OR_RETURN(resolved.model, wire::fromWire(wireModel, resolverFor(session)));
   NN_RETURN_IF_ERROR(hal::validateModel(resolved.model, /*allowPointers=*/false));
   NN_RETURN_IF_ERROR(devices_.checkExtensionsAllowed(resolved.model, session.identity()));

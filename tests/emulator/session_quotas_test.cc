@@ -76,8 +76,8 @@ grpc::Status unregisterShared(wire::Accelerator::Stub& stub, uint64_t session, u
   return stub.UnregisterMemory(&context, request, &empty);
 }
 
-// Prepares `model` on the server's first device for `session`; the prepared model's id.
-uint64_t prepareRaw(wire::Accelerator::Stub& stub, uint64_t session, const hal::Model& model) {
+// Prepares `model` on the server's first device for `session`; the prepared model's id in *id.
+grpc::Status prepareWire(wire::Accelerator::Stub& stub, uint64_t session, const wire::Model& model, uint64_t* id) {
   grpc::ClientContext listContext;
   wire::ListDevicesResponse devices;
   EXPECT_TRUE(stub.ListDevices(&listContext, wire::ListDevicesRequest(), &devices).ok());
@@ -85,11 +85,18 @@ uint64_t prepareRaw(wire::Accelerator::Stub& stub, uint64_t session, const hal::
   wire::PrepareModelRequest request;
   request.set_session_id(session);
   request.set_device_name(devices.devices(0).name());
-  *request.mutable_model() = *wire::toWire(model);
+  *request.mutable_model() = model;
   wire::PrepareModelResponse response;
   const grpc::Status status = stub.PrepareModel(&context, request, &response);
+  *id = response.prepared_model_id();
+  return status;
+}
+
+uint64_t prepareRaw(wire::Accelerator::Stub& stub, uint64_t session, const hal::Model& model) {
+  uint64_t id = 0;
+  const grpc::Status status = prepareWire(stub, session, *wire::toWire(model), &id);
   EXPECT_TRUE(status.ok()) << status.error_message();
-  return response.prepared_model_id();
+  return id;
 }
 
 // A request for a two-input, one-output model over `bytes`-byte operands: the inputs in pool 0
@@ -426,6 +433,46 @@ TEST(SessionKeptExecutionsTest, ExecutionsKeptForTheClientPastTheLimitAreRefused
   EXPECT_TRUE(fits.ok()) << fits.error_message();
 }
 
+// The pools of one request or model are held one by one as the server decodes them, so those
+// that each fit but together never could must not be told to retry by the budget their own
+// first pools filled.
+TEST(ServerPoolMemoryTest, PoolsOfOneCallThatTogetherCouldNeverFitArePersistent) {
+  ConfiguredServer configured("pool_memory_mib: 1");
+  ASSERT_NE(configured.server, nullptr);
+  wire::Accelerator::Stub* stub = configured.stub.get();
+  const uint64_t session = testing::openRawSession(*stub);
+  const uint64_t prepared = prepareRaw(*stub, session, addModel());
+  wire::Memory largeInline;
+  largeInline.mutable_inline_data()->set_size(768 << 10);
+  wire::ExecuteResponse response;
+  const grpc::Status request = execute(*stub, session, prepared, twoInOneOut(768 << 10, largeInline), &response);
+  ASSERT_FALSE(request.ok());
+  expectExhausted(wire::fromGrpcStatus(request), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "pool_memory_mib = 1");
+  EXPECT_THAT(request.error_message(), HasSubstr("the request's inline pools and uploads together take 1572864 bytes"));
+
+  wire::Model twoPools = *wire::toWire(addModel());
+  *twoPools.add_pools() = largeInline;
+  *twoPools.add_pools() = largeInline;
+  uint64_t unprepared = 0;
+  const grpc::Status model = prepareWire(*stub, session, twoPools, &unprepared);
+  ASSERT_FALSE(model.ok());
+  expectExhausted(wire::fromGrpcStatus(model), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "pool_memory_mib = 1");
+  EXPECT_THAT(model.error_message(), HasSubstr("the model's inline pools and uploads together take 1572864 bytes"));
+
+  // An upload the session holds counts with the inline pools of the request that uses it.
+  uint64_t upload = 0;
+  ASSERT_TRUE(uploadBulk(*stub, session, 768 << 10, &upload).ok());
+  wire::Memory uploaded;
+  uploaded.set_bulk_transfer_id(upload);
+  const grpc::Status withUpload = execute(*stub, session, prepared, twoInOneOut(384 << 10, uploaded), &response);
+  ASSERT_FALSE(withUpload.ok());
+  expectExhausted(wire::fromGrpcStatus(withUpload), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "pool_memory_mib = 1");
+  EXPECT_THAT(withUpload.error_message(), HasSubstr("together take 1179648 bytes"));
+  // What fits together passes: the upload with a small output pool.
+  const grpc::Status fits = execute(*stub, session, prepared, twoInOneOut(8, uploaded), &response);
+  EXPECT_TRUE(fits.ok()) << fits.error_message();
+}
+
 TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanItsPoolMemory) {
   ConfiguredServer configured("pool_memory_mib: 1");
   ASSERT_NE(configured.server, nullptr);
@@ -452,14 +499,6 @@ TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanIts
   const grpc::Status inlineBusy = execute(*stub, second, prepared, twoInOneOut(8, inlinePool), &response);
   ASSERT_FALSE(inlineBusy.ok());
   expectExhausted(wire::fromGrpcStatus(inlineBusy), ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "pool_memory_mib = 1");
-  // Pools that each fit but together never could are persistent, though the server's budget is
-  // the kind that clears: retrying would not help.
-  wire::Memory largeInline;
-  largeInline.mutable_inline_data()->set_size(768 << 10);
-  const grpc::Status together = execute(*stub, second, prepared, twoInOneOut(768 << 10, largeInline), &response);
-  ASSERT_FALSE(together.ok());
-  expectExhausted(wire::fromGrpcStatus(together), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "pool_memory_mib = 1");
-  EXPECT_THAT(together.error_message(), HasSubstr("inline pools together take 1572864 bytes"));
   // Shared memory a client registers is its own, not the server's: it does not count here.
   auto shared = hal::createSharedMemory(512 << 10);
   ASSERT_TRUE(shared.ok());
