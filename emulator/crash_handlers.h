@@ -1,5 +1,6 @@
 // What a process running vendor code does when it crashes: a backend host always, npu_emulator
-// itself when it loads libraries in process (--backend-in-process). Any thread's crash (SIGSEGV,
+// itself when it loads libraries in process (--backend-in-process); and the nnremote CLI, whose
+// commands run unattended on test farms. Any thread's crash (SIGSEGV,
 // SIGBUS, SIGFPE, SIGILL, SIGABRT) writes a crash report (crash_report.h) on stderr, then the
 // signal's default action ends the process as it would have without the handlers.
 #ifndef NNREMOTE_EMULATOR_CRASH_HANDLERS_H_

@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kMaxFrames = 48;
 char who[320] = "npu_emulator";  // the report's subject, set once, before any crash
+char program[64] = "npu_emulator";  // the program writing it: each line's prefix
 // Where the main program (this file is part of it) is loaded: its frames are named from
 // /proc/self/exe, since the name the loader has for it is argv[0], found on the PATH maybe.
 const void* mainProgram = nullptr;
@@ -32,9 +33,11 @@ class Line : public SignalSafeText<1023> {
  public:
   // In one write: lines of threads writing at once stay whole.
   void writeTo(int fd) {
-    static const char prefix[] = "npu_emulator: ";
-    iovec parts[] = {{const_cast<char*>(prefix), sizeof prefix - 1}, {const_cast<char*>(endedBy('\n')), size() + 1}};
-    (void)!::writev(fd, parts, 2);
+    static const char separator[] = ": ";
+    iovec parts[] = {{program, std::strlen(program)},
+                     {const_cast<char*>(separator), sizeof separator - 1},
+                     {const_cast<char*>(endedBy('\n')), size() + 1}};
+    (void)!::writev(fd, parts, 3);
     clear();
   }
 };
@@ -139,8 +142,9 @@ void nameFunctions(const Place* places, const bool* returnAddress, int count, Fu
 
 }  // namespace
 
-void prepareCrashReports(const std::string& subject) {
+void prepareCrashReports(const std::string& subject, const std::string& programName) {
   std::strncpy(who, subject.c_str(), sizeof who - 1);
+  std::strncpy(program, programName.c_str(), sizeof program - 1);
   Dl_info self{};
   if (::dladdr(reinterpret_cast<const void*>(&prepareCrashReports), &self) != 0) mainProgram = self.dli_fbase;
   // The first backtrace() loads the unwinder (libgcc_s), which allocates: not in a crash.
@@ -225,7 +229,7 @@ void writeFrames(int fd, void* const* frames, int count, const void* from, bool 
     if (!places[i].known) {
       line.hex(reinterpret_cast<uintptr_t>(frames[first + i]), 16).text("  ??");
     } else {
-      line.hex(places[i].inFile, 16).text("  ").text(hasName(where) ? where.dli_fname : "npu_emulator");
+      line.hex(places[i].inFile, 16).text("  ").text(hasName(where) ? where.dli_fname : program);
       // From the full symbol table, else (a stripped file) from the dynamic one the loader has.
       char demangled[sizeof names[i].name];
       const char* name = names[i].name;

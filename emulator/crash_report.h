@@ -16,9 +16,9 @@
 namespace nnremote::emulator {
 
 // Before any crash: loads what unwinding needs (which allocates) and keeps the report's subject
-// ("backend --backend=PATH:ARG" in a backend host, "npu_emulator" in the server), so that writing
-// a report allocates nothing.
-void prepareCrashReports(const std::string& subject);
+// ("backend --backend=PATH:ARG" in a backend host, "the server" in npu_emulator) and the name of
+// the program that writes it (each line's prefix), so that writing a report allocates nothing.
+void prepareCrashReports(const std::string& subject, const std::string& programName = "npu_emulator");
 
 // What ended the process, for a report's first line, into `out` (NUL-terminated): the signal's
 // name, what the kernel says of it (e.g. "address not mapped") or what it means (a null pointer,

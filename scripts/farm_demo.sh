@@ -97,8 +97,12 @@ faults() {
 faults &
 faults_pid=$!
 
-status=0
-for pid in "${shard_pids[@]}"; do wait "$pid" 2> /dev/null || status=1; done
+status=0 shard_status=()
+for pid in "${shard_pids[@]}"; do
+  wait "$pid" 2> /dev/null
+  shard_status+=($?)
+  [ "${shard_status[-1]}" -eq 0 ] || status=1
+done
 kill "$faults_pid" 2> /dev/null; wait "$faults_pid" 2> /dev/null
 wall=$(seconds_since "$start")
 
@@ -112,6 +116,13 @@ for shard in $(seq 0 $((shards - 1))); do
     passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
     unsupported=$((unsupported + BASH_REMATCH[3]))
   else
+    # No summary: say how the shard ended (a signal's name for one that was killed).
+    code=${shard_status[$shard]}
+    if [ "$code" -gt 128 ]; then
+      echo "shard $shard/$shards ended with no result: killed by SIG$(kill -l $((code - 128)))"
+    else
+      echo "shard $shard/$shards ended with no result: exit status $code"
+    fi
     status=1
     tail -n 5 "$log"
   fi

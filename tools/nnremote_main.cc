@@ -4,9 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "emulator/crash_handlers.h"
+#include "emulator/crash_report.h"
 #include "flags/command_line.h"
 #include "tools/bench_command.h"
 #include "tools/conform_command.h"
+#include "tools/connection_flags.h"
 #include "tools/cost_command.h"
 #include "tools/devices_command.h"
 #include "tools/farm_command.h"
@@ -15,7 +18,6 @@
 #include "tools/replay_command.h"
 #include "tools/sample_command.h"
 #include "tools/trace_command.h"
-#include "tools/connection_flags.h"
 
 namespace {
 
@@ -262,5 +264,9 @@ int main(int argc, char** argv) {
     std::cerr << "nnremote " << chosen.name << ": " << accepted.error().message << " (nnremote --help)\n";
     return 2;
   }
+  // A crash says where (docs/backends.md#reading-a-crash-report): a test farm's shard that dies
+  // would otherwise leave only an empty log.
+  nnremote::emulator::prepareCrashReports(std::string("the command '") + chosen.name + "'", "nnremote");
+  nnremote::emulator::installCrashHandlers();
   return chosen.run();
 }

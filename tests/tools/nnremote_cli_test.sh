@@ -33,6 +33,24 @@ check "run-sample prints devices, outputs, shapes and timing" bash -c \
   "grep -q nnremote-edge16 <<<'$out' && grep -q nnremote-large128 <<<'$out' &&
    grep -q 'output shape 0: \[1, 4\]' <<<'$out' && grep -q 'timeOnDevice: .* us' <<<'$out'"
 
+# A crash of nnremote says where, as the server's does: a farm's shard that dies leaves its
+# report in the log. `farm wait` on a port where no etcd listens retries until its --wait; once
+# it catches SIGSEGV (its handlers are installed), the signal is sent.
+$nnremote farm wait --etcd=127.0.0.1:9 --pool=crash --devices=1 --wait=120s > "$TEST_TMPDIR/crash.log" 2>&1 &
+crashing=$!
+for _ in $(seq 1 600); do
+  caught=$(awk '/^SigCgt:/ { print $2 }' "/proc/$crashing/status" 2>/dev/null)
+  [ -n "$caught" ] && (( (16#$caught >> 10) & 1 )) && break  # bit 10: SIGSEGV (11)
+  sleep 0.05
+done
+kill -SEGV "$crashing"
+wait "$crashing"
+crash_status=$?
+check "a crash of nnremote ends it by the signal" [ "$crash_status" -eq $((128 + 11)) ]
+check "a crash of nnremote writes a report with its stack" bash -c \
+  "grep -Eq \"^nnremote: the command 'farm wait' \\(pid [0-9]+\\) crashed: SIGSEGV\" '$TEST_TMPDIR/crash.log' &&
+   grep -q '^nnremote:   #00 pc 0x' '$TEST_TMPDIR/crash.log'"
+
 # A directory of our own: $$ is not unique across sandboxes (PID namespaces), and TEST_TMPDIR
 # is too long for a unix socket path.
 socket_dir=$(mktemp -d /tmp/nnremote-cli-test.XXXXXX)
