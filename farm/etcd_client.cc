@@ -7,10 +7,9 @@
 namespace nnremote::farm {
 namespace {
 
-hal::Error etcdError(const char* what, const std::string& endpoint, const grpc::Status& status) {
-  return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
-         << "etcd " << what << " at " << endpoint << ": " << status.error_message() << " (gRPC code "
-         << static_cast<int>(status.error_code()) << ")";
+hal::Error etcdError(hal::ErrorStatus code, const char* what, const std::string& endpoint, const grpc::Status& status) {
+  return hal::makeError(code) << "etcd " << what << " at " << endpoint << ": " << status.error_message()
+                              << " (gRPC code " << static_cast<int>(status.error_code()) << ")";
 }
 
 // A member that cannot answer now; another may.
@@ -91,9 +90,11 @@ hal::Status EtcdClient::onSomeMember(const char* what, Call call) {
       current_.store(index);
       return {};
     }
-    if (!memberUnreachable(status)) return etcdError(what, members_[index].endpoint, status);
+    if (!memberUnreachable(status)) {
+      return etcdError(hal::ErrorStatus::GENERAL_FAILURE, what, members_[index].endpoint, status);
+    }
   }
-  return etcdError(what, endpointList_, status);
+  return etcdError(hal::ErrorStatus::DEVICE_UNAVAILABLE, what, endpointList_, status);
 }
 
 std::chrono::milliseconds EtcdClient::memberTimeout() const {

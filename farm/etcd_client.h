@@ -27,6 +27,10 @@ struct KeyValue {
   int64_t lease = 0;
 };
 
+// Each call tries the members in turn until one answers or the call's time is up. One that no
+// member answered in time (all down, or none leading: after losing its leader a cluster answers
+// only once it has elected another) fails with DEVICE_UNAVAILABLE, which callers with time left
+// may retry; any other failure is GENERAL_FAILURE.
 class EtcdClient {
  public:
   // `endpoints`: "HOST:PORT[,HOST:PORT...]". Makes no call: a cluster that is down now is

@@ -168,44 +168,60 @@ hal::Result<std::unique_ptr<DeviceClaim>> claimDevice(const PoolTarget& target, 
   std::unique_ptr<DeviceClaim> claim(new DeviceClaim());
   claim->pool_ = target.pool;
   NN_ASSIGN_OR_RETURN(claim->etcd_, EtcdClient::create(target.endpoints));
-  EtcdClient& etcd = *claim->etcd_;
   const auto giveUp = std::chrono::steady_clock::now() + options.wait;
-  const std::string wanted = !target.device.empty() ? "device=" + target.device
-                             : !target.type.empty() ? "type=" + target.type
-                                                    : std::string("any device");
   for (;;) {
-    NN_ASSIGN_OR_RETURN(auto devices, listPool(etcd, target.pool));
-    const int64_t revision = etcd.lastRevision();
-    const std::vector<PoolDevice> candidates = candidatesFor(target, options, devices);
-    if (!target.exclusive && !candidates.empty()) {
-      claim->record_ = candidates.front().record;
-      return claim;
-    }
-    for (const PoolDevice& candidate : candidates) {
-      if (claim->lease_ == 0) {
-        NN_ASSIGN_OR_RETURN(claim->lease_, etcd.grantLease(options.holdTtl));
-      }
-      const DeviceRecord& record = candidate.record;
-      NN_ASSIGN_OR_RETURN(const bool taken, etcd.putIfAbsent(holdKey(target.pool, record.address(), record.device()),
-                                                             options.holder, claim->lease_));
-      if (taken) {
-        claim->record_ = record;
-        claim->keeper_ = std::thread([claim = claim.get(), ttl = options.holdTtl] { claim->keepHoldAlive(ttl); });
-        return claim;
-      }
-    }
+    hal::Result<bool> claimed = claim->tryOnce(target, options, giveUp);
+    if (claimed.ok() && *claimed) return claim;
+    if (claimed.ok()) continue;  // the pool changed, or a second passed: look again
     // Nothing taken: a lease granted this round would expire unrenewed while we wait.
-    if (claim->lease_ != 0) (void)etcd.revokeLease(claim->lease_);
+    if (claim->lease_ != 0) (void)claim->etcd_->revokeLease(claim->lease_);
     claim->lease_ = 0;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(giveUp - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
-             << "no " << (target.exclusive ? "free " : "") << "device matching " << wanted << " within "
-             << options.wait.count() << " ms: " << describePool(target, devices);
+    // A registry that did not answer (a member down, a leader being elected) may answer the next
+    // round; the caller's wait says how long to keep asking.
+    if (claimed.error().code != hal::ErrorStatus::DEVICE_UNAVAILABLE || std::chrono::steady_clock::now() >= giveUp) {
+      return claimed.error();
     }
-    // Wake on the pool's next change (a device registered or released), through a Watch.
-    NN_RETURN_IF_ERROR(etcd.waitForChange(poolPrefix(target.pool), revision, left).status());
+    if (options.onUnanswered) options.onUnanswered(claimed.error());
   }
+}
+
+hal::Result<bool> DeviceClaim::tryOnce(const PoolTarget& target, const ClaimOptions& options,
+                                       std::chrono::steady_clock::time_point giveUp) {
+  EtcdClient& etcd = *etcd_;
+  NN_ASSIGN_OR_RETURN(auto devices, listPool(etcd, target.pool));
+  const int64_t revision = etcd.lastRevision();
+  const std::vector<PoolDevice> candidates = candidatesFor(target, options, devices);
+  if (!target.exclusive && !candidates.empty()) {
+    record_ = candidates.front().record;
+    return true;
+  }
+  for (const PoolDevice& candidate : candidates) {
+    if (lease_ == 0) {
+      NN_ASSIGN_OR_RETURN(lease_, etcd.grantLease(options.holdTtl));
+    }
+    const DeviceRecord& record = candidate.record;
+    NN_ASSIGN_OR_RETURN(const bool taken, etcd.putIfAbsent(holdKey(target.pool, record.address(), record.device()),
+                                                           options.holder, lease_));
+    if (taken) {
+      record_ = record;
+      keeper_ = std::thread([this, ttl = options.holdTtl] { keepHoldAlive(ttl); });
+      return true;
+    }
+  }
+  if (lease_ != 0) (void)etcd.revokeLease(lease_);  // taken nothing: see claimDevice
+  lease_ = 0;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(giveUp - std::chrono::steady_clock::now());
+  if (left.count() <= 0) {
+    const std::string wanted = !target.device.empty() ? "device=" + target.device
+                               : !target.type.empty() ? "type=" + target.type
+                                                      : std::string("any device");
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << "no " << (target.exclusive ? "free " : "") << "device matching " << wanted << " within "
+           << options.wait.count() << " ms: " << describePool(target, devices);
+  }
+  // Wake on the pool's next change (a device registered or released), through a Watch.
+  NN_RETURN_IF_ERROR(etcd.waitForChange(poolPrefix(target.pool), revision, left).status());
+  return false;
 }
 
 bool DeviceClaim::stillListed() const {

@@ -11,8 +11,9 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,9 @@ struct ClaimOptions {
   std::string holder;
   // An exclusive hold outlives a holder that died by this much.
   std::chrono::seconds holdTtl{5};
+  // Told when etcd did not answer a look at the pool (DEVICE_UNAVAILABLE) and the claim, with
+  // time left, asks again.
+  std::function<void(const hal::Error&)> onUnanswered;
 };
 
 // The device a client got from the pool. An exclusive claim is held until this is destroyed
@@ -82,6 +86,11 @@ class DeviceClaim {
  private:
   friend hal::Result<std::unique_ptr<DeviceClaim>> claimDevice(const PoolTarget&, const ClaimOptions&);
   DeviceClaim() = default;
+  // One look at the pool: true once a device is claimed; false when none was free and the pool
+  // changed or the watch's second passed (look again); an error for a failed etcd call, or once
+  // `giveUp` has passed with none free.
+  hal::Result<bool> tryOnce(const PoolTarget& target, const ClaimOptions& options,
+                            std::chrono::steady_clock::time_point giveUp);
   void keepHoldAlive(std::chrono::seconds ttl);
 
   DeviceRecord record_;
@@ -96,7 +105,9 @@ class DeviceClaim {
 
 // Picks a device of `target`'s pool: the least-loaded match, or with `exclusive` the
 // least-loaded match nobody holds, taken with an etcd transaction on the holder's lease.
-// Waits up to options.wait for one; then fails naming the pool and what it holds.
+// Waits up to options.wait for one, asking again meanwhile when etcd does not answer (a member
+// killed, a leader being elected: DEVICE_UNAVAILABLE); then fails naming the pool and what it
+// holds, or with etcd's last error.
 hal::Result<std::unique_ptr<DeviceClaim>> claimDevice(const PoolTarget& target, const ClaimOptions& options);
 
 }  // namespace nnremote::farm

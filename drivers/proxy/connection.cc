@@ -29,6 +29,9 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
     farm::ClaimOptions claiming;
     claiming.avoidAddresses = options.poolAvoid;
     claiming.holder = holderName(options);
+    claiming.onUnanswered = [&address](const hal::Error& error) {
+      NN_VLOG(WIRE) << address << ": the farm's etcd did not answer (" << error.message << "); asking again";
+    };
     const auto giveUp = std::chrono::steady_clock::now() + options.poolWait;
     for (;;) {
       claiming.wait = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(

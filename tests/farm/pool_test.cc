@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "tests/farm/etcd_cluster.h"
@@ -160,6 +164,46 @@ TEST_F(PoolClaimTest, AHoldOutlivesItsTtlWhileKeptAlive) {
   EXPECT_TRUE(held.value()->stillListed());
   ASSERT_TRUE(etcd_->remove(deviceKey("lab", "10.0.0.1:1", "npu")).ok());
   EXPECT_FALSE(held.value()->stillListed());
+}
+
+// A claim waits through a registry that does not answer (here: not up yet; in a farm, a killed
+// member's cluster electing a leader), for as long as its own wait, rather than failing on
+// etcd's first unanswered call.
+TEST(PoolClaimOutageTest, AClaimWaitsThroughAnEtcdThatDoesNotAnswer) {
+  if (!testing::EtcdCluster::installed()) GTEST_SKIP() << "etcd is not installed (scripts/setup.sh: etcd-server)";
+  testing::EtcdCluster later(1);
+  std::mutex mutex;
+  std::condition_variable unanswered;
+  std::optional<hal::Error> firstUnanswered;
+  ClaimOptions options;
+  options.wait = std::chrono::seconds(120);
+  options.onUnanswered = [&](const hal::Error& error) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!firstUnanswered) firstUnanswered = error;
+    unanswered.notify_all();
+  };
+  auto claiming = std::async(std::launch::async, [&] {
+    return claimDevice(*parsePoolTarget("etcd://" + later.endpoints() + "/lab?exclusive=1"), options);
+  });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    ASSERT_TRUE(unanswered.wait_for(lock, std::chrono::seconds(60), [&] { return firstUnanswered.has_value(); }))
+        << "no look at the pool went unanswered";
+    EXPECT_EQ(firstUnanswered->code, hal::ErrorStatus::DEVICE_UNAVAILABLE) << firstUnanswered->message;
+    EXPECT_NE(firstUnanswered->message.find("etcd Range at " + later.endpoints()), std::string::npos)
+        << firstUnanswered->message;
+  }
+  ASSERT_TRUE(later.start()) << "the etcd cluster did not come up";
+  DeviceRecord record;
+  record.set_address("10.0.0.1:1");
+  record.set_device("npu");
+  record.set_type("ACCELERATOR");
+  ASSERT_TRUE(
+      (*EtcdClient::create(later.endpoints()))->put(deviceKey("lab", "10.0.0.1:1", "npu"), encodeRecord(record)).ok());
+  auto claimed = claiming.get();
+  ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+  EXPECT_EQ(claimed.value()->address(), "10.0.0.1:1");
+  EXPECT_TRUE(claimed.value()->exclusive());
 }
 
 TEST_F(PoolClaimTest, AnEmptyPoolFailsAfterTheWaitNamingIt) {
