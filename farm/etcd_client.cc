@@ -20,6 +20,10 @@ bool memberUnreachable(const grpc::Status& status) {
 
 }  // namespace
 
+bool worthAskingAgain(const hal::Error& error, std::chrono::steady_clock::time_point giveUp) {
+  return error.code == hal::ErrorStatus::DEVICE_UNAVAILABLE && std::chrono::steady_clock::now() < giveUp;
+}
+
 hal::Status checkEndpoint(absl::string_view endpoint) {
   const size_t colon = endpoint.rfind(':');
   if (colon == absl::string_view::npos || colon == 0 || colon + 1 == endpoint.size() ||

@@ -87,6 +87,11 @@ class EtcdClient {
   std::atomic<int64_t> lastRevision_{0};
 };
 
+// Whether a failed etcd call is worth making again for a caller who waits until `giveUp`: no
+// member answered it (DEVICE_UNAVAILABLE: one may be down, or a leader being elected), and
+// there is time left.
+bool worthAskingAgain(const hal::Error& error, std::chrono::steady_clock::time_point giveUp);
+
 // INVALID_ARGUMENT unless `endpoint` is HOST:PORT.
 hal::Status checkEndpoint(absl::string_view endpoint);
 

@@ -176,11 +176,9 @@ hal::Result<std::unique_ptr<DeviceClaim>> claimDevice(const PoolTarget& target, 
     // Nothing taken: a lease granted this round would expire unrenewed while we wait.
     if (claim->lease_ != 0) (void)claim->etcd_->revokeLease(claim->lease_);
     claim->lease_ = 0;
-    // A registry that did not answer (a member down, a leader being elected) may answer the next
-    // round; the caller's wait says how long to keep asking.
-    if (claimed.error().code != hal::ErrorStatus::DEVICE_UNAVAILABLE || std::chrono::steady_clock::now() >= giveUp) {
-      return claimed.error();
-    }
+    // A registry that did not answer may answer the next round; the caller's wait says how long
+    // to keep asking.
+    if (!worthAskingAgain(claimed.error(), giveUp)) return claimed.error();
     if (options.onUnanswered) options.onUnanswered(claimed.error());
   }
 }

@@ -20,7 +20,8 @@ NNREMOTE_FLAG(std::string, tls_server_name, "tls-server-name", "", "the name the
 NNREMOTE_FLAG(std::string, token_file, "token-file", "", "send the bearer token in FILE on every call");
 NNREMOTE_FLAG(bool, no_reconnect, "no-reconnect", false, "fail with DEAD_OBJECT when the server goes away");
 NNREMOTE_FLAG(absl::Duration, wait, "wait", absl::Seconds(30),
-              "etcd:// targets and farm wait: how long to wait for a (free) device, e.g. 30s or 2m");
+              "etcd:// targets and farm wait: how long to wait for a (free) device, e.g. 30s or 2m, "
+              "asking etcd again meanwhile when it does not answer (a member down, a leader being elected)");
 NNREMOTE_FLAG(std::string, etcd, "etcd", "", "farm: the etcd cluster, HOST:PORT[,HOST:PORT...]");
 NNREMOTE_FLAG(std::string, pool, "pool", "default", "farm: the pool");
 NNREMOTE_FLAG(DeviceCount, devices, "devices", DeviceCount{1}, "farm wait: how many devices to wait for");

@@ -268,6 +268,12 @@ check "an etcd:// target with an unknown parameter is refused" bash -c \
   "$nnremote devices --target='etcd://127.0.0.1:2379/lab?colour=red' 2>&1 | grep -q \"unknown or empty parameter 'colour=red'\""
 check "an unreachable etcd fails the command naming it, within its call timeout" bash -c \
   "timeout 30 $nnremote devices --target='etcd://127.0.0.1:1/lab' --wait=100ms 2>&1 | grep -q 'etcd Range at 127.0.0.1:1'"
+# One unanswered etcd call takes 5 s: a wait of 8 s asks twice before it fails (once took 5 s).
+wait_started=$(date +%s)
+farm_wait_out=$(timeout 60 $nnremote farm wait --etcd=127.0.0.1:1 --pool=lab --devices=1 --wait=8s 2>&1)
+farm_wait_status=$? farm_wait_took=$(( $(date +%s) - wait_started ))
+check "farm wait asks an etcd that does not answer again until its --wait is over, then names it" bash -c \
+  "[ $farm_wait_status -eq 1 ] && [ $farm_wait_took -ge 8 ] && grep -q 'etcd Range at 127.0.0.1:1' <<<\"\$0\"" "$farm_wait_out"
 check "a negative --wait is refused" bash -c \
   "$nnremote devices --target='etcd://127.0.0.1:2379/lab' --wait=-1s 2>&1 | grep -q -- '--wait must not be negative'"
 check "farm list needs --etcd" bash -c "$nnremote farm list 2>&1 | grep -q -- '--etcd=HOST:PORT\\[,HOST:PORT...\\] is required'"
