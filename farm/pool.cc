@@ -173,7 +173,7 @@ hal::Result<std::unique_ptr<DeviceClaim>> claimDevice(const PoolTarget& target, 
     hal::Result<bool> claimed = claim->tryOnce(target, options, giveUp);
     if (claimed.ok() && *claimed) return claim;
     if (claimed.ok()) continue;  // the pool changed, or a second passed: look again
-    // Nothing taken: a lease granted this round would expire unrenewed while we wait.
+    // A round that failed may have granted a lease, which would expire unrenewed meanwhile.
     if (claim->lease_ != 0) (void)claim->etcd_->revokeLease(claim->lease_);
     claim->lease_ = 0;
     // A registry that did not answer may answer the next round; the caller's wait says how long
@@ -206,7 +206,8 @@ hal::Result<bool> DeviceClaim::tryOnce(const PoolTarget& target, const ClaimOpti
       return true;
     }
   }
-  if (lease_ != 0) (void)etcd.revokeLease(lease_);  // taken nothing: see claimDevice
+  // Nothing taken: a lease granted this round would expire unrenewed while we wait.
+  if (lease_ != 0) (void)etcd.revokeLease(lease_);
   lease_ = 0;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(giveUp - std::chrono::steady_clock::now());
   if (left.count() <= 0) {
