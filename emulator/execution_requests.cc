@@ -1,6 +1,7 @@
 #include "emulator/execution_requests.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "emulator/wire_traffic.h"
 #include "hal/operand_types.h"
@@ -66,6 +67,27 @@ uint64_t serverAllocatedBytes(Session& session, const wire::Memory& memory) {
   return 0;
 }
 
+// The bytes the server holds for one call's pools together. An upload named twice counts once:
+// decoding takes it at its first use and rejects the second with INVALID_ARGUMENT, which is the
+// answer such a request should get, not one about bytes it would never take.
+class CallPoolBytes {
+ public:
+  explicit CallPoolBytes(Session& session) : session_(session) {}
+  void add(const wire::Memory& pool) {
+    if (pool.kind_case() == wire::Memory::kBulkTransferId) {
+      if (std::find(uploads_.begin(), uploads_.end(), pool.bulk_transfer_id()) != uploads_.end()) return;
+      uploads_.push_back(pool.bulk_transfer_id());
+    }
+    bytes_ += serverAllocatedBytes(session_, pool);
+  }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  Session& session_;
+  std::vector<uint64_t> uploads_;  // few: a call names a handful of pools
+  uint64_t bytes_ = 0;
+};
+
 }  // namespace
 
 wire::MemoryResolver resolverFor(Session& session) {
@@ -99,18 +121,18 @@ wire::MemoryResolver resolverFor(Session& session) {
 }
 
 hal::Status checkServerPoolsCouldFit(Session& session, const wire::Request& request) {
-  uint64_t bytes = 0;
+  CallPoolBytes pools(session);
   for (const wire::RequestMemoryPool& pool : request.pools()) {
-    if (pool.has_memory()) bytes += serverAllocatedBytes(session, pool.memory());
+    if (pool.has_memory()) pools.add(pool.memory());
   }
-  return session.checkPoolsCouldFit(bytes, Session::PoolOrigin::kServerAllocated,
+  return session.checkPoolsCouldFit(pools.bytes(), Session::PoolOrigin::kServerAllocated,
                                     "the request's inline pools and uploads together");
 }
 
 hal::Status checkServerPoolsCouldFit(Session& session, const wire::Model& model) {
-  uint64_t bytes = 0;
-  for (const wire::Memory& pool : model.pools()) bytes += serverAllocatedBytes(session, pool);
-  return session.checkPoolsCouldFit(bytes, Session::PoolOrigin::kServerAllocated,
+  CallPoolBytes pools(session);
+  for (const wire::Memory& pool : model.pools()) pools.add(pool);
+  return session.checkPoolsCouldFit(pools.bytes(), Session::PoolOrigin::kServerAllocated,
                                     "the model's inline pools and uploads together");
 }
 

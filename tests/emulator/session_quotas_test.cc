@@ -471,6 +471,17 @@ TEST(ServerPoolMemoryTest, PoolsOfOneCallThatTogetherCouldNeverFitArePersistent)
   // What fits together passes: the upload with a small output pool.
   const grpc::Status fits = execute(*stub, session, prepared, twoInOneOut(8, uploaded), &response);
   EXPECT_TRUE(fits.ok()) << fits.error_message();
+
+  // An upload named by two pools counts once: the request is malformed (an upload serves one
+  // use), not too large.
+  ASSERT_TRUE(uploadBulk(*stub, session, 768 << 10, &upload).ok());
+  uploaded.set_bulk_transfer_id(upload);
+  wire::Request twice = twoInOneOut(8, uploaded);
+  *twice.mutable_pools(1)->mutable_memory() = uploaded;
+  const grpc::Status namedTwice = execute(*stub, session, prepared, twice, &response);
+  ASSERT_FALSE(namedTwice.ok());
+  EXPECT_EQ(wire::fromGrpcStatus(namedTwice).code, ErrorStatus::INVALID_ARGUMENT) << namedTwice.error_message();
+  EXPECT_THAT(namedTwice.error_message(), HasSubstr("bulk_transfer_id " + std::to_string(upload)));
 }
 
 TEST(ServerPoolMemoryTest, ClientsTogetherCannotHaveTheServerAllocateMoreThanItsPoolMemory) {
