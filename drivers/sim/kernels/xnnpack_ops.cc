@@ -120,6 +120,17 @@ bool packableWeights(const OperationContext& context) {
          context.output(0).type == OperandType::TENSOR_QUANT8_ASYMM;
 }
 
+// XNNPACK's quantized convolutions and fully-connected layers requantize by one factor, input
+// scale × filter scale / output scale (computed as it does, in float), which must lie in
+// [2^-32, 256). Above that it declines; below it, which NNAPI allows (every product then rounds to
+// nothing and the output is the bias's and zero point's alone), Debian's build asserts and aborts
+// the process: the wire fuzzer killed the server with such a FULLY_CONNECTED. Both are left to the
+// kernel's own loop.
+bool xnnpackRequantizes(const Tensor& input, const Tensor& filter, const Tensor& output) {
+  const float scale = input.scale * filter.scale / output.scale;
+  return scale >= 0x1.0p-32f && scale < 256.0f;
+}
+
 }  // namespace
 
 bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution& c) {
@@ -156,6 +167,7 @@ bool runConvolutionOnXnnpack(OperationContext& context, const XnnpackConvolution
                                                   output.asMutable<float>(), nullptr);
         });
   }
+  if (!xnnpackRequantizes(input, filter, output)) return false;
   const QuantRange range = activationRange(c.activation, output);
   return runCached(
       context, geometry,
@@ -200,6 +212,7 @@ bool runFullyConnectedOnXnnpack(OperationContext& context, uint32_t batches, Fus
           return xnn_setup_fully_connected_nc_f32(op, batches, in.as<float>(), output.asMutable<float>(), nullptr);
         });
   }
+  if (!xnnpackRequantizes(input, weights, output)) return false;
   const QuantRange range = activationRange(activation, output);
   return runCached(
       context, geometry,

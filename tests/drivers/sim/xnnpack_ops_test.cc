@@ -250,6 +250,25 @@ TEST(XnnpackOpsTest, GroupedConvolutionQuant8) { expectFastPathAgrees(grouped(kQ
 TEST(XnnpackOpsTest, FullyConnectedFloat32) { expectFastPathAgrees(fullyConnected(kFloat)); }
 TEST(XnnpackOpsTest, FullyConnectedQuant8) { expectFastPathAgrees(fullyConnected(kQuant)); }
 
+// A requantization scale (input × filter / output) under XNNPACK's 2^-32 is legal in NNAPI: every
+// product rounds to nothing, leaving the output's zero point. Debian's XNNPACK aborts the process
+// on one (the wire fuzzer killed the server with a FULLY_CONNECTED so), so such layers stay on the
+// simulator's loops.
+TEST(XnnpackOpsTest, ARequantizationScaleBelowXnnpacksRangeStaysOnTheSimulatorsLoops) {
+  for (Layer layer : {convolution(kQuant), depthwise(kQuant), grouped(kQuant), fullyConnected(kQuant)}) {
+    SCOPED_TRACE(static_cast<int>(layer.type));
+    layer.input.scale = layer.weights.scale = std::ldexp(1.0f, -20);
+    layer.bias.scale = std::ldexp(1.0f, -40);  // input × filter, as NNAPI requires
+    layer.output.scale = 1.0f;
+    expectFastPathAgrees(layer);
+    const hal::SharedPreparedModel prepared = prepare(buildLayer(layer, /*constantWeights=*/true));
+    ASSERT_NE(prepared, nullptr);
+    const std::vector<uint8_t> input = deterministicBytes(kQuant, hal::elementCount(layer.input.dimensions), 5);
+    const std::vector<uint8_t> output = execute(prepared, {input}, outputBytes(layer));
+    EXPECT_EQ(output, std::vector<uint8_t>(outputBytes(layer), uint8_t(layer.output.zeroPoint)));
+  }
+}
+
 // Operations without weights (pooling, quantized ADD/SUB/MUL): the kernel run with an operation
 // state (XNNPACK) against the same kernel without one (its own loops).
 struct DirectOperation {
