@@ -116,14 +116,14 @@ Status prepareConv(OperationContext& context) {
 // Visits each filter tap that lands inside the input for one output pixel.
 template <typename Fn>
 inline void forEachTap(const ConvGeometry& g, uint32_t oy, uint32_t ox, Fn&& fn) {
-  const int32_t y0 = int32_t(oy * g.window.strideHeight) - int32_t(g.window.height.before);
-  const int32_t x0 = int32_t(ox * g.window.strideWidth) - int32_t(g.window.width.before);
+  const int64_t y0 = windowStart(oy, g.window.strideHeight, g.window.height.before);
+  const int64_t x0 = windowStart(ox, g.window.strideWidth, g.window.width.before);
   for (uint32_t fy = 0; fy < g.window.filterHeight; ++fy) {
-    const int32_t iy = y0 + int32_t(fy * g.window.dilationHeight);
-    if (iy < 0 || iy >= int32_t(g.inHeight)) continue;
+    const int64_t iy = y0 + int64_t{fy} * g.window.dilationHeight;
+    if (iy < 0 || iy >= int64_t{g.inHeight}) continue;
     for (uint32_t fx = 0; fx < g.window.filterWidth; ++fx) {
-      const int32_t ix = x0 + int32_t(fx * g.window.dilationWidth);
-      if (ix < 0 || ix >= int32_t(g.inWidth)) continue;
+      const int64_t ix = x0 + int64_t{fx} * g.window.dilationWidth;
+      if (ix < 0 || ix >= int64_t{g.inWidth}) continue;
       fn(fy, fx, uint32_t(iy), uint32_t(ix));
     }
   }

@@ -119,11 +119,11 @@ void runGrouped(const OperationContext& context, const GroupedGeometry& g, const
           const uint32_t firstIn = (oc / outPerGroup) * inPerGroup;
           double acc = 0;
           for (uint32_t fy = 0; fy < g.window.filterHeight; ++fy) {
-            const int32_t iy = int32_t(oy * g.window.strideHeight + fy) - int32_t(g.window.height.before);
-            if (iy < 0 || iy >= int32_t(g.inHeight)) continue;
+            const int64_t iy = windowStart(oy, g.window.strideHeight, g.window.height.before) + fy;
+            if (iy < 0 || iy >= int64_t{g.inHeight}) continue;
             for (uint32_t fx = 0; fx < g.window.filterWidth; ++fx) {
-              const int32_t ix = int32_t(ox * g.window.strideWidth + fx) - int32_t(g.window.width.before);
-              if (ix < 0 || ix >= int32_t(g.inWidth)) continue;
+              const int64_t ix = windowStart(ox, g.window.strideWidth, g.window.width.before) + fx;
+              if (ix < 0 || ix >= int64_t{g.inWidth}) continue;
               const size_t pixel = ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.inDepth + firstIn;
               const W* tap = w + ((size_t(oc) * g.window.filterHeight + fy) * g.window.filterWidth + fx) * inPerGroup;
               for (uint32_t ic = 0; ic < inPerGroup; ++ic) acc += inputValue(in, pixel + ic) * double(tap[ic]);
@@ -192,7 +192,9 @@ Status validateTransposeConv(const OperationContext& context) {
 struct TransposeGeometry {
   uint32_t batches, inHeight, inWidth, inDepth, outHeight, outWidth, outDepth;
   uint32_t filterHeight, filterWidth, strideHeight, strideWidth;
-  int32_t padTop, padLeft;
+  // 64-bit, as are the positions computed with them: a stride and a padding may each be near
+  // INT32_MAX (the fuzzers found the 32-bit forms overflowing).
+  int64_t padTop, padLeft;
   FusedActivation activation;
 };
 
@@ -227,9 +229,9 @@ Status transposeGeometry(const OperationContext& context, TransposeGeometry* g) 
   g->strideWidth = context.scalar<int32_t>(5);
   g->strideHeight = context.scalar<int32_t>(6);
   // The padding that makes the given output size come out; SAME splits it, VALID has none.
-  auto head = [&](uint32_t in, uint32_t stride, uint32_t filter, uint32_t out) {
+  auto head = [&](uint32_t in, uint32_t stride, uint32_t filter, uint32_t out) -> int64_t {
     if (scheme != PaddingScheme::SAME) return 0;
-    const int32_t total = std::max(0, int32_t((in - 1) * stride + filter) - int32_t(out));
+    const int64_t total = std::max<int64_t>(0, int64_t{in - 1} * stride + filter - int64_t{out});
     return total / 2;
   };
   g->padTop = head(g->inHeight, g->strideHeight, g->filterHeight, g->outHeight);
@@ -255,11 +257,11 @@ void runTransposeConv(const OperationContext& context, const TransposeGeometry& 
       for (uint32_t ix = 0; ix < g.inWidth; ++ix) {
         const size_t pixel = ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.inDepth;
         for (uint32_t fy = 0; fy < g.filterHeight; ++fy) {
-          const int32_t oy = int32_t(iy * g.strideHeight + fy) - g.padTop;
-          if (oy < 0 || oy >= int32_t(g.outHeight)) continue;
+          const int64_t oy = int64_t{iy} * g.strideHeight + fy - g.padTop;
+          if (oy < 0 || oy >= int64_t{g.outHeight}) continue;
           for (uint32_t fx = 0; fx < g.filterWidth; ++fx) {
-            const int32_t ox = int32_t(ix * g.strideWidth + fx) - g.padLeft;
-            if (ox < 0 || ox >= int32_t(g.outWidth)) continue;
+            const int64_t ox = int64_t{ix} * g.strideWidth + fx - g.padLeft;
+            if (ox < 0 || ox >= int64_t{g.outWidth}) continue;
             double* out = &acc[((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.outDepth];
             for (uint32_t oc = 0; oc < g.outDepth; ++oc) {
               const W* tap = w + ((size_t(oc) * g.filterHeight + fy) * g.filterWidth + fx) * g.inDepth;

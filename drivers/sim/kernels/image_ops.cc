@@ -256,12 +256,12 @@ Status executeL2Pool(OperationContext& context) {
     for (uint32_t oy = 0; oy < out.dim(1); ++oy)
       for (uint32_t ox = 0; ox < out.dim(2); ++ox)
         for (uint32_t c = 0; c < out.dim(3); ++c, ++index) {
-          const int32_t y0 = int32_t(oy * w.strideHeight) - int32_t(w.height.before);
-          const int32_t x0 = int32_t(ox * w.strideWidth) - int32_t(w.width.before);
+          const int64_t y0 = windowStart(oy, w.strideHeight, w.height.before);
+          const int64_t x0 = windowStart(ox, w.strideWidth, w.width.before);
           float sum = 0;
-          int32_t count = 0;
-          for (int32_t iy = std::max(0, y0); iy < std::min(int32_t(in.dim(1)), y0 + int32_t(w.filterHeight)); ++iy)
-            for (int32_t ix = std::max(0, x0); ix < std::min(int32_t(in.dim(2)), x0 + int32_t(w.filterWidth)); ++ix) {
+          int64_t count = 0;
+          for (int64_t iy = std::max<int64_t>(0, y0); iy < std::min<int64_t>(in.dim(1), y0 + w.filterHeight); ++iy)
+            for (int64_t ix = std::max<int64_t>(0, x0); ix < std::min<int64_t>(in.dim(2), x0 + w.filterWidth); ++ix) {
               const float v = x[((size_t(b) * in.dim(1) + iy) * in.dim(2) + ix) * in.dim(3) + c];
               sum += v * v;
               ++count;

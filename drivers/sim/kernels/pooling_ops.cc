@@ -66,20 +66,22 @@ void runPool(const OperationContext& context, const PoolGeometry& g, Acc init, A
   std::vector<Acc> acc(g.depth);
   for (uint32_t b = 0; b < g.batches; ++b) {
     for (uint32_t oy = 0; oy < g.outHeight; ++oy) {
-      const int32_t y0 = int32_t(oy * g.window.strideHeight) - int32_t(g.window.height.before);
-      const int32_t yBegin = std::max(0, y0);
-      const int32_t yEnd = std::min(int32_t(g.inHeight), y0 + int32_t(g.window.filterHeight));
+      const int64_t y0 = windowStart(oy, g.window.strideHeight, g.window.height.before);
+      const int64_t yBegin = std::max<int64_t>(0, y0);
+      const int64_t yEnd = std::min<int64_t>(g.inHeight, y0 + g.window.filterHeight);
       for (uint32_t ox = 0; ox < g.outWidth; ++ox) {
-        const int32_t x0 = int32_t(ox * g.window.strideWidth) - int32_t(g.window.width.before);
-        const int32_t xBegin = std::max(0, x0);
-        const int32_t xEnd = std::min(int32_t(g.inWidth), x0 + int32_t(g.window.filterWidth));
+        const int64_t x0 = windowStart(ox, g.window.strideWidth, g.window.width.before);
+        const int64_t xBegin = std::max<int64_t>(0, x0);
+        const int64_t xEnd = std::min<int64_t>(g.inWidth, x0 + g.window.filterWidth);
         std::fill(acc.begin(), acc.end(), init);
-        for (int32_t iy = yBegin; iy < yEnd; ++iy) {
-          for (int32_t ix = xBegin; ix < xEnd; ++ix) {
+        for (int64_t iy = yBegin; iy < yEnd; ++iy) {
+          for (int64_t ix = xBegin; ix < xEnd; ++ix) {
             accumulate(acc.data(), in + ((size_t(b) * g.inHeight + iy) * g.inWidth + ix) * g.depth);
           }
         }
-        const int32_t count = std::max(0, yEnd - yBegin) * std::max(0, xEnd - xBegin);
+        // At most the input's pixels: within int32.
+        const auto count =
+            static_cast<int32_t>(std::max<int64_t>(0, yEnd - yBegin) * std::max<int64_t>(0, xEnd - xBegin));
         emit(((size_t(b) * g.outHeight + oy) * g.outWidth + ox) * g.depth, acc.data(), count);
       }
     }

@@ -4,8 +4,6 @@ namespace nnremote::sim {
 
 Status validateWindowOperands(const OperationContext& context, size_t first, bool explicitPadding) {
   const size_t count = windowOperandCount(explicitPadding);
-  for (size_t i = first; i < first + count; ++i) {
-  }
   if (!explicitPadding && context.hasValue(first)) {
     const int32_t scheme = context.scalar<int32_t>(first);
     if (scheme != static_cast<int32_t>(PaddingScheme::SAME) &&

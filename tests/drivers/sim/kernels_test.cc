@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "drivers/sim/kernels/kernel_utils.h"
 #include "drivers/sim/operation_registry.h"
 #include "drivers/sim/sim_device.h"
@@ -563,6 +565,64 @@ TEST(TransposeConvTest, ABiasShorterThanTheOutputChannelsIsRefused) {
   auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
   ASSERT_FALSE(outcome.ok());
   EXPECT_THAT(outcome.error().message, ::testing::HasSubstr("must have one entry for each of the 2 output channels"));
+}
+
+// Found by the wire and model_validation fuzzers: strides and paddings near INT32_MAX overflowed
+// the 32-bit arithmetic placing a window in the input (and TRANSPOSE_CONV_2D's implicit padding).
+// A 3 x 3 input padded by INT32_MAX on every side, stride INT32_MAX, 1 x 1 window: a 3 x 3 output
+// whose centre alone has its window inside the input, on pixel (0, 0).
+TEST(WindowTest, StridesAndPaddingsNearInt32MaxPlaceWindowsExactly) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  const std::vector<uint8_t> input = hal::toBytes<float>({5, 1, 1, 1, 1, 1, 1, 1, 1});
+  auto window = [&](hal::ModelBuilder& b, std::vector<uint32_t> operands) {
+    for (int i = 0; i < 6; ++i) operands.push_back(b.addInt32(kMax));  // 4 paddings, 2 strides
+    return operands;
+  };
+  // Convolutions of a 1 x 1 filter of 2 and a bias of 0.5: 10.5 at the centre, the bias elsewhere.
+  // The filter as a model input runs the simulator's loop, as a constant XNNPACK's.
+  for (const auto type : {OperationType::CONV_2D, OperationType::DEPTHWISE_CONV_2D, OperationType::GROUPED_CONV_2D}) {
+    for (const bool constantFilter : {false, true}) {
+      SCOPED_TRACE(hal::toString(type) + (constantFilter ? " (constant filter)" : ""));
+      hal::ModelBuilder b;
+      const uint32_t in = b.addInput(kFloat, {1, 3, 3, 1});
+      const uint32_t filter = constantFilter ? b.addConstant(kFloat, {1, 1, 1, 1}, std::vector<float>{2})
+                                             : b.addInput(kFloat, {1, 1, 1, 1});
+      std::vector<uint32_t> operands = window(b, {in, filter, b.addConstant(kFloat, {1}, std::vector<float>{0.5f})});
+      if (type == OperationType::DEPTHWISE_CONV_2D) operands.push_back(b.addInt32(1));   // multiplier
+      if (type == OperationType::GROUPED_CONV_2D) operands.push_back(b.addInt32(1));     // groups
+      operands.push_back(b.addInt32(0));                                                 // no activation
+      if (type == OperationType::GROUPED_CONV_2D) operands.push_back(b.addBool(false));  // NHWC
+      const uint32_t out = b.addOutput(kFloat, {1, 3, 3, 1});
+      b.addOperation(type, operands, {out});
+      std::vector<std::vector<uint8_t>> inputs = {input};
+      if (!constantFilter) inputs.push_back(hal::toBytes<float>({2}));
+      EXPECT_THAT(asFloats(run(b.build(), inputs, 36)),
+                  ElementsAre(0.5f, 0.5f, 0.5f, 0.5f, 10.5f, 0.5f, 0.5f, 0.5f, 0.5f));
+    }
+  }
+  // Pools with a 1 x 1 window: the centre is input pixel (0, 0).
+  for (const auto type : {OperationType::AVERAGE_POOL_2D, OperationType::MAX_POOL_2D, OperationType::L2_POOL_2D}) {
+    SCOPED_TRACE(hal::toString(type));
+    hal::ModelBuilder b;
+    const uint32_t in = b.addInput(kFloat, {1, 3, 3, 1});
+    std::vector<uint32_t> operands = window(b, {in});
+    for (const int32_t last : {1, 1, 0}) operands.push_back(b.addInt32(last));  // filter 1 x 1, no activation
+    const uint32_t out = b.addOutput(kFloat, {1, 3, 3, 1});
+    b.addOperation(type, operands, {out});
+    EXPECT_EQ(asFloats(run(b.build(), {input}, 36)).at(4), 5.0f);
+  }
+  // TRANSPOSE_CONV_2D, SAME, stride INT32_MAX, 2 x 2 to 3 x 3: its implicit padding is near 2^30,
+  // which puts every contribution outside the output; only the bias is left.
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kFloat, {1, 2, 2, 1});
+  const uint32_t out = b.addOutput(kFloat, {1, 3, 3, 1});
+  b.addOperation(OperationType::TRANSPOSE_CONV_2D,
+                 {in, b.addConstant(kFloat, {1, 1, 1, 1}, std::vector<float>{2}),
+                  b.addConstant(kFloat, {1}, std::vector<float>{0.5f}),
+                  b.addConstant(OperandType::TENSOR_INT32, {4}, std::vector<int32_t>{1, 3, 3, 1}),
+                  b.addInt32(/*SAME*/ 1), b.addInt32(kMax), b.addInt32(kMax), b.addInt32(0), b.addBool(false)},
+                 {out});
+  EXPECT_THAT(asFloats(run(b.build(), {hal::toBytes<float>({1, 2, 3, 4})}, 36)), ::testing::Each(0.5f));
 }
 
 // Fuzz finding: quantized ADD with an output scale so small that the rescaling saturates at
