@@ -122,10 +122,10 @@ bool packableWeights(const OperationContext& context) {
 
 // XNNPACK's quantized convolutions and fully-connected layers requantize by one factor, input
 // scale × filter scale / output scale (computed as it does, in float), which must lie in
-// [2^-32, 256). Above that it declines; below it, which NNAPI allows (every product then rounds to
-// nothing and the output is the bias's and zero point's alone), Debian's build asserts and aborts
-// the process: the wire fuzzer killed the server with such a FULLY_CONNECTED. Both are left to the
-// kernel's own loop.
+// [2^-32, 256). Above that it declines; below it, which NNAPI allows (every accumulator, bias
+// included, then rounds to nothing, leaving the output's zero point), Debian's build asserts and
+// aborts the process, which in npu_emulator is the whole server (found by the wire fuzzer, with a
+// FULLY_CONNECTED). Both are left to the kernel's own loop.
 bool xnnpackRequantizes(const Tensor& input, const Tensor& filter, const Tensor& output) {
   const float scale = input.scale * filter.scale / output.scale;
   return scale >= 0x1.0p-32f && scale < 256.0f;

@@ -251,8 +251,8 @@ TEST(XnnpackOpsTest, FullyConnectedFloat32) { expectFastPathAgrees(fullyConnecte
 TEST(XnnpackOpsTest, FullyConnectedQuant8) { expectFastPathAgrees(fullyConnected(kQuant)); }
 
 // A requantization scale (input × filter / output) under XNNPACK's 2^-32 is legal in NNAPI: every
-// product rounds to nothing, leaving the output's zero point. Debian's XNNPACK aborts the process
-// on one (the wire fuzzer killed the server with a FULLY_CONNECTED so), so such layers stay on the
+// accumulator rounds to nothing, leaving the output's zero point. Debian's XNNPACK aborts the
+// process on one (the wire fuzzer found it with a FULLY_CONNECTED), so such layers stay on the
 // simulator's loops.
 TEST(XnnpackOpsTest, ARequantizationScaleBelowXnnpacksRangeStaysOnTheSimulatorsLoops) {
   for (Layer layer : {convolution(kQuant), depthwise(kQuant), grouped(kQuant), fullyConnected(kQuant)}) {
