@@ -1,6 +1,7 @@
 #include "farm/etcd_client.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "absl/strings/str_split.h"
 
@@ -20,8 +21,13 @@ bool memberUnreachable(const grpc::Status& status) {
 
 }  // namespace
 
-bool worthAskingAgain(const hal::Error& error, std::chrono::steady_clock::time_point giveUp) {
-  return error.code == hal::ErrorStatus::DEVICE_UNAVAILABLE && std::chrono::steady_clock::now() < giveUp;
+bool waitToAskAgain(const hal::Error& error, std::chrono::steady_clock::time_point giveUp) {
+  constexpr std::chrono::milliseconds kPause{100};
+  if (error.code != hal::ErrorStatus::DEVICE_UNAVAILABLE) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (now >= giveUp) return false;
+  std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kPause, giveUp - now));
+  return std::chrono::steady_clock::now() < giveUp;
 }
 
 hal::Status checkEndpoint(absl::string_view endpoint) {

@@ -89,8 +89,9 @@ class EtcdClient {
 
 // Whether a failed etcd call is worth making again for a caller who waits until `giveUp`: no
 // member answered it (DEVICE_UNAVAILABLE: one may be down, or a leader being elected), and
-// there is time left.
-bool worthAskingAgain(const hal::Error& error, std::chrono::steady_clock::time_point giveUp);
+// there is time left. If so, first waits a moment (at most 100 ms, never past `giveUp`): a member
+// without a leader refuses at once, and asking again at once would spin until one is elected.
+bool waitToAskAgain(const hal::Error& error, std::chrono::steady_clock::time_point giveUp);
 
 // INVALID_ARGUMENT unless `endpoint` is HOST:PORT.
 hal::Status checkEndpoint(absl::string_view endpoint);

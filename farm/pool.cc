@@ -178,7 +178,7 @@ hal::Result<std::unique_ptr<DeviceClaim>> claimDevice(const PoolTarget& target, 
     claim->lease_ = 0;
     // A registry that did not answer may answer the next round; the caller's wait says how long
     // to keep asking.
-    if (!worthAskingAgain(claimed.error(), giveUp)) return claimed.error();
+    if (!waitToAskAgain(claimed.error(), giveUp)) return claimed.error();
     if (options.onUnanswered) options.onUnanswered(claimed.error());
   }
 }

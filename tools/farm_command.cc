@@ -63,7 +63,7 @@ int runFarmWait() {
   for (;;) {
     auto devices = farm::listPool(*query->etcd, query->pool);
     // An etcd that does not answer now (a member down, a leader being elected) may answer later.
-    if (!devices.ok() && farm::worthAskingAgain(devices.error(), giveUp)) continue;
+    if (!devices.ok() && farm::waitToAskAgain(devices.error(), giveUp)) continue;
     if (!devices.ok()) return fail("farm wait", devices.error());
     if (devices->size() >= wanted) {
       std::cout << devices->size() << " device" << (devices->size() == 1 ? "" : "s") << " up in pool '"
@@ -79,7 +79,7 @@ int runFarmWait() {
     }
     // Woken by the pool's next change, through an etcd Watch.
     if (auto changed = query->etcd->waitForChange(farm::poolPrefix(query->pool), query->etcd->lastRevision(), left);
-        !changed.ok() && !farm::worthAskingAgain(changed.error(), giveUp)) {
+        !changed.ok() && !farm::waitToAskAgain(changed.error(), giveUp)) {
       return fail("farm wait", changed.error());
     }
   }
