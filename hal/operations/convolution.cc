@@ -21,6 +21,23 @@ Status expectAllPresent(const OperationOperands& operands) {
   return {};
 }
 
+// The geometry inputs every windowed operation starts with: explicit padding (left, right, top,
+// bottom) or the implicit padding scheme, then the two strides, then the operation's own `rest`.
+std::vector<Slot> windowSlots(bool explicitPadding, std::vector<Slot> rest) {
+  std::vector<Slot> slots;
+  if (explicitPadding) {
+    slots = {{T::INT32, "padding left"},
+             {T::INT32, "padding right"},
+             {T::INT32, "padding top"},
+             {T::INT32, "padding bottom"}};
+  } else {
+    slots = {{T::INT32, "padding scheme"}};
+  }
+  slots.insert(slots.end(), {{T::INT32, "stride width"}, {T::INT32, "stride height"}});
+  slots.insert(slots.end(), rest.begin(), rest.end());
+  return slots;
+}
+
 // The trailing optional inputs of the convolutions: none, the NCHW layout flag (FL3), or the
 // layout flag followed by the two dilation factors (FL3).
 Result<Version> expectLayoutAndDilation(const OperationOperands& operands, size_t first) {
@@ -114,16 +131,10 @@ Result<Version> validateConvolution(const OperationOperands& operands, bool dept
   const uint32_t channelDim = depthwise ? 3 : 0;
   NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, channelDim));
   const bool explicitPadding = operands.inputCount() >= 10 + extra && operands.inputType(7 + extra) == T::INT32;
-  std::vector<Slot> params;
-  if (explicitPadding) {
-    params = {{T::INT32, "padding left"}, {T::INT32, "padding right"}, {T::INT32, "padding top"},
-              {T::INT32, "padding bottom"}};
-  } else {
-    params = {{T::INT32, "padding scheme"}};
-  }
-  params.insert(params.end(), {{T::INT32, "stride width"}, {T::INT32, "stride height"}});
-  if (depthwise) params.push_back({T::INT32, "depth multiplier"});
-  params.push_back({T::INT32, "activation"});
+  std::vector<Slot> own;
+  if (depthwise) own.push_back({T::INT32, "depth multiplier"});
+  own.push_back({T::INT32, "activation"});
+  const std::vector<Slot> params = windowSlots(explicitPadding, own);
   NN_RETURN_IF_ERROR(expectInputSlots(operands, 3, params));
   NN_ASSIGN_OR_RETURN(Version options, expectLayoutAndDilation(operands, 3 + params.size()));
   NN_RETURN_IF_ERROR(expectConvShapes(operands, channelDim));
@@ -152,26 +163,10 @@ Result<Version> validateGroupedConv2d(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectInputCountIn(operands, {9, 12}));
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 0));
-  if (operands.inputCount() == 12) {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::INT32, "padding left"},
-                                     {T::INT32, "padding right"},
-                                     {T::INT32, "padding top"},
-                                     {T::INT32, "padding bottom"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "group count"},
-                                     {T::INT32, "activation"},
-                                     {T::BOOL, "layout"}}));
-  } else {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::INT32, "padding scheme"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "group count"},
-                                     {T::INT32, "activation"},
-                                     {T::BOOL, "layout"}}));
-  }
+  NN_RETURN_IF_ERROR(
+      expectInputSlots(operands, 3,
+                       windowSlots(operands.inputCount() == 12,
+                                   {{T::INT32, "group count"}, {T::INT32, "activation"}, {T::BOOL, "layout"}})));
   NN_RETURN_IF_ERROR(expectConvShapes(operands, 0));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return later(version, kFL3);
@@ -185,26 +180,12 @@ Result<Version> validateTransposeConv2d(const OperationOperands& operands) {
   NN_RETURN_IF_ERROR(expectInputCountIn(operands, {9, 11}));
   NN_RETURN_IF_ERROR(expectOutputCount(operands, 1));
   NN_ASSIGN_OR_RETURN(Version version, expectConvTensors(operands, 0));
-  if (operands.inputCount() == 11) {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::INT32, "padding left"},
-                                     {T::INT32, "padding right"},
-                                     {T::INT32, "padding top"},
-                                     {T::INT32, "padding bottom"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "activation"},
-                                     {T::BOOL, "layout"}}));
-  } else {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 3,
-                                    {{T::TENSOR_INT32, "output shape"},
-                                     {T::INT32, "padding scheme"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "activation"},
-                                     {T::BOOL, "layout"}}));
-    NN_RETURN_IF_ERROR(expectInputRank(operands, 3, 1, "output shape"));
-  }
+  // Implicit padding puts the output shape before the padding scheme.
+  const bool explicitPadding = operands.inputCount() == 11;
+  std::vector<Slot> params = windowSlots(explicitPadding, {{T::INT32, "activation"}, {T::BOOL, "layout"}});
+  if (!explicitPadding) params.insert(params.begin(), {T::TENSOR_INT32, "output shape"});
+  NN_RETURN_IF_ERROR(expectInputSlots(operands, 3, params));
+  if (!explicitPadding) NN_RETURN_IF_ERROR(expectInputRank(operands, 3, 1, "output shape"));
   NN_RETURN_IF_ERROR(expectConvShapes(operands, 0));
   NN_RETURN_IF_ERROR(expectAllPresent(operands));
   return later(version, kFL3);
@@ -228,26 +209,10 @@ Result<Version> validatePooling(const OperationOperands& operands) {
   const OperandType type = operands.inputType(0);
   Version version = versionOfType(type);
   const bool explicitPadding = operands.inputCount() >= 10;
-  if (explicitPadding) {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 1,
-                                    {{T::INT32, "padding left"},
-                                     {T::INT32, "padding right"},
-                                     {T::INT32, "padding top"},
-                                     {T::INT32, "padding bottom"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "filter width"},
-                                     {T::INT32, "filter height"},
-                                     {T::INT32, "activation"}}));
-  } else {
-    NN_RETURN_IF_ERROR(expectInputSlots(operands, 1,
-                                    {{T::INT32, "padding scheme"},
-                                     {T::INT32, "stride width"},
-                                     {T::INT32, "stride height"},
-                                     {T::INT32, "filter width"},
-                                     {T::INT32, "filter height"},
-                                     {T::INT32, "activation"}}));
-  }
+  NN_RETURN_IF_ERROR(expectInputSlots(
+      operands, 1,
+      windowSlots(explicitPadding,
+                  {{T::INT32, "filter width"}, {T::INT32, "filter height"}, {T::INT32, "activation"}})));
   const size_t layout = explicitPadding ? 10 : 7;
   if (operands.inputCount() > layout) {
     NN_RETURN_IF_ERROR(expectInputType(operands, layout, T::BOOL, "layout"));
