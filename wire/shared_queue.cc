@@ -161,7 +161,7 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   Header& h = header();
   auto gone = []() -> hal::Error { return makeError(ErrorStatus::DEAD_OBJECT) << "the burst's server went away"; };
   if (h.shutDown.load() != 0) return gone();
-  h.requestSize = static_cast<uint32_t>(size);
+  h.requestSize.store(static_cast<uint32_t>(size), std::memory_order_relaxed);
   const uint32_t sequence = h.requestSequence.load(std::memory_order_relaxed) + 1;
   const uint32_t previous = h.responseSequence.load(std::memory_order_acquire);
   std::optional<CpuHandOff> handOff;
@@ -180,11 +180,14 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   const bool answered = waitForChange(h.responseSequence, previous, h.clientSleeping, spin, pollInterval,
                                       [&] { return h.shutDown.load() != 0 || !peerAlive(); });
   if (!answered || h.shutDown.load() != 0) return gone();
-  if (h.responseSequence.load(std::memory_order_acquire) != sequence || h.responseSize > capacity_) {
+  // Read once: a server whose memory is corrupt could change it between a check and a use, and
+  // the caller reads that many bytes.
+  const uint32_t responseSize = h.responseSize.load(std::memory_order_relaxed);
+  if (h.responseSequence.load(std::memory_order_acquire) != sequence || responseSize > capacity_) {
     return makeError(ErrorStatus::GENERAL_FAILURE) << "the shared queue's response does not answer request "
                                                    << sequence;
   }
-  return size_t{h.responseSize};
+  return size_t{responseSize};
 }
 
 // Closing and waking change the request word too, so a server spinning on it, or about to sleep
@@ -207,7 +210,7 @@ bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
     if (!arrived || finished()) return false;
     lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
     learnPace();
-    *size = h.requestSize;
+    *size = h.requestSize.load(std::memory_order_relaxed);
     if (*size <= capacity_) return true;
     respond(0);  // a malformed size from a misbehaving client: answer empty and go on
   }
@@ -238,7 +241,7 @@ SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::at
     }
     lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
     learnPace();
-    *size = h.requestSize;
+    *size = h.requestSize.load(std::memory_order_relaxed);
     if (*size <= capacity_) return Awaited::REQUEST;
     respond(0);  // a malformed size from a misbehaving client: answer empty and go on
   }
@@ -247,7 +250,7 @@ SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::at
 void SharedQueue::respond(size_t size) {
   Header& h = header();
   answeredAt_ = Clock::now();
-  h.responseSize = static_cast<uint32_t>(size);
+  h.responseSize.store(static_cast<uint32_t>(size), std::memory_order_relaxed);
   publish(h.responseSequence, lastRequest_, h.clientSleeping);
 }
 

@@ -106,8 +106,10 @@ class SharedQueue {
     std::atomic<uint32_t> shutDown;          // by the server: no more responses
     std::atomic<uint32_t> serverParked;      // 1: the server serves again only when woken
     uint32_t capacity;
-    uint32_t requestSize;
-    uint32_t responseSize;
+    // Atomic too, though the sequences order them: the peer may be a process whose memory is
+    // corrupt and rewrites them at any time, and each is read once.
+    std::atomic<uint32_t> requestSize;
+    std::atomic<uint32_t> responseSize;
     std::atomic<int32_t> serverThread;  // the thread id of the thread serving the queue (0: none yet)
   };
   static_assert(std::atomic<uint32_t>::is_always_lock_free);

@@ -124,8 +124,11 @@ hal::Result<std::optional<wire::BurstResponse>> ProxyBurst::exchange(const wire:
       lost.code = length.error().code;
       return lost;
     }
+    // Parsed from a private copy, as the server parses requests: a server whose memory is corrupt
+    // (a crashing backend library in its host) could go on writing the shared region.
+    responseBytes_.assign(reinterpret_cast<const char*>(queue_->responseBuffer()), *length);
     wire::BurstResponse response;
-    if (!response.ParseFromArray(queue_->responseBuffer(), static_cast<int>(*length))) {
+    if (!response.ParseFromString(responseBytes_)) {
       return makeError(ErrorStatus::GENERAL_FAILURE) << "a shared-queue response does not parse";
     }
     // A response too large for the queue follows on the stream.

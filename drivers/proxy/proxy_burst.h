@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "hal/i_burst.h"
@@ -72,6 +73,7 @@ class ProxyBurst final : public hal::IBurst, public std::enable_shared_from_this
   mutable std::unique_ptr<grpc::ClientContext> context_;
   mutable std::unique_ptr<Stream> stream_;
   mutable std::unique_ptr<wire::SharedQueue> queue_;
+  mutable std::string responseBytes_;  // a queue response, copied out before it is parsed
   mutable uint64_t generation_ = 0;  // the session the stream belongs to
   mutable bool broken_ = false;
   // The stream broke because the server did not know its session: nothing on it ran.

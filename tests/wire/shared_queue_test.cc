@@ -1,6 +1,7 @@
 // The same-host shared-memory queue between two real processes, and its ways of ending: the
-// client closing, the server shutting down, a peer that is gone, an oversized message; and a
-// client handing its CPU to the server for a call.
+// client closing, the server shutting down, a peer that is gone, an oversized message, an answer
+// that does not fit or answers another request; and a client handing its CPU to the server for a
+// call.
 #include "wire/shared_queue.h"
 
 #include <gmock/gmock.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -116,6 +118,33 @@ TEST(SharedQueueTest, OversizedMessagesAndBadRegionsAreRefused) {
   EXPECT_THAT(tooBig.error().message, HasSubstr("exceeds the shared queue's 64 bytes"));
   auto missing = SharedQueue::open("/nnremote-no-such-queue", 4096);
   EXPECT_FALSE(missing.ok());
+}
+
+// The server may be a backend host whose library corrupts its memory: an answer that claims more
+// than the queue holds, or answers another request, is an error, never bytes to read.
+TEST(SharedQueueTest, AnAnswerBeyondTheQueueOrToAnotherRequestIsAnError) {
+  auto server = SharedQueue::create(64);
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok());
+  std::atomic<bool> stop{false};
+  std::thread serving([&] {
+    size_t size = 0;
+    if (!(*server)->awaitRequest(&size, stop)) return;
+    (*server)->respond(65);  // one byte past the response area
+    if (!(*server)->awaitRequest(&size, stop)) return;
+    SharedQueue::Header& header = (*server)->header();
+    header.responseSize.store(1);
+    header.responseSequence.store(header.requestSequence.load() + 7);  // not the request's number
+  });
+  auto oversized = (*client)->call(1, [] { return true; });
+  ASSERT_FALSE(oversized.ok());
+  EXPECT_EQ(oversized.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(oversized.error().message, HasSubstr("does not answer request 1"));
+  auto misnumbered = (*client)->call(
+      1, [] { return true; }, std::chrono::milliseconds(5));
+  serving.join();
+  ASSERT_FALSE(misnumbered.ok());
+  EXPECT_THAT(misnumbered.error().message, HasSubstr("does not answer request 2"));
 }
 
 TEST(SharedQueueTest, TheQueueIsPrivateAndItsNameGoesOnceBothSidesHaveIt) {
