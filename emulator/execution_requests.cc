@@ -5,6 +5,7 @@
 
 #include "emulator/wire_traffic.h"
 #include "hal/operand_types.h"
+#include "hal/validation.h"
 #include "hal/vlog.h"
 #include "wire/grpc_status.h"
 
@@ -205,9 +206,12 @@ hal::Result<ValidatedExecution> validateExecution(Session& session, PreparedMode
   return v;
 }
 
-void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
-                     wire::ExecutionOutcome* described) {
+namespace {
+
+// describeOutcome once the outcome is known to be well formed.
+void describeWellFormed(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                        const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
+                        wire::ExecutionOutcome* described) {
   if (!outcome.ok()) {
     *described->mutable_error() = wire::toWire(outcome.error());
     return;
@@ -218,6 +222,21 @@ void describeOutcome(Session& session, const wire::Request& wireRequest, const h
   collectOutputs(session, wireRequest, request, model, *outcome, described);
 }
 
+}  // namespace
+
+void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
+                     wire::ExecutionOutcome* described) {
+  // A device's answer with broken output shapes (a backend library's bug) is its failure: clients
+  // size buffers and report sizes from those shapes.
+  if (hal::Status valid = hal::validateExecutionOutcome(outcome, model.main.operands, model.main.outputIndexes);
+      !valid.ok()) {
+    *described->mutable_error() = wire::toWire(valid.error());
+    return;
+  }
+  describeWellFormed(session, wireRequest, request, model, outcome, described);
+}
+
 hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                                            const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome) {
   NN_VLOG(EXECUTION) << "session " << session.id() << " execution: " << model.main.operations.size() << " operations, "
@@ -226,9 +245,10 @@ hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request
                      << (outcome.ok() && outcome->timing.timeOnDevice.has_value()
                              ? ", device " + std::to_string(outcome->timing.timeOnDevice->count() / 1000) + " us"
                              : std::string());
+  NN_RETURN_IF_ERROR(hal::validateExecutionOutcome(outcome, model.main.operands, model.main.outputIndexes));
   if (!outcome.ok()) return outcome.error();
   wire::ExecuteResponse response;
-  describeOutcome(session, wireRequest, request, model, outcome, response.mutable_outcome());
+  describeWellFormed(session, wireRequest, request, model, outcome, response.mutable_outcome());
   return response;
 }
 }  // namespace nnremote::emulator

@@ -8,6 +8,8 @@
 #ifndef NNREMOTE_HAL_VALIDATION_H_
 #define NNREMOTE_HAL_VALIDATION_H_
 
+#include "hal/i_execution.h"
+#include "hal/result.h"
 #include "hal/types.h"
 
 namespace nnremote::hal {
@@ -36,6 +38,14 @@ std::vector<Version> operationFeatureLevels(const Model& model);
 // bounds, and argument dimensions against the model's operand dimensions.
 Status validateRequestForModel(const Request& request, const Model& model,
                                bool allowPointers = true);
+
+// Checks the output shapes a device answered an execution with, by AOSP's rules for a driver's
+// answer: on success, none or one per output, each sufficient, and a tensor's with its
+// dimensions; with OUTPUT_INSUFFICIENT_SIZE, one per output and at least one not sufficient. With
+// any other error the shapes mean nothing and are not checked. `outputs` are the execution's
+// outputs as indexes into `operands`. A broken answer is the device's failure: GENERAL_FAILURE.
+Status validateExecutionOutcome(const Result<ExecutionOutcome>& outcome, const std::vector<Operand>& operands,
+                                const std::vector<uint32_t>& outputs);
 
 // The operand a memory-domain buffer stands for: what all its roles agree on.
 struct BufferOperand {

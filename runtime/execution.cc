@@ -282,6 +282,10 @@ int Execution::finishComputation(const hal::Result<hal::ExecutionOutcome>& outco
 }
 
 int Execution::finishComputationLocked(const hal::Result<hal::ExecutionOutcome>& outcome, const char* function) {
+  // As Android's runtime: a driver's answer with broken output shapes is the driver's failure.
+  if (hal::Status valid = hal::validateExecutionOutcome(outcome, main_.operands, main_.outputIndexes); !valid.ok()) {
+    return finishComputationLocked(valid.error(), function);
+  }
   state_ = State::COMPLETED;
   // Memories from descriptors hold what a successful computation wrote, and nothing after a failure.
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -318,6 +322,10 @@ int Execution::finishComputationLocked(const hal::Result<hal::ExecutionOutcome>&
 
 hal::Result<hal::ExecutionOutcome> Execution::withCpuFallback(const Call& c,
                                                               hal::Result<hal::ExecutionOutcome> outcome) const {
+  // A broken answer (finishComputationLocked) is a failure the CPU may answer instead.
+  if (hal::Status valid = hal::validateExecutionOutcome(outcome, main_.operands, main_.outputIndexes); !valid.ok()) {
+    outcome = valid.error();
+  }
   if (outcome.ok() || outcome.error().code == hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE ||
       !compilation_->fallsBackToCpu()) {
     return outcome;

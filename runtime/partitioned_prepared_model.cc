@@ -61,6 +61,11 @@ class StepRunner {
         }
       }
       auto outcome = prepared.prepared->execute(request, hal::MeasureTiming::NO, deadline, loopTimeout);
+      // As Android's runtime: a driver's answer with broken output shapes is the driver's failure.
+      if (hal::Status wellFormed = hal::validateExecutionOutcome(outcome, model_.main.operands, step.outputs);
+          !wellFormed.ok()) {
+        outcome = wellFormed.error();
+      }
       if (!outcome.ok() && outcome.error().code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
         outcome = onCpuInstead(prepared, index, request, outcome.error(), loopTimeout);
         if (!outcome.ok() && outcome.error().code != hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) return outcome.error();
@@ -68,10 +73,21 @@ class StepRunner {
       if (outcome.ok()) {
         for (size_t k = 0; k < step.outputs.size(); ++k) {
           const uint32_t output = step.outputs[k];
-          shapes_[output] = outcome->outputShapes[k].dimensions;
+          const hal::Operand& operand = model_.main.operands[output];
+          if (!outcome->outputShapes.empty()) {
+            shapes_[output] = outcome->outputShapes[k].dimensions;
+          } else {  // allowed where the shapes were known: they are the ones given
+            shapes_[output] = place_[output].dimensions.empty() ? operand.dimensions : place_[output].dimensions;
+            if (hal::hasUnspecifiedDimensions(operand.type, shapes_[output])) {
+              return stepError(prepared, index,
+                               hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                                   << "the device answered success with no output shapes, and output " << k
+                                   << " (operand " << output << ") has unknown dimensions");
+            }
+          }
           // Later steps read it with the shape and size it really has.
           place_[output].dimensions = shapes_[output];
-          if (auto bytes = hal::sizeOfData(model_.main.operands[output].type, shapes_[output])) {
+          if (auto bytes = hal::sizeOfData(operand.type, shapes_[output])) {
             place_[output].location.length = *bytes;
           }
         }

@@ -1,7 +1,8 @@
 // A device for tests that refuses what its script says: a decorator (over the simulated
 // NPU, say) that claims not to support some operation types, fails to prepare models with
 // others, with the status given (INVALID_ARGUMENT for a bad argument, GENERAL_FAILURE for a device
-// that fails), and may fail every execution with one status, or hold executions at a gate.
+// that fails), and may fail every execution with one status, hold executions at a gate, or answer
+// successful ones with no output shapes or too few.
 #ifndef NNREMOTE_TESTS_COMMON_SCRIPTED_DEVICE_H_
 #define NNREMOTE_TESTS_COMMON_SCRIPTED_DEVICE_H_
 
@@ -67,6 +68,10 @@ struct DeviceScript {
   hal::ErrorStatus failsToExecute = hal::ErrorStatus::NONE;
   // When set, every execution passes it first.
   std::shared_ptr<ExecutionGate> gate;
+  // What a successful execution answers as its output shapes: what the device computed; none
+  // (which the HAL allows); or, broken answers, one fewer than the outputs, or the first marked
+  // insufficient.
+  enum class Shapes { kComputed, kNone, kOneFewer, kFirstInsufficient } shapesOnSuccess = Shapes::kComputed;
 };
 
 // A prepared model that fails or holds executions as its device's script says; every executor
@@ -74,7 +79,10 @@ struct DeviceScript {
 class ScriptedPreparedModel : public hal::SyncExecutionPreparedModel {
  public:
   ScriptedPreparedModel(hal::SharedPreparedModel inner, const hal::Model& model, const DeviceScript& script)
-      : inner_(std::move(inner)), failsWith_(script.failsToExecute), gate_(script.gate) {
+      : inner_(std::move(inner)),
+        failsWith_(script.failsToExecute),
+        gate_(script.gate),
+        shapesOnSuccess_(script.shapesOnSuccess) {
     for (uint32_t output : model.main.outputIndexes)
       outputShapes_.push_back({model.main.operands[output].dimensions, false});
   }
@@ -82,7 +90,15 @@ class ScriptedPreparedModel : public hal::SyncExecutionPreparedModel {
                                              const hal::OptionalTimePoint& deadline,
                                              const hal::OptionalDuration& loopTimeout) const override {
     if (gate_ != nullptr) gate_->pass();
-    if (failsWith_ == hal::ErrorStatus::NONE) return inner_->execute(request, measure, deadline, loopTimeout);
+    if (failsWith_ == hal::ErrorStatus::NONE) {
+      auto outcome = inner_->execute(request, measure, deadline, loopTimeout);
+      if (outcome.ok() && shapesOnSuccess_ == DeviceScript::Shapes::kNone) outcome->outputShapes.clear();
+      if (outcome.ok() && !outcome->outputShapes.empty()) {
+        if (shapesOnSuccess_ == DeviceScript::Shapes::kOneFewer) outcome->outputShapes.pop_back();
+        if (shapesOnSuccess_ == DeviceScript::Shapes::kFirstInsufficient) outcome->outputShapes[0].isSufficient = false;
+      }
+      return outcome;
+    }
     hal::Error error = hal::makeError(failsWith_) << "scripted to fail every execution";
     if (failsWith_ == hal::ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) error.outputShapes = outputShapes_;
     return error;
@@ -93,6 +109,7 @@ class ScriptedPreparedModel : public hal::SyncExecutionPreparedModel {
   const hal::SharedPreparedModel inner_;
   const hal::ErrorStatus failsWith_;
   const std::shared_ptr<ExecutionGate> gate_;
+  const DeviceScript::Shapes shapesOnSuccess_;
   std::vector<hal::OutputShape> outputShapes_;
 };
 
@@ -127,7 +144,10 @@ class ScriptedDevice : public hal::ForwardingDevice {
     NN_ASSIGN_OR_RETURN(
         hal::SharedPreparedModel prepared,
         ForwardingDevice::prepareModel(model, preference, priority, deadline, modelCache, dataCache, token));
-    if (script_.failsToExecute == hal::ErrorStatus::NONE && script_.gate == nullptr) return prepared;
+    if (script_.failsToExecute == hal::ErrorStatus::NONE && script_.gate == nullptr &&
+        script_.shapesOnSuccess == DeviceScript::Shapes::kComputed) {
+      return prepared;
+    }
     return hal::SharedPreparedModel(std::make_shared<ScriptedPreparedModel>(std::move(prepared), model, script_));
   }
 

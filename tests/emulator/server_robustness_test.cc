@@ -486,6 +486,59 @@ TEST(SessionLifetimeTest, AnExecutionStillRunningWhenItsSessionClosesEndsSafely)
   server->reset();  // waits for the pool's tasks, so the ended execution's last step has run
 }
 
+// A backend's answer whose output shapes break the HAL's rules is that device's failure for the
+// client, by every executor, and the server serves on; an answer with no shapes, which the HAL
+// allows, reaches the client as it is.
+TEST(DeviceAnswerTest, BrokenOutputShapesAreTheDevicesFailureAndNoShapesPassThrough) {
+  auto scripted = [](const char* name, testing::DeviceScript::Shapes shapes) {
+    testing::DeviceScript script;
+    script.name = name;
+    script.shapesOnSuccess = shapes;
+    return std::make_shared<testing::ScriptedDevice>(sim::SimDevice::create(sim::edgeNpuConfig()), script);
+  };
+  auto server = EmulatorServer::start({scripted("broken-shapes", testing::DeviceScript::Shapes::kFirstInsufficient),
+                                       scripted("no-shapes", testing::DeviceScript::Shapes::kNone)},
+                                      "127.0.0.1:0", testing::plainLoopbackOptions());
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto connection = proxy::Connection::connect((*server)->address());
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  ASSERT_TRUE(devices.ok() && devices->size() == 2u);
+  auto prepare = [&](size_t device) {
+    return (*devices)[device]->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW,
+                                            std::nullopt, {}, {}, {});
+  };
+  auto broken = prepare(0);
+  ASSERT_TRUE(broken.ok()) << broken.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+  auto expectDevicesFailure = [](const hal::Result<hal::ExecutionOutcome>& outcome, const char* executor) {
+    ASSERT_FALSE(outcome.ok()) << executor;
+    EXPECT_EQ(outcome.error().code, hal::ErrorStatus::GENERAL_FAILURE) << executor;
+    EXPECT_THAT(outcome.error().message, HasSubstr("the device answered success with output 0 marked insufficient"))
+        << executor;
+  };
+  expectDevicesFailure((*broken)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt), "sync");
+  auto burst = (*broken)->configureExecutionBurst();
+  ASSERT_TRUE(burst.ok());
+  for (int i = 0; i < 2; ++i) {  // the second rides the shared-memory queue
+    expectDevicesFailure((*burst)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt), "burst");
+  }
+  auto reusable = (*broken)->createReusableExecution(io->request, hal::MeasureTiming::NO, std::nullopt);
+  ASSERT_TRUE(reusable.ok());
+  expectDevicesFailure((*reusable)->compute(std::nullopt), "reusable");
+  auto fenced =
+      (*broken)->executeFenced(io->request, {}, hal::MeasureTiming::NO, std::nullopt, std::nullopt, std::nullopt);
+  ASSERT_TRUE(fenced.ok()) << fenced.error().message;
+  EXPECT_EQ(fenced->first.wait(std::chrono::seconds(30)), hal::SyncFence::State::ERROR) << "fenced";
+
+  auto none = prepare(1);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  auto outcome = (*none)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_TRUE(outcome->outputShapes.empty());
+  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+}
+
 // A fence the client created and then released unsignaled can never be signaled: it ends in
 // error, and so does the fenced execution waiting on it. Before, that execution (its request,
 // its prepared model) stayed on the server for good, kept alive by a reference cycle between the

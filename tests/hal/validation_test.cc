@@ -235,5 +235,47 @@ TEST(RequestValidationTest, ArgumentsAgainstTheModel) {
   expectRejected(validateRequestForModel(scalarDims, scalarInput), "given for scalar operand");
 }
 
+// A device's answer to an execution, by AOSP's rules for a driver's answer (ExecutionBuilder's
+// validateOutputShapesFromDriver): a broken one is the device's GENERAL_FAILURE.
+TEST(OutcomeValidationTest, OutputShapesFollowTheHalsRules) {
+  ModelBuilder b;
+  const uint32_t in = b.addInput(OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t sum = b.addOutput(OperandType::TENSOR_FLOAT32, {2});
+  const uint32_t count = b.addOutput(OperandType::INT32, {});
+  b.addOperation(OperationType::ADD, {in, in, b.addInt32(0)}, {sum});
+  b.addOperation(OperationType::ADD, {b.addInt32(1), b.addInt32(2), b.addInt32(0)}, {count});
+  const Model model = b.build();
+  auto check = [&](const Result<ExecutionOutcome>& outcome) {
+    return validateExecutionOutcome(outcome, model.main.operands, model.main.outputIndexes);
+  };
+  auto expectBroken = [&](const Result<ExecutionOutcome>& outcome, const std::string& text) {
+    const Status status = check(outcome);
+    ASSERT_FALSE(status.ok()) << "expected: " << text;
+    EXPECT_EQ(status.error().code, ErrorStatus::GENERAL_FAILURE);
+    EXPECT_THAT(status.error().message, HasSubstr(text));
+  };
+  auto success = [](std::vector<OutputShape> shapes) { return ExecutionOutcome{std::move(shapes), {}, nullptr}; };
+  auto insufficient = [](std::vector<OutputShape> shapes) {
+    Error error = makeError(ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) << "too small";
+    error.outputShapes = std::move(shapes);
+    return error;
+  };
+
+  EXPECT_TRUE(check(success({{{2}, true}, {{}, true}})).ok());
+  EXPECT_TRUE(check(success({})).ok()) << "none: the outputs' shapes were fully specified";
+  expectBroken(success({{{2}, true}}), "the device answered success with 1 output shapes for 2 outputs");
+  expectBroken(success({{{2}, true}, {{}, true}, {{}, true}}), "3 output shapes for 2 outputs");
+  expectBroken(success({{{2}, true}, {{}, false}}), "output 1 marked insufficient");
+  expectBroken(success({{{}, true}, {{}, true}}), "no dimensions for output 0, a tensor");
+
+  EXPECT_TRUE(check(insufficient({{{2}, false}, {{}, true}})).ok());
+  expectBroken(insufficient({}), "OUTPUT_INSUFFICIENT_SIZE with 0 output shapes for 2 outputs (one each)");
+  expectBroken(insufficient({{{2}, true}, {{}, true}}), "every output marked sufficient");
+
+  Error unavailable = makeError(ErrorStatus::DEVICE_UNAVAILABLE) << "gone";
+  unavailable.outputShapes = {{{7}, false}};
+  EXPECT_TRUE(check(unavailable).ok()) << "another status's shapes mean nothing and are not read";
+}
+
 }  // namespace
 }  // namespace nnremote::hal

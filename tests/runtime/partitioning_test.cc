@@ -28,15 +28,19 @@ constexpr OperandType kFloat = OperandType::TENSOR_FLOAT32;
 
 // The simulator as `name`, claiming not to support `refused` operation types (and refusing to
 // prepare them, as a bad argument).
-hal::SharedDevice partialDevice(const std::set<OperationType>& refused, const std::string& name = "partial") {
+hal::SharedDevice partialDevice(const std::set<OperationType>& refused, const std::string& name = "partial",
+                                testing::DeviceScript::Shapes shapes = testing::DeviceScript::Shapes::kComputed) {
   testing::DeviceScript script{name, refused, {}};
+  script.shapesOnSuccess = shapes;
   for (OperationType type : refused) script.failsToPrepare[type] = hal::ErrorStatus::INVALID_ARGUMENT;
   return std::make_shared<testing::ScriptedDevice>(sim::SimDevice::create(sim::edgeNpuConfig()), std::move(script));
 }
 
 struct Devices {
-  explicit Devices(std::set<OperationType> refused)
-      : partial{partialDevice(refused), nullptr, false}, reference{makeReferenceDevice(), nullptr, true} {}
+  explicit Devices(std::set<OperationType> refused,
+                   testing::DeviceScript::Shapes shapes = testing::DeviceScript::Shapes::kComputed)
+      : partial{partialDevice(refused, "partial", shapes), nullptr, false},
+        reference{makeReferenceDevice(), nullptr, true} {}
   RuntimeDevice partial, reference;
 };
 
@@ -94,6 +98,37 @@ TEST(PartitioningTest, WhatTheRemoteDeviceRefusesRunsOnTheReference) {
   ASSERT_TRUE(result.outcome.ok()) << result.outcome.error().message;
   EXPECT_THAT(result.outputs[0], ElementsAre(0, 8, 0, 16));
   EXPECT_THAT(result.outcome->outputShapes[0].dimensions, ElementsAre(4));
+}
+
+// The HAL lets a device answer a success with no output shapes (its outputs were fully
+// specified): the steps after it read its outputs with their declared shapes.
+TEST(PartitioningTest, AStepAnsweredWithoutOutputShapesKeepsTheirDeclaredShapes) {
+  Devices devices({OperationType::RELU}, testing::DeviceScript::Shapes::kNone);
+  const Outcome result = runModel(chain({4}, {4}), {&devices.partial, &devices.reference}, {{-1, 2, -3, 4}}, {4});
+  ASSERT_EQ(result.finished, ANEURALNETWORKS_NO_ERROR);
+  EXPECT_THAT(result.deviceNames, ElementsAre("partial", "nnapi-reference", "partial"));
+  ASSERT_TRUE(result.outcome.ok()) << result.outcome.error().message;
+  EXPECT_THAT(result.outputs[0], ElementsAre(0, 8, 0, 16));
+  EXPECT_THAT(result.outcome->outputShapes[0].dimensions, ElementsAre(4));
+}
+
+// A success whose shapes break the HAL's rules is the device's failure: the step fails, naming
+// it, or runs on the CPU where the compilation may fall back.
+TEST(PartitioningTest, AStepAnsweredWithBrokenOutputShapesIsItsDevicesFailure) {
+  Devices devices({OperationType::RELU}, testing::DeviceScript::Shapes::kFirstInsufficient);
+  Compilation chosen(chain({4}, {4}), {&devices.partial, &devices.reference}, /*explicitDevices=*/true);
+  ASSERT_EQ(chosen.finish(), ANEURALNETWORKS_NO_ERROR);
+  auto io = hal::makeRequest({hal::toBytes<float>({-1, 2, -3, 4})}, {4 * sizeof(float)});
+  ASSERT_TRUE(io.ok());
+  auto failed = chosen.prepared()->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(failed.error().message, HasSubstr("partition step 0 on partial"));
+  EXPECT_THAT(failed.error().message, HasSubstr("output 0 marked insufficient"));
+
+  const Outcome fellBack = runModel(chain({4}, {4}), {&devices.partial, &devices.reference}, {{-1, 2, -3, 4}}, {4});
+  ASSERT_TRUE(fellBack.outcome.ok()) << fellBack.outcome.error().message;
+  EXPECT_THAT(fellBack.outputs[0], ElementsAre(0, 8, 0, 16));
 }
 
 TEST(PartitioningTest, AModelOneRemoteDeviceSupportsWholeIsNotPartitioned) {
