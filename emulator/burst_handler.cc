@@ -66,8 +66,8 @@ hal::Status BurstHandler::execute(const wire::BurstRequest::Execute& execute, wi
   call.cachedPools = &cached;
   NN_ASSIGN_OR_RETURN(ValidatedExecution v, validateExecution(*session_, entry_, call));
   const auto outcome = burst_->execute(v.request, v.measure, v.deadline, v.loopTimeout);
-  describeOutcome(*session_, v.wireRequest(execute.request()), v.request, *entry_.model, outcome,
-                  response->mutable_outcome());
+  (void)describeOutcome(*session_, v.wireRequest(execute.request()), v.request, *entry_.model, outcome,
+                        response->mutable_outcome());  // the response carries any error
   return {};
 }
 

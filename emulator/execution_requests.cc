@@ -224,17 +224,19 @@ void describeWellFormed(Session& session, const wire::Request& wireRequest, cons
 
 }  // namespace
 
-void describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
-                     const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
-                     wire::ExecutionOutcome* described) {
+hal::Status describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
+                            const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
+                            wire::ExecutionOutcome* described) {
   // A device's answer with broken output shapes (a backend library's bug) is its failure: clients
   // size buffers and report sizes from those shapes.
   if (hal::Status valid = hal::validateExecutionOutcome(outcome, model.main.operands, model.main.outputIndexes);
       !valid.ok()) {
     *described->mutable_error() = wire::toWire(valid.error());
-    return;
+    return valid;
   }
   describeWellFormed(session, wireRequest, request, model, outcome, described);
+  if (!outcome.ok()) return outcome.error();
+  return {};
 }
 
 hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request& wireRequest, const hal::Request& request,

@@ -169,19 +169,22 @@ hal::Result<wire::ExecuteFencedResponse> ExecutionRpcs::executeFenced(Session& s
         executionDeadline = launched + *afterFence;
       }
       auto outcome = entry.preparedModel->execute(halRequest, measure, executionDeadline, loopTimeout);
-      if (!outcome.ok()) return finish(outcome.error());
       // As HAL 1.3: timingFenced counts from the fences' signaling (the execution's own timing),
       // timingLaunched from the call, so its time in the driver also counts the wait for them.
-      const hal::Timing fenced = outcome->timing;
-      if (outcome->timing.timeInDriver) {
-        *outcome->timing.timeInDriver += std::chrono::duration_cast<hal::Duration>(launched - called);
+      hal::Timing fenced;
+      if (outcome.ok()) {
+        fenced = outcome->timing;
+        if (outcome->timing.timeInDriver) {
+          *outcome->timing.timeInDriver += std::chrono::duration_cast<hal::Duration>(launched - called);
+        }
       }
+      hal::Status described;
       {
         std::lock_guard<std::mutex> lock(execution->mutex);
-        describeOutcome(*session, wireRequest, halRequest, *entry.model, outcome, &execution->outcome);
-        *execution->outcome.mutable_timing_fenced() = wire::toWire(fenced);
+        described = describeOutcome(*session, wireRequest, halRequest, *entry.model, outcome, &execution->outcome);
+        if (described.ok()) *execution->outcome.mutable_timing_fenced() = wire::toWire(fenced);
       }
-      finish({});
+      finish(described);
     });
   };
   awaitAllFences(std::move(waitFor), deadline, timers_, std::move(launch));

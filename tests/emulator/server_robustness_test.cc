@@ -530,6 +530,38 @@ TEST(DeviceAnswerTest, BrokenOutputShapesAreTheDevicesFailureAndNoShapesPassThro
       (*broken)->executeFenced(io->request, {}, hal::MeasureTiming::NO, std::nullopt, std::nullopt, std::nullopt);
   ASSERT_TRUE(fenced.ok()) << fenced.error().message;
   EXPECT_EQ(fenced->first.wait(std::chrono::seconds(30)), hal::SyncFence::State::ERROR) << "fenced";
+  auto fencedInfo = fenced->second();
+  ASSERT_FALSE(fencedInfo.ok());
+  EXPECT_THAT(fencedInfo.error().message, HasSubstr("the device answered success with output 0 marked insufficient"));
+
+  // The server's own fence for it fails too, so that what waits for it on the server does not run.
+  auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  const uint64_t session = testing::openRawSession(*stub);
+  wire::PrepareModelRequest prepareRaw;
+  prepareRaw.set_session_id(session);
+  prepareRaw.set_device_name("broken-shapes");
+  *prepareRaw.mutable_model() = *wire::toWire(addModel());
+  wire::PrepareModelResponse preparedRaw;
+  grpc::ClientContext prepareContext;
+  ASSERT_TRUE(stub->PrepareModel(&prepareContext, prepareRaw, &preparedRaw).ok());
+  wire::ExecuteFencedRequest fencedRaw;
+  fencedRaw.set_session_id(session);
+  fencedRaw.set_prepared_model_id(preparedRaw.prepared_model_id());
+  *fencedRaw.mutable_request() = *wire::toWire(io->request);
+  wire::ExecuteFencedResponse fencedResponse;
+  grpc::ClientContext fencedContext;
+  ASSERT_TRUE(stub->ExecuteFenced(&fencedContext, fencedRaw, &fencedResponse).ok());
+  auto waits =
+      wire::AcceleratorWaits::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  wire::WaitFenceRequest wait;
+  wait.set_session_id(session);
+  wait.set_fence_id(fencedResponse.sync_fence_id());
+  wire::WaitFenceResponse waited;
+  for (int i = 0; i < 3 && waited.state() == wire::WaitFenceResponse::ACTIVE; ++i) {  // 10 s a call
+    grpc::ClientContext waitContext;
+    ASSERT_TRUE(waits->WaitFence(&waitContext, wait, &waited).ok());
+  }
+  EXPECT_EQ(waited.state(), wire::WaitFenceResponse::ERROR);
 
   auto none = prepare(1);
   ASSERT_TRUE(none.ok()) << none.error().message;
