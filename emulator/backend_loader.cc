@@ -84,7 +84,10 @@ hal::Result<std::vector<hal::BackendDevice>> loadBackend(const BackendSpec& spec
   const std::string libraryName = spec.path.substr(spec.path.find_last_of('/') + 1);
   for (auto& device : devices) {
     if (device.device == nullptr) return loadError(spec) << "the backend returned a null device";
-    if (device.engines == 0) return loadError(spec) << device.device->getName() << " has 0 engines";
+    if (device.engines == 0 || device.engines > hal::kMaxEngines) {
+      return loadError(spec) << device.device->getName() << " has " << device.engines << " engines (1 to "
+                             << hal::kMaxEngines << ")";
+    }
     device.device = middleware::guardBackendDevice(std::move(device.device), libraryName);
   }
   return devices;

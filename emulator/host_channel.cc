@@ -7,9 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>
+
+#include "hal/backend_abi.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -109,12 +112,21 @@ std::string encodeHostedDevice(const HostedDevice& device) {
 hal::Result<std::vector<HostedDevice>> decodeHostedDevices(const std::string& payload) {
   std::vector<HostedDevice> devices;
   std::istringstream in(payload);
+  // The child's loader checked what its library said; this checks what arrived, which a child
+  // whose memory is corrupt could have written.
+  size_t number = 0;
   for (std::string line; std::getline(in, line);) {
+    ++number;
     const size_t tab = line.find('\t');
-    if (tab == std::string::npos || tab == 0) {
-      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "backend host sent a malformed device list";
+    const char* count = tab == std::string::npos ? nullptr : line.c_str() + tab + 1;
+    char* end = nullptr;
+    const unsigned long engines = count == nullptr ? 0 : std::strtoul(count, &end, 10);
+    if (tab == 0 || count == nullptr || end == count || *end != '\0' || engines == 0 || engines > hal::kMaxEngines) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+             << "backend host sent a malformed device list: line " << number << " is not NAME<tab>ENGINES (1 to "
+             << hal::kMaxEngines << ")";
     }
-    devices.push_back({line.substr(0, tab), static_cast<uint32_t>(std::strtoul(line.c_str() + tab + 1, nullptr, 10))});
+    devices.push_back({line.substr(0, tab), static_cast<uint32_t>(engines)});
   }
   return devices;
 }

@@ -42,9 +42,14 @@ struct BackendArguments {
 
 // One device a backend serves. The server puts each behind its own scheduler (priorities,
 // deadlines, queueing); these say how to schedule it.
+// The most engines a device may have. The scheduler plans each engine's lane on every change, so
+// a count from an uninitialized field (or a corrupt backend host's report) must not reach it.
+constexpr uint32_t kMaxEngines = 256;
+
 struct BackendDevice {
   SharedDevice device;
-  // How many independent engines execute at once (the scheduler's timeline lanes).
+  // How many independent engines execute at once (the scheduler's timeline lanes): 1 to
+  // kMaxEngines.
   uint32_t engines = 1;
   // The device time a preparation takes; unset: the host time the device took to prepare.
   std::function<Duration(const Model&)> preparationTime;

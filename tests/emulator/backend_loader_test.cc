@@ -90,6 +90,9 @@ TEST(BackendLoaderTest, EveryWrongLibraryIsAClearErrorAtLoad) {
               HasSubstr("threw an exception: the board is not connected"));
   EXPECT_THAT(loadError(std::string(kTestBackend) + ":fail"), HasSubstr("no board answers on /dev/npu0"));
   EXPECT_THAT(loadError(std::string(kTestBackend) + ":none"), HasSubstr("serves no devices"));
+  EXPECT_THAT(loadError(std::string(kTestBackend) + ":engines=0"), HasSubstr("test-throwing has 0 engines (1 to 256)"));
+  EXPECT_THAT(loadError(std::string(kTestBackend) + ":engines=4294967295"),
+              HasSubstr("test-throwing has 4294967295 engines (1 to 256)"));
   EXPECT_THAT(loadError(std::string(kSimBackend) + ":no-such-npu"), HasSubstr("unknown NPU preset 'no-such-npu'"));
 }
 
@@ -150,9 +153,12 @@ TEST(BackendLoaderTest, TheEmulatorBinaryRefusesAWrongBackendAtStartup) {
            {"--backend=tests/emulator/backends/other_abi_backend.so", "backend ABI version"},
            {"--backend=tests/emulator/backends/not_a_backend.so", "not an nnremote backend"},
            {std::string("--backend=") + kTestBackend + ":throw-in-factory", "threw an exception"},
-           {std::string("--backend=") + kTestBackend + " --backend=" + kTestBackend, "two devices are named test-throwing"},
+           {std::string("--backend=") + kTestBackend + " --backend=" + kTestBackend,
+            "two devices are named test-throwing"},
            {"--config=no-such-npu", "--config=no-such-npu: unknown NPU preset"},
            {"--backend=libnpu.dll", "expected PATH.so[:ARG]"},
+           // Isolated (the default): the child's loader refuses it, and the parent says why.
+           {std::string("--backend=") + kTestBackend + ":engines=100000", "has 100000 engines (1 to 256)"},
        }) {
     const auto [exitCode, output] = runEmulator(flags);
     EXPECT_EQ(exitCode, 2) << flags << "\n" << output;

@@ -2,9 +2,11 @@
 //   throw-in-factory  the factory throws
 //   fail              the factory returns an error
 //   none              the factory returns no devices
+//   engines=N         as below, declaring N engines
 //   (anything else)   one device, "test-throwing", whose every call into it throws, except
 //                     getSupportedOperations, which answers (all supported)
 #include <stdexcept>
+#include <string>
 
 #include "hal/backend_abi.h"
 #include "hal/execution_adapters.h"
@@ -68,6 +70,9 @@ hal::Result<std::vector<hal::BackendDevice>> createTestDevices(const hal::Backen
   if (arguments.argument == "none") return std::vector<hal::BackendDevice>{};
   hal::BackendDevice device;
   device.device = std::make_shared<ThrowingDevice>();
+  if (arguments.argument.rfind("engines=", 0) == 0) {
+    device.engines = static_cast<uint32_t>(std::stoul(arguments.argument.substr(8)));
+  }
   return std::vector<hal::BackendDevice>{std::move(device)};
 }
 
