@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 
 #include "wire/nnremote.grpc.pb.h"
 #include "wire/wire_constants.h"
@@ -20,6 +21,20 @@ inline uint64_t openRawSession(wire::Accelerator::Stub& stub) {
   const grpc::Status status = stub.OpenSession(&context, request, &response);
   EXPECT_TRUE(status.ok()) << status.error_message();
   return response.session_id();
+}
+
+// Prepares `model` on `device` in `session`; a refusal fails the test and gives id 0.
+inline uint64_t prepareRaw(wire::Accelerator::Stub& stub, uint64_t session, const std::string& device,
+                           const wire::Model& model) {
+  grpc::ClientContext context;
+  wire::PrepareModelRequest request;
+  request.set_session_id(session);
+  request.set_device_name(device);
+  *request.mutable_model() = model;
+  wire::PrepareModelResponse response;
+  const grpc::Status status = stub.PrepareModel(&context, request, &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response.prepared_model_id();
 }
 
 }  // namespace nnremote::testing

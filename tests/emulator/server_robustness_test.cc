@@ -537,16 +537,9 @@ TEST(DeviceAnswerTest, BrokenOutputShapesAreTheDevicesFailureAndNoShapesPassThro
   // The server's own fence for it fails too, so that what waits for it on the server does not run.
   auto stub = wire::Accelerator::NewStub(grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
   const uint64_t session = testing::openRawSession(*stub);
-  wire::PrepareModelRequest prepareRaw;
-  prepareRaw.set_session_id(session);
-  prepareRaw.set_device_name("broken-shapes");
-  *prepareRaw.mutable_model() = *wire::toWire(addModel());
-  wire::PrepareModelResponse preparedRaw;
-  grpc::ClientContext prepareContext;
-  ASSERT_TRUE(stub->PrepareModel(&prepareContext, prepareRaw, &preparedRaw).ok());
   wire::ExecuteFencedRequest fencedRaw;
   fencedRaw.set_session_id(session);
-  fencedRaw.set_prepared_model_id(preparedRaw.prepared_model_id());
+  fencedRaw.set_prepared_model_id(testing::prepareRaw(*stub, session, "broken-shapes", *wire::toWire(addModel())));
   *fencedRaw.mutable_request() = *wire::toWire(io->request);
   wire::ExecuteFencedResponse fencedResponse;
   grpc::ClientContext fencedContext;
