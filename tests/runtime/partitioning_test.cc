@@ -90,26 +90,19 @@ hal::Model chain(std::vector<uint32_t> dimensions, std::vector<uint32_t> tempora
   return b.build();
 }
 
+// Also where the device answers its successes with no output shapes, which the HAL allows (the
+// outputs were fully specified): the steps after it read the declared shapes.
 TEST(PartitioningTest, WhatTheRemoteDeviceRefusesRunsOnTheReference) {
-  Devices devices({OperationType::RELU});
-  const Outcome result = runModel(chain({4}, {4}), {&devices.partial, &devices.reference}, {{-1, 2, -3, 4}}, {4});
-  ASSERT_EQ(result.finished, ANEURALNETWORKS_NO_ERROR);
-  EXPECT_THAT(result.deviceNames, ElementsAre("partial", "nnapi-reference", "partial"));
-  ASSERT_TRUE(result.outcome.ok()) << result.outcome.error().message;
-  EXPECT_THAT(result.outputs[0], ElementsAre(0, 8, 0, 16));
-  EXPECT_THAT(result.outcome->outputShapes[0].dimensions, ElementsAre(4));
-}
-
-// The HAL lets a device answer a success with no output shapes (its outputs were fully
-// specified): the steps after it read its outputs with their declared shapes.
-TEST(PartitioningTest, AStepAnsweredWithoutOutputShapesKeepsTheirDeclaredShapes) {
-  Devices devices({OperationType::RELU}, testing::DeviceScript::Shapes::kNone);
-  const Outcome result = runModel(chain({4}, {4}), {&devices.partial, &devices.reference}, {{-1, 2, -3, 4}}, {4});
-  ASSERT_EQ(result.finished, ANEURALNETWORKS_NO_ERROR);
-  EXPECT_THAT(result.deviceNames, ElementsAre("partial", "nnapi-reference", "partial"));
-  ASSERT_TRUE(result.outcome.ok()) << result.outcome.error().message;
-  EXPECT_THAT(result.outputs[0], ElementsAre(0, 8, 0, 16));
-  EXPECT_THAT(result.outcome->outputShapes[0].dimensions, ElementsAre(4));
+  for (const auto shapes : {testing::DeviceScript::Shapes::kComputed, testing::DeviceScript::Shapes::kNone}) {
+    SCOPED_TRACE(shapes == testing::DeviceScript::Shapes::kNone ? "answering no shapes" : "answering shapes");
+    Devices devices({OperationType::RELU}, shapes);
+    const Outcome result = runModel(chain({4}, {4}), {&devices.partial, &devices.reference}, {{-1, 2, -3, 4}}, {4});
+    ASSERT_EQ(result.finished, ANEURALNETWORKS_NO_ERROR);
+    EXPECT_THAT(result.deviceNames, ElementsAre("partial", "nnapi-reference", "partial"));
+    ASSERT_TRUE(result.outcome.ok()) << result.outcome.error().message;
+    EXPECT_THAT(result.outputs[0], ElementsAre(0, 8, 0, 16));
+    EXPECT_THAT(result.outcome->outputShapes[0].dimensions, ElementsAre(4));
+  }
 }
 
 // A success whose shapes break the HAL's rules is the device's failure: the step fails, naming
