@@ -173,6 +173,8 @@ Testing:
                                 the same on a thread the library started itself
                       spin      the execution burns CPU time and never returns
                       allocate  the execution allocates address space until an allocation fails
+                      no_shapes not a failure: the execution answers without output shapes,
+                                as the HAL allows where they were fully specified
                     A DEVICE served by a backend host gets the fault in that child (its first
                     one), which it then ends instead of this server.
                     e.g. --fault=crash:100 or --fault=hang:0:nnremote-edge16 (docs/security.md)

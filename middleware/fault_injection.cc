@@ -32,8 +32,11 @@ class FaultyPreparedModel final : public hal::SyncExecutionPreparedModel {
   hal::Result<hal::ExecutionOutcome> execute(const hal::Request& request, hal::MeasureTiming measure,
                                              const hal::OptionalTimePoint& deadline,
                                              const hal::OptionalDuration& loopTimeoutDuration) const override {
-    NN_RETURN_IF_ERROR(injector_.beforeExecution(device_, inner_->getModel()));
-    return inner_->execute(request, measure, deadline, loopTimeoutDuration);
+    bool dropShapes = false;
+    NN_RETURN_IF_ERROR(injector_.beforeExecution(device_, inner_->getModel(), &dropShapes));
+    auto outcome = inner_->execute(request, measure, deadline, loopTimeoutDuration);
+    if (dropShapes && outcome.ok()) outcome->outputShapes.clear();
+    return outcome;
   }
 
  private:
@@ -87,7 +90,7 @@ hal::Result<FaultPlan> parseFaultPlan(const std::string& text) {
            << "--fault=" << text
            << ": expected KIND:AFTER_N[:DEVICE] or KIND:op=OPERATION[:DEVICE], KIND one of "
               "crash, hang, kernel_hang, slow, error, abort, segfault, overflow, thread_overflow, spin, "
-              "allocate";
+              "allocate, no_shapes";
   };
   static const std::pair<const char*, FaultKind> kKinds[] = {
       {"crash", FaultKind::CRASH},
@@ -101,6 +104,7 @@ hal::Result<FaultPlan> parseFaultPlan(const std::string& text) {
       {"thread_overflow", FaultKind::THREAD_OVERFLOW},
       {"spin", FaultKind::SPIN},
       {"allocate", FaultKind::ALLOCATE},
+      {"no_shapes", FaultKind::NO_SHAPES},
   };
   FaultPlan plan;
   const size_t first = text.find(':');
@@ -160,7 +164,7 @@ __attribute__((noinline)) uint64_t overflowStack(uint64_t depth) {
 
 }  // namespace
 
-hal::Status FaultInjector::beforeExecution(const std::string& device, const hal::Model* model) {
+hal::Status FaultInjector::beforeExecution(const std::string& device, const hal::Model* model, bool* dropShapes) {
   if (!plan_.device.empty() && device != plan_.device) return {};
   const uint64_t number = ++executions_;
   if (plan_.operation.empty() ? number != plan_.afterN + 1 : !hasOperation(model, plan_.operation)) return {};
@@ -229,6 +233,9 @@ hal::Status FaultInjector::beforeExecution(const std::string& device, const hal:
       released_.wait_for(lock, kSlowFaultDelay, [this] { return releasing_; });
       return {};
     }
+    case FaultKind::NO_SHAPES:
+      if (dropShapes != nullptr) *dropShapes = true;
+      return {};
     case FaultKind::ERROR:
       break;
   }

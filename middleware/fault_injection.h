@@ -20,20 +20,23 @@
 namespace nnremote::middleware {
 
 enum class FaultKind {
-  CRASH,     // the process dies at once (SIGKILL): no reply, no cleanup
-  HANG,      // the execution never returns (until the server shuts down)
+  CRASH,  // the process dies at once (SIGKILL): no reply, no cleanup
+  HANG,   // the execution never returns (until the server shuts down)
   // The same, asleep in the kernel where no signal but SIGKILL reaches it (state D), as in a
   // driver's ioctl that never returns:
   KERNEL_HANG,
-  SLOW,      // the execution sleeps kSlowFaultDelay, then runs
-  ERROR,     // the execution fails with GENERAL_FAILURE
+  SLOW,   // the execution sleeps kSlowFaultDelay, then runs
+  ERROR,  // the execution fails with GENERAL_FAILURE
   // As vendor code fails (for backend hosts, docs/backends.md#isolation):
-  ABORT,     // abort(), as a failed assertion does
-  SEGFAULT,  // a write through a null pointer
-  OVERFLOW,  // recursion until the calling thread's stack overflows
+  ABORT,            // abort(), as a failed assertion does
+  SEGFAULT,         // a write through a null pointer
+  OVERFLOW,         // recursion until the calling thread's stack overflows
   THREAD_OVERFLOW,  // the same on a thread of the library's own, which the execution waits for
-  SPIN,      // the execution burns CPU time and never returns (until shutdown)
-  ALLOCATE,  // the execution allocates memory (address space) until an allocation fails
+  SPIN,             // the execution burns CPU time and never returns (until shutdown)
+  ALLOCATE,         // the execution allocates memory (address space) until an allocation fails
+  // Not a failure: the execution runs and answers without output shapes, which the HAL allows
+  // where they were fully specified (for testing the clients that read them).
+  NO_SHAPES,
 };
 
 constexpr std::chrono::seconds kSlowFaultDelay{5};
@@ -50,7 +53,7 @@ struct FaultPlan {
 };
 
 // Parses "KIND:AFTER_N[:DEVICE]" or "KIND:op=OPERATION[:DEVICE]", KIND one of crash, hang,
-// kernel_hang, slow, error, abort, segfault, overflow, thread_overflow, spin, allocate.
+// kernel_hang, slow, error, abort, segfault, overflow, thread_overflow, spin, allocate, no_shapes.
 hal::Result<FaultPlan> parseFaultPlan(const std::string& text);
 
 // The shared counter and the means to release hung executions at shutdown.
@@ -61,8 +64,9 @@ class FaultInjector {
   FaultInjector(const FaultInjector&) = delete;
   FaultInjector& operator=(const FaultInjector&) = delete;
 
-  // Called before every execution of `model` on `device`: strikes if this is the one.
-  hal::Status beforeExecution(const std::string& device, const hal::Model* model);
+  // Called before every execution of `model` on `device`: strikes if this is the one. A fault
+  // that acts on the answer instead sets `*dropShapes` (NO_SHAPES).
+  hal::Status beforeExecution(const std::string& device, const hal::Model* model, bool* dropShapes = nullptr);
   // Ends hangs and slow sleeps, so the server can stop.
   void releaseAll();
   // How many executions it has seen, struck or not (a test waits for one to be under way).

@@ -48,13 +48,19 @@ int runSample() {
     for (size_t i = 0; i < output.size(); ++i) {
       std::cout << (i ? ", " : "") << std::fixed << std::setprecision(6) << output[i];
     }
-    std::cout << "]\n  output shape 0: " << hal::toString(outcome->outputShapes[0].dimensions)
-              << (outcome->outputShapes[0].isSufficient ? "" : " (buffer too small)") << "\n"
-              << "  timeOnDevice:   " << formatDuration(outcome->timing.timeOnDevice)
+    std::cout << "]\n  output shape 0: ";
+    // A device may answer without shapes (the HAL allows it where they were fully specified).
+    if (outcome->outputShapes.empty()) {
+      std::cout << "none reported (the model gives "
+                << hal::toString(sample.model.main.operands[sample.model.main.outputIndexes[0]].dimensions) << ")\n";
+    } else {
+      std::cout << hal::toString(outcome->outputShapes[0].dimensions)
+                << (outcome->outputShapes[0].isSufficient ? "" : " (buffer too small)") << "\n";
+    }
+    std::cout << "  timeOnDevice:   " << formatDuration(outcome->timing.timeOnDevice)
               << " (device time: simulated on nnremote NPUs, measured on backends such as Arm NN)\n"
               << "  timeInDriver:   " << formatDuration(outcome->timing.timeInDriver) << "\n"
-              << "  round trip:     "
-              << formatDuration(std::chrono::duration_cast<hal::Duration>(roundTrip))
+              << "  round trip:     " << formatDuration(std::chrono::duration_cast<hal::Duration>(roundTrip))
               << " (client wall clock, through the proxy driver)\n";
   }
   return 0;

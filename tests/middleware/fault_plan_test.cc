@@ -27,6 +27,7 @@ TEST(FaultPlanTest, ParsesEveryKindWithAndWithoutADevice) {
   EXPECT_EQ(parseFaultPlan("overflow:0")->kind, FaultKind::OVERFLOW);
   EXPECT_EQ(parseFaultPlan("thread_overflow:0")->kind, FaultKind::THREAD_OVERFLOW);
   EXPECT_EQ(parseFaultPlan("allocate:1")->kind, FaultKind::ALLOCATE);
+  EXPECT_EQ(parseFaultPlan("no_shapes:0")->kind, FaultKind::NO_SHAPES);
 }
 
 TEST(FaultPlanTest, AnOperationTriggerNamesARealOperation) {

@@ -72,6 +72,17 @@ check "devices lists the remote device" bash -c \
 check "an unknown device is named in the error" bash -c \
   "$nnremote run-sample --target=unix:$socket --device=acme-x 2>&1 | grep -q \"no device named 'acme-x'\""
 
+# A device may answer without output shapes (the HAL allows it): run-sample says so rather than
+# reading past the answer.
+nsock=$socket_dir/noshapes.sock
+$emulator --listen=unix:$nsock --config=edge16 --fault=no_shapes:0 > "$TEST_TMPDIR/noshapes.log" 2>&1 &
+noshapes=$!
+wait_for_server "$TEST_TMPDIR/noshapes.log"
+check "run-sample prints a device's answer without output shapes as such" bash -c \
+  "$nnremote run-sample --target=unix:$nsock 2>&1 | grep -q 'output shape 0: none reported (the model gives \[1, 4\])'"
+kill -TERM $noshapes
+wait $noshapes 2>/dev/null
+
 conformance=$(dirname "$(readlink -f README.md)")/../shared/conformance
 if [ -d "$conformance/V1_0" ]; then
   $nnremote conform --target=unix:$socket --cases="$conformance/V1_0" --junit="$TEST_TMPDIR/c.xml" \
