@@ -88,6 +88,11 @@ hal::Result<std::vector<hal::BackendDevice>> loadBackend(const BackendSpec& spec
       return loadError(spec) << device.device->getName() << " has " << device.engines << " engines (1 to "
                              << hal::kMaxEngines << ")";
     }
+    if (const auto [model, data] = device.device->getNumberOfCacheFilesNeeded();
+        model > hal::kMaxNumberOfCacheFiles || data > hal::kMaxNumberOfCacheFiles) {
+      return loadError(spec) << device.device->getName() << " needs " << model << " model and " << data
+                             << " data cache files (at most " << hal::kMaxNumberOfCacheFiles << " of each)";
+    }
     device.device = middleware::guardBackendDevice(std::move(device.device), libraryName);
   }
   return devices;

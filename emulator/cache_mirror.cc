@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hal/compilation_cache.h"
+#include "hal/i_device.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -17,8 +18,8 @@ namespace {
 using hal::ErrorStatus;
 using hal::makeError;
 
-// The HAL's limits are far lower (a device asks for at most 32 files of each kind).
-constexpr int kMaxHandles = 32;
+// A device asks for at most this many files of each kind.
+constexpr int kMaxHandles = static_cast<int>(hal::kMaxNumberOfCacheFiles);
 constexpr uint32_t kMaxFdsPerHandle = 4;
 constexpr uint64_t kMaxFileBytes = uint64_t{4} << 30;
 

@@ -13,6 +13,10 @@
 
 namespace nnremote::hal {
 
+// The most cache files of each kind a device may need (as the HAL's constant): a runtime opens
+// that many files per compilation it caches.
+constexpr uint32_t kMaxNumberOfCacheFiles = 32;
+
 class IDevice {
  public:
   virtual ~IDevice() = default;
@@ -24,7 +28,8 @@ class IDevice {
   virtual DeviceType getType() const = 0;
   virtual const std::vector<Extension>& getSupportedExtensions() const = 0;
   virtual const Capabilities& getCapabilities() const = 0;
-  // {model cache files, data cache files}; {0, 0} when the device does not cache.
+  // {model cache files, data cache files}; {0, 0} when the device does not cache. At most
+  // kMaxNumberOfCacheFiles each.
   virtual std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const = 0;
 
   // One entry per operation of model.main, true where this device can run it.

@@ -27,6 +27,14 @@ hal::Result<std::vector<std::shared_ptr<ProxyDevice>>> ProxyDevice::discover(
   for (const auto& info : response.devices()) {
     // A pool target offers the one device it picked.
     if (!connection->pooledDevice().empty() && info.name() != connection->pooledDevice()) continue;
+    // As Android's runtime refuses such a driver: a compilation would open that many files.
+    if (info.num_model_cache_files() > hal::kMaxNumberOfCacheFiles ||
+        info.num_data_cache_files() > hal::kMaxNumberOfCacheFiles) {
+      return makeError(ErrorStatus::GENERAL_FAILURE)
+             << "the server's device " << info.name() << " needs " << info.num_model_cache_files() << " model and "
+             << info.num_data_cache_files() << " data cache files; a device needs at most "
+             << hal::kMaxNumberOfCacheFiles << " of each";
+    }
     devices.push_back(std::make_shared<ProxyDevice>(connection, info));
   }
   return devices;

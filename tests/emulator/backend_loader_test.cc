@@ -93,6 +93,8 @@ TEST(BackendLoaderTest, EveryWrongLibraryIsAClearErrorAtLoad) {
   EXPECT_THAT(loadError(std::string(kTestBackend) + ":engines=0"), HasSubstr("test-throwing has 0 engines (1 to 256)"));
   EXPECT_THAT(loadError(std::string(kTestBackend) + ":engines=4294967295"),
               HasSubstr("test-throwing has 4294967295 engines (1 to 256)"));
+  EXPECT_THAT(loadError(std::string(kTestBackend) + ":cache-files=33"),
+              HasSubstr("test-throwing needs 33 model and 0 data cache files (at most 32 of each)"));
   EXPECT_THAT(loadError(std::string(kSimBackend) + ":no-such-npu"), HasSubstr("unknown NPU preset 'no-such-npu'"));
 }
 

@@ -8,19 +8,20 @@
 #include <random>
 #include <thread>
 
+#include "drivers/proxy/proxy_device.h"
 #include "drivers/sim/sim_device.h"
-#include "wire/wire_constants.h"
 #include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
+#include "hal/forwarding_device.h"
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "testing/add_model.h"
-#include "wire/conversions.h"
-#include "wire/grpc_status.h"
-#include "drivers/proxy/proxy_device.h"
 #include "tests/common/raw_session.h"
 #include "tests/common/scripted_device.h"
 #include "tests/common/server_options.h"
+#include "wire/conversions.h"
+#include "wire/grpc_status.h"
+#include "wire/wire_constants.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -562,6 +563,28 @@ TEST(DeviceAnswerTest, BrokenOutputShapesAreTheDevicesFailureAndNoShapesPassThro
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_TRUE(outcome->outputShapes.empty());
   EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+}
+
+// A server's device that needs more cache files than the HAL allows is refused by the client,
+// as Android's runtime refuses such a driver: a compilation would open that many files.
+TEST(DeviceAnswerTest, ADeviceNeedingMoreCacheFilesThanTheHalAllowsIsRefusedByTheClient) {
+  class ManyCacheFiles final : public hal::ForwardingDevice {
+   public:
+    using ForwardingDevice::ForwardingDevice;
+    std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override {
+      return {1, hal::kMaxNumberOfCacheFiles + 1};
+    }
+  };
+  auto server = EmulatorServer::start({std::make_shared<ManyCacheFiles>(sim::SimDevice::create(sim::edgeNpuConfig()))},
+                                      "127.0.0.1:0", testing::plainLoopbackOptions());
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto connection = proxy::Connection::connect((*server)->address());
+  ASSERT_TRUE(connection.ok()) << connection.error().message;
+  auto devices = proxy::ProxyDevice::discover(*connection);
+  ASSERT_FALSE(devices.ok());
+  EXPECT_EQ(devices.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(devices.error().message, HasSubstr("the server's device nnremote-edge16 needs 1 model and 33 data cache "
+                                                 "files; a device needs at most 32 of each"));
 }
 
 // A fence the client created and then released unsignaled can never be signaled: it ends in

@@ -3,6 +3,7 @@
 //   fail              the factory returns an error
 //   none              the factory returns no devices
 //   engines=N         as below, declaring N engines
+//   cache-files=N     as below, needing N model cache files
 //   (anything else)   one device, "test-throwing", whose every call into it throws, except
 //                     getSupportedOperations, which answers (all supported)
 #include <stdexcept>
@@ -24,13 +25,15 @@ class ThrowingPreparedModel final : public hal::SyncExecutionPreparedModel {
 
 class ThrowingDevice final : public hal::IDevice {
  public:
+  uint32_t modelCacheFiles = 0;
+
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return version_; }
   hal::Version getFeatureLevel() const override { return hal::Version::FEATURE_LEVEL_4; }
   hal::DeviceType getType() const override { return hal::DeviceType::ACCELERATOR; }
   const std::vector<hal::Extension>& getSupportedExtensions() const override { return extensions_; }
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
-  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {0, 0}; }
+  std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {modelCacheFiles, 0}; }
   hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
     return std::vector<bool>(model.main.operations.size(), true);
   }
@@ -68,11 +71,15 @@ hal::Result<std::vector<hal::BackendDevice>> createTestDevices(const hal::Backen
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "no board answers on /dev/npu0";
   }
   if (arguments.argument == "none") return std::vector<hal::BackendDevice>{};
+  auto throwing = std::make_shared<ThrowingDevice>();
   hal::BackendDevice device;
-  device.device = std::make_shared<ThrowingDevice>();
   if (arguments.argument.rfind("engines=", 0) == 0) {
     device.engines = static_cast<uint32_t>(std::stoul(arguments.argument.substr(8)));
   }
+  if (arguments.argument.rfind("cache-files=", 0) == 0) {
+    throwing->modelCacheFiles = static_cast<uint32_t>(std::stoul(arguments.argument.substr(12)));
+  }
+  device.device = std::move(throwing);
   return std::vector<hal::BackendDevice>{std::move(device)};
 }
 
