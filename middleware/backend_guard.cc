@@ -3,6 +3,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -21,13 +22,27 @@ namespace {
 // What each guarded object knows: the library's name, for messages.
 using Origin = std::shared_ptr<const std::string>;
 
-// Calls `call`, turning an exception into GENERAL_FAILURE. Works for Status and Result<T>.
-// The call is also registered as running (backend_calls.h) while it runs.
+template <typename T>
+struct MakesAnObject : std::false_type {};
+template <typename T>
+struct MakesAnObject<hal::Result<std::shared_ptr<T>>> : std::true_type {};
+
+// Calls `call`, turning an exception into GENERAL_FAILURE. Works for Status and Result<T>. A
+// success that carries no object (a prepared model, buffer, execution or burst that is null) is
+// GENERAL_FAILURE too: the server would crash using it. The call is also registered as running
+// (backend_calls.h) while it runs.
 template <typename Call>
 auto guarded(const Origin& origin, const char* method, Call&& call) -> decltype(call()) {
   const BackendCall running(method);
   try {
-    return call();
+    auto result = call();
+    if constexpr (MakesAnObject<decltype(result)>::value) {
+      if (result.ok() && *result == nullptr) {
+        return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+               << "backend " << *origin << " returned success but no object from " << method;
+      }
+    }
+    return result;
   } catch (const std::exception& exception) {
     return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
            << "backend " << *origin << " threw from " << method << ": " << exception.what();

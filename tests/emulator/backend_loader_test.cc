@@ -150,6 +150,22 @@ std::pair<int, std::string> runEmulator(const std::string& flags) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
+// A library's success without the object it promised would crash the server that uses it.
+TEST(BackendLoaderTest, ASuccessWithoutItsObjectIsTheBackendsFailure) {
+  auto loaded = load(std::string(kTestBackend) + ":null-objects");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  const hal::IDevice& device = *loaded->front().device;
+  auto prepared = addOnce(device, hal::ExecutionPreference::LOW_POWER);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(prepared.error().message,
+              HasSubstr("backend test_backend.so returned success but no object from IDevice::prepareModel"));
+  hal::BufferDesc desc;
+  auto buffer = device.allocate(desc, {}, {}, {});
+  ASSERT_FALSE(buffer.ok());
+  EXPECT_THAT(buffer.error().message, HasSubstr("returned success but no object from IDevice::allocate"));
+}
+
 TEST(BackendLoaderTest, TheEmulatorBinaryRefusesAWrongBackendAtStartup) {
   for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
            {"--backend=tests/emulator/backends/other_abi_backend.so", "backend ABI version"},

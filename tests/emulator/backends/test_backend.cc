@@ -4,6 +4,7 @@
 //   none              the factory returns no devices
 //   engines=N         as below, declaring N engines
 //   cache-files=N     as below, needing N model cache files
+//   null-objects      as below, but preparing and allocating succeed without an object (null)
 //   (anything else)   one device, "test-throwing", whose every call into it throws, except
 //                     getSupportedOperations, which answers (all supported)
 #include <stdexcept>
@@ -26,6 +27,7 @@ class ThrowingPreparedModel final : public hal::SyncExecutionPreparedModel {
 class ThrowingDevice final : public hal::IDevice {
  public:
   uint32_t modelCacheFiles = 0;
+  bool nullObjects = false;
 
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return version_; }
@@ -43,6 +45,7 @@ class ThrowingDevice final : public hal::IDevice {
                                                      const std::vector<hal::CacheFile>&,
                                                      const std::vector<hal::CacheFile>&,
                                                      const hal::CacheToken&) const override {
+    if (nullObjects) return hal::SharedPreparedModel();
     if (preference != hal::ExecutionPreference::LOW_POWER) throw std::logic_error("no compiler on this board");
     return hal::SharedPreparedModel(std::make_shared<ThrowingPreparedModel>());
   }
@@ -55,6 +58,7 @@ class ThrowingDevice final : public hal::IDevice {
   hal::Result<hal::SharedBuffer> allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,
                                           const std::vector<hal::BufferRole>&,
                                           const std::vector<hal::BufferRole>&) const override {
+    if (nullObjects) return hal::SharedBuffer();
     throw std::bad_alloc();
   }
 
@@ -79,6 +83,7 @@ hal::Result<std::vector<hal::BackendDevice>> createTestDevices(const hal::Backen
   if (arguments.argument.rfind("cache-files=", 0) == 0) {
     throwing->modelCacheFiles = static_cast<uint32_t>(std::stoul(arguments.argument.substr(12)));
   }
+  throwing->nullObjects = arguments.argument == "null-objects";
   device.device = std::move(throwing);
   return std::vector<hal::BackendDevice>{std::move(device)};
 }
