@@ -189,7 +189,14 @@ class GuardedDevice final : public hal::ForwardingDevice {
   GuardedDevice(hal::SharedDevice inner, Origin origin) : ForwardingDevice(std::move(inner)), origin_(std::move(origin)) {}
 
   hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
-    return guarded(origin_, "IDevice::getSupportedOperations", [&] { return inner()->getSupportedOperations(model); });
+    NN_ASSIGN_OR_RETURN(std::vector<bool> supported, guarded(origin_, "IDevice::getSupportedOperations",
+                                                             [&] { return inner()->getSupportedOperations(model); }));
+    if (supported.size() != model.main.operations.size()) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+             << "backend " << *origin_ << " answered IDevice::getSupportedOperations for " << supported.size()
+             << " operations of " << model.main.operations.size();
+    }
+    return supported;
   }
   hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model& model, hal::ExecutionPreference preference,
                                                      hal::Priority priority, const hal::OptionalTimePoint& deadline,

@@ -150,11 +150,17 @@ std::pair<int, std::string> runEmulator(const std::string& flags) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
-// A library's success without the object it promised would crash the server that uses it.
-TEST(BackendLoaderTest, ASuccessWithoutItsObjectIsTheBackendsFailure) {
-  auto loaded = load(std::string(kTestBackend) + ":null-objects");
+// A library's success without the object it promised would crash the server that uses it, and
+// a list of supported operations of the wrong length would be read as some other model's.
+TEST(BackendLoaderTest, ABrokenAnswerIsTheBackendsFailure) {
+  auto loaded = load(std::string(kTestBackend) + ":broken-answers");
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   const hal::IDevice& device = *loaded->front().device;
+  auto supported = device.getSupportedOperations(testing::twoInputAddModel());
+  ASSERT_FALSE(supported.ok());
+  EXPECT_EQ(supported.error().code, hal::ErrorStatus::GENERAL_FAILURE);
+  EXPECT_THAT(supported.error().message, HasSubstr("backend test_backend.so answered IDevice::getSupportedOperations "
+                                                   "for 0 operations of 1"));
   auto prepared = addOnce(device, hal::ExecutionPreference::LOW_POWER);
   ASSERT_FALSE(prepared.ok());
   EXPECT_EQ(prepared.error().code, hal::ErrorStatus::GENERAL_FAILURE);

@@ -4,7 +4,8 @@
 //   none              the factory returns no devices
 //   engines=N         as below, declaring N engines
 //   cache-files=N     as below, needing N model cache files
-//   null-objects      as below, but preparing and allocating succeed without an object (null)
+//   broken-answers    as below, but preparing and allocating succeed without an object (null),
+//                     and getSupportedOperations answers for one operation too few
 //   (anything else)   one device, "test-throwing", whose every call into it throws, except
 //                     getSupportedOperations, which answers (all supported)
 #include <stdexcept>
@@ -27,7 +28,7 @@ class ThrowingPreparedModel final : public hal::SyncExecutionPreparedModel {
 class ThrowingDevice final : public hal::IDevice {
  public:
   uint32_t modelCacheFiles = 0;
-  bool nullObjects = false;
+  bool brokenAnswers = false;
 
   const std::string& getName() const override { return name_; }
   const std::string& getVersionString() const override { return version_; }
@@ -37,7 +38,7 @@ class ThrowingDevice final : public hal::IDevice {
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
   std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {modelCacheFiles, 0}; }
   hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
-    return std::vector<bool>(model.main.operations.size(), true);
+    return std::vector<bool>(model.main.operations.size() - (brokenAnswers ? 1 : 0), true);
   }
   // Prepares with LOW_POWER; throws with any other preference, so both paths can be tested.
   hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model&, hal::ExecutionPreference preference,
@@ -45,7 +46,7 @@ class ThrowingDevice final : public hal::IDevice {
                                                      const std::vector<hal::CacheFile>&,
                                                      const std::vector<hal::CacheFile>&,
                                                      const hal::CacheToken&) const override {
-    if (nullObjects) return hal::SharedPreparedModel();
+    if (brokenAnswers) return hal::SharedPreparedModel();
     if (preference != hal::ExecutionPreference::LOW_POWER) throw std::logic_error("no compiler on this board");
     return hal::SharedPreparedModel(std::make_shared<ThrowingPreparedModel>());
   }
@@ -58,7 +59,7 @@ class ThrowingDevice final : public hal::IDevice {
   hal::Result<hal::SharedBuffer> allocate(const hal::BufferDesc&, const std::vector<hal::SharedPreparedModel>&,
                                           const std::vector<hal::BufferRole>&,
                                           const std::vector<hal::BufferRole>&) const override {
-    if (nullObjects) return hal::SharedBuffer();
+    if (brokenAnswers) return hal::SharedBuffer();
     throw std::bad_alloc();
   }
 
@@ -83,7 +84,7 @@ hal::Result<std::vector<hal::BackendDevice>> createTestDevices(const hal::Backen
   if (arguments.argument.rfind("cache-files=", 0) == 0) {
     throwing->modelCacheFiles = static_cast<uint32_t>(std::stoul(arguments.argument.substr(12)));
   }
-  throwing->nullObjects = arguments.argument == "null-objects";
+  throwing->brokenAnswers = arguments.argument == "broken-answers";
   device.device = std::move(throwing);
   return std::vector<hal::BackendDevice>{std::move(device)};
 }
