@@ -9,6 +9,7 @@
 // 20-23 layer norm weights; 24 cell clip; 25 projection clip; 26-29 the scales of the gates'
 // matrix products; 30, 31 the hidden state's zero point and scale.
 // Outputs: 0 output state, 1 cell state, 2 output.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -282,8 +283,9 @@ std::vector<int16_t> gatePreActivation(const OperationContext& context, const Ga
   }
   if (layerNorm) {
     const Tensor& weights = context.input(gate.layerNorm);
-    // The reference guards a zero variance with this value.
-    const int32_t varianceLimit = std::min(1, int32_t(10000 * weights.scale));
+    // The reference guards a zero variance with this value. Taken in float first: converted to
+    // int straight away, 10000 x a legal scale past 2^31 / 10000 overflowed (found by wire_fuzzer).
+    const int32_t varianceLimit = int32_t(std::min(1.0f, 10000.0f * weights.scale));
     layerNormalize(result.data(), weights.as<int16_t>(), context.input(gate.bias).as<int32_t>(),
                    quantizeMultiplier(weights.scale), varianceLimit, s.batches, s.units);
   }
