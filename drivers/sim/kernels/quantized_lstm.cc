@@ -112,9 +112,13 @@ Status prepareQuantizedLstm(OperationContext& context) {
   }
   NN_RETURN_IF_ERROR(check(kPrevOutput, {batches, outputSize}));
   NN_RETURN_IF_ERROR(check(kPrevCellState, {batches, units}));
+  // The cell state's fixed point: its tanh takes 15 + shift integer bits (0 to 6), so a shift
+  // below -15 has no tanh, and would shift by a negative amount (found by
+  // model_validation_fuzzer: UBSan).
   const double cellScaleLog2 = std::log2(context.input(kPrevCellState).scale);
-  if (std::abs(cellScaleLog2 - std::round(cellScaleLog2)) > 1e-3 || std::round(cellScaleLog2) > -9) {
-    return unsupported(context) << "the cell state scale must be a power of two no larger than 2^-9";
+  if (std::abs(cellScaleLog2 - std::round(cellScaleLog2)) > 1e-3 || std::round(cellScaleLog2) > -9 ||
+      std::round(cellScaleLog2) < -15) {
+    return unsupported(context) << "the cell state scale must be a power of two from 2^-15 to 2^-9";
   }
   context.output(kOutputStateOut).dimensions = {batches, outputSize};
   context.output(kCellStateOut).dimensions = {batches, units};
