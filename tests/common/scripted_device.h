@@ -2,7 +2,7 @@
 // NPU, say) that claims not to support some operation types, fails to prepare models with
 // others, with the status given (INVALID_ARGUMENT for a bad argument, GENERAL_FAILURE for a device
 // that fails), and may fail every execution with one status, hold executions at a gate, or answer
-// successful ones with no output shapes or too few.
+// successful ones with no output shapes or broken ones.
 #ifndef NNREMOTE_TESTS_COMMON_SCRIPTED_DEVICE_H_
 #define NNREMOTE_TESTS_COMMON_SCRIPTED_DEVICE_H_
 
@@ -69,9 +69,8 @@ struct DeviceScript {
   // When set, every execution passes it first.
   std::shared_ptr<ExecutionGate> gate;
   // What a successful execution answers as its output shapes: what the device computed; none
-  // (which the HAL allows); or, broken answers, one fewer than the outputs, or the first marked
-  // insufficient.
-  enum class Shapes { kComputed, kNone, kOneFewer, kFirstInsufficient } shapesOnSuccess = Shapes::kComputed;
+  // (which the HAL allows); or, a broken answer, the first marked insufficient.
+  enum class Shapes { kComputed, kNone, kFirstInsufficient } shapesOnSuccess = Shapes::kComputed;
 };
 
 // A prepared model that fails or holds executions as its device's script says; every executor
@@ -94,7 +93,6 @@ class ScriptedPreparedModel : public hal::SyncExecutionPreparedModel {
       auto outcome = inner_->execute(request, measure, deadline, loopTimeout);
       if (outcome.ok() && shapesOnSuccess_ == DeviceScript::Shapes::kNone) outcome->outputShapes.clear();
       if (outcome.ok() && !outcome->outputShapes.empty()) {
-        if (shapesOnSuccess_ == DeviceScript::Shapes::kOneFewer) outcome->outputShapes.pop_back();
         if (shapesOnSuccess_ == DeviceScript::Shapes::kFirstInsufficient) outcome->outputShapes[0].isSufficient = false;
       }
       return outcome;
