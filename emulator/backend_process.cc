@@ -380,6 +380,11 @@ void BackendProcess::onChildDeath(std::function<void()> listener) {
   onChildDeath_ = std::move(listener);
 }
 
+pid_t BackendProcess::pid() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return child_.pid;
+}
+
 BackendProcess::Health BackendProcess::health() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return health_;

@@ -57,6 +57,8 @@ class BackendProcess {
 
   // The child's private socket, "unix:PATH": the same across restarts.
   const std::string& address() const { return address_; }
+  // The running child's process id; 0 while none runs.
+  pid_t pid() const;
   // The devices the library serves, as its first child said.
   const std::vector<HostedDevice>& devices() const { return devices_; }
 

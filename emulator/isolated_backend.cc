@@ -100,7 +100,10 @@ hal::Result<std::vector<hal::BackendDevice>> startIsolatedBackend(BackendProcess
   // And hands the child its CPU for the wait, so the request and the answer each wake a thread
   // on the CPU its waker is leaving rather than one on another CPU: about one such wake-up
   // fewer per execution, counted with perf (docs/backends.md, "What it costs").
-  connection.queueHandOffCpu = true;
+  connection.queueHandOffProcess = [weak = std::weak_ptr<BackendProcess>(process)]() -> pid_t {
+    const auto alive = weak.lock();
+    return alive != nullptr ? alive->pid() : 0;
+  };
   // Its supervisor reports each death at once (onChildDeath below), so a call that meets a
   // broken connection was in flight when the child died: the client hears of the crash, and the
   // call is not made again on the restarted child, which it could crash as well.

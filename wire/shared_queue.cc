@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <ctime>
 #include <optional>
 #include <thread>
@@ -86,14 +87,22 @@ int32_t threadToHandOffTo() {
   return id;
 }
 
+// Whether thread `thread` is one of process `process`'s (both ids in our PID namespace).
+bool isThreadOf(pid_t process, int32_t thread) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%d/task/%d", static_cast<int>(process), static_cast<int>(thread));
+  return ::access(path, F_OK) == 0;
+}
+
 // For the length of one call: keeps the calling thread on the CPU it is on, and moves the
-// server's thread there too, so that both wake-ups of the call stay on that CPU. The thread gets
-// back the CPUs it had when the call ends. The server's thread is moved on every call, not only
-// when the caller's CPU changed, so that whatever else set its CPUs meanwhile (a backend host
-// ending its probation) cannot leave it elsewhere: moving a sleeping thread costs a syscall.
+// server's thread `server` (0: none) there too, so that both wake-ups of the call stay on that
+// CPU. The thread gets back the CPUs it had when the call ends. The server's thread is moved on
+// every call, not only when the caller's CPU changed, so that whatever else set its CPUs
+// meanwhile (a backend host ending its probation) cannot leave it elsewhere: moving a sleeping
+// thread costs a syscall.
 class CpuHandOff {
  public:
-  explicit CpuHandOff(const std::atomic<int32_t>& serverThread) {
+  explicit CpuHandOff(int32_t server) {
     const int cpu = ::sched_getcpu();
     if (cpu < 0 || ::sched_getaffinity(0, sizeof(allowed_), &allowed_) != 0) return;
     cpu_set_t one;
@@ -101,9 +110,7 @@ class CpuHandOff {
     CPU_SET(cpu, &one);
     if (::sched_setaffinity(0, sizeof(one), &one) != 0) return;
     pinned_ = true;
-    if (const int32_t server = serverThread.load(std::memory_order_acquire); server > 0) {
-      (void)::sched_setaffinity(server, sizeof(one), &one);  // else it answers from wherever it is
-    }
+    if (server > 0) (void)::sched_setaffinity(server, sizeof(one), &one);  // else it answers from wherever it is
   }
   ~CpuHandOff() {
     if (pinned_) (void)::sched_setaffinity(0, sizeof(allowed_), &allowed_);
@@ -165,7 +172,7 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   const uint32_t sequence = h.requestSequence.load(std::memory_order_relaxed) + 1;
   const uint32_t previous = h.responseSequence.load(std::memory_order_acquire);
   std::optional<CpuHandOff> handOff;
-  if (handOffCpu_) handOff.emplace(h.serverThread);
+  if (handOffTo_ > 0) handOff.emplace(serverThreadToMove());
   publish(h.requestSequence, sequence, h.serverSleeping);
   // Paired with the server's store of serverParked and load of requestSequence (both seq_cst):
   // either it saw this request, or we see the queue parked. Whoever clears the flag first
@@ -190,6 +197,19 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   return size_t{responseSize};
 }
 
+int32_t SharedQueue::serverThreadToMove() {
+  // Read once, and checked once per thread named: the server names its thread again at each
+  // request, and a thread of its own stays its own until it ends, when the server stops naming
+  // it (a thread id may then be given to another process).
+  const int32_t named = header().serverThread.load(std::memory_order_acquire);
+  if (named <= 0) return 0;
+  if (named != verifiedThread_) {
+    if (!isThreadOf(handOffTo_, named)) return 0;
+    verifiedThread_ = named;
+  }
+  return named;
+}
+
 // Closing and waking change the request word too, so a server spinning on it, or about to sleep
 // on it, sees the change at once rather than at the end of its sleep.
 void SharedQueue::close() {
@@ -204,10 +224,10 @@ bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
   h.serverThread.store(threadToHandOffTo(), std::memory_order_release);
   auto finished = [&] { return stop.load() || h.closed.load() != 0; };
   while (true) {
-    if (finished()) return false;
+    if (finished()) return stopServing(false);
     const bool arrived = waitForChange(h.requestSequence, lastRequest_, h.serverSleeping, serverSpin_,
                                        std::chrono::milliseconds(100), finished);
-    if (!arrived || finished()) return false;
+    if (!arrived || finished()) return stopServing(false);
     lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
     learnPace();
     *size = h.requestSize.load(std::memory_order_relaxed);
@@ -223,19 +243,19 @@ SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::at
   auto finished = [&] { return stop.load() || h.closed.load() != 0; };
   const auto parkAt = Clock::now() + parkAfterIdle;
   while (true) {
-    if (finished()) return Awaited::FINISHED;
+    if (finished()) return stopServing(Awaited::FINISHED);
     const bool arrived =
         waitForChange(h.requestSequence, lastRequest_, h.serverSleeping, serverSpin_,
                       std::min<std::chrono::nanoseconds>(parkAfterIdle, std::chrono::milliseconds(100)),
                       [&] { return finished() || Clock::now() >= parkAt; });
-    if (finished()) return Awaited::FINISHED;
+    if (finished()) return stopServing(Awaited::FINISHED);
     if (!arrived) {
       h.serverParked.store(1, std::memory_order_seq_cst);
-      if (h.requestSequence.load(std::memory_order_seq_cst) == lastRequest_) return Awaited::PARKED;
+      if (h.requestSequence.load(std::memory_order_seq_cst) == lastRequest_) return stopServing(Awaited::PARKED);
       // A request came as we parked: serve it, unless its client already claimed the wake-up
       // (then its message on the stream brings us back).
       if (uint32_t parked = 1; !h.serverParked.compare_exchange_strong(parked, 0, std::memory_order_seq_cst)) {
-        return Awaited::PARKED;
+        return stopServing(Awaited::PARKED);
       }
       continue;
     }

@@ -14,6 +14,8 @@
 #ifndef NNREMOTE_WIRE_SHARED_QUEUE_H_
 #define NNREMOTE_WIRE_SHARED_QUEUE_H_
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -63,11 +65,11 @@ class SharedQueue {
   // the CPU it is on until the answer comes, and the server's thread is moved there, so the
   // request and the answer each wake a thread on the CPU the waker is about to leave, rather
   // than one idle elsewhere (where a wake-up costs an interrupt to the other CPU: on a virtual
-  // machine some 40 us each way). Only for a server in the caller's own PID namespace that the
-  // caller may reschedule (a backend host the caller started): the server names its thread by
-  // its thread id, which means another thread in another namespace; and a misbehaving server can
-  // at worst have the caller keep some thread of the caller's user to one CPU. Off by default.
-  void handOffCpu(bool on) { handOffCpu_ = on; }
+  // machine some 40 us each way). `serverProcess` is the server's process id, in the caller's
+  // PID namespace (a backend host the caller started), or 0 for no hand-off (the default). The
+  // server names its serving thread in the queue, and the name is the server's word: a server
+  // whose memory is corrupt may name any thread. So only a thread of `serverProcess` is moved.
+  void handOffCpu(pid_t serverProcess) { handOffTo_ = serverProcess; }
   // Tells the server no more requests will come.
   void close();
 
@@ -110,7 +112,8 @@ class SharedQueue {
     // corrupt and rewrites them at any time, and each is read once.
     std::atomic<uint32_t> requestSize;
     std::atomic<uint32_t> responseSize;
-    std::atomic<int32_t> serverThread;  // the thread id of the thread serving the queue (0: none yet)
+    // The thread id of the thread serving the queue, while one serves it (0: none).
+    std::atomic<int32_t> serverThread;
   };
   static_assert(std::atomic<uint32_t>::is_always_lock_free);
   Header& header() { return *reinterpret_cast<Header*>(data_); }
@@ -122,12 +125,22 @@ class SharedQueue {
   uint8_t* data_;
   size_t capacity_;
   uint32_t lastRequest_ = 0;  // server: the last request sequence served
-  bool handOffCpu_ = false;  // client
+  pid_t handOffTo_ = 0;       // client: the server process whose thread a call may move
+  int32_t verifiedThread_ = 0;  // client: the last thread the server named found to be its own
+  // Client: the thread the server names, if it is one of handOffTo_'s; else 0.
+  int32_t serverThreadToMove();
   // Server: how long it spins for the next request, and when it last answered. learnPace(),
   // called as each request arrives, spins only for a client calling back to back (see the .cc).
   std::chrono::nanoseconds serverSpin_;
   std::chrono::steady_clock::time_point answeredAt_{};
   void learnPace();
+  // Server: returns `result` after unnaming the serving thread, which leaves the queue (its id
+  // may later be another process's, which a hand-off must not move).
+  template <typename T>
+  T stopServing(T result) {
+    header().serverThread.store(0, std::memory_order_release);
+    return result;
+  }
 };
 
 }  // namespace nnremote::wire

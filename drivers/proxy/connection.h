@@ -12,6 +12,8 @@
 #ifndef NNREMOTE_DRIVERS_PROXY_CONNECTION_H_
 #define NNREMOTE_DRIVERS_PROXY_CONNECTION_H_
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -89,8 +91,9 @@ struct ConnectionOptions {
   // that the other side of the hop, or the relay's next step, needs.
   std::chrono::microseconds queueSpin = wire::SharedQueue::kDefaultClientSpin;
   // Whether such a call hands its CPU to the server for the wait (wire::SharedQueue::handOffCpu):
-  // only for a server this process started itself (a backend host's parent).
-  bool queueHandOffCpu = false;
+  // only for a server this process started itself (a backend host's parent), which says the
+  // server's process id when a burst opens (0: no hand-off). Unset: none.
+  std::function<pid_t()> queueHandOffProcess;
   // etcd:// targets (farm/pool.h): how long to wait for a matching device to be in the pool (or,
   // exclusive, to be free), and emulators not to pick.
   std::chrono::milliseconds poolWait{0};

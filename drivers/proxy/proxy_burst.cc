@@ -48,7 +48,8 @@ hal::Status ProxyBurst::openLocked(SessionRef session, uint64_t preparedModelId)
       auto queue = wire::SharedQueue::open(answer.shared_queue().shm_name(), answer.shared_queue().size());
       if (queue.ok()) {
         queue_ = std::move(queue).value();
-        queue_->handOffCpu(connection_->options().queueHandOffCpu);
+        const auto& handOffProcess = connection_->options().queueHandOffProcess;
+        queue_->handOffCpu(handOffProcess ? handOffProcess() : 0);
         connection_->addQueue(queue_.get());
       }
     }

@@ -875,6 +875,34 @@ TEST(BackendIsolationTest, ARestartedChildKeepsToOneCpuOnProbation) {
   }
 }
 
+// Outside probation, the parent hands its CPU to the child for each burst call: it moves the
+// thread serving the burst, which it checks is the child's, to the CPU the parent waits on.
+TEST(BackendIsolationTest, TheParentMovesTheChildsBurstThreadToItsCpuForEachCall) {
+  const std::set<std::string> everyCpu = cpuListsOfThreads(::getpid());
+  ASSERT_EQ(everyCpu.size(), 1u);
+  cpu_set_t allowed;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "this test may use only one CPU: no thread can be kept to fewer";
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-hand-off");
+  testing::EmulatorProcess server(address, probationFlags("hand-off", false));
+  const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(cpuListsOfThreads(child), everyCpu);
+  Client client(address);
+  auto prepared = client.prepare(kCrashDevice);
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(addOnce(**prepared).ok());
+  const std::set<std::string> lists = cpuListsOfThreads(child);
+  EXPECT_EQ(lists.size(), 2u) << "one thread keeps to one CPU, the others to every CPU: "
+                              << ::testing::PrintToString(lists);
+  EXPECT_TRUE(lists.count(*everyCpu.begin()));
+  for (const std::string& list : lists) {
+    if (list != *everyCpu.begin()) {
+      EXPECT_EQ(list.find_first_of(",-"), std::string::npos) << list;
+    }
+  }
+}
+
 TEST(IsolationConfigTest, DefaultsThenEachLibraryStartingFromThem) {
   auto limits = parseServerConfig(R"(
       backend_isolation { library: "armnn_backend.so" call_cpu_ms: 900 }

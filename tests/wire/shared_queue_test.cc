@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -324,7 +325,7 @@ TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsI
   ASSERT_TRUE(server.ok());
   auto client = SharedQueue::open((*server)->name(), (*server)->size());
   ASSERT_TRUE(client.ok()) << client.error().message;
-  (*client)->handOffCpu(true);
+  (*client)->handOffCpu(::getpid());
   const cpu_set_t all = ownCpus();
   std::atomic<bool> stop{false};
   std::thread serving([&] { serveWhereabouts(**server, stop); });
@@ -350,6 +351,76 @@ TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsI
   serving.join();
 }
 
+// The serving thread's name is the server's word, in memory the server may have corrupted: a
+// client moves no thread that is not the server process's, however named.
+TEST(SharedQueueTest, AHandOffMovesNoThreadOfAnotherProcess) {
+  const pid_t other = ::fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    ::pause();  // until killed
+    ::_exit(0);
+  }
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } reap{other};
+  auto server = SharedQueue::create(1024);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  (*client)->handOffCpu(::getpid());
+  const cpu_set_t all = ownCpus();
+  if (cpusIn(all).size() < 2) GTEST_SKIP() << "one CPU: no thread can be kept to fewer";
+  std::atomic<bool> stop{false};
+  std::thread serving([&] { serveWhereabouts(**server, stop); });
+  (void)askWhereabouts(**client);
+  auto& header = (*client)->header();
+  // Once the server waits for the next request (having named its own thread again), its name
+  // is overwritten with the other process's.
+  const auto giveUpAt = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (header.serverSleeping.load() == 0 && std::chrono::steady_clock::now() < giveUpAt) std::this_thread::yield();
+  ASSERT_NE(header.serverSleeping.load(), 0u) << "the server never waited";
+  header.serverThread.store(other);
+  keepTo(only(cpusIn(all).front()));
+  (void)askWhereabouts(**client);
+  keepTo(all);
+  cpu_set_t othersCpus;
+  CPU_ZERO(&othersCpus);
+  ASSERT_EQ(::sched_getaffinity(other, sizeof(othersCpus), &othersCpus), 0);
+  EXPECT_TRUE(CPU_EQUAL(&othersCpus, &all) != 0)
+      << "the other process was moved to " << ::testing::PrintToString(cpusIn(othersCpus));
+  stop = true;
+  (*server)->wakeServer();
+  serving.join();
+}
+
+// A server thread that stops serving the queue is no longer named in it: its id may be given to
+// another process's thread later.
+TEST(SharedQueueTest, AServerThreadThatStopsServingIsNoLongerNamed) {
+  auto server = SharedQueue::create(1024);
+  ASSERT_TRUE(server.ok());
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  std::atomic<bool> stop{false};
+  std::thread serving([&] { serveWhereabouts(**server, stop); });
+  (void)askWhereabouts(**client);
+  EXPECT_GT((*client)->header().serverThread.load(), 0);
+  stop = true;
+  (*server)->wakeServer();
+  serving.join();
+  EXPECT_EQ((*client)->header().serverThread.load(), 0);
+  stop = false;
+  // And a server that parks its idle queue unnames its thread too.
+  auto idle = SharedQueue::create(1024);
+  ASSERT_TRUE(idle.ok());
+  size_t size = 0;
+  EXPECT_EQ((*idle)->awaitRequestOrPark(&size, stop, std::chrono::milliseconds(1)), SharedQueue::Awaited::PARKED);
+  EXPECT_EQ((*idle)->header().serverThread.load(), 0);
+}
+
 // Neither a client that does not hand its CPU off, nor one whose server does not accept it (a
 // backend host on probation, keeping to one CPU), moves the server's thread.
 class NoHandOffTest : public ::testing::TestWithParam<bool> {};
@@ -363,7 +434,7 @@ TEST_P(NoHandOffTest, TheServerAnswersFromWhereItWas) {
   ASSERT_TRUE(server.ok());
   auto client = SharedQueue::open((*server)->name(), (*server)->size());
   ASSERT_TRUE(client.ok()) << client.error().message;
-  (*client)->handOffCpu(serverRefuses);
+  (*client)->handOffCpu(serverRefuses ? ::getpid() : 0);
   SharedQueue::acceptCpuHandOffs(!serverRefuses);
   // Whatever fails below, later tests find the process accepting hand-offs again.
   struct AcceptAgain {
