@@ -836,15 +836,21 @@ std::set<std::string> cpuListsOfThreads(pid_t pid) {
   return lists;
 }
 
+// How many CPUs this test may use.
+int allowedCpuCount() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  EXPECT_EQ(::sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  return CPU_COUNT(&allowed);
+}
+
 // A restarted child on probation keeps to one CPU (emulator/probation_cpu.h), every thread of it,
 // so its start and death do not interrupt the CPUs other devices' clients run on; when its
 // probation ends, every thread may use every CPU again.
 TEST(BackendIsolationTest, ARestartedChildKeepsToOneCpuOnProbation) {
+  if (allowedCpuCount() < 2) GTEST_SKIP() << "this test may use only one CPU: a child on probation has no fewer";
   const std::set<std::string> everyCpu = cpuListsOfThreads(::getpid());
   ASSERT_EQ(everyCpu.size(), 1u);
-  cpu_set_t allowed;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "this test may use only one CPU: a child on probation has no fewer";
   for (const bool longProbation : {true, false}) {
     SCOPED_TRACE(longProbation ? "probation of 10 minutes" : "probation of 100 ms");
     const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-cpu");
@@ -878,11 +884,9 @@ TEST(BackendIsolationTest, ARestartedChildKeepsToOneCpuOnProbation) {
 // Outside probation, the parent hands its CPU to the child for each burst call: it moves the
 // thread serving the burst, which it checks is the child's, to the CPU the parent waits on.
 TEST(BackendIsolationTest, TheParentMovesTheChildsBurstThreadToItsCpuForEachCall) {
+  if (allowedCpuCount() < 2) GTEST_SKIP() << "this test may use only one CPU: no thread can be kept to fewer";
   const std::set<std::string> everyCpu = cpuListsOfThreads(::getpid());
   ASSERT_EQ(everyCpu.size(), 1u);
-  cpu_set_t allowed;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "this test may use only one CPU: no thread can be kept to fewer";
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-hand-off");
   testing::EmulatorProcess server(address, probationFlags("hand-off", false));
   const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());

@@ -302,39 +302,69 @@ cpu_set_t only(int cpu) {
   return set;
 }
 
-// Serves until stopped, answering each request with where the serving thread may run and runs.
-void serveWhereabouts(SharedQueue& queue, const std::atomic<bool>& stop) {
-  size_t size = 0;
-  while (queue.awaitRequest(&size, stop)) {
-    ServerPlace place{ownCpus(), ::sched_getcpu()};
-    std::memcpy(queue.responseBufferForWriting(), &place, sizeof(place));
-    queue.respond(sizeof(place));
+// A queue whose server, a thread of this process, answers each request with where the serving
+// thread may run and runs, until stop() or the end of the scope.
+class WhereaboutsQueue {
+ public:
+  WhereaboutsQueue() {
+    auto server = SharedQueue::create(1024);
+    if (!server.ok()) {
+      ADD_FAILURE() << server.error().message;
+      return;
+    }
+    auto client = SharedQueue::open((*server)->name(), (*server)->size());
+    if (!client.ok()) {
+      ADD_FAILURE() << client.error().message;
+      return;
+    }
+    server_ = std::move(server).value();
+    client_ = std::move(client).value();
+    serving_ = std::thread([this] {
+      size_t size = 0;
+      while (server_->awaitRequest(&size, stop_)) {
+        ServerPlace place{ownCpus(), ::sched_getcpu()};
+        std::memcpy(server_->responseBufferForWriting(), &place, sizeof(place));
+        server_->respond(sizeof(place));
+      }
+    });
   }
-}
+  ~WhereaboutsQueue() { stop(); }
+  bool ok() const { return client_ != nullptr; }
+  SharedQueue& client() { return *client_; }
 
-ServerPlace askWhereabouts(SharedQueue& client) {
-  auto length = client.call(1, [] { return true; }, std::chrono::milliseconds(100), nullptr, std::chrono::microseconds(0));
-  EXPECT_TRUE(length.ok());
-  ServerPlace place{};
-  if (length.ok() && *length == sizeof(place)) std::memcpy(&place, client.responseBuffer(), sizeof(place));
-  return place;
-}
+  ServerPlace ask() {
+    auto length = client_->call(
+        1, [] { return true; }, std::chrono::milliseconds(100), nullptr, std::chrono::microseconds(0));
+    EXPECT_TRUE(length.ok());
+    ServerPlace place{};
+    if (length.ok() && *length == sizeof(place)) std::memcpy(&place, client_->responseBuffer(), sizeof(place));
+    return place;
+  }
+
+  void stop() {
+    if (!serving_.joinable()) return;
+    stop_ = true;
+    server_->wakeServer();
+    serving_.join();
+  }
+
+ private:
+  std::unique_ptr<SharedQueue> server_, client_;
+  std::atomic<bool> stop_{false};
+  std::thread serving_;
+};
 
 TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsItsOwnCpusBack) {
-  auto server = SharedQueue::create(1024);
-  ASSERT_TRUE(server.ok());
-  auto client = SharedQueue::open((*server)->name(), (*server)->size());
-  ASSERT_TRUE(client.ok()) << client.error().message;
-  (*client)->handOffCpu(::getpid());
+  WhereaboutsQueue queue;
+  ASSERT_TRUE(queue.ok());
+  queue.client().handOffCpu(::getpid());
   const cpu_set_t all = ownCpus();
-  std::atomic<bool> stop{false};
-  std::thread serving([&] { serveWhereabouts(**server, stop); });
   // The server names its thread as it starts waiting, which a first call may come before.
-  (void)askWhereabouts(**client);
+  (void)queue.ask();
   // Wherever the client is, the server follows, and nowhere else while it answers.
   for (int cpu : cpusIn(all)) {
     keepTo(only(cpu));
-    const ServerPlace place = askWhereabouts(**client);
+    const ServerPlace place = queue.ask();
     EXPECT_EQ(cpusIn(place.allowed), std::vector<int>{cpu});
     EXPECT_EQ(place.cpu, cpu);
     const cpu_set_t own = ownCpus(), one = only(cpu);
@@ -342,18 +372,17 @@ TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsI
   }
   // A client free to run anywhere keeps to one CPU for the call only.
   keepTo(all);
-  const ServerPlace place = askWhereabouts(**client);
+  const ServerPlace place = queue.ask();
   EXPECT_EQ(cpusIn(place.allowed).size(), 1u);
   const cpu_set_t after = ownCpus();
   EXPECT_TRUE(CPU_EQUAL(&after, &all) != 0) << "the client did not get its CPUs back";
-  stop = true;
-  (*server)->wakeServer();
-  serving.join();
 }
 
 // The serving thread's name is the server's word, in memory the server may have corrupted: a
 // client moves no thread that is not the server process's, however named.
 TEST(SharedQueueTest, AHandOffMovesNoThreadOfAnotherProcess) {
+  const cpu_set_t all = ownCpus();
+  if (cpusIn(all).size() < 2) GTEST_SKIP() << "one CPU: no thread can be kept to fewer";
   const pid_t other = ::fork();
   ASSERT_GE(other, 0);
   if (other == 0) {
@@ -367,17 +396,11 @@ TEST(SharedQueueTest, AHandOffMovesNoThreadOfAnotherProcess) {
       ::waitpid(pid, nullptr, 0);
     }
   } reap{other};
-  auto server = SharedQueue::create(1024);
-  ASSERT_TRUE(server.ok());
-  auto client = SharedQueue::open((*server)->name(), (*server)->size());
-  ASSERT_TRUE(client.ok()) << client.error().message;
-  (*client)->handOffCpu(::getpid());
-  const cpu_set_t all = ownCpus();
-  if (cpusIn(all).size() < 2) GTEST_SKIP() << "one CPU: no thread can be kept to fewer";
-  std::atomic<bool> stop{false};
-  std::thread serving([&] { serveWhereabouts(**server, stop); });
-  (void)askWhereabouts(**client);
-  auto& header = (*client)->header();
+  WhereaboutsQueue queue;
+  ASSERT_TRUE(queue.ok());
+  queue.client().handOffCpu(::getpid());
+  (void)queue.ask();
+  auto& header = queue.client().header();
   // Once the server waits for the next request (having named its own thread again), its name
   // is overwritten with the other process's.
   const auto giveUpAt = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -385,39 +408,30 @@ TEST(SharedQueueTest, AHandOffMovesNoThreadOfAnotherProcess) {
   ASSERT_NE(header.serverSleeping.load(), 0u) << "the server never waited";
   header.serverThread.store(other);
   keepTo(only(cpusIn(all).front()));
-  (void)askWhereabouts(**client);
+  (void)queue.ask();
   keepTo(all);
   cpu_set_t othersCpus;
   CPU_ZERO(&othersCpus);
   ASSERT_EQ(::sched_getaffinity(other, sizeof(othersCpus), &othersCpus), 0);
   EXPECT_TRUE(CPU_EQUAL(&othersCpus, &all) != 0)
       << "the other process was moved to " << ::testing::PrintToString(cpusIn(othersCpus));
-  stop = true;
-  (*server)->wakeServer();
-  serving.join();
 }
 
 // A server thread that stops serving the queue is no longer named in it: its id may be given to
 // another process's thread later.
 TEST(SharedQueueTest, AServerThreadThatStopsServingIsNoLongerNamed) {
-  auto server = SharedQueue::create(1024);
-  ASSERT_TRUE(server.ok());
-  auto client = SharedQueue::open((*server)->name(), (*server)->size());
-  ASSERT_TRUE(client.ok()) << client.error().message;
-  std::atomic<bool> stop{false};
-  std::thread serving([&] { serveWhereabouts(**server, stop); });
-  (void)askWhereabouts(**client);
-  EXPECT_GT((*client)->header().serverThread.load(), 0);
-  stop = true;
-  (*server)->wakeServer();
-  serving.join();
-  EXPECT_EQ((*client)->header().serverThread.load(), 0);
-  stop = false;
+  WhereaboutsQueue queue;
+  ASSERT_TRUE(queue.ok());
+  (void)queue.ask();
+  EXPECT_GT(queue.client().header().serverThread.load(), 0);
+  queue.stop();
+  EXPECT_EQ(queue.client().header().serverThread.load(), 0);
   // And a server that parks its idle queue unnames its thread too.
   auto idle = SharedQueue::create(1024);
   ASSERT_TRUE(idle.ok());
   size_t size = 0;
-  EXPECT_EQ((*idle)->awaitRequestOrPark(&size, stop, std::chrono::milliseconds(1)), SharedQueue::Awaited::PARKED);
+  const std::atomic<bool> never{false};
+  EXPECT_EQ((*idle)->awaitRequestOrPark(&size, never, std::chrono::milliseconds(1)), SharedQueue::Awaited::PARKED);
   EXPECT_EQ((*idle)->header().serverThread.load(), 0);
 }
 
@@ -430,27 +444,21 @@ INSTANTIATE_TEST_SUITE_P(Who, NoHandOffTest, ::testing::Bool(),
 
 TEST_P(NoHandOffTest, TheServerAnswersFromWhereItWas) {
   const bool serverRefuses = GetParam();
-  auto server = SharedQueue::create(1024);
-  ASSERT_TRUE(server.ok());
-  auto client = SharedQueue::open((*server)->name(), (*server)->size());
-  ASSERT_TRUE(client.ok()) << client.error().message;
-  (*client)->handOffCpu(serverRefuses ? ::getpid() : 0);
   SharedQueue::acceptCpuHandOffs(!serverRefuses);
   // Whatever fails below, later tests find the process accepting hand-offs again.
   struct AcceptAgain {
     ~AcceptAgain() { SharedQueue::acceptCpuHandOffs(true); }
   } acceptAgain;
+  WhereaboutsQueue queue;
+  ASSERT_TRUE(queue.ok());
+  queue.client().handOffCpu(serverRefuses ? ::getpid() : 0);
   const cpu_set_t all = ownCpus();
-  std::atomic<bool> stop{false};
-  std::thread serving([&] { serveWhereabouts(**server, stop); });
   keepTo(only(cpusIn(all).back()));
-  (void)askWhereabouts(**client);  // after the server named itself (or did not)
-  const ServerPlace place = askWhereabouts(**client);
-  EXPECT_TRUE(CPU_EQUAL(&place.allowed, &all) != 0) << "the server was moved to " << ::testing::PrintToString(cpusIn(place.allowed));
+  (void)queue.ask();  // after the server named itself (or did not)
+  const ServerPlace place = queue.ask();
   keepTo(all);
-  stop = true;
-  (*server)->wakeServer();
-  serving.join();
+  EXPECT_TRUE(CPU_EQUAL(&place.allowed, &all) != 0)
+      << "the server was moved to " << ::testing::PrintToString(cpusIn(place.allowed));
 }
 
 }  // namespace
