@@ -111,13 +111,14 @@ Status executeQuantized16BitLstm(OperationContext& context) {
         const size_t offset = kGateOperandOffsets[g];
         const uint8_t* recurrentRow = context.input(kFirstRecurrentWeights + offset).as<uint8_t>() + size_t(u) * units;
         const uint8_t* inputRow = context.input(kFirstInputWeights + offset).as<uint8_t>() + size_t(u) * inputSize;
-        int32_t accumulator = context.input(kFirstBias + offset).as<int32_t>()[u];
+        // In 64 bits, saturated to 32 before rescaling: a bias near int32's limits (any value
+        // is a valid bias) would overflow a 32-bit sum.
+        int64_t accumulator = context.input(kFirstBias + offset).as<int32_t>()[u];
         for (uint32_t k = 0; k < depth; ++k) {
           const uint8_t weight = k < units ? recurrentRow[k] : inputRow[k - units];
           accumulator += activation(k) * (int32_t(weight) - weightsZeroPoint);
         }
-        accumulator = multiplyByQuantizedMultiplier(accumulator, toGateScale);
-        gates[g] = Fixed<3>{fixed16::saturate(accumulator)};
+        gates[g] = Fixed<3>{fixed16::saturate(requantizeSaturating(accumulator, toGateScale, 0))};
       }
       const Fixed<0> inputGate = fixed16::logistic(gates[0]);
       const Fixed<0> modulation = fixed16::tanh(gates[1]);

@@ -135,12 +135,14 @@ void multiplyAccumulate(const int8_t* in, const std::vector<int32_t>& bias, cons
                         int32_t zeroPoint, T* out) {
   for (uint32_t b = 0; b < batches; ++b) {
     for (uint32_t r = 0; r < outputs; ++r) {
-      int32_t accumulator = bias[r];
+      // In 64 bits, saturated before rescaling: a bias near int32's limits would overflow.
+      int64_t accumulator = bias[r];
       const int8_t* row = weights + size_t(r) * inputs;
       for (uint32_t c = 0; c < inputs; ++c) accumulator += int32_t(in[size_t(b) * inputs + c]) * row[c];
-      accumulator = multiplyByQuantizedMultiplier(accumulator, multiplier) + zeroPoint + out[size_t(b) * outputs + r];
+      const int64_t sum =
+          int64_t{requantizeSaturating(accumulator, multiplier, zeroPoint)} + out[size_t(b) * outputs + r];
       out[size_t(b) * outputs + r] = static_cast<T>(
-          std::min<int32_t>(std::numeric_limits<T>::max(), std::max<int32_t>(std::numeric_limits<T>::min(), accumulator)));
+          std::min<int64_t>(std::numeric_limits<T>::max(), std::max<int64_t>(std::numeric_limits<T>::min(), sum)));
     }
   }
 }
@@ -150,9 +152,12 @@ std::vector<int32_t> zeroPointTimesRowSums(int32_t zeroPoint, const int8_t* weig
                                            const int32_t* bias) {
   std::vector<int32_t> result(rows);
   for (uint32_t r = 0; r < rows; ++r) {
-    int32_t sum = 0;
+    int64_t sum = 0;
     for (uint32_t c = 0; c < columns; ++c) sum += weights[size_t(r) * columns + c];
-    result[r] = (bias != nullptr ? bias[r] : 0) + sum * zeroPoint;
+    // Saturated, not wrapped, where a bias near int32's limits would overflow.
+    result[r] = static_cast<int32_t>(std::clamp<int64_t>((bias != nullptr ? bias[r] : 0) + sum * zeroPoint,
+                                                         std::numeric_limits<int32_t>::min(),
+                                                         std::numeric_limits<int32_t>::max()));
   }
   return result;
 }

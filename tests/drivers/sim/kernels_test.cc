@@ -658,5 +658,46 @@ TEST(Int32ArithmeticTest, QuantizedBinaryOpsSaturateWithAbsurdOutputScales) {
   }
 }
 
+// Fuzz finding (wire_fuzzer): QUANTIZED_16BIT_LSTM summed a gate's bias and products in 32 bits,
+// and a bias near int32's limit (any value is a valid bias) overflowed. The sum is taken in 64
+// bits and saturates before it is rescaled: a bias past the point where the gate saturates
+// changes nothing.
+TEST(Int32ArithmeticTest, A16BitLstmGateSaturatesRatherThanOverflowing) {
+  constexpr OperandType kQuant16 = OperandType::TENSOR_QUANT16_SYMM;
+  const float weightScale = 1.0f / 128;
+  hal::ModelBuilder b;
+  std::vector<uint32_t> inputs = {b.addInput(kQuant, {1, 1}, 1.0f / 128, 128)};
+  for (int i = 0; i < 8; ++i) inputs.push_back(b.addInput(kQuant, {1, 1}, weightScale, 0));  // input, recurrent weights
+  for (int i = 0; i < 4; ++i) inputs.push_back(b.addInput(OperandType::TENSOR_INT32, {1}, weightScale / 128, 0));
+  inputs.push_back(b.addInput(kQuant16, {1, 1}, 1.0f / 2048, 0));  // previous cell state
+  inputs.push_back(b.addInput(kQuant, {1, 1}, 1.0f / 128, 128));   // previous output
+  const uint32_t cellOut = b.addOutput(kQuant16, {1, 1}, 1.0f / 2048, 0);
+  const uint32_t out = b.addOutput(kQuant, {1, 1}, 1.0f / 128, 128);
+  b.addOperation(OperationType::QUANTIZED_16BIT_LSTM, inputs, {cellOut, out});
+  auto prepared = SimDevice::create(edgeNpuConfig())
+                      ->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                     std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  // Each gate sums its bias and 127 * 255 twice (the input and the previous output, both 255).
+  auto runWithBias = [&](int32_t bias) {
+    std::vector<std::vector<uint8_t>> values = {{255}};
+    for (int i = 0; i < 8; ++i) values.push_back({255});
+    for (int i = 0; i < 4; ++i) values.push_back(hal::toBytes<int32_t>({bias}));
+    values.push_back(hal::toBytes<int16_t>({0}));
+    values.push_back({255});
+    auto io = hal::makeRequest(values, {2, 1});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    EXPECT_TRUE(outcome.ok()) << outcome.error().message;
+    return std::pair{hal::fromMemory<int16_t>(io->outputs[0], 1)[0], hal::fromMemory<uint8_t>(io->outputs[1], 1)[0]};
+  };
+  const int32_t max = std::numeric_limits<int32_t>::max();
+  const auto saturated = runWithBias(max - 2 * 127 * 255);
+  EXPECT_EQ(runWithBias(max), saturated);
+  // Every gate as open as 16 bits take it: the cell state about 1 (2048 at scale 2^-11), the
+  // output about tanh(1).
+  EXPECT_NEAR(saturated.first, 2048, 2);
+  EXPECT_NEAR((saturated.second - 128) / 128.0, std::tanh(1.0), 1.0 / 128);
+}
+
 }  // namespace
 }  // namespace nnremote::sim
