@@ -1,5 +1,9 @@
 // CONV_2D and DEPTHWISE_CONV_2D, NHWC, with explicit or implicit padding, strides and dilation.
-// Quantized forms accumulate in int32 and requantize with TFLite's fixed-point multiplier.
+// Quantized forms accumulate in int32 (int64 where an output sums too many products for it) and
+// requantize with TFLite's fixed-point multiplier.
+#include <cstdint>
+#include <limits>
+
 #include "drivers/sim/kernels/conv_quantization.h"
 #include "drivers/sim/kernels/kernel_utils.h"
 #include "drivers/sim/operation_registry.h"
@@ -135,22 +139,19 @@ struct ConvArithmetic;
 
 template <>
 struct ConvArithmetic<float> {
-  using Acc = float;
   static float value(float x, int32_t) { return x; }
 };
 
 template <>
 struct ConvArithmetic<uint8_t> {
-  using Acc = int32_t;
   static int32_t value(uint8_t x, int32_t zeroPoint) { return int32_t(x) - zeroPoint; }
 };
 
 // Visits every output pixel: clears the accumulators, lets `accumulate(acc, pixel, fy, fx)` add
 // each in-bounds filter tap (pixel points at the input channels), then stores every channel.
-template <typename T, typename Accumulate, typename Store>
-void forEachOutputPixel(const OperationContext& context, const ConvGeometry& g,
-                        Accumulate&& accumulate, Store&& store) {
-  using Acc = typename ConvArithmetic<T>::Acc;
+template <typename T, typename Acc, typename Accumulate, typename Store>
+void forEachOutputPixel(const OperationContext& context, const ConvGeometry& g, Accumulate&& accumulate,
+                        Store&& store) {
   const T* in = context.input(0).as<T>();
   std::vector<Acc> acc(g.outDepth);
   for (uint32_t b = 0; b < g.batches; ++b) {
@@ -168,8 +169,9 @@ void forEachOutputPixel(const OperationContext& context, const ConvGeometry& g,
 }
 
 // acc[k][i] += x[k] * w[i] for four rows k.
-NNREMOTE_VECTOR_CLONES void multiplyAccumulate4(const float* __restrict__ w, const float x[4], float* __restrict__ a0,
-                                                float* __restrict__ a1, float* __restrict__ a2, float* __restrict__ a3,
+template <typename Acc>
+NNREMOTE_VECTOR_CLONES void multiplyAccumulate4(const Acc* __restrict__ w, const Acc x[4], Acc* __restrict__ a0,
+                                                Acc* __restrict__ a1, Acc* __restrict__ a2, Acc* __restrict__ a3,
                                                 uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     a0[i] += x[0] * w[i];
@@ -179,24 +181,9 @@ NNREMOTE_VECTOR_CLONES void multiplyAccumulate4(const float* __restrict__ w, con
   }
 }
 
-NNREMOTE_VECTOR_CLONES void multiplyAccumulate4(const int32_t* __restrict__ w, const int32_t x[4],
-                                                int32_t* __restrict__ a0, int32_t* __restrict__ a1,
-                                                int32_t* __restrict__ a2, int32_t* __restrict__ a3, uint32_t n) {
-  for (uint32_t i = 0; i < n; ++i) {
-    a0[i] += x[0] * w[i];
-    a1[i] += x[1] * w[i];
-    a2[i] += x[2] * w[i];
-    a3[i] += x[3] * w[i];
-  }
-}
-
 // acc[i] += x * w[i].
-NNREMOTE_VECTOR_CLONES void multiplyAccumulate(const float* __restrict__ w, float x, float* __restrict__ a, uint32_t n) {
-  for (uint32_t i = 0; i < n; ++i) a[i] += x * w[i];
-}
-
-NNREMOTE_VECTOR_CLONES void multiplyAccumulate(const int32_t* __restrict__ w, int32_t x, int32_t* __restrict__ a,
-                                               uint32_t n) {
+template <typename Acc>
+NNREMOTE_VECTOR_CLONES void multiplyAccumulate(const Acc* __restrict__ w, Acc x, Acc* __restrict__ a, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) a[i] += x * w[i];
 }
 
@@ -243,9 +230,8 @@ void runPointwise(const T* in, size_t pixels, uint32_t inDepth, int32_t inZero, 
 // transposed to [tap][input channel][output channel] first, so the innermost loop runs along
 // output channels with one accumulator each: contiguous, independent, and vectorized by the
 // compiler, while every output still sums its products in (tap, input channel) order.
-template <typename T, typename W, typename Store>
+template <typename T, typename Acc, typename W, typename Store>
 void runConv(const OperationContext& context, const ConvGeometry& g, const W* w, Store&& store) {
-  using Acc = typename ConvArithmetic<T>::Acc;
   const int32_t inZero = context.input(0).zeroPoint;
   const size_t taps = size_t(g.window.filterHeight) * g.window.filterWidth;
   const size_t rows = taps * g.inDepth;
@@ -264,15 +250,14 @@ void runConv(const OperationContext& context, const ConvGeometry& g, const W* w,
     const Acc* tap = transposed.data() + (size_t(fy) * g.window.filterWidth + fx) * g.inDepth * outDepth;
     Acc* __restrict__ sums = acc.data();
     for (uint32_t ic = 0; ic < g.inDepth; ++ic) {
-      multiplyAccumulate(tap + size_t(ic) * outDepth, ConvArithmetic<T>::value(pixel[ic], inZero), sums, outDepth);
+      multiplyAccumulate(tap + size_t(ic) * outDepth, Acc(ConvArithmetic<T>::value(pixel[ic], inZero)), sums, outDepth);
     }
   };
-  forEachOutputPixel<T>(context, g, accumulate, store);
+  forEachOutputPixel<T, Acc>(context, g, accumulate, store);
 }
 
-template <typename T, typename W, typename Store>
+template <typename T, typename Acc, typename W, typename Store>
 void runDepthwise(const OperationContext& context, const ConvGeometry& g, const W* w, Store&& store) {
-  using Acc = typename ConvArithmetic<T>::Acc;
   const int32_t inZero = context.input(0).zeroPoint;
   const uint32_t outDepth = g.outDepth, multiplier = g.depthMultiplier;
   auto accumulate = [&](std::vector<Acc>& acc, const T* pixel, uint32_t fy, uint32_t fx) {
@@ -286,7 +271,7 @@ void runDepthwise(const OperationContext& context, const ConvGeometry& g, const 
       sums[oc] += ConvArithmetic<T>::value(pixel[oc / multiplier], inZero) * tap[oc];
     }
   };
-  forEachOutputPixel<T>(context, g, accumulate, store);
+  forEachOutputPixel<T, Acc>(context, g, accumulate, store);
 }
 
 XnnpackConvolution asXnnpack(const ConvGeometry& g, bool depthwise) {
@@ -314,19 +299,38 @@ Status executeConv(OperationContext& context) {
       out[index] = std::min(range.max, std::max(range.min, acc + bias[oc]));
     };
     const float* w = context.input(1).as<float>();
-    if (kDepthwise) runDepthwise<float>(context, g, w, store); else runConv<float>(context, g, w, store);
+    if (kDepthwise)
+      runDepthwise<float, float>(context, g, w, store);
+    else
+      runConv<float, float>(context, g, w, store);
     return {};
   }
   const int32_t* bias = context.input(2).as<int32_t>();
   uint8_t* out = output.asMutable<uint8_t>();
   const QuantRange range = activationRange(g.activation, output);
   const QuantizedFilter filter = quantizedFilter(context, g.outDepth, kDepthwise ? 3 : 0);
-  auto store = [&](size_t index, uint32_t oc, int32_t acc) {
-    const int32_t q = requantizeSaturating(int64_t{acc} + bias[oc], filter.multipliers[oc], output.zeroPoint);
+  auto store = [&](size_t index, uint32_t oc, int64_t acc) {
+    const int32_t q = requantizeSaturating(acc + bias[oc], filter.multipliers[oc], output.zeroPoint);
     out[index] = static_cast<uint8_t>(std::min(range.max, std::max(range.min, q)));
   };
   const int32_t* w = filter.values.data();
-  if (kDepthwise) runDepthwise<uint8_t>(context, g, w, store); else runConv<uint8_t>(context, g, w, store);
+  // Each product is at most 255 * 255 in magnitude, so an output sums in 32 bits unless it sums
+  // more products than that allows (a legal shape: a filter of many taps or input channels),
+  // which it then does in 64.
+  constexpr uint64_t kMaxProductsFor32Bits = std::numeric_limits<int32_t>::max() / (255 * 255);
+  const uint64_t products = uint64_t{g.window.filterHeight} * g.window.filterWidth * (kDepthwise ? 1 : g.inDepth);
+  auto runWith = [&](auto zero) {
+    using Acc = decltype(zero);
+    if (kDepthwise)
+      runDepthwise<uint8_t, Acc>(context, g, w, store);
+    else
+      runConv<uint8_t, Acc>(context, g, w, store);
+  };
+  if (products <= kMaxProductsFor32Bits) {
+    runWith(int32_t{0});
+  } else {
+    runWith(int64_t{0});
+  }
   return {};
 }
 

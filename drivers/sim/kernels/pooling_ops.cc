@@ -1,5 +1,8 @@
 // AVERAGE_POOL_2D and MAX_POOL_2D, NHWC. The average counts only taps inside the input, as the
 // NNAPI reference does.
+#include <cstdint>
+#include <limits>
+
 #include "drivers/sim/kernels/kernel_utils.h"
 #include "drivers/sim/operation_registry.h"
 #include "drivers/sim/kernels/window.h"
@@ -103,17 +106,27 @@ NNREMOTE_VECTOR_CLONES void averageRow(const float* __restrict__ sum, float* __r
 }
 // (sum + count / 2) / count, rounded down as the reference's integer division, without that
 // division (which does not vectorize): adding 1/2 keeps the floor exact despite 1/count's rounding.
-NNREMOTE_VECTOR_CLONES void averageRow(const int32_t* __restrict__ sum, uint8_t* __restrict__ out, uint32_t n,
+template <typename Sum>
+NNREMOTE_VECTOR_CLONES void averageRow(const Sum* __restrict__ sum, uint8_t* __restrict__ out, uint32_t n,
                                        int32_t count, QuantRange range) {
   const double inverse = count ? 1.0 / count : 0.0;
   for (uint32_t c = 0; c < n; ++c) {
-    const int32_t average = int32_t((double(sum[c] + count / 2) + 0.5) * inverse);
+    const int32_t average = int32_t((double(sum[c]) + count / 2 + 0.5) * inverse);
     out[c] = uint8_t(std::min(range.max, std::max(range.min, average)));
   }
 }
 template <typename T, typename Range>
 NNREMOTE_VECTOR_CLONES void clampRow(const T* __restrict__ value, T* __restrict__ out, uint32_t n, Range range) {
   for (uint32_t c = 0; c < n; ++c) out[c] = T(std::min<decltype(range.max)>(range.max, std::max<decltype(range.min)>(range.min, value[c])));
+}
+
+// The quantized average, its window sums in `Sum`.
+template <typename Sum>
+void averageQuantized(OperationContext& context, const PoolGeometry& g, uint8_t* out, QuantRange range) {
+  const uint32_t depth = g.depth;
+  runPool<uint8_t>(
+      context, g, Sum{0}, [&](Sum* acc, const uint8_t* pixel) { addRow(acc, pixel, depth); },
+      [&](size_t base, const Sum* sum, int32_t n) { averageRow(sum, out + base, depth, n, range); });
 }
 
 template <bool kAverage>
@@ -139,8 +152,14 @@ Status executePool(OperationContext& context) {
   uint8_t* out = output.asMutable<uint8_t>();
   const QuantRange range = activationRange(g.activation, output);
   if (kAverage) {
-    runPool<uint8_t>(context, g, int32_t{0}, [&](int32_t* acc, const uint8_t* pixel) { addRow(acc, pixel, depth); },
-                     [&](size_t base, const int32_t* sum, int32_t n) { averageRow(sum, out + base, depth, n, range); });
+    // A window's sum is at most 255 per tap inside the input: 32 bits unless the input has more
+    // than 2^31 / 255 pixels (a legal shape), which sums in 64.
+    constexpr uint64_t kMaxPixelsFor32Bits = std::numeric_limits<int32_t>::max() / 255;
+    if (uint64_t{g.inHeight} * g.inWidth <= kMaxPixelsFor32Bits) {
+      averageQuantized<int32_t>(context, g, out, range);
+    } else {
+      averageQuantized<int64_t>(context, g, out, range);
+    }
   } else {
     runPool<uint8_t>(context, g, uint8_t{0}, [&](uint8_t* acc, const uint8_t* pixel) { maxRow(acc, pixel, depth); },
                      [&](size_t base, const uint8_t* m, int32_t) { clampRow(m, out + base, depth, range); });

@@ -139,6 +139,20 @@ TEST(PoolingTest, AverageCountsOnlyTapsInsideTheInput) {
               ElementsAre(2.5f, 3.0f, 3.5f, 4.0f));
 }
 
+// A quantized average's window sum is at most 255 per tap inside the input, which passes int32's
+// limit for an input of more than 2^31 / 255 pixels: a legal shape. Such a window sums in 64 bits
+// (a 32-bit sum overflowed: UBSan, and a wrapped negative average, 0, in other builds).
+TEST(PoolingTest, QuantizedAverageOverMoreThanInt32SumsOf255) {
+  constexpr uint32_t kSide = 2903;  // 8,427,409 pixels: 255 each sums past 2^31
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kQuant, {1, kSide, kSide, 1}, 1.0f, 0);
+  const uint32_t out = b.addOutput(kQuant, {1, 1, 1, 1}, 1.0f, 0);
+  b.addOperation(OperationType::AVERAGE_POOL_2D,
+                 {in, b.addInt32(2), b.addInt32(1), b.addInt32(1), b.addInt32(kSide), b.addInt32(kSide), b.addInt32(0)},
+                 {out});
+  EXPECT_EQ(run(b.build(), {std::vector<uint8_t>(size_t{kSide} * kSide, 255)}, 1), std::vector<uint8_t>{255});
+}
+
 TEST(PoolingTest, QuantizedAverageRoundsHalfUp) {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(kQuant, {1, 1, 2, 1}, 1.0f, 0);
@@ -655,6 +669,39 @@ TEST(Int32ArithmeticTest, QuantizedBinaryOpsSaturateWithAbsurdOutputScales) {
       EXPECT_EQ(got[0], 255) << hal::toString(type) << (broadcast ? " broadcast" : "");
       EXPECT_EQ(got[1], type == OperationType::MUL ? 128 : 255) << hal::toString(type);
     }
+  }
+}
+
+// A quantized convolution's products are each at most 255 * 255, and an output that sums more
+// than int32 can hold of them (a legal shape: here 34,000 input channels, or 34,000 taps) sums in
+// 64 bits. In 32 bits the sum overflowed (UBSan), and the answer was 0. The simulator's own loops,
+// not XNNPACK's.
+TEST(Int32ArithmeticTest, AQuantizedConvolutionOfManyProductsSumsExactly) {
+  NpuConfig npu = edgeNpuConfig();
+  npu.set_reference_kernels(true);
+  constexpr uint32_t kProducts = 34000;
+  for (const bool depthwise : {false, true}) {
+    SCOPED_TRACE(depthwise ? "DEPTHWISE_CONV_2D" : "CONV_2D");
+    hal::ModelBuilder b;
+    const std::vector<uint32_t> shape =
+        depthwise ? std::vector<uint32_t>{1, 1, kProducts, 1} : std::vector<uint32_t>{1, 1, 1, kProducts};
+    const uint32_t in = b.addInput(kQuant, shape, 1.0f, 0);
+    const uint32_t filter = b.addInput(kQuant, shape, 1.0f, 0);
+    const uint32_t bias = b.addInput(OperandType::TENSOR_INT32, {1}, 1.0f, 0);
+    const uint32_t out = b.addOutput(kQuant, {1, 1, 1, 1}, float(1 << 24), 0);
+    std::vector<uint32_t> arguments = {in, filter, bias, b.addInt32(2), b.addInt32(1), b.addInt32(1)};
+    if (depthwise) arguments.push_back(b.addInt32(1));  // depth multiplier
+    arguments.push_back(b.addInt32(0));
+    b.addOperation(depthwise ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, arguments, {out});
+    auto prepared = SimDevice::create(npu)->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                                         hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+    ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+    const std::vector<uint8_t> all255(kProducts, 255);
+    auto io = hal::makeRequest({all255, all255, hal::toBytes<int32_t>({-(1 << 30)})}, {1});
+    auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    // (34,000 * 255 * 255 - 2^30) / 2^24 = 67.8
+    EXPECT_EQ(hal::fromMemory<uint8_t>(io->outputs[0], 1), std::vector<uint8_t>{68});
   }
 }
 
