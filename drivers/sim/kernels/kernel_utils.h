@@ -82,6 +82,12 @@ struct QuantizedMultiplier {
 };
 QuantizedMultiplier quantizeMultiplier(double realMultiplier);
 
+// `x` clamped to int32's range: saturated rather than wrapped (only absurd operands get there).
+inline int32_t saturateToInt32(int64_t x) {
+  return static_cast<int32_t>(
+      std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+}
+
 inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
   const bool overflow = a == b && a == std::numeric_limits<int32_t>::min();
   const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
@@ -102,18 +108,15 @@ inline int32_t multiplyByQuantizedMultiplier(int32_t x, QuantizedMultiplier m) {
   const int rightShift = m.shift > 0 ? 0 : -m.shift;
   // Saturated rather than wrapped (signed overflow is undefined); only absurd scale ratios get
   // here.
-  const int64_t shifted = static_cast<int64_t>(x) * (int64_t{1} << leftShift);
-  const int32_t saturated = static_cast<int32_t>(std::clamp<int64_t>(
-      shifted, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+  const int32_t saturated = saturateToInt32(static_cast<int64_t>(x) * (int64_t{1} << leftShift));
   return roundingDivideByPowerOfTwo(saturatingRoundingDoublingHighMul(saturated, m.multiplier), rightShift);
 }
 
 // An int32 accumulator plus bias, rescaled and offset by the output zero point, saturating at
 // int32's limits instead of overflowing (only absurd operands get there).
 inline int32_t requantizeSaturating(int64_t accumulator, QuantizedMultiplier m, int32_t zeroPoint) {
-  constexpr int64_t kLow = std::numeric_limits<int32_t>::min(), kHigh = std::numeric_limits<int32_t>::max();
-  const int32_t scaled = multiplyByQuantizedMultiplier(static_cast<int32_t>(std::clamp(accumulator, kLow, kHigh)), m);
-  return static_cast<int32_t>(std::clamp(int64_t{scaled} + zeroPoint, kLow, kHigh));
+  const int32_t scaled = multiplyByQuantizedMultiplier(saturateToInt32(accumulator), m);
+  return saturateToInt32(int64_t{scaled} + zeroPoint);
 }
 
 // Quantizes a real value into `tensor`'s uint8 domain, rounding half away from zero.

@@ -155,9 +155,7 @@ std::vector<int32_t> zeroPointTimesRowSums(int32_t zeroPoint, const int8_t* weig
     int64_t sum = 0;
     for (uint32_t c = 0; c < columns; ++c) sum += weights[size_t(r) * columns + c];
     // Saturated, not wrapped, where a bias near int32's limits would overflow.
-    result[r] = static_cast<int32_t>(std::clamp<int64_t>((bias != nullptr ? bias[r] : 0) + sum * zeroPoint,
-                                                         std::numeric_limits<int32_t>::min(),
-                                                         std::numeric_limits<int32_t>::max()));
+    result[r] = saturateToInt32((bias != nullptr ? bias[r] : 0) + sum * zeroPoint);
   }
   return result;
 }
