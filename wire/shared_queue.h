@@ -61,14 +61,15 @@ class SharedQueue {
                            const std::function<bool()>& wakeParkedServer = nullptr,
                            std::chrono::microseconds spin = kDefaultClientSpin);
   const uint8_t* responseBuffer() const { return data_ + sizeof(Header) + capacity_; }
-  // Whether each call() hands its CPU to the server for the wait: the calling thread keeps to
-  // the CPU it is on until the answer comes, and the server's thread is moved there, so the
-  // request and the answer each wake a thread on the CPU the waker is about to leave, rather
-  // than one idle elsewhere (where a wake-up costs an interrupt to the other CPU: on a virtual
-  // machine some 40 us each way). `serverProcess` is the server's process id, in the caller's
-  // PID namespace (a backend host the caller started), or 0 for no hand-off (the default). The
-  // server names its serving thread in the queue, and the name is the server's word: a server
-  // whose memory is corrupt may name any thread. So only a thread of `serverProcess` is moved.
+  // Whether each call() hands its CPU to the server for the wait: the server's thread is moved
+  // to the CPU the calling thread is on, so the request and the answer each wake a thread on the
+  // CPU the waker is about to leave, rather than one idle elsewhere (where a wake-up costs an
+  // interrupt to the other CPU: on a virtual machine some 40 us each way). `serverProcess` is the server's process id,
+  // in the caller's PID namespace (a backend host the caller started), or 0 for no hand-off (the default). The server
+  // names its serving thread in the queue, and the name is the server's word: a server whose memory is corrupt may name
+  // any thread. So only a thread of `serverProcess` is moved. The client also makes that thread SCHED_BATCH, so that a
+  // request wakes it without it preempting the client, which would then be pulled to the other CPU unless it kept to
+  // its own for the call (as it does when the thread could not be made so; see the .cc).
   void handOffCpu(pid_t serverProcess) { handOffTo_ = serverProcess; }
   // Tells the server no more requests will come.
   void close();
@@ -127,6 +128,7 @@ class SharedQueue {
   uint32_t lastRequest_ = 0;  // server: the last request sequence served
   pid_t handOffTo_ = 0;       // client: the server process whose thread a call may move
   int32_t verifiedThread_ = 0;  // client: the last thread the server named found to be its own
+  bool verifiedThreadYields_ = false;  // client: whether it was made to wake without preempting
   // Client: the thread the server names, if it is one of handOffTo_'s; else 0.
   int32_t serverThreadToMove();
   // Server: how long it spins for the next request, and when it last answered. learnPace(),

@@ -836,6 +836,28 @@ std::set<std::string> cpuListsOfThreads(pid_t pid) {
   return lists;
 }
 
+// The threads of a process the parent has made SCHED_BATCH, and those it keeps to fewer CPUs
+// than `everyCpu`, by thread id.
+struct HandedOffThreads {
+  std::set<int> batch, kept;
+};
+HandedOffThreads handedOffThreads(pid_t pid, const std::string& everyCpu) {
+  HandedOffThreads threads;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
+    const int tid = std::stoi(task.path().filename().string());
+    if (::sched_getscheduler(tid) == SCHED_BATCH) threads.batch.insert(tid);
+    std::ifstream status(task.path() / "status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("Cpus_allowed_list:", 0) == 0 && line.substr(line.find('\t') + 1) != everyCpu) {
+        threads.kept.insert(tid);
+      }
+    }
+  }
+  return threads;
+}
+
 // How many CPUs this test may use.
 int allowedCpuCount() {
   cpu_set_t allowed;
@@ -904,7 +926,10 @@ TEST(BackendIsolationTest, TheParentMovesTheChildsBurstThreadToItsCpuForEachCall
     if (list != *everyCpu.begin()) {
       EXPECT_EQ(list.find_first_of(",-"), std::string::npos) << list;
     }
-  }
+  }  // The threads it moves are those it made wake without preempting it, and no other.
+  const HandedOffThreads threads = handedOffThreads(child, *everyCpu.begin());
+  EXPECT_FALSE(threads.batch.empty());
+  EXPECT_EQ(threads.batch, threads.kept);
 }
 
 TEST(IsolationConfigTest, DefaultsThenEachLibraryStartingFromThem) {

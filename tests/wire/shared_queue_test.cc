@@ -276,6 +276,7 @@ TEST(SharedQueueTest, AClientThatCannotWakeAParkedServerGetsDeadObject) {
 struct ServerPlace {
   cpu_set_t allowed;
   int cpu;
+  int policy;  // its scheduling policy
 };
 
 std::vector<int> cpusIn(const cpu_set_t& set) {
@@ -322,7 +323,7 @@ class WhereaboutsQueue {
     serving_ = std::thread([this] {
       size_t size = 0;
       while (server_->awaitRequest(&size, stop_)) {
-        ServerPlace place{ownCpus(), ::sched_getcpu()};
+        ServerPlace place{ownCpus(), ::sched_getcpu(), ::sched_getscheduler(0)};
         std::memcpy(server_->responseBufferForWriting(), &place, sizeof(place));
         server_->respond(sizeof(place));
       }
@@ -376,6 +377,8 @@ TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsI
   EXPECT_EQ(cpusIn(place.allowed).size(), 1u);
   const cpu_set_t after = ownCpus();
   EXPECT_TRUE(CPU_EQUAL(&after, &all) != 0) << "the client did not get its CPUs back";
+  // And the server's thread, woken on the client's CPU, does not take it from the client.
+  EXPECT_EQ(place.policy, SCHED_BATCH);
 }
 
 // The serving thread's name is the server's word, in memory the server may have corrupted: a
@@ -415,6 +418,7 @@ TEST(SharedQueueTest, AHandOffMovesNoThreadOfAnotherProcess) {
   ASSERT_EQ(::sched_getaffinity(other, sizeof(othersCpus), &othersCpus), 0);
   EXPECT_TRUE(CPU_EQUAL(&othersCpus, &all) != 0)
       << "the other process was moved to " << ::testing::PrintToString(cpusIn(othersCpus));
+  EXPECT_EQ(::sched_getscheduler(other), SCHED_OTHER) << "the other process's scheduling was changed";
 }
 
 // A server thread that stops serving the queue is no longer named in it: its id may be given to
@@ -459,6 +463,7 @@ TEST_P(NoHandOffTest, TheServerAnswersFromWhereItWas) {
   keepTo(all);
   EXPECT_TRUE(CPU_EQUAL(&place.allowed, &all) != 0)
       << "the server was moved to " << ::testing::PrintToString(cpusIn(place.allowed));
+  EXPECT_EQ(place.policy, SCHED_OTHER);
 }
 
 }  // namespace
