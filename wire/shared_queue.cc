@@ -101,11 +101,11 @@ bool makeWakeWithoutPreempting(int32_t thread) {
   return ::sched_setscheduler(thread, SCHED_BATCH, &none) == 0;
 }
 
-// For the length of one call: moves the server's thread `server` to the CPU the caller
-// is on, so that both wake-ups of the call stay on that CPU: the request wakes the server where
-// the caller is about to sleep, and the answer wakes the caller where the server is about to
-// sleep. The server's thread is moved on every call, not only when the caller's CPU changed, so
-// that whatever else set its CPUs meanwhile (a backend host ending its probation) cannot leave it
+// For the length of one call: moves the server's thread `server` to the CPU the caller is on,
+// so that both wake-ups of the call stay on that CPU: the request wakes the server where the
+// caller is about to sleep, and the answer wakes the caller where the server is about to sleep.
+// The server's thread is moved on every call, not only when the caller's CPU changed, so that
+// whatever else set its CPUs meanwhile (a backend host ending its probation) cannot leave it
 // elsewhere: moving a sleeping thread costs a syscall.
 // A server thread that preempts its waker (`serverPreempts`) would take the CPU while the caller
 // is still on it, and the other CPU, idle, would pull the waiting caller over (seen on 97% of

@@ -64,12 +64,14 @@ class SharedQueue {
   // Whether each call() hands its CPU to the server for the wait: the server's thread is moved
   // to the CPU the calling thread is on, so the request and the answer each wake a thread on the
   // CPU the waker is about to leave, rather than one idle elsewhere (where a wake-up costs an
-  // interrupt to the other CPU: on a virtual machine some 40 us each way). `serverProcess` is the server's process id,
-  // in the caller's PID namespace (a backend host the caller started), or 0 for no hand-off (the default). The server
-  // names its serving thread in the queue, and the name is the server's word: a server whose memory is corrupt may name
-  // any thread. So only a thread of `serverProcess` is moved. The client also makes that thread SCHED_BATCH, so that a
-  // request wakes it without it preempting the client, which would then be pulled to the other CPU unless it kept to
-  // its own for the call (as it does when the thread could not be made so; see the .cc).
+  // interrupt to the other CPU: on a virtual machine some 40 us each way). `serverProcess` is
+  // the server's process id, in the caller's PID namespace (a backend host the caller started),
+  // or 0 for no hand-off (the default). The server names its serving thread in the queue, and
+  // the name is the server's word: a server whose memory is corrupt may name any thread. So only
+  // a thread of `serverProcess` is moved. The client also makes that thread SCHED_BATCH, so that
+  // a request wakes it without it preempting the client, which would then be pulled to the other
+  // CPU unless it kept to its own for the call (as it does when the thread could not be made so;
+  // see the .cc).
   void handOffCpu(pid_t serverProcess) { handOffTo_ = serverProcess; }
   // Tells the server no more requests will come.
   void close();

@@ -926,7 +926,8 @@ TEST(BackendIsolationTest, TheParentMovesTheChildsBurstThreadToItsCpuForEachCall
     if (list != *everyCpu.begin()) {
       EXPECT_EQ(list.find_first_of(",-"), std::string::npos) << list;
     }
-  }  // The threads it moves are those it made wake without preempting it, and no other.
+  }
+  // The threads it moves are those it made wake without preempting it, and no other.
   const HandedOffThreads threads = handedOffThreads(child, *everyCpu.begin());
   EXPECT_FALSE(threads.batch.empty());
   EXPECT_EQ(threads.batch, threads.kept);
