@@ -1,5 +1,6 @@
 #include "emulator/emulator_server.h"
 
+#include <grpcpp/resource_quota.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -107,9 +108,14 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
       std::move(devices), options.session, options.clientAccess,
       std::make_unique<Authenticator>(std::move(options.security.tokens), &server->unixPeers_));
   server->service_->acceptDescriptorsFrom(std::move(options.descriptors));
-  // Models and tensors are bounded by the schema's own limits, not gRPC's 4 MiB default.
+  // Models and tensors are bounded by the schema's own limits, not gRPC's 4 MiB default. A size
+  // limit would not bound the memory a client can make the server take anyway: gRPC 1.51 reads
+  // a message in whole before it checks its size. Its resource quota does, by cancelling calls.
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
+  grpc::ResourceQuota messageMemory("npu_emulator messages");
+  messageMemory.Resize(static_cast<size_t>(options.session.messageMemoryBytes));
+  builder.SetResourceQuota(messageMemory);
   // Clients keep their connection alive with pings (the proxy driver every 10 s), and a burst's
   // executions ride shared memory, so pings may be all the connection carries for minutes. gRPC's
   // server defaults take such pings for abuse (no calls, or under 5 minutes apart without data)

@@ -104,6 +104,8 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           origin, &s.serverPoolMemoryBytes, uint64_t{1} << 20));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_sessions_per_identity, &ServerConfig::sessions_per_identity,
                           "sessions_per_identity", origin, &s.sessionsPerIdentity));
+  NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_message_memory_mib, &ServerConfig::message_memory_mib,
+                          "message_memory_mib", origin, &s.messageMemoryBytes, uint64_t{1} << 20));
   const Scheduling& sched = config.scheduling();
   NN_RETURN_IF_ERROR(take(sched, &Scheduling::has_queue_depth, &Scheduling::queue_depth, "scheduling.queue_depth",
                           origin, &limits.scheduling.queueDepth));

@@ -32,6 +32,8 @@ struct SessionLimits {
   uint64_t serverPoolMemoryBytes = defaultServerPoolMemoryBytes();
   // Open sessions of one client identity (ServerConfig.sessions_per_identity).
   uint32_t sessionsPerIdentity = 16384;
+  // What gRPC may hold for every client's messages in transit (ServerConfig.message_memory_mib).
+  uint64_t messageMemoryBytes = uint64_t{1} << 30;
 };
 
 struct SchedulingLimits {

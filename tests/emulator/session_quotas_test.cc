@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <grpcpp/generic/generic_stub.h>
+
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -642,6 +645,52 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   auto noPools = parseServerConfig("pool_memory_mib: 0", "c");
   ASSERT_FALSE(noPools.ok());
   EXPECT_THAT(noPools.error().message, HasSubstr("pool_memory_mib = 0"));
+  auto messages = parseServerConfig("message_memory_mib: 32", "c");
+  ASSERT_TRUE(messages.ok()) << messages.error().message;
+  EXPECT_EQ(messages->session.messageMemoryBytes, uint64_t{32} << 20);
+  EXPECT_EQ(limits->session.messageMemoryBytes, uint64_t{1} << 30);  // unset
+  auto noMessages = parseServerConfig("message_memory_mib: 0", "c");
+  ASSERT_FALSE(noMessages.ok());
+  EXPECT_THAT(noMessages.error().message, HasSubstr("message_memory_mib = 0"));
+}
+
+// The most memory this process has had resident (VmHWM), in bytes.
+uint64_t peakResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) << 10;
+  }
+  ADD_FAILURE() << "no VmHWM in /proc/self/status";
+  return 0;
+}
+
+// gRPC takes a message in whole before it checks the message's size, so only its resource quota
+// (message_memory_mib) keeps one client's huge message out of the server's memory: the call is
+// cancelled instead of taken in, and the server goes on serving.
+TEST(MessageMemoryTest, AMessageLargerThanTheServersMessageMemoryIsCancelledNotTakenIn) {
+  ConfiguredServer configured("message_memory_mib: 32");
+  ASSERT_NE(configured.server, nullptr);
+  constexpr size_t kHuge = size_t{256} << 20;
+  const std::string payload(kHuge, '\x0a');
+  const uint64_t before = peakResidentBytes();
+  // Sent from the payload in place (a static slice): the client holds no copy.
+  grpc::Slice slice(payload.data(), payload.size(), grpc::Slice::STATIC_SLICE);
+  grpc::ByteBuffer request(&slice, 1), response;
+  grpc::GenericStub generic(grpc::CreateChannel(configured.server->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+  std::promise<grpc::Status> answered;
+  generic.UnaryCall(&context, "/nnremote.wire.Accelerator/PrepareModel", grpc::StubOptions(), &request, &response,
+                    [&](grpc::Status status) { answered.set_value(std::move(status)); });
+  const grpc::Status status = answered.get_future().get();  // bounded by the deadline
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  const uint64_t grown = peakResidentBytes() - before;
+  EXPECT_LT(grown, kHuge / 2) << "the process grew by " << (grown >> 20) << " MiB for a " << (kHuge >> 20)
+                              << " MiB message";
+  // Other calls are served as before.
+  const uint64_t session = testing::openRawSession(*configured.stub);
+  EXPECT_NE(prepareRaw(*configured.stub, session, testing::twoInputAddModel()), 0u);
 }
 
 }  // namespace
