@@ -7,19 +7,11 @@
 #include <iterator>
 #include <sstream>
 
+#include "testing/proc_status.h"
+
 namespace nnremote::benchmarks {
-namespace {
 
-long statusFieldAt(const std::string& path, const std::string& field) {
-  std::ifstream file(path);
-  std::string line;
-  while (std::getline(file, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-  }
-  return -1;
-}
-
-}  // namespace
+using testing::procStatusNumber;
 
 double processCpuSeconds(pid_t pid) {
   std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
@@ -37,7 +29,7 @@ double processCpuSeconds(pid_t pid) {
 }
 
 long processStatusField(pid_t pid, const std::string& field) {
-  return statusFieldAt("/proc/" + std::to_string(pid) + "/status", field);
+  return procStatusNumber(testing::procStatusPath(pid), field);
 }
 
 double processContextSwitches(pid_t pid) {
@@ -49,7 +41,7 @@ double processContextSwitches(pid_t pid) {
     if (task->d_name[0] == '.') continue;
     const std::string status = tasks + "/" + task->d_name + "/status";
     for (const char* field : {"voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"}) {
-      const long count = statusFieldAt(status, field);
+      const long count = procStatusNumber(status, field);
       if (count > 0) switches += static_cast<double>(count);
     }
   }

@@ -28,11 +28,12 @@
 #include <sstream>
 #include <thread>
 
+#include "drivers/proxy/proxy_device.h"
 #include "emulator/server_config.h"
 #include "hal/memory.h"
-#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
+#include "testing/proc_status.h"
 #include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
@@ -721,11 +722,7 @@ TEST(BackendIsolationTest, HostsAreForkedFromASingleThreadedZygoteAsTheServersOw
   EXPECT_THAT(commandLineOf(host), HasSubstr("--backend-host=3"));
   const pid_t zygote = zygoteOf(server);
   ASSERT_GT(zygote, 0);
-  std::ifstream status("/proc/" + std::to_string(zygote) + "/status");
-  std::string line;
-  while (std::getline(status, line) && line.rfind("Threads:", 0) != 0) {
-  }
-  EXPECT_EQ(line, "Threads:\t1");
+  EXPECT_EQ(testing::procStatusNumber(testing::procStatusPath(zygote), "Threads"), 1);
   // Same binary image: forked, so its executable is the zygote's, which is the server's.
   EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(host) + "/exe"),
             std::filesystem::read_symlink("/proc/" + std::to_string(server.pid()) + "/exe"));
@@ -827,11 +824,7 @@ std::set<std::string> cpuListsOfThreads(pid_t pid) {
   std::set<std::string> lists;
   std::error_code error;
   for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
-    std::ifstream status(task.path() / "status");
-    std::string line;
-    while (std::getline(status, line)) {
-      if (line.rfind("Cpus_allowed_list:", 0) == 0) lists.insert(line.substr(line.find('\t') + 1));
-    }
+    lists.insert(testing::procStatusText(task.path() / "status", "Cpus_allowed_list"));
   }
   return lists;
 }
@@ -847,13 +840,7 @@ HandedOffThreads handedOffThreads(pid_t pid, const std::string& everyCpu) {
   for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", error)) {
     const int tid = std::stoi(task.path().filename().string());
     if (::sched_getscheduler(tid) == SCHED_BATCH) threads.batch.insert(tid);
-    std::ifstream status(task.path() / "status");
-    std::string line;
-    while (std::getline(status, line)) {
-      if (line.rfind("Cpus_allowed_list:", 0) == 0 && line.substr(line.find('\t') + 1) != everyCpu) {
-        threads.kept.insert(tid);
-      }
-    }
+    if (testing::procStatusText(task.path() / "status", "Cpus_allowed_list") != everyCpu) threads.kept.insert(tid);
   }
   return threads;
 }

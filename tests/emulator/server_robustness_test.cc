@@ -16,6 +16,7 @@
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "testing/add_model.h"
+#include "testing/proc_status.h"
 #include "tests/common/raw_session.h"
 #include "tests/common/scripted_device.h"
 #include "tests/common/server_options.h"
@@ -630,14 +631,7 @@ TEST_F(ServerTest, AFencedExecutionWaitingOnAFenceItsClientReleasedEndsInError) 
 }
 
 // The threads of this process, from /proc.
-int threadCount() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  }
-  return -1;
-}
+int threadCount() { return static_cast<int>(testing::procStatusNumber("/proc/self/status", "Threads")); }
 
 TEST_F(ServerTest, IdleSessionsHoldNoServerThread) {
   constexpr int kSessions = 200;

@@ -18,6 +18,7 @@
 #include "hal/memory.h"
 #include "hal/model_builder.h"
 #include "testing/add_model.h"
+#include "testing/proc_status.h"
 #include "tests/common/raw_session.h"
 #include "tests/common/server_options.h"
 #include "tests/middleware/qos_stack.h"
@@ -656,13 +657,9 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
 
 // The most memory this process has had resident (VmHWM), in bytes.
 uint64_t peakResidentBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) << 10;
-  }
-  ADD_FAILURE() << "no VmHWM in /proc/self/status";
-  return 0;
+  const long kib = testing::procStatusNumber("/proc/self/status", "VmHWM");
+  EXPECT_GE(kib, 0) << "no VmHWM in /proc/self/status";
+  return kib < 0 ? 0 : static_cast<uint64_t>(kib) << 10;
 }
 
 // gRPC takes a message in whole before it checks the message's size, so only its resource quota

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "middleware/fault_injection.h"
+#include "testing/proc_status.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -47,12 +48,8 @@ ThreadWait waitUntilIn(pid_t thread, std::initializer_list<long> numbers) {
 }
 
 char stateOf(pid_t thread) {
-  std::ifstream status("/proc/self/task/" + std::to_string(thread) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("State:\t", 0) == 0) return line[7];
-  }
-  return '?';
+  const std::string state = testing::procStatusText("/proc/self/task/" + std::to_string(thread) + "/status", "State");
+  return state.empty() ? '?' : state[0];
 }
 
 TEST(ThreadWaitTest, AThreadBlockedInAReadIsInThatCallOnItsFile) {

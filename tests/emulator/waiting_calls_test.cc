@@ -12,29 +12,23 @@
 #include <mutex>
 #include <thread>
 
-#include "drivers/sim/sim_device.h"
-#include "wire/wire_constants.h"
-#include "emulator/accelerator_service.h"
-#include "emulator/emulator_server.h"
-#include "wire/conversions.h"
 #include "drivers/proxy/proxy_burst.h"
 #include "drivers/proxy/proxy_device.h"
+#include "drivers/sim/sim_device.h"
+#include "emulator/accelerator_service.h"
+#include "emulator/emulator_server.h"
 #include "testing/add_model.h"
+#include "testing/proc_status.h"
 #include "testing/unique_names.h"
+#include "wire/conversions.h"
+#include "wire/wire_constants.h"
 
 namespace nnremote::emulator {
 namespace {
 
 using namespace std::chrono_literals;
 
-int threadCount() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  }
-  return -1;
-}
+int threadCount() { return static_cast<int>(testing::procStatusNumber("/proc/self/status", "Threads")); }
 
 template <typename Done>
 bool eventually(Done&& done) {
