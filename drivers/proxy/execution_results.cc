@@ -17,22 +17,33 @@ hal::Status copyOutputsBack(const hal::Request& request,
                             const google::protobuf::Map<uint32_t, uint64_t>& bulkTransferIds,
                             PoolTransport& pools) {
   for (size_t i = 0; i < request.outputs.size(); ++i) {
-    const auto& location = request.outputs[i].location;
-    const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[location.poolIndex]);
     const auto bulk = bulkTransferIds.find(static_cast<uint32_t>(i));
-    if (bulk != bulkTransferIds.end() && memory != nullptr) {
+    const std::string* data =
+        i < static_cast<size_t>(outputData.size()) ? &outputData.Get(static_cast<int>(i)) : nullptr;
+    if (bulk == bulkTransferIds.end() && (data == nullptr || data->empty())) continue;
+    // Only an output in the client's memory has a place for what comes back. A server sending
+    // bytes for another (an omitted output, one in a device buffer) is broken: that is its
+    // error, not a write through a pool the request does not have.
+    const auto& output = request.outputs[i];
+    const auto& location = output.location;
+    const hal::SharedMemory* memory =
+        output.lifetime == hal::Request::Argument::LifeTime::POOL && location.poolIndex < request.pools.size()
+            ? std::get_if<hal::SharedMemory>(&request.pools[location.poolIndex])
+            : nullptr;
+    if (memory == nullptr) {
+      return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+             << "the server returned data for output " << i << ", which is not in the client's memory";
+    }
+    if (bulk != bulkTransferIds.end()) {
       NN_RETURN_IF_ERROR(pools.download(bulk->second, (*memory)->data() + location.offset, location.length));
       continue;
     }
-    if (i >= static_cast<size_t>(outputData.size())) continue;
-    const std::string& data = outputData.Get(static_cast<int>(i));
-    if (data.empty()) continue;
-    if (memory == nullptr || data.size() > location.length) {
+    if (data->size() > location.length) {
       return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
-             << "the server returned " << data.size() << " bytes for output " << i
-             << ", which has room for " << location.length;
+             << "the server returned " << data->size() << " bytes for output " << i << ", which has room for "
+             << location.length;
     }
-    std::memcpy((*memory)->data() + location.offset, data.data(), data.size());
+    std::memcpy((*memory)->data() + location.offset, data->data(), data->size());
   }
   return {};
 }
