@@ -5,7 +5,8 @@
 //   engines=N         as below, declaring N engines
 //   cache-files=N     as below, needing N model cache files
 //   broken-answers    as below, but preparing and allocating succeed without an object (null),
-//                     and getSupportedOperations answers for one operation too few
+//                     and getSupportedOperations answers for one operation too few (one too
+//                     many for a model without operations)
 //   (anything else)   one device, "test-throwing", whose every call into it throws, except
 //                     getSupportedOperations, which answers (all supported)
 #include <stdexcept>
@@ -38,7 +39,10 @@ class ThrowingDevice final : public hal::IDevice {
   const hal::Capabilities& getCapabilities() const override { return capabilities_; }
   std::pair<uint32_t, uint32_t> getNumberOfCacheFilesNeeded() const override { return {modelCacheFiles, 0}; }
   hal::Result<std::vector<bool>> getSupportedOperations(const hal::Model& model) const override {
-    return std::vector<bool>(model.main.operations.size() - (brokenAnswers ? 1 : 0), true);
+    const size_t count = model.main.operations.size();
+    if (!brokenAnswers) return std::vector<bool>(count, true);
+    // One answer too few; for a model without operations, one too many: wrong either way.
+    return std::vector<bool>(count == 0 ? 1 : count - 1, true);
   }
   // Prepares with LOW_POWER; throws with any other preference, so both paths can be tested.
   hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model&, hal::ExecutionPreference preference,
