@@ -6,7 +6,6 @@
 
 #include <grpcpp/generic/generic_stub.h>
 
-#include <fstream>
 #include <future>
 #include <thread>
 
