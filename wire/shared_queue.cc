@@ -101,12 +101,12 @@ bool makeWakeWithoutPreempting(int32_t thread) {
   return ::sched_setscheduler(thread, SCHED_BATCH, &none) == 0;
 }
 
-// For the length of one call: moves the server's thread `server` to the CPU the caller is on,
-// so that both wake-ups of the call stay on that CPU: the request wakes the server where the
+// For the length of one call: has the server's thread `server` on `cpu`, the CPU the caller is
+// on, so that both wake-ups of the call stay on that CPU: the request wakes the server where the
 // caller is about to sleep, and the answer wakes the caller where the server is about to sleep.
-// The server's thread is moved on every call, not only when the caller's CPU changed, so that
-// whatever else set its CPUs meanwhile (a backend host ending its probation) cannot leave it
-// elsewhere: moving a sleeping thread costs a syscall.
+// The thread is moved there (`moveServer`) unless it took the last request there: moving a
+// sleeping thread costs a syscall. Whatever else set its CPUs meanwhile (a backend host ending
+// its probation) costs one call, which the server then takes elsewhere, and the next moves it.
 // A server thread that preempts its waker (`serverPreempts`) would take the CPU while the caller
 // is still on it, and the other CPU, idle, would pull the waiting caller over (seen on 97% of
 // calls), its wake-up then costing an interrupt to that CPU. Against such a server the caller
@@ -114,9 +114,7 @@ bool makeWakeWithoutPreempting(int32_t thread) {
 // some 4 us on a virtual machine, which a server that does not preempt saves.
 class CpuHandOff {
  public:
-  CpuHandOff(int32_t server, bool serverPreempts) {
-    const int cpu = ::sched_getcpu();
-    if (cpu < 0) return;
+  CpuHandOff(int cpu, int32_t server, bool serverPreempts, bool moveServer) {
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
@@ -126,7 +124,7 @@ class CpuHandOff {
       }
       pinned_ = true;
     }
-    (void)::sched_setaffinity(server, sizeof(one), &one);
+    if (moveServer) (void)::sched_setaffinity(server, sizeof(one), &one);
   }
   ~CpuHandOff() {
     if (pinned_) (void)::sched_setaffinity(0, sizeof(allowed_), &allowed_);
@@ -144,6 +142,13 @@ class CpuHandOff {
 SharedQueue::SharedQueue(hal::SharedMemory memory, size_t capacity)
     : memory_(std::move(memory)), data_(memory_->data()), capacity_(capacity), serverSpin_(kServerSpin) {}
 
+void SharedQueue::takeRequest() {
+  Header& h = header();
+  lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
+  learnPace();
+  h.serverCpu.store(::sched_getcpu(), std::memory_order_relaxed);
+}
+
 void SharedQueue::learnPace() {
   const bool backToBack = answeredAt_ == Clock::time_point{} || Clock::now() - answeredAt_ <= kBackToBack;
   serverSpin_ = backToBack ? std::chrono::nanoseconds(kServerSpin) : std::chrono::nanoseconds::zero();
@@ -154,6 +159,7 @@ hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::create(size_t capacity, b
   std::unique_ptr<SharedQueue> queue(new SharedQueue(std::move(memory), capacity));
   Header& header = *new (queue->data_) Header();
   header.capacity = static_cast<uint32_t>(capacity);
+  header.serverCpu.store(-1);
   header.serverParked.store(startParked ? 1 : 0);
   return queue;
 }
@@ -188,8 +194,13 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   const uint32_t sequence = h.requestSequence.load(std::memory_order_relaxed) + 1;
   const uint32_t previous = h.responseSequence.load(std::memory_order_acquire);
   std::optional<CpuHandOff> handOff;
-  if (const int32_t server = handOffTo_ > 0 ? serverThreadToMove() : 0; server > 0) {
-    handOff.emplace(server, /*serverPreempts=*/!verifiedThreadYields_);
+  const int32_t server = handOffTo_ > 0 ? serverThreadToMove() : 0;
+  if (const int cpu = server > 0 ? ::sched_getcpu() : -1; cpu >= 0) {
+    const bool there = server == handedOffTo_ && h.serverCpu.load(std::memory_order_relaxed) == cpu;
+    handOff.emplace(cpu, server, /*serverPreempts=*/!verifiedThreadYields_, /*moveServer=*/!there);
+    handedOffTo_ = server;
+  } else {
+    handedOffTo_ = 0;
   }
   publish(h.requestSequence, sequence, h.serverSleeping);
   // Paired with the server's store of serverParked and load of requestSequence (both seq_cst):
@@ -248,8 +259,7 @@ bool SharedQueue::awaitRequest(size_t* size, const std::atomic<bool>& stop) {
     const bool arrived = waitForChange(h.requestSequence, lastRequest_, h.serverSleeping, serverSpin_,
                                        std::chrono::milliseconds(100), finished);
     if (!arrived || finished()) return stopServing(false);
-    lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
-    learnPace();
+    takeRequest();
     *size = h.requestSize.load(std::memory_order_relaxed);
     if (*size <= capacity_) return true;
     respond(0);  // a malformed size from a misbehaving client: answer empty and go on
@@ -279,8 +289,7 @@ SharedQueue::Awaited SharedQueue::awaitRequestOrPark(size_t* size, const std::at
       }
       continue;
     }
-    lastRequest_ = h.requestSequence.load(std::memory_order_acquire);
-    learnPace();
+    takeRequest();
     *size = h.requestSize.load(std::memory_order_relaxed);
     if (*size <= capacity_) return Awaited::REQUEST;
     respond(0);  // a malformed size from a misbehaving client: answer empty and go on

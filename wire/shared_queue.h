@@ -71,7 +71,8 @@ class SharedQueue {
   // a thread of `serverProcess` is moved. The client also makes that thread SCHED_BATCH, so that
   // a request wakes it without it preempting the client, which would then be pulled to the other
   // CPU unless it kept to its own for the call (as it does when the thread could not be made so;
-  // see the .cc).
+  // see the .cc). A move costs a syscall (some 2 us on a virtual machine), so a call moves the
+  // thread only when it did not take the last request on the caller's CPU.
   void handOffCpu(pid_t serverProcess) { handOffTo_ = serverProcess; }
   // Tells the server no more requests will come.
   void close();
@@ -117,6 +118,9 @@ class SharedQueue {
     std::atomic<uint32_t> responseSize;
     // The thread id of the thread serving the queue, while one serves it (0: none).
     std::atomic<int32_t> serverThread;
+    // The CPU the server took the last request on (-1: none yet), so a client handing off its
+    // CPU moves the server's thread only when it is not already where the client calls from.
+    std::atomic<int32_t> serverCpu;
   };
   static_assert(std::atomic<uint32_t>::is_always_lock_free);
   Header& header() { return *reinterpret_cast<Header*>(data_); }
@@ -131,6 +135,7 @@ class SharedQueue {
   pid_t handOffTo_ = 0;       // client: the server process whose thread a call may move
   int32_t verifiedThread_ = 0;  // client: the last thread the server named found to be its own
   bool verifiedThreadYields_ = false;  // client: whether it was made to wake without preempting
+  int32_t handedOffTo_ = 0;            // client: the server thread the last call handed its CPU to (0: none)
   // Client: the thread the server names, if it is one of handOffTo_'s; else 0.
   int32_t serverThreadToMove();
   // Server: how long it spins for the next request, and when it last answered. learnPace(),
@@ -138,6 +143,8 @@ class SharedQueue {
   std::chrono::nanoseconds serverSpin_;
   std::chrono::steady_clock::time_point answeredAt_{};
   void learnPace();
+  // Server: takes the request the client published (its sequence, pace and where it is taken).
+  void takeRequest();
   // Server: returns `result` after unnaming the serving thread, which leaves the queue (its id
   // may later be another process's, which a hand-off must not move).
   template <typename T>

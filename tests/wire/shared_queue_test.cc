@@ -381,6 +381,30 @@ TEST(SharedQueueTest, AClientHandingOffItsCpuHasTheServerAnswerOnThatCpuAndGetsI
   EXPECT_EQ(place.policy, SCHED_BATCH);
 }
 
+// A move costs a syscall, so a thread that took the last request on the caller's CPU is left
+// where it is; moved elsewhere meanwhile, it takes one request there and the next call brings
+// it back.
+TEST(SharedQueueTest, AServerThreadMovedAwayIsBroughtBackAfterOneCall) {
+  const std::vector<int> cpus = cpusIn(ownCpus());
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU: the server's thread cannot be elsewhere";
+  const cpu_set_t all = ownCpus();
+  WhereaboutsQueue queue;
+  ASSERT_TRUE(queue.ok());
+  queue.client().handOffCpu(::getpid());
+  keepTo(only(cpus.front()));
+  (void)queue.ask();  // the server names its thread as it starts waiting: a first call may come before
+  EXPECT_EQ(queue.ask().cpu, cpus.front());
+  const int32_t server = queue.client().header().serverThread.load();
+  ASSERT_GT(server, 0);
+  const cpu_set_t away = only(cpus.back());
+  ASSERT_EQ(::sched_setaffinity(server, sizeof(away), &away), 0);
+  EXPECT_EQ(queue.ask().cpu, cpus.back()) << "the client moved a thread it had already moved";
+  const ServerPlace back = queue.ask();
+  keepTo(all);
+  EXPECT_EQ(back.cpu, cpus.front());
+  EXPECT_EQ(cpusIn(back.allowed), std::vector<int>{cpus.front()});
+}
+
 // The serving thread's name is the server's word, in memory the server may have corrupted: a
 // client moves no thread that is not the server process's, however named.
 TEST(SharedQueueTest, AHandOffMovesNoThreadOfAnotherProcess) {
