@@ -11,6 +11,9 @@
 //    at the host's pace, copies included. (On edge16 it takes ~17 ms of device time, and once
 //    queue_depth executions are ahead of the clock each waits for the device: that would hide
 //    the copies.)
+//  - a bare round trip between two processes on one CPU (benchmarks/process_ping_pong.h): the
+//    floor of the hop on this machine, which no isolated call can beat; the summary prints the
+//    ratio it alone would give.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -19,10 +22,11 @@
 #include <string>
 
 #include "benchmarks/median_reporter.h"
+#include "benchmarks/process_ping_pong.h"
 #include "benchmarks/process_stats.h"
+#include "drivers/proxy/proxy_device.h"
 #include "hal/memory.h"
 #include "hal/model_builder.h"
-#include "drivers/proxy/proxy_device.h"
 #include "testing/emulator_process.h"
 
 namespace {
@@ -91,6 +95,20 @@ void run(benchmark::State& state, const hal::SharedPreparedModel& prepared, cons
   }
 }
 
+// Started by main before any thread (it forks).
+std::unique_ptr<benchmarks::ProcessPingPong> pingPong;
+
+void processRoundTrip(benchmark::State& state) {
+  if (pingPong == nullptr) {
+    state.SkipWithError("could not fork the other side");
+    return;
+  }
+  const auto onOneCpu = pingPong->keepToOneCpu();
+  for (auto _ : state) {
+    if (!pingPong->roundTrip()) state.SkipWithError("the other side died");
+  }
+}
+
 void syncInProcess(benchmark::State& state) { run(state, inProcess().small, inProcess().smallIo); }
 void syncIsolated(benchmark::State& state) { run(state, isolated().small, isolated().smallIo); }
 void shared16MiBInProcess(benchmark::State& state) { run(state, inProcess().large, inProcess().largeIo); }
@@ -101,6 +119,7 @@ BENCHMARK(syncInProcess)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetition
 BENCHMARK(syncIsolated)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 BENCHMARK(shared16MiBInProcess)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 BENCHMARK(shared16MiBIsolated)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
+BENCHMARK(processRoundTrip)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 
 void printRatios(const std::map<std::string, double>& medians) {
   for (const auto& [name, isolatedCase, inProcessCase] :
@@ -111,12 +130,20 @@ void printRatios(const std::map<std::string, double>& medians) {
     std::printf("%s, medians: isolated %.1f us, in process %.1f us: %.3fx\n", name, a->second, b->second,
                 a->second / b->second);
   }
+  const auto floor = medians.find("processRoundTrip"), inProcess = medians.find("syncInProcess");
+  if (floor != medians.end() && inProcess != medians.end() && inProcess->second > 0) {
+    std::printf(
+        "the hop's floor, a bare round trip between two processes on one CPU: %.1f us; "
+        "the sync case could not beat %.3fx here\n",
+        floor->second, (inProcess->second + floor->second) / inProcess->second);
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace nnremote::benchmarks;
+  pingPong = ProcessPingPong::start();
   const MachineCpuTicks before = machineCpuTicks();
   const int status = runInterleaved(argc, argv, printRatios);
   // On a virtual machine, a run in which the host took much of the CPU has slow stretches that
