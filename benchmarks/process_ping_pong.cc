@@ -61,8 +61,10 @@ std::unique_ptr<ProcessPingPong> ProcessPingPong::start() {
 }
 
 ProcessPingPong::~ProcessPingPong() {
-  ::kill(other_, SIGKILL);
-  ::waitpid(other_, nullptr, 0);
+  if (!reaped_) {
+    ::kill(other_, SIGKILL);
+    ::waitpid(other_, nullptr, 0);
+  }
   ::munmap(shared_, sizeof(Shared));
 }
 
@@ -81,10 +83,14 @@ ProcessPingPong::OnOneCpu::~OnOneCpu() {
 }
 
 bool ProcessPingPong::roundTrip() {
+  if (reaped_) return false;
   const uint32_t sent = shared_->ping.load(std::memory_order_relaxed) + 1;
   set(shared_->ping, sent);
-  while (!changedWithin(shared_->pong, sent - 1)) {
-    if (::waitpid(other_, nullptr, WNOHANG) != 0) return false;
+  for (uint32_t seen; (seen = shared_->pong.load(std::memory_order_acquire)) != sent;) {
+    if (!changedWithin(shared_->pong, seen) && ::waitpid(other_, nullptr, WNOHANG) != 0) {
+      reaped_ = true;
+      return false;
+    }
   }
   return true;
 }

@@ -41,6 +41,7 @@ class ProcessPingPong {
 
   // One round trip; false if the other side is gone.
   bool roundTrip();
+  pid_t otherSide() const { return other_; }
 
   ProcessPingPong(const ProcessPingPong&) = delete;
   ProcessPingPong& operator=(const ProcessPingPong&) = delete;
@@ -52,6 +53,7 @@ class ProcessPingPong {
   ProcessPingPong(Shared* shared, pid_t other) : shared_(shared), other_(other) {}
   Shared* shared_;
   pid_t other_;
+  bool reaped_ = false;  // by roundTrip(), which found it dead: its pid may be another's now
 };
 
 }  // namespace nnremote::benchmarks
