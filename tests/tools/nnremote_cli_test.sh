@@ -35,8 +35,10 @@ check "run-sample prints devices, outputs, shapes and timing" bash -c \
 
 # A crash of nnremote says where, as the server's does: a farm's shard that dies leaves its
 # report in the log. `farm wait` on a port where no etcd listens retries until its --wait; once
-# it catches SIGSEGV (its handlers are installed), the signal is sent.
-$nnremote farm wait --etcd=127.0.0.1:9 --pool=crash --devices=1 --wait=120s > "$TEST_TMPDIR/crash.log" 2>&1 &
+# it catches SIGSEGV (its handlers are installed), the signal is sent. Under ASan, whose own
+# SIGSEGV handler is there from the start, that would not say ours is: handle_segv=0 leaves it
+# to ours.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 $nnremote farm wait --etcd=127.0.0.1:9 --pool=crash --devices=1 --wait=120s > "$TEST_TMPDIR/crash.log" 2>&1 &
 crashing=$!
 for _ in $(seq 1 600); do
   caught=$(awk '/^SigCgt:/ { print $2 }' "/proc/$crashing/status" 2>/dev/null)
