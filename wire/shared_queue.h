@@ -135,7 +135,7 @@ class SharedQueue {
   pid_t handOffTo_ = 0;       // client: the server process whose thread a call may move
   int32_t verifiedThread_ = 0;  // client: the last thread the server named found to be its own
   bool verifiedThreadYields_ = false;  // client: whether it was made to wake without preempting
-  int32_t handedOffTo_ = 0;            // client: the server thread the last call handed its CPU to (0: none)
+  int32_t handedOffTo_ = 0;            // client: the thread the last call handed its CPU to
   // Client: the thread the server names, if it is one of handOffTo_'s; else 0.
   int32_t serverThreadToMove();
   // Server: how long it spins for the next request, and when it last answered. learnPace(),

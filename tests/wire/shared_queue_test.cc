@@ -392,7 +392,8 @@ TEST(SharedQueueTest, AServerThreadMovedAwayIsBroughtBackAfterOneCall) {
   ASSERT_TRUE(queue.ok());
   queue.client().handOffCpu(::getpid());
   keepTo(only(cpus.front()));
-  (void)queue.ask();  // the server names its thread as it starts waiting: a first call may come before
+  // The server names its thread as it starts waiting, which a first call may come before.
+  (void)queue.ask();
   EXPECT_EQ(queue.ask().cpu, cpus.front());
   const int32_t server = queue.client().header().serverThread.load();
   ASSERT_GT(server, 0);
