@@ -1,34 +1,30 @@
 #include "benchmarks/process_ping_pong.h"
 
-#include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <climits>
 #include <new>
+
+#include "wire/futex.h"
 
 namespace nnremote::benchmarks {
 namespace {
 
-// Shared futexes (not FUTEX_PRIVATE): the words live in memory both processes map.
 // Whether `word` left `value`, waiting for it at most a slice: a caller checks its peer is still
 // there between slices.
 bool changedWithin(std::atomic<uint32_t>& word, uint32_t value) {
   if (word.load(std::memory_order_acquire) != value) return true;
-  const timespec slice{0, 100 * 1000 * 1000};
-  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT, value, &slice, nullptr, 0);
+  wire::futexWait(&word, value, std::chrono::milliseconds(100));
   return word.load(std::memory_order_acquire) != value;
 }
 
 void set(std::atomic<uint32_t>& word, uint32_t value) {
   word.store(value, std::memory_order_release);
-  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  wire::futexWake(&word);
 }
 
 }  // namespace

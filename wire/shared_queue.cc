@@ -3,7 +3,6 @@
 #include <sched.h>
 #include <sys/mman.h>
 
-#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -13,6 +12,8 @@
 #include <ctime>
 #include <optional>
 #include <thread>
+
+#include "wire/futex.h"
 
 namespace nnremote::wire {
 namespace {
@@ -31,16 +32,6 @@ constexpr auto kServerSpin = std::chrono::microseconds(50);
 // backend host a fifth more than sleeping at once. Measured from the answer to the server's
 // wake-up, so a sleeping server's wake-up time counts in; twice the spin leaves room for it.
 constexpr auto kBackToBack = 2 * kServerSpin;
-
-// Shared (not FUTEX_PRIVATE) operations, since the word lives in memory two processes map.
-void futexWait(std::atomic<uint32_t>* word, uint32_t expected, std::chrono::nanoseconds timeout) {
-  timespec ts{static_cast<time_t>(timeout.count() / 1000000000), static_cast<long>(timeout.count() % 1000000000)};
-  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT, expected, &ts, nullptr, 0);
-}
-
-void futexWake(std::atomic<uint32_t>* word) {
-  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-}
 
 inline void relax() {
 #if defined(__x86_64__) || defined(__i386__)

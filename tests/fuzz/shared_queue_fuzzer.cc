@@ -15,10 +15,6 @@
 //
 // Input: 4 bytes declared size, 1 byte (bit 7: the server misbehaves; bits 0-1: the sequence
 // step less one), then the request or response bytes.
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -28,9 +24,10 @@
 #include <string>
 #include <thread>
 
+#include "tests/fuzz/fuzz_target.h"
+#include "wire/futex.h"
 #include "wire/nnremote.pb.h"
 #include "wire/shared_queue.h"
-#include "tests/fuzz/fuzz_target.h"
 
 namespace {
 
@@ -66,10 +63,6 @@ Served& served() {
     return made;
   }();
   return *queue;
-}
-
-void wake(std::atomic<uint32_t>* word) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
 }
 
 // Bounds a wait for the other thread: 2 s without progress is a hang.
@@ -119,7 +112,7 @@ Misserved& misserved() {
         SharedQueue::Header& header = made->server->header();
         header.responseSize.store(answer.declared);
         header.responseSequence.store(header.requestSequence.load() + answer.step - 1);
-        wake(&header.responseSequence);
+        nnremote::wire::futexWake(&header.responseSequence);
         for (int i = 0; i < kRewrites; ++i) {
           header.responseSize.store(i % 2 == 0 ? UINT32_MAX : answer.declared, std::memory_order_relaxed);
         }
@@ -171,7 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint32_t answered = header.responseSequence.load();
   header.requestSize = declared;
   header.requestSequence.fetch_add(step);
-  wake(&header.requestSequence);
+  nnremote::wire::futexWake(&header.requestSequence);
   // The server answers every request, a malformed one with nothing.
   awaitOrAbort([&] { return header.responseSequence.load() != answered; }, "the shared queue's server did not answer");
   if (header.responseSize > queue.client->capacity()) std::abort();
