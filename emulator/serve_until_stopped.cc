@@ -16,6 +16,14 @@
 namespace nnremote::emulator {
 namespace {
 
+sigset_t stopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
 void announce(const EmulatorServer& server, const DeviceStack& stack, const RunOptions& options) {
   std::cout << "npu_emulator listening on " << server.address() << " with";
   for (const auto& device : stack.devices) std::cout << " " << device->getName();
@@ -53,13 +61,13 @@ hal::Result<std::unique_ptr<farm::PoolRegistration>> joinPool(const EmulatorServ
 
 }  // namespace
 
+void blockStopSignals() {
+  const sigset_t signals = stopSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
 int serveUntilStopped(DeviceStack stack, const RunOptions& options) {
-  // Block the stop signals in every thread; one thread waits for them and shuts down cleanly.
-  sigset_t stopSignals;
-  sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGINT);
-  sigaddset(&stopSignals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  blockStopSignals();  // main did already; this keeps the threads started below from taking them
 
   auto server = EmulatorServer::start(stack.devices, options.listen, options.server);
   if (!server.ok()) {
@@ -90,8 +98,9 @@ int serveUntilStopped(DeviceStack stack, const RunOptions& options) {
   }
 
   std::thread stopper([&] {
+    const sigset_t signals = stopSignals();
     int signal = 0;
-    sigwait(&stopSignals, &signal);
+    sigwait(&signals, &signal);
     std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
     if (stack.faults) stack.faults->releaseAll();  // a hung execution would hold the shutdown forever
     registration.reset();  // out of the pool first: no client is sent here any more

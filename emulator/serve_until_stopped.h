@@ -24,6 +24,12 @@ struct RunOptions {
   std::chrono::seconds etcdTtl{5};
 };
 
+// Blocks SIGINT and SIGTERM in the calling thread and in every thread it starts afterwards, so
+// that only serveUntilStopped's signal thread takes them. Call it before anything starts a thread
+// (the backend hosts' supervisors, gRPC's pollers): a thread with them unblocked would take the
+// signal's default action, ending the server without its clean stop.
+void blockStopSignals();
+
 // Returns the process's exit status: 0 after a clean stop, 1 if the server cannot start, 2 for
 // a --metrics or --etcd that cannot be used (the message names the flag).
 int serveUntilStopped(DeviceStack stack, const RunOptions& options);

@@ -767,6 +767,47 @@ TEST(BackendIsolationTest, NoChildOutlivesTheServer) {
   }
 }
 
+// The unix socket `pid` listens on under /tmp/nnremote-backend-*: a backend host's private
+// socket, matched by inode between its descriptors and the kernel's table of unix sockets.
+std::filesystem::path privateSocketOf(pid_t pid) {
+  std::set<std::string> inodes;
+  std::error_code error;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", error)) {
+    const std::string target = std::filesystem::read_symlink(fd.path(), error).string();
+    if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  std::ifstream table("/proc/" + std::to_string(pid) + "/net/unix");
+  std::string line;
+  std::getline(table, line);  // the header
+  while (std::getline(table, line)) {
+    // Num RefCount Protocol Flags Type St Inode [Path]
+    std::istringstream fields(line);
+    std::string skip, inode, path;
+    for (int i = 0; i < 6; ++i) fields >> skip;
+    fields >> inode >> path;
+    if (inodes.count(inode) != 0 && path.rfind("/tmp/nnremote-backend-", 0) == 0) return path;
+  }
+  ADD_FAILURE() << "process " << pid << " listens on no /tmp/nnremote-backend-*/ socket";
+  return {};
+}
+
+// Ctrl-C or SIGTERM stops a server with backend hosts as cleanly as one without: its threads
+// (a host's supervisor among them) must not take the signal's default action.
+TEST(BackendIsolationTest, AStopSignalEndsTheServerCleanlyAndRemovesItsHostsSockets) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-stop");
+  testing::EmulatorProcess server(address, {std::string(kCrashing) + "error:1000000"});
+  const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
+  ASSERT_GT(child, 0);
+  const std::filesystem::path socket = privateSocketOf(child);
+  ASSERT_TRUE(std::filesystem::exists(socket));
+  server.terminate();
+  const int status = server.waitForExit(std::chrono::seconds(30));
+  ASSERT_NE(status, -1) << "the server did not stop within 30 s of SIGTERM";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "wait status " << status << (WIFSIGNALED(status) ? std::string(": ") + strsignal(WTERMSIG(status)) : "");
+  EXPECT_FALSE(std::filesystem::exists(socket.parent_path())) << socket.parent_path();
+}
+
 // The flags of a server of the crashing device whose restarted children are on probation for 10
 // minutes (`longProbation`) or 100 ms; `name` names its config file.
 std::vector<std::string> probationFlags(const std::string& name, bool longProbation) {
