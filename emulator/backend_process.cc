@@ -1,7 +1,6 @@
 #include "emulator/backend_process.h"
 
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "emulator/backend_host.pb.h"
 #include "emulator/host_channel.h"
 #include "emulator/host_zygote.h"
+#include "emulator/private_socket_directory.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -74,23 +74,14 @@ bool isStopped(pid_t pid) {
   return any;
 }
 
-std::string makePrivateDirectory() {
-  char pattern[] = "/tmp/nnremote-backend-XXXXXX";  // short: unix socket paths are limited to 107 bytes
-  return ::mkdtemp(pattern) != nullptr ? pattern : "";
-}
-
 }  // namespace
 
 BackendProcess::BackendProcess(BackendProcessOptions options) : options_(std::move(options)) {}
 
 hal::Result<std::shared_ptr<BackendProcess>> BackendProcess::start(BackendProcessOptions options) {
   std::shared_ptr<BackendProcess> process(new BackendProcess(std::move(options)));
-  process->directory_ = makePrivateDirectory();
-  if (process->directory_.empty()) {
-    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
-           << "cannot make a directory for the backend host's socket: " << std::strerror(errno);
-  }
-  process->address_ = "unix:" + process->directory_ + "/backend.sock";
+  NN_ASSIGN_OR_RETURN(process->directory_, PrivateSocketDirectory::create());
+  process->address_ = "unix:" + process->directory_->socketPath();
   NN_ASSIGN_OR_RETURN(Child child, process->launch(/*first=*/true));
   {
     std::lock_guard<std::mutex> lock(process->mutex_);
@@ -112,10 +103,6 @@ BackendProcess::~BackendProcess() {
   changed_.notify_all();
   if (pid != 0) ::kill(pid, SIGKILL);  // its channel closes, and the supervisor stops watching
   if (supervisor_.joinable()) supervisor_.join();
-  if (!directory_.empty()) {
-    ::unlink((directory_ + "/backend.sock").c_str());
-    ::rmdir(directory_.c_str());
-  }
 }
 
 hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {

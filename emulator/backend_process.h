@@ -24,11 +24,12 @@
 #include <vector>
 
 #include "emulator/backend_loader.h"
-#include "middleware/device_health.h"
 #include "emulator/host_channel.h"
+#include "emulator/private_socket_directory.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
 #include "hal/result.h"
+#include "middleware/device_health.h"
 
 namespace nnremote::emulator {
 
@@ -96,7 +97,7 @@ class BackendProcess {
   bool pause(std::chrono::milliseconds duration);
 
   const BackendProcessOptions options_;
-  std::string directory_;
+  std::unique_ptr<PrivateSocketDirectory> directory_;  // the child's socket's, removed last
   std::string address_;
   std::vector<HostedDevice> devices_;
 

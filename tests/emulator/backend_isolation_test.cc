@@ -808,6 +808,22 @@ TEST(BackendIsolationTest, AStopSignalEndsTheServerCleanlyAndRemovesItsHostsSock
   EXPECT_FALSE(std::filesystem::exists(socket.parent_path())) << socket.parent_path();
 }
 
+// A server that cannot clean up (SIGKILL) leaves its hosts' directories; the next one removes them.
+TEST(BackendIsolationTest, TheDirectoryOfAKilledServersHostIsRemovedByTheNextServer) {
+  const std::string first = testing::EmulatorProcess::uniqueAddress("isolation-killed");
+  auto killed = std::make_unique<testing::EmulatorProcess>(
+      first, std::vector<std::string>{std::string(kCrashing) + "error:1000000"});
+  const pid_t child = static_cast<pid_t>(hostOf(first, kCrashDevice).pid());
+  ASSERT_GT(child, 0);
+  const std::filesystem::path left = privateSocketOf(child).parent_path();
+  killed->kill();
+  ASSERT_TRUE(std::filesystem::exists(left));
+  const std::string second = testing::EmulatorProcess::uniqueAddress("isolation-next");
+  testing::EmulatorProcess next(second, {std::string(kCrashing) + "error:1000000"});
+  EXPECT_FALSE(std::filesystem::exists(left)) << left << " outlived its server's successor's start";
+  EXPECT_TRUE(std::filesystem::exists(privateSocketOf(static_cast<pid_t>(hostOf(second, kCrashDevice).pid()))));
+}
+
 // The flags of a server of the crashing device whose restarted children are on probation for 10
 // minutes (`longProbation`) or 100 ms; `name` names its config file.
 std::vector<std::string> probationFlags(const std::string& name, bool longProbation) {
