@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,7 +65,10 @@ EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<s
     std::perror("emulator/npu_emulator");
     ::_exit(127);
   }
-  waitUntilListening(address.substr(std::strlen("unix:")));
+  socketPath_ = address.substr(std::strlen("unix:"));
+  waitUntilListening(socketPath_);
+  struct stat info;
+  if (::stat(socketPath_.c_str(), &info) == 0) socketInode_ = info.st_ino;
 }
 
 EmulatorProcess::~EmulatorProcess() { kill(); }
@@ -73,7 +77,17 @@ void EmulatorProcess::kill() {
   if (pid_ > 0 && !exited_) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
-    exited_ = true;
+    ended();
+  }
+}
+
+void EmulatorProcess::ended() {
+  exited_ = true;
+  // A server that could not clean up (SIGKILL, a crash) leaves its socket file in /tmp. Only
+  // its own: a server started since on the same address has made a new one.
+  struct stat info;
+  if (socketInode_ != 0 && ::stat(socketPath_.c_str(), &info) == 0 && info.st_ino == socketInode_) {
+    ::unlink(socketPath_.c_str());
   }
 }
 
@@ -86,7 +100,7 @@ int EmulatorProcess::waitForExit(std::chrono::milliseconds within) {
   int status = 0;
   while (std::chrono::steady_clock::now() < until) {
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      exited_ = true;
+      ended();
       return status;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -20,7 +20,7 @@ class EmulatorProcess {
   // hosts' crash reports) goes to that file instead of the test's own stderr.
   explicit EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags = {},
                            const std::string& stderrFile = "");
-  // Kills it (SIGKILL) if it still runs.
+  // Kills it (SIGKILL) if it still runs. Once it has ended, its socket file is removed.
   ~EmulatorProcess();
 
   void kill();
@@ -35,8 +35,13 @@ class EmulatorProcess {
   static std::string uniqueAddress(const std::string& name);
 
  private:
+  // Marks it ended and removes its socket file if it left it.
+  void ended();
+
   pid_t pid_ = -1;
   bool exited_ = false;
+  std::string socketPath_;
+  ino_t socketInode_ = 0;  // its socket file's, once it listens
 };
 
 }  // namespace nnremote::testing
