@@ -48,8 +48,8 @@ TEST(PrivateSocketDirectoryTest, OneWhoseOwnerEndedWithoutCleaningUpIsRemoved) {
   ASSERT_EQ(::waitpid(owner, &status, 0), owner);
   ASSERT_GT(got, 1) << "the owner made no directory";
   const std::string path(buffer, got - 1);
-  ASSERT_TRUE(std::filesystem::exists(path));
-  EXPECT_GE(PrivateSocketDirectory::removeAbandoned(), 1);
+  // Not asserted to be there now: a server another test starts meanwhile may remove it first.
+  PrivateSocketDirectory::removeAbandoned();
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
