@@ -338,7 +338,7 @@ int main(int argc, char** argv) {
   }
   if (const int channel = absl::GetFlag(FLAGS_backend_zygote); channel >= 0) return runHostZygote(channel, argv);
   if (const int channel = absl::GetFlag(FLAGS_backend_host); channel >= 0) return runBackendHost(channel);
-  blockStopSignals();  // before stacking the devices starts threads (a backend host's supervisor)
+  takeStopSignals();  // before stacking the devices starts threads (a backend host's supervisor)
   EmulatorOptions options;
   if (auto read = readFlags(&options); !read.ok()) {
     std::cerr << "npu_emulator: " << read.error().message << "\n";

@@ -2,9 +2,13 @@
 
 #include <signal.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -22,6 +26,17 @@ sigset_t stopSignals() {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   return signals;
+}
+
+// What the stop signals' thread does with one: nothing set while the server starts.
+struct Stopping {
+  std::mutex mutex;
+  std::function<void(int)> stop;  // set by serveUntilStopped once it serves
+};
+
+Stopping& stopping() {
+  static auto* state = new Stopping;  // never destroyed: the signal thread may outlive main
+  return *state;
 }
 
 void announce(const EmulatorServer& server, const DeviceStack& stack, const RunOptions& options) {
@@ -61,14 +76,30 @@ hal::Result<std::unique_ptr<farm::PoolRegistration>> joinPool(const EmulatorServ
 
 }  // namespace
 
-void blockStopSignals() {
+void takeStopSignals() {
   const sigset_t signals = stopSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread([] {
+    const sigset_t signals = stopSignals();
+    int signal = 0;
+    if (sigwait(&signals, &signal) != 0) return;
+    std::function<void(int)> stop;
+    {
+      std::lock_guard<std::mutex> lock(stopping().mutex);
+      stop = std::move(stopping().stop);
+    }
+    if (stop) return stop(signal);
+    // Still starting: a backend host may take its whole startup timeout, and a user's Ctrl-C
+    // must not wait for it. End at once, as by the signal's default action.
+    std::cout << "npu_emulator: " << strsignal(signal) << " while starting" << std::endl;
+    ::signal(signal, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+    ::raise(signal);
+    std::_Exit(128 + signal);
+  }).detach();
 }
 
 int serveUntilStopped(DeviceStack stack, const RunOptions& options) {
-  blockStopSignals();  // main did already; this keeps the threads started below from taking them
-
   auto server = EmulatorServer::start(stack.devices, options.listen, options.server);
   if (!server.ok()) {
     std::cerr << "npu_emulator: " << server.error().message << "\n";
@@ -97,17 +128,20 @@ int serveUntilStopped(DeviceStack stack, const RunOptions& options) {
     registration = std::move(joined).value();
   }
 
-  std::thread stopper([&] {
-    const sigset_t signals = stopSignals();
-    int signal = 0;
-    sigwait(&signals, &signal);
-    std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
-    if (stack.faults) stack.faults->releaseAll();  // a hung execution would hold the shutdown forever
-    registration.reset();  // out of the pool first: no client is sent here any more
-    (*server)->shutdown();
-  });
+  // From here on a stop signal stops the server cleanly; `stopped` says when it has.
+  std::promise<void> stopped;
+  {
+    std::lock_guard<std::mutex> lock(stopping().mutex);
+    stopping().stop = [&](int signal) {
+      std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
+      if (stack.faults) stack.faults->releaseAll();  // a hung execution would hold the shutdown forever
+      registration.reset();                          // out of the pool first: no client is sent here any more
+      (*server)->shutdown();
+      stopped.set_value();
+    };
+  }
   (*server)->wait();
-  stopper.join();
+  stopped.get_future().wait();
   return 0;
 }
 

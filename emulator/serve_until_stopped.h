@@ -1,5 +1,5 @@
 // npu_emulator's life once its devices are stacked: serve them, optionally export metrics and
-// join a farm's pool, and shut down cleanly on SIGINT or SIGTERM.
+// join a farm's pool, and shut down cleanly on SIGINT or SIGTERM (takeStopSignals).
 #ifndef NNREMOTE_EMULATOR_SERVE_UNTIL_STOPPED_H_
 #define NNREMOTE_EMULATOR_SERVE_UNTIL_STOPPED_H_
 
@@ -24,11 +24,13 @@ struct RunOptions {
   std::chrono::seconds etcdTtl{5};
 };
 
-// Blocks SIGINT and SIGTERM in the calling thread and in every thread it starts afterwards, so
-// that only serveUntilStopped's signal thread takes them. Call it before anything starts a thread
-// (the backend hosts' supervisors, gRPC's pollers): a thread with them unblocked would take the
-// signal's default action, ending the server without its clean stop.
-void blockStopSignals();
+// Blocks SIGINT and SIGTERM in the calling thread, and so in every thread it starts afterwards,
+// and starts the one thread that takes them. Call it before anything starts a thread (a backend
+// host's supervisor, gRPC's pollers): a thread with them unblocked would take the signal's
+// default action, ending the server without its clean stop. Until serveUntilStopped serves, a
+// stop signal ends the process at once (stacking the devices can take a backend host's whole
+// startup timeout); from then on it stops the server cleanly.
+void takeStopSignals();
 
 // Returns the process's exit status: 0 after a clean stop, 1 if the server cannot start, 2 for
 // a --metrics or --etcd that cannot be used (the message names the flag).

@@ -34,7 +34,16 @@ void waitUntilListening(const std::string& path) {
 }  // namespace
 
 EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags,
-                                 const std::string& stderrFile) {
+                                 const std::string& stderrFile)
+    : EmulatorProcess(address, extraFlags, stderrFile, /*awaitListening=*/true) {}
+
+std::unique_ptr<EmulatorProcess> EmulatorProcess::starting(const std::string& address,
+                                                           const std::vector<std::string>& extraFlags) {
+  return std::unique_ptr<EmulatorProcess>(new EmulatorProcess(address, extraFlags, "", /*awaitListening=*/false));
+}
+
+EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags,
+                                 const std::string& stderrFile, bool awaitListening) {
   std::vector<std::string> arguments = {"npu_emulator", "--listen=" + address};
   bool devicesNamed = false;
   for (const auto& flag : extraFlags) {
@@ -66,6 +75,7 @@ EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<s
     ::_exit(127);
   }
   socketPath_ = address.substr(std::strlen("unix:"));
+  if (!awaitListening) return;
   waitUntilListening(socketPath_);
   struct stat info;
   if (::stat(socketPath_.c_str(), &info) == 0) socketInode_ = info.st_ino;

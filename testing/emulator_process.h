@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ class EmulatorProcess {
   // hosts' crash reports) goes to that file instead of the test's own stderr.
   explicit EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags = {},
                            const std::string& stderrFile = "");
+  // Starts it without waiting until it listens: for tests of a server that may never get there.
+  static std::unique_ptr<EmulatorProcess> starting(const std::string& address,
+                                                   const std::vector<std::string>& extraFlags);
   // Kills it (SIGKILL) if it still runs. Once it has ended, its socket file is removed.
   ~EmulatorProcess();
 
@@ -35,6 +39,8 @@ class EmulatorProcess {
   static std::string uniqueAddress(const std::string& name);
 
  private:
+  EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags, const std::string& stderrFile,
+                  bool awaitListening);
   // Marks it ended and removes its socket file if it left it.
   void ended();
 

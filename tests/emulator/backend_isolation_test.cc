@@ -808,6 +808,22 @@ TEST(BackendIsolationTest, AStopSignalEndsTheServerCleanlyAndRemovesItsHostsSock
   EXPECT_FALSE(std::filesystem::exists(socket.parent_path())) << socket.parent_path();
 }
 
+// A stop signal while the server starts ends it at once: it does not wait for a backend host
+// that never serves (here, one whose library hangs while loading) until its startup timeout.
+TEST(BackendIsolationTest, AStopSignalWhileStartingEndsTheServerAtOnce) {
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-stop-starting");
+  auto server = testing::EmulatorProcess::starting(address, {std::string(kCrashing) + "hang:load"});
+  std::vector<pid_t> hosts;
+  ASSERT_TRUE(eventually([&] { return !(hosts = childrenWith(server->pid(), "--backend-host=3")).empty(); }))
+      << "the server started no backend host";
+  server->terminate();
+  const int status = server->waitForExit(std::chrono::seconds(20));  // the startup timeout is 60 s
+  ASSERT_NE(status, -1) << "the server still runs 20 s after SIGTERM";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "wait status " << status;
+  EXPECT_TRUE(eventually([&] { return statField(hosts.front(), 3).empty() || statField(hosts.front(), 3) == "Z"; }))
+      << "the hung backend host outlived its server";
+}
+
 // A server that cannot clean up (SIGKILL) leaves its hosts' directories; the next one removes them.
 TEST(BackendIsolationTest, TheDirectoryOfAKilledServersHostIsRemovedByTheNextServer) {
   const std::string first = testing::EmulatorProcess::uniqueAddress("isolation-killed");
