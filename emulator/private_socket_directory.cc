@@ -29,10 +29,11 @@ void removeContents(const std::string& path) {
 int PrivateSocketDirectory::removeAbandoned() {
   int removed = 0;
   std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(kParent, error)) {
-    const std::string name = entry.path().filename().string();
+  // Stepped with error codes: /tmp changes under us, and a throw would end the server.
+  for (std::filesystem::directory_iterator entry(kParent, error), end; !error && entry != end; entry.increment(error)) {
+    const std::string name = entry->path().filename().string();
     if (name.rfind(kPrefix, 0) != 0) continue;
-    const std::string path = entry.path().string();
+    const std::string path = entry->path().string();
     struct stat info;
     if (::lstat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::geteuid()) continue;
     // No lock file: one being made (create names it only once locked), or not one of ours.
