@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -29,12 +31,13 @@ bool running(pid_t pid) {
 TEST(EmulatorProcessTest, AServerDiesWithTheProcessThatStartedIt) {
   int pipeFds[2];
   ASSERT_EQ(::pipe(pipeFds), 0);
+  const std::string address = EmulatorProcess::uniqueAddress("owned");
   const pid_t owner = ::fork();
   ASSERT_GE(owner, 0);
   if (owner == 0) {
     ::close(pipeFds[0]);
     // Started on this process's main thread, as tests and benchmarks start their servers.
-    EmulatorProcess server(EmulatorProcess::uniqueAddress("owned"));
+    EmulatorProcess server(address);
     const pid_t serverPid = server.pid();
     if (::write(pipeFds[1], &serverPid, sizeof serverPid) != sizeof serverPid) ::_exit(2);
     ::pause();  // until killed; the destructor never runs
@@ -55,6 +58,7 @@ TEST(EmulatorProcessTest, AServerDiesWithTheProcessThatStartedIt) {
   }
   EXPECT_FALSE(running(serverPid)) << "npu_emulator " << serverPid << " outlived the process that started it";
   if (running(serverPid)) ::kill(serverPid, SIGKILL);
+  std::filesystem::remove(address.substr(std::strlen("unix:")));  // the killed server's socket file
 }
 
 }  // namespace
