@@ -121,6 +121,9 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   // server defaults take such pings for abuse (no calls, or under 5 minutes apart without data)
   // and end the connection with GOAWAY "too_many_pings" after two: the client then reconnects and
   // loses its session, and its calls take milliseconds instead of microseconds meanwhile.
+  // gRPC binds TCP ports with SO_REUSEPORT by default, so a second server on a port in use would
+  // start, and the kernel would split new connections between the two. A port in use is an error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, kMinClientPingIntervalMs);
   server->callbacks_ = makeAcceleratorCallbacks(*server->service_);

@@ -1,13 +1,17 @@
 // Who may use the server: TLS and mutual TLS on TCP, bearer tokens on every RPC and stream,
 // unix sockets by mode and uid, and isolation between identities (docs/security.md).
-#include <gmock/gmock.h>
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <grp.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "drivers/sim/extensions/fibonacci.h"
 #include "wire/wire_constants.h"
@@ -529,6 +533,61 @@ TEST(UnixSocketTest, TheSocketIsPrivateOrGroupSharedAndClientsAreTheirUid) {
   EXPECT_EQ(status.st_mode & 0777, 0660u);
   EXPECT_EQ(status.st_gid, ::getgid());
   EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
+}
+
+// An address in use is an error, as for any server: taking it over would leave the server on it
+// running but unreachable to new clients (a unix path), or share its clients with it (a port).
+TEST(ListenAddressTest, AUnixPathAServerListensOnIsInUseAndItsServerKeepsServing) {
+  const std::string address = uniqueSocket("in-use");
+  auto first = EmulatorServer::start(twoDevices(), address);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  auto second = EmulatorServer::start(twoDevices(), address);
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.error().message, HasSubstr("address in use (a server listens on " + address.substr(5) + ")"));
+  EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
+}
+
+TEST(ListenAddressTest, ASocketFileLeftByAKilledServerIsReplaced) {
+  const std::string address = uniqueSocket("stale");
+  const std::string path = address.substr(5);
+  {  // bound, never listened on, closed without unlinking: what a killed server leaves
+    sockaddr_un name{};
+    name.sun_family = AF_UNIX;
+    std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
+    const int left = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_EQ(::bind(left, reinterpret_cast<const sockaddr*>(&name), sizeof(name)), 0);
+    ::close(left);
+  }
+  ASSERT_EQ(::access(path.c_str(), F_OK), 0);
+  auto server = EmulatorServer::start(twoDevices(), address);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
+}
+
+TEST(ListenAddressTest, AFileThatIsNotASocketIsLeftAlone) {
+  const std::string address = uniqueSocket("not-a-socket");
+  const std::string path = address.substr(5);
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fputs("a user's file", file);
+  std::fclose(file);
+  auto server = EmulatorServer::start(twoDevices(), address);
+  ASSERT_FALSE(server.ok());
+  EXPECT_THAT(server.error().message, HasSubstr(path + " exists and is not a socket"));
+  struct stat status {};
+  ASSERT_EQ(::stat(path.c_str(), &status), 0) << "the file was removed";
+  EXPECT_EQ(status.st_size, 13);
+  ::unlink(path.c_str());
+}
+
+TEST(ListenAddressTest, ATcpPortAServerListensOnIsInUse) {
+  ServerOptions plain;
+  plain.security.insecureTcp = true;
+  auto first = EmulatorServer::start(twoDevices(), "127.0.0.1:0", plain);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  auto second = EmulatorServer::start(twoDevices(), (*first)->address(), plain);
+  ASSERT_FALSE(second.ok()) << "a second server took " << (*first)->address() << " too (SO_REUSEPORT)";
+  EXPECT_THAT(second.error().message, HasSubstr("cannot listen on " + (*first)->address()));
 }
 
 TEST(UnixSocketTest, TokensFileIsValidated) {
