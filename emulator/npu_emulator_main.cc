@@ -48,7 +48,8 @@ timeline (docs/scheduler.md).
                       unix-abstract:NAME   a Linux abstract unix socket
                       HOST:PORT            TCP, e.g. 127.0.0.1:50051 or 0.0.0.0:50051;
                                            port 0 picks a free port and prints it
-                    A TCP listener needs TLS (--tls-cert, --tls-key) or --insecure.
+                    A TCP listener needs TLS (--tls-cert, --tls-key) or --insecure. An
+                    address another server listens on is refused as in use.
   --config=DEVICES  the simulated NPUs to serve, comma-separated; each is a preset name or a
                     path to an NpuConfig textproto (docs/npu_config.md). Default: edge16,large128.
                     Presets:
