@@ -134,8 +134,10 @@ int serveUntilStopped(DeviceStack stack, const RunOptions& options) {
     std::lock_guard<std::mutex> lock(stopping().mutex);
     stopping().stop = [&](int signal) {
       std::cout << "npu_emulator: " << strsignal(signal) << ", shutting down" << std::endl;
-      if (stack.faults) stack.faults->releaseAll();  // a hung execution would hold the shutdown forever
-      registration.reset();                          // out of the pool first: no client is sent here any more
+      // A hung execution would hold the shutdown forever.
+      if (stack.faults) stack.faults->releaseAll();
+      // Out of the pool first: no client is sent here any more.
+      registration.reset();
       (*server)->shutdown();
       stopped.set_value();
     };
