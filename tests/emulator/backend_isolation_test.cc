@@ -832,7 +832,8 @@ TEST(BackendIsolationTest, TheDirectoryOfAKilledServersHostIsRemovedByTheNextSer
   const pid_t child = static_cast<pid_t>(hostOf(first, kCrashDevice).pid());
   ASSERT_GT(child, 0);
   const std::filesystem::path left = privateSocketOf(child).parent_path();
-  killed->kill();  // its directory stays (not asserted: a server another test starts may remove it first)
+  // Its directory stays (not asserted: a server another test starts may remove it first).
+  killed->kill();
   const std::string second = testing::EmulatorProcess::uniqueAddress("isolation-next");
   testing::EmulatorProcess next(second, {std::string(kCrashing) + "error:1000000"});
   EXPECT_FALSE(std::filesystem::exists(left)) << left << " outlived its server's successor's start";
