@@ -2,7 +2,14 @@
 #include "drivers/proxy/pool_transport.h"
 #include "farm/pool.h"
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "wire/grpc_status.h"
 #include "wire/shared_queue.h"
@@ -18,6 +25,27 @@ namespace {
 // Who holds a device, as `nnremote farm list` shows it: the client's name, host and process.
 std::string holderName(const ConnectionOptions& options) {
   return options.clientName + "@" + farm::thisProcessName();
+}
+
+// For a unix socket address, what the file system says about why nothing answered there.
+std::string unixSocketHint(const std::string& address) {
+  if (address.rfind("unix:", 0) != 0) return "";
+  const std::string path = address.substr(std::strlen("unix:"));
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) {
+    return errno == ENOENT ? " (" + path + " does not exist: is npu_emulator running?)" : "";
+  }
+  if (!S_ISSOCK(status.st_mode)) return " (" + path + " is not a socket)";
+  sockaddr_un name{};
+  name.sun_family = AF_UNIX;
+  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
+  const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (probe < 0) return "";
+  const bool refused =
+      ::connect(probe, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) != 0 && errno == ECONNREFUSED;
+  ::close(probe);
+  return refused ? " (nothing listens on " + path + ": a stale socket, as a killed server leaves)"
+                 : " (something listens on " + path + " but did not answer as an npu_emulator)";
 }
 
 }  // namespace
@@ -71,8 +99,8 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   if (!connection->channel_->WaitForConnected(std::chrono::system_clock::now() +
                                               options.connectTimeout)) {
     return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
-           << "cannot reach an npu_emulator at " << address << " within "
-           << options.connectTimeout.count() << " ms";
+           << "cannot reach an npu_emulator at " << address << " within " << options.connectTimeout.count() << " ms"
+           << unixSocketHint(address);
   }
   connection->stub_ = std::make_unique<AcceleratorStub>(connection->channel_);
   connection->waitsStub_ = std::make_unique<AcceleratorWaitsStub>(connection->channel_);

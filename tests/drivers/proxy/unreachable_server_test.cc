@@ -1,0 +1,82 @@
+// A client that reaches no npu_emulator at a unix socket address is told what is at the path:
+// nothing, a file that is not a socket, a stale socket nothing listens on, or something that
+// listens but does not answer as an npu_emulator.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "drivers/proxy/connection.h"
+#include "testing/unique_names.h"
+
+namespace nnremote::proxy {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string uniquePath(const std::string& name) {
+  return "/tmp/nnremote-" + name + "-" + testing::uniqueToken() + ".sock";
+}
+
+// The message of connecting to unix:PATH, which must fail as DEAD_OBJECT.
+std::string failureAt(const std::string& path) {
+  ConnectionOptions options;
+  options.connectTimeout = std::chrono::milliseconds(200);
+  options.reconnect = false;
+  auto connection = Connection::connect("unix:" + path, options);
+  EXPECT_FALSE(connection.ok());
+  if (connection.ok()) return "";
+  EXPECT_EQ(connection.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  return connection.error().message;
+}
+
+// A unix socket at `path`, bound and, if `listening`, listening (never accepting).
+int boundSocket(const std::string& path, bool listening) {
+  sockaddr_un name{};
+  name.sun_family = AF_UNIX;
+  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
+  const int socket = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  EXPECT_EQ(::bind(socket, reinterpret_cast<const sockaddr*>(&name), sizeof(name)), 0) << path;
+  if (listening) {
+    EXPECT_EQ(::listen(socket, 4), 0);
+  }
+  return socket;
+}
+
+TEST(UnreachableServerTest, APathThatDoesNotExistIsNamed) {
+  const std::string path = uniquePath("missing");
+  EXPECT_THAT(failureAt(path), HasSubstr(path + " does not exist: is npu_emulator running?"));
+}
+
+TEST(UnreachableServerTest, AFileThatIsNotASocketIsNamed) {
+  const std::string path = uniquePath("file");
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fclose(file);
+  EXPECT_THAT(failureAt(path), HasSubstr(path + " is not a socket"));
+  ::unlink(path.c_str());
+}
+
+TEST(UnreachableServerTest, AStaleSocketIsNamed) {
+  const std::string path = uniquePath("stale");
+  ::close(boundSocket(path, /*listening=*/false));
+  EXPECT_THAT(failureAt(path), HasSubstr("nothing listens on " + path + ": a stale socket"));
+  ::unlink(path.c_str());
+}
+
+TEST(UnreachableServerTest, AListenerThatIsNotAnEmulatorIsNamed) {
+  const std::string path = uniquePath("mute");
+  const int listener = boundSocket(path, /*listening=*/true);
+  EXPECT_THAT(failureAt(path), HasSubstr("something listens on " + path + " but did not answer as an npu_emulator"));
+  ::close(listener);
+  ::unlink(path.c_str());
+}
+
+}  // namespace
+}  // namespace nnremote::proxy
