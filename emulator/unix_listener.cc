@@ -13,6 +13,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "wire/unix_socket_path.h"
+
 namespace nnremote::emulator {
 namespace {
 
@@ -20,34 +22,26 @@ hal::Error systemError(const std::string& what) {
   return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE) << what << ": " << std::strerror(errno);
 }
 
-// Makes way for binding `name`'s path: removes a socket file that a server which could not clean
-// up (killed) left there, which would make bind fail. Refuses, as a TCP port would, when a server
+// Makes way for binding `path`: removes a socket file that a server which could not clean up
+// (killed) left there, which would make bind fail. Refuses, as a TCP port would, when a server
 // listens on it: taking its path would leave that server running unreachable to new clients. And
 // leaves alone anything that is not a socket: a mistyped --listen must not delete a file.
-hal::Status removeStaleSocket(const std::string& address, const sockaddr_un& name) {
-  const std::string path = name.sun_path;
-  struct stat status {};
-  if (::lstat(path.c_str(), &status) != 0) {
-    if (errno == ENOENT) return {};
-    return systemError("cannot listen on " + address);
-  }
-  if (!S_ISSOCK(status.st_mode)) {
-    return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
-           << "cannot listen on " << address << ": " << path << " exists and is not a socket";
-  }
-  const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (probe < 0) return systemError("socket");
-  const bool answered = ::connect(probe, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) == 0;
-  const int cause = errno;
-  ::close(probe);
-  // EAGAIN: a listener whose backlog is full, so a live one too.
-  if (answered || cause == EAGAIN) {
-    return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
-           << "cannot listen on " << address << ": address in use (a server listens on " << path << ")";
-  }
-  if (cause != ECONNREFUSED) {  // e.g. another user's socket: not ours to judge
-    errno = cause;
-    return systemError("cannot listen on " + address + ": cannot tell whether a server listens on " + path);
+hal::Status removeStaleSocket(const std::string& address, const std::string& path) {
+  const wire::UnixSocketPath found = wire::probeUnixSocketPath(path);
+  switch (found.state) {
+    case wire::UnixSocketPathState::kMissing:
+      return {};
+    case wire::UnixSocketPathState::kNotASocket:
+      return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
+             << "cannot listen on " << address << ": " << path << " exists and is not a socket";
+    case wire::UnixSocketPathState::kListening:
+      return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
+             << "cannot listen on " << address << ": address in use (a server listens on " << path << ")";
+    case wire::UnixSocketPathState::kUnknown:  // e.g. another user's socket: not ours to judge
+      errno = found.error;
+      return systemError("cannot listen on " + address + ": cannot tell whether a server listens on " + path);
+    case wire::UnixSocketPathState::kStale:
+      break;
   }
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return systemError("cannot remove the stale socket " + path);
   return {};
@@ -84,7 +78,7 @@ hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string&
     }
     std::memcpy(name.sun_path, listener->path_.data(), listener->path_.size());
     length = static_cast<socklen_t>(sizeof(name));
-    NN_RETURN_IF_ERROR(removeStaleSocket(address, name));
+    NN_RETURN_IF_ERROR(removeStaleSocket(address, listener->path_));
   } else {
     return hal::invalidArgument() << "'" << address << "' is not a unix socket address";
   }

@@ -2,21 +2,16 @@
 #include "drivers/proxy/pool_transport.h"
 #include "farm/pool.h"
 
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
-#include "wire/grpc_status.h"
-#include "wire/shared_queue.h"
-#include "wire/wire_constants.h"
 #include "drivers/proxy/session_watcher.h"
 #include "drivers/proxy/stubs.h"
 #include "hal/vlog.h"
+#include "wire/grpc_status.h"
+#include "wire/shared_queue.h"
+#include "wire/unix_socket_path.h"
+#include "wire/wire_constants.h"
 
 namespace nnremote::proxy {
 
@@ -27,25 +22,23 @@ std::string holderName(const ConnectionOptions& options) {
   return options.clientName + "@" + farm::thisProcessName();
 }
 
-// For a unix socket address, what the file system says about why nothing answered there.
+// For a unix socket address, what is at its path, to say why nothing answered there.
 std::string unixSocketHint(const std::string& address) {
   if (address.rfind("unix:", 0) != 0) return "";
   const std::string path = address.substr(std::strlen("unix:"));
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) {
-    return errno == ENOENT ? " (" + path + " does not exist: is npu_emulator running?)" : "";
+  switch (wire::probeUnixSocketPath(path).state) {
+    case wire::UnixSocketPathState::kMissing:
+      return " (" + path + " does not exist: is npu_emulator running?)";
+    case wire::UnixSocketPathState::kNotASocket:
+      return " (" + path + " is not a socket)";
+    case wire::UnixSocketPathState::kStale:
+      return " (nothing listens on " + path + ": a stale socket, as a killed server leaves)";
+    case wire::UnixSocketPathState::kListening:
+      return " (something listens on " + path + " but did not answer as an npu_emulator)";
+    case wire::UnixSocketPathState::kUnknown:
+      break;
   }
-  if (!S_ISSOCK(status.st_mode)) return " (" + path + " is not a socket)";
-  sockaddr_un name{};
-  name.sun_family = AF_UNIX;
-  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
-  const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (probe < 0) return "";
-  const bool refused =
-      ::connect(probe, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) != 0 && errno == ECONNREFUSED;
-  ::close(probe);
-  return refused ? " (nothing listens on " + path + ": a stale socket, as a killed server leaves)"
-                 : " (something listens on " + path + " but did not answer as an npu_emulator)";
+  return "";
 }
 
 }  // namespace
