@@ -9,7 +9,10 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <random>
+
+#include "hal/truncation_guard.h"
 
 namespace nnremote::hal {
 namespace {
@@ -31,8 +34,13 @@ class PosixSharedMemory final : public Memory {
   // `descriptor` (or -1) stays open for handing the pages to another process; `name` (or "") is
   // how others on this host may open them, and is unlinked at the end by the owner.
   PosixSharedMemory(std::string name, int descriptor, uint8_t* data, size_t size, bool owner)
-      : name_(std::move(name)), descriptor_(descriptor), data_(data), size_(size), owner_(owner) {}
+      : name_(std::move(name)), descriptor_(descriptor), data_(data), size_(size), owner_(owner) {
+    // Whoever holds a descriptor or the name can shrink the object under the mapping, our own
+    // pools included (a client may ftruncate the burst queue a server made).
+    guard_.emplace(data_, size_);
+  }
   ~PosixSharedMemory() override {
+    guard_.reset();  // before the pages go, so the signal handler never matches a stale range
     if (data_ != nullptr) ::munmap(data_, size_ == 0 ? 1 : size_);
     if (descriptor_ >= 0) ::close(descriptor_);
     if (owner_) ::shm_unlink(name_.c_str());
@@ -41,6 +49,7 @@ class PosixSharedMemory final : public Memory {
   size_t size() const override { return size_; }
   const std::string& sharedName() const override { return name_; }
   int descriptor() const override { return descriptor_; }
+  bool truncated() const override { return guard_->truncated(); }
 
  private:
   std::string name_;
@@ -48,6 +57,7 @@ class PosixSharedMemory final : public Memory {
   uint8_t* data_;
   size_t size_;
   bool owner_;
+  std::optional<GuardedMapping> guard_;
 };
 
 std::string randomShmName() {
@@ -136,6 +146,23 @@ const std::string& Memory::sharedName() const {
 }
 
 int Memory::descriptor() const { return -1; }
+
+bool Memory::truncated() const { return false; }
+
+Status checkNotTruncated(const SharedMemory& memory, const std::string& what) {
+  if (memory == nullptr || !memory->truncated()) return {};
+  const std::string& name = memory->sharedName();
+  return makeError(ErrorStatus::INVALID_ARGUMENT)
+         << what << ": the shared memory" << (name.empty() ? "" : " " + name) << " was shrunk below its "
+         << memory->size() << " bytes while the server had it mapped; what was read from or written to it is lost";
+}
+
+Status checkNotTruncated(const std::vector<SharedMemory>& pools, const std::string& what) {
+  for (size_t i = 0; i < pools.size(); ++i) {
+    NN_RETURN_IF_ERROR(checkNotTruncated(pools[i], what + " " + std::to_string(i)));
+  }
+  return {};
+}
 
 Result<SharedMemory> createHeapMemory(size_t size) {
   std::unique_ptr<uint8_t[]> bytes(new (std::nothrow) uint8_t[size == 0 ? 1 : size]());

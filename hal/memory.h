@@ -25,6 +25,10 @@ class Memory {
   // A descriptor of the pool's pages, for handing them to another process (SCM_RIGHTS), which
   // works after the name is unlinked too; -1 if there is none. The Memory keeps it.
   virtual int descriptor() const;
+  // Whether the shared object behind the pool shrank while it was mapped here and an access found
+  // it so (hal/truncation_guard.h): the pool now holds zeros that no one else sees, so whatever
+  // read or wrote it is void. Always false for process-private memory.
+  virtual bool truncated() const;
 };
 
 using SharedMemory = std::shared_ptr<const Memory>;
@@ -48,6 +52,11 @@ Result<SharedMemory> mapSharedMemory(const std::string& name, size_t size);
 // Maps the shared memory behind `fd`, handed over by another process, checking that it is
 // exactly `size` bytes. Takes `fd` over (closed on failure). The result has no name.
 Result<SharedMemory> mapSharedDescriptor(int fd, size_t size);
+
+// INVALID_ARGUMENT naming `what` if `memory` is truncated(); OK otherwise.
+Status checkNotTruncated(const SharedMemory& memory, const std::string& what);
+// The same for each of `pools`, named "`what` K".
+Status checkNotTruncated(const std::vector<SharedMemory>& pools, const std::string& what);
 
 }  // namespace nnremote::hal
 
