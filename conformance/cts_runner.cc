@@ -89,7 +89,8 @@ Tolerance toleranceFor(const CtsTestCase& testCase, OperandType type) {
 // timeout; a short one keeps the run fast (the HAL default is 2 s).
 constexpr hal::Duration kLoopTimeout = std::chrono::milliseconds(200);
 
-// Runs `request` on `prepared` the way `executor` says.
+}  // namespace
+
 hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& preparedModel,
                                                const hal::Request& request, Executor executor) {
   const hal::IPreparedModel& prepared = *preparedModel;
@@ -116,10 +117,13 @@ hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& p
       ready.signal();
       NN_ASSIGN_OR_RETURN(auto fenced, prepared.executeFenced(request, {ready}, hal::MeasureTiming::NO,
                                                               std::nullopt, kLoopTimeout, std::nullopt));
-      if (fenced.first.wait(std::nullopt) != hal::SyncFence::State::SIGNALED) {
-        return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "the execution's fence signaled an error";
-      }
+      const bool signaled = fenced.first.wait(std::nullopt) == hal::SyncFence::State::SIGNALED;
+      // A failed execution's error, as its callback tells it.
       NN_RETURN_IF_ERROR(fenced.second().status());
+      if (!signaled) {
+        return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+               << "the execution's fence signaled an error, but its callback reported none";
+      }
       // Fenced executions report no output shapes: their outputs are fully specified.
       return hal::ExecutionOutcome{};
     }
@@ -128,8 +132,6 @@ hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& p
   }
   return prepared.execute(request, hal::MeasureTiming::NO, std::nullopt, kLoopTimeout);
 }
-
-}  // namespace
 
 hal::Result<Executor> executorFromName(const std::string& name) {
   if (name == "sync") return Executor::SYNC;

@@ -44,6 +44,12 @@ struct RunOptions {
   size_t maxReplacements = 4;
 };
 
+// Runs `request` on `prepared` the way `executor` says (a reusable execution computes twice, a
+// burst caches the request's memories, a fenced execution starts on a signaled fence). Loops
+// time out after 200 ms.
+hal::Result<hal::ExecutionOutcome> executeWith(const hal::SharedPreparedModel& prepared, const hal::Request& request,
+                                               Executor executor);
+
 // Parses "sync", "async", "reusable", "burst", "fenced" / "bytes", "shm", "device".
 hal::Result<Executor> executorFromName(const std::string& name);
 hal::Result<PoolMemory> poolMemoryFromName(const std::string& name);

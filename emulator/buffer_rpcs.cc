@@ -4,6 +4,7 @@
 
 #include "emulator/execution_requests.h"
 #include "emulator/session_quotas.h"
+#include "hal/memory.h"
 #include "hal/validation.h"
 #include "wire/conversions.h"
 
@@ -60,7 +61,9 @@ hal::Result<wire::Empty> BufferRpcs::copyToBuffer(Session& session, const wire::
   NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer, session.buffers.find(request.token()));
   auto source = resolverFor(session)(request.source());
   if (!source.ok()) return hal::withContext(source.error(), "source");
+  NN_RETURN_IF_ERROR(hal::checkNotTruncated(*source, "source"));  // shrunk by its owner before
   NN_RETURN_IF_ERROR(buffer->copyFrom(*source, {request.dimensions().begin(), request.dimensions().end()}));
+  NN_RETURN_IF_ERROR(hal::checkNotTruncated(*source, "source"));  // or meanwhile
   return wire::Empty();
 }
 
@@ -69,7 +72,9 @@ hal::Result<wire::CopyFromBufferResponse> BufferRpcs::copyFromBuffer(Session& se
   NN_ASSIGN_OR_RETURN(hal::SharedBuffer buffer, session.buffers.find(request.token()));
   auto destination = resolverFor(session)(request.destination());
   if (!destination.ok()) return hal::withContext(destination.error(), "destination");
+  NN_RETURN_IF_ERROR(hal::checkNotTruncated(*destination, "destination"));  // shrunk before
   NN_RETURN_IF_ERROR(buffer->copyTo(*destination));
+  NN_RETURN_IF_ERROR(hal::checkNotTruncated(*destination, "destination"));  // shrunk meanwhile
   wire::CopyFromBufferResponse response;
   if (request.destination().kind_case() == wire::Memory::kRegisteredMemoryId) return response;
   const uint64_t size = (*destination)->size();

@@ -172,6 +172,14 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
           finishIfIdle(lock);
           return;
         }
+        if (queue_->truncated()) {  // the client shrank the queue's memory under the server
+          std::unique_lock<std::mutex> lock(mutex_);
+          queueServing_ = false;
+          endWith(toGrpcStatus(makeError(ErrorStatus::INVALID_ARGUMENT)
+                               << "the burst's shared queue was shrunk by its client; the burst ends"),
+                  lock);
+          return;
+        }
         response.Clear();
         // Parsed from a private copy: the client could go on writing the shared region.
         bytes.assign(reinterpret_cast<const char*>(queue_->receivedRequest()), size);

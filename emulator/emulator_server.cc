@@ -10,6 +10,7 @@
 #include "emulator/accelerator_callbacks.h"
 #include "emulator/accelerator_service.h"
 #include "emulator/grpc_handoff.h"
+#include "hal/truncation_guard.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -90,6 +91,8 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
     return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT) << "no devices to serve";
   }
   NN_RETURN_IF_ERROR(checkClientAccess(devices, options.clientAccess));
+  // Clients' shared memory is mapped here: one that shrinks its pool must not end the server.
+  hal::armTruncationGuard();
   std::unique_ptr<EmulatorServer> server(new EmulatorServer());
   grpc::ServerBuilder builder;
   int port = 0;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "emulator/wire_traffic.h"
+#include "hal/memory.h"
 #include "hal/operand_types.h"
 #include "hal/validation.h"
 #include "hal/vlog.h"
@@ -164,6 +165,20 @@ hal::Result<QuotaSlot> enterExecution(Session& session) {
                          "session_quotas.executions_in_flight");
 }
 
+namespace {
+
+// hal::checkNotTruncated for the pools of a request (its shared memories) and of its model.
+hal::Status checkNotTruncated(const hal::Request& request, const hal::Model& model) {
+  for (size_t i = 0; i < request.pools.size(); ++i) {
+    if (const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[i])) {
+      NN_RETURN_IF_ERROR(hal::checkNotTruncated(*memory, "request pool " + std::to_string(i)));
+    }
+  }
+  return hal::checkNotTruncated(model.pools, "the prepared model's pool");
+}
+
+}  // namespace
+
 hal::Result<ValidatedExecution> validateExecution(Session& session, PreparedModelEntry entry,
                                                   const ExecutionCall& call) {
   ValidatedExecution v;
@@ -201,12 +216,24 @@ hal::Result<ValidatedExecution> validateExecution(Session& session, PreparedMode
     for (const auto& [pool, memory] : *call.cachedPools) v.request.pools[pool] = memory;
   }
   NN_RETURN_IF_ERROR(hal::validateRequestForModel(v.request, *v.entry.model, /*allowPointers=*/false));
+  // Shrunk by their owner under an earlier call (the resolver and a burst's cache hand them out
+  // as they are), the pools hold zeros the client never sees.
+  NN_RETURN_IF_ERROR(checkNotTruncated(v.request, *v.entry.model));
   NN_ASSIGN_OR_RETURN(QuotaSlot slot, enterExecution(session));
   v.inFlight.emplace(std::move(slot));
   return v;
 }
 
 namespace {
+
+// What makes an answer void whatever the device says: a pool shrunk under the execution by its
+// owner (the client's doing: its outputs never reached it), or output shapes that break the HAL's
+// rules (a backend library's bug, its GENERAL_FAILURE: clients size buffers from them).
+hal::Status checkAnswer(const hal::Request& request, const hal::Model& model,
+                        const hal::Result<hal::ExecutionOutcome>& outcome) {
+  NN_RETURN_IF_ERROR(checkNotTruncated(request, model));
+  return hal::validateExecutionOutcome(outcome, model.main.operands, model.main.outputIndexes);
+}
 
 // describeOutcome once the outcome is known to be well formed.
 void describeWellFormed(Session& session, const wire::Request& wireRequest, const hal::Request& request,
@@ -227,10 +254,7 @@ void describeWellFormed(Session& session, const wire::Request& wireRequest, cons
 hal::Status describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                             const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
                             wire::ExecutionOutcome* described) {
-  // A device's answer with broken output shapes (a backend library's bug) is its failure: clients
-  // size buffers and report sizes from those shapes.
-  if (hal::Status valid = hal::validateExecutionOutcome(outcome, model.main.operands, model.main.outputIndexes);
-      !valid.ok()) {
+  if (hal::Status valid = checkAnswer(request, model, outcome); !valid.ok()) {
     *described->mutable_error() = wire::toWire(valid.error());
     return valid;
   }
@@ -247,7 +271,7 @@ hal::Result<wire::ExecuteResponse> respond(Session& session, const wire::Request
                      << (outcome.ok() && outcome->timing.timeOnDevice.has_value()
                              ? ", device " + std::to_string(outcome->timing.timeOnDevice->count() / 1000) + " us"
                              : std::string());
-  NN_RETURN_IF_ERROR(hal::validateExecutionOutcome(outcome, model.main.operands, model.main.outputIndexes));
+  NN_RETURN_IF_ERROR(checkAnswer(request, model, outcome));
   if (!outcome.ok()) return outcome.error();
   wire::ExecuteResponse response;
   describeWellFormed(session, wireRequest, request, model, outcome, response.mutable_outcome());

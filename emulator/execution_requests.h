@@ -95,7 +95,8 @@ hal::Result<ValidatedExecution> validateExecution(Session& session, const Call& 
 // An execution's outcome as every executor sends it: the error; or shapes, timing, profile and
 // the outputs that travel by value (inline when small, else as pending downloads). An answer
 // whose output shapes break the HAL's rules (hal::validateOutputShapes) is the device's
-// GENERAL_FAILURE. Returns the error it described, if any.
+// GENERAL_FAILURE; one whose pools their owner shrank meanwhile (hal::checkNotTruncated) is
+// INVALID_ARGUMENT. Returns the error it described, if any.
 hal::Status describeOutcome(Session& session, const wire::Request& wireRequest, const hal::Request& request,
                             const hal::Model& model, const hal::Result<hal::ExecutionOutcome>& outcome,
                             wire::ExecutionOutcome* described);

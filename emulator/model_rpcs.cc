@@ -6,9 +6,10 @@
 #include "emulator/cache_mirror.h"
 #include "emulator/execution_requests.h"
 #include "emulator/session_quotas.h"
+#include "hal/memory.h"
 #include "hal/validation.h"
-#include "wire/conversions.h"
 #include "hal/vlog.h"
+#include "wire/conversions.h"
 
 namespace nnremote::emulator {
 
@@ -60,6 +61,7 @@ hal::Result<ModelRpcs::ResolvedModel> ModelRpcs::resolveModel(Session& session, 
   NN_ASSIGN_OR_RETURN(resolved.device, devices_.find(deviceName, session.identity()));
   NN_RETURN_IF_ERROR(checkServerPoolsCouldFit(session, wireModel));
   NN_ASSIGN_OR_RETURN(resolved.model, wire::fromWire(wireModel, resolverFor(session)));
+  NN_RETURN_IF_ERROR(hal::checkNotTruncated(resolved.model.pools, "model pool"));  // by an earlier call
   NN_RETURN_IF_ERROR(hal::validateModel(resolved.model, /*allowPointers=*/false));
   NN_RETURN_IF_ERROR(devices_.checkExtensionsAllowed(resolved.model, session.identity()));
   return resolved;
@@ -69,6 +71,7 @@ hal::Result<wire::GetSupportedOperationsResponse> ModelRpcs::getSupportedOperati
     Session& session, const wire::GetSupportedOperationsRequest& request) {
   NN_ASSIGN_OR_RETURN(ResolvedModel resolved, resolveModel(session, request.device_name(), request.model()));
   NN_ASSIGN_OR_RETURN(const std::vector<bool> supported, resolved.device->getSupportedOperations(resolved.model));
+  NN_RETURN_IF_ERROR(hal::checkNotTruncated(resolved.model.pools, "model pool"));  // shrunk meanwhile
   // An operation in a form newer than the device's feature level is one it cannot run, whatever
   // the device says.
   const int32_t deviceLevel = static_cast<int32_t>(resolved.device->getFeatureLevel());
@@ -105,6 +108,8 @@ hal::Result<wire::PrepareModelResponse> ModelRpcs::prepareModel(Session& session
                        << std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count()
                        << " us";
   if (!prepared.ok()) return prepared.error();
+  // Its owner shrank a pool while the device read the constants: what it compiled is void.
+  NN_RETURN_IF_ERROR(hal::checkNotTruncated(resolved.model.pools, "model pool"));
   wire::PrepareModelResponse response;
   NN_RETURN_IF_ERROR(checked.mirror.collectWritten(&response));
   PreparedModelEntry entry{std::move(prepared).value(), std::make_shared<const hal::Model>(std::move(resolved.model)),

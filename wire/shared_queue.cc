@@ -205,7 +205,10 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
     }
   }
   const bool answered = waitForChange(h.responseSequence, previous, h.clientSleeping, spin, pollInterval,
-                                      [&] { return h.shutDown.load() != 0 || !peerAlive(); });
+                                      [&] { return h.shutDown.load() != 0 || truncated() || !peerAlive(); });
+  if (truncated()) {  // no answer can come through pages only this side sees
+    return makeError(ErrorStatus::DEAD_OBJECT) << "the burst's shared queue was shrunk under this side's mapping";
+  }
   if (!answered || h.shutDown.load() != 0) return gone();
   // Read once: a server whose memory is corrupt could change it between a check and a use, and
   // the caller reads that many bytes.

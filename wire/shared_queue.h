@@ -46,6 +46,9 @@ class SharedQueue {
   const std::string& name() const { return memory_->sharedName(); }
   uint64_t size() const { return memory_->size(); }
   size_t capacity() const { return capacity_; }
+  // The peer shrank the region under this side's mapping (hal/truncation_guard.h, where armed):
+  // it now holds zeros of this side's own, so nothing more can pass through it.
+  bool truncated() const { return memory_->truncated(); }
 
   // ---- Client ----
   // Where to write the next request (capacity() bytes).
