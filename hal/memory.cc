@@ -152,9 +152,11 @@ bool Memory::truncated() const { return false; }
 Status checkNotTruncated(const SharedMemory& memory, const std::string& what) {
   if (memory == nullptr || !memory->truncated()) return {};
   const std::string& name = memory->sharedName();
+  // A page can also go missing when /dev/shm is full and a hole in the object is first touched.
   return makeError(ErrorStatus::INVALID_ARGUMENT)
-         << what << ": the shared memory" << (name.empty() ? "" : " " + name) << " was shrunk below its "
-         << memory->size() << " bytes while the server had it mapped; what was read from or written to it is lost";
+         << what << ": the shared memory" << (name.empty() ? "" : " " + name)
+         << " lost pages under the server's mapping (its owner shrank it below its " << memory->size()
+         << " bytes, or /dev/shm had no room for them); what the server read from or wrote to it is void";
 }
 
 Status checkNotTruncated(const std::vector<SharedMemory>& pools, const std::string& what) {

@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -106,8 +107,9 @@ void armTruncationGuard() {
 GuardedMapping::GuardedMapping(void* begin, size_t length) : slot_(takeSlot()) {
   static const size_t kPage = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const uintptr_t start = reinterpret_cast<uintptr_t>(begin);
-  // A mapping covers whole pages; so does a fault past the object's end.
-  const size_t pages = (length == 0 ? 1 : length + kPage - 1) / kPage;
+  // A mapping covers whole pages, at least one (hal maps an empty pool as one byte); so does a
+  // fault past the object's end.
+  const size_t pages = (std::max<size_t>(length, 1) + kPage - 1) / kPage;
   slot_->truncated.store(false, std::memory_order_relaxed);
   slot_->end.store(start + pages * kPage, std::memory_order_relaxed);
   slot_->begin.store(start, std::memory_order_release);

@@ -121,7 +121,8 @@ TEST_P(ShrunkMemoryTest, WhatUsesItIsRefusedAndTheServerServesOn) {
     EXPECT_EQ(refused.error().code, hal::ErrorStatus::INVALID_ARGUMENT) << refused.error().message;
     EXPECT_THAT(refused.error().message,
                 HasSubstr("request pool 0: the shared memory"));  // the first input's pool
-    EXPECT_THAT(refused.error().message, HasSubstr("was shrunk below its 8 bytes while the server had it mapped"));
+    EXPECT_THAT(refused.error().message,
+                HasSubstr("lost pages under the server's mapping (its owner shrank it below its 8 bytes"));
   }
 
   // The same client, its prepared model and session, with memory it leaves alone: as before.

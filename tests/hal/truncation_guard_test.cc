@@ -59,8 +59,10 @@ TEST(TruncationGuardTest, AnAccessPastTheShrunkEndReadsZerosAndMarksTheMemory) {
   const Status refused = checkNotTruncated(*memory, "request pool 2");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorStatus::INVALID_ARGUMENT);
-  EXPECT_THAT(refused.error().message, HasSubstr("request pool 2: the shared memory " + (*memory)->sharedName() +
-                                                 " was shrunk below its " + std::to_string(3 * kPage) + " bytes"));
+  EXPECT_THAT(refused.error().message,
+              HasSubstr("request pool 2: the shared memory " + (*memory)->sharedName() +
+                        " lost pages under the server's mapping (its owner shrank it below its " +
+                        std::to_string(3 * kPage) + " bytes"));
 }
 
 TEST(TruncationGuardTest, AWriteToAMemoryShrunkToNothingCompletesToo) {
@@ -69,6 +71,15 @@ TEST(TruncationGuardTest, AWriteToAMemoryShrunkToNothingCompletesToo) {
   ASSERT_TRUE(memory.ok());
   shrink(*memory, 0);
   (*memory)->data()[99] = 1;
+  EXPECT_TRUE((*memory)->truncated());
+}
+
+TEST(TruncationGuardTest, AnEmptyPoolIsGuardedToo) {
+  armTruncationGuard();
+  auto memory = createSharedMemory(0);  // mapped as one byte
+  ASSERT_TRUE(memory.ok());
+  shrink(*memory, 0);
+  EXPECT_EQ(readByte(*memory, 0), 0);
   EXPECT_TRUE((*memory)->truncated());
 }
 
