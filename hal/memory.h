@@ -25,9 +25,10 @@ class Memory {
   // A descriptor of the pool's pages, for handing them to another process (SCM_RIGHTS), which
   // works after the name is unlinked too; -1 if there is none. The Memory keeps it.
   virtual int descriptor() const;
-  // Whether the shared object behind the pool shrank while it was mapped here and an access found
-  // it so (hal/truncation_guard.h): the pool now holds zeros that no one else sees, so whatever
-  // read or wrote it is void. Always false for process-private memory.
+  // Whether an access found pages of the shared object gone while it was mapped here (its owner
+  // shrank it, or /dev/shm had no room for a page; hal/truncation_guard.h): the pool now holds
+  // zeros that no one else sees, so whatever read or wrote it is void. Always false for
+  // process-private memory.
   virtual bool truncated() const;
 };
 

@@ -9,7 +9,9 @@
 // guard once; from then on, SIGBUS at an address inside a registered mapping replaces the whole
 // mapping with private zero pages (the access is retried and completes) and marks it truncated.
 // The mapping no longer reaches the object: whatever used it must be refused (Memory::truncated).
-// A SIGBUS anywhere else goes to the handler that was in place when the guard was armed.
+// A full /dev/shm raises the same SIGBUS when a hole in an object is first written, and is met
+// the same way. A SIGBUS anywhere else goes to the handler that was in place when the guard was
+// armed.
 #ifndef NNREMOTE_HAL_TRUNCATION_GUARD_H_
 #define NNREMOTE_HAL_TRUNCATION_GUARD_H_
 
