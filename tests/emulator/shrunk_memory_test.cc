@@ -91,6 +91,7 @@ hal::RequestWithMemories sharedAddRequest() {
 }
 
 void expectSums(const hal::SharedPreparedModel& prepared, const hal::RequestWithMemories& io, Executor executor) {
+  ASSERT_NE(prepared, nullptr) << "no prepared model to run on";  // the server is gone, say
   std::fill_n(io.outputs[0]->data(), 8, uint8_t{0});
   auto outcome = conformance::executeWith(prepared, io.request, executor);
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
