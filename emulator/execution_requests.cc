@@ -170,8 +170,10 @@ namespace {
 // hal::checkNotTruncated for the pools of a request (its shared memories) and of its model.
 hal::Status checkNotTruncated(const hal::Request& request, const hal::Model& model) {
   for (size_t i = 0; i < request.pools.size(); ++i) {
-    if (const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[i])) {
-      NN_RETURN_IF_ERROR(hal::checkNotTruncated(*memory, "request pool " + std::to_string(i)));
+    const auto* memory = std::get_if<hal::SharedMemory>(&request.pools[i]);
+    // Named only when refused: this runs twice on every execution.
+    if (memory != nullptr && *memory != nullptr && (*memory)->truncated()) {
+      return hal::checkNotTruncated(*memory, "request pool " + std::to_string(i));
     }
   }
   return hal::checkNotTruncated(model.pools, "the prepared model's pool");

@@ -161,7 +161,10 @@ Status checkNotTruncated(const SharedMemory& memory, const std::string& what) {
 
 Status checkNotTruncated(const std::vector<SharedMemory>& pools, const std::string& what) {
   for (size_t i = 0; i < pools.size(); ++i) {
-    NN_RETURN_IF_ERROR(checkNotTruncated(pools[i], what + " " + std::to_string(i)));
+    // Named only when refused: this runs twice on every execution.
+    if (pools[i] != nullptr && pools[i]->truncated()) {
+      return checkNotTruncated(pools[i], what + " " + std::to_string(i));
+    }
   }
   return {};
 }
