@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -33,7 +34,7 @@ std::string constantAmongInputs(bool expectFailure) {
 Totals runOne(const std::string& json, const std::string& name, std::string* log,
               const sim::NpuConfig& npu = sim::edgeNpuConfig(), const RunOptions& options = {}) {
   const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
-  std::system(("mkdir -p " + directory).c_str());
+  std::filesystem::create_directories(directory);
   std::ofstream(directory + "/model.json") << json;
   const auto device = emulator::createSimulatedNpu(npu);
   std::ostringstream out;

@@ -37,8 +37,8 @@ TEST(PrivateSocketDirectoryTest, OneWhoseOwnerEndedWithoutCleaningUpIsRemoved) {
     auto directory = PrivateSocketDirectory::create();
     if (!directory.ok()) ::_exit(1);
     const std::string path = (*directory)->path() + "\n";
-    ::write(pipe[1], path.data(), path.size());
-    ::_exit(0);
+    const bool told = ::write(pipe[1], path.data(), path.size()) == static_cast<ssize_t>(path.size());
+    ::_exit(told ? 0 : 1);
   }
   ::close(pipe[1]);
   char buffer[256] = {};
