@@ -148,6 +148,7 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
   SessionLimits& unlimited = serverOptions.session;
   unlimited.preparedModels = unlimited.deviceBuffers = unlimited.executionsInFlight = kNoLimit;
   unlimited.fences = unlimited.bursts = unlimited.keptExecutions = unlimited.sessionsPerIdentity = kNoLimit;
+  unlimited.registeredMemories = unlimited.sharedMemoryMappings = kNoLimit;
   unlimited.registeredMemoryBytes = unlimited.serverPoolMemoryBytes = kNoByteLimit;
   serverOptions.descriptors = served.descriptors;
   NN_ASSIGN_OR_RETURN(served.server, EmulatorServer::start(std::move(devices), setup.listen(), serverOptions));

@@ -131,21 +131,30 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
 
     std::unique_lock<std::mutex> lock(mutex_);
     // A client on this host can have a shared queue; one on another host asking for it (its
-    // peer address is not a unix socket) gets none. The queue starts parked: no thread serves
-    // it until the client's first request.
+    // peer address is not a unix socket) gets none.
     if (open.want_shared_queue()) {
       wire::BurstResponse answer;
-      if (authenticator_.isUnixPeer(*context_)) {
-        if (auto queue = wire::SharedQueue::create(wire::SharedQueue::kDefaultCapacity, /*startParked=*/true);
-            queue.ok()) {
-          queue_ = std::move(queue).value();
-          answer.mutable_shared_queue()->set_shm_name(queue_->name());
-          answer.mutable_shared_queue()->set_size(queue_->size());
-        }
-      }
+      if (authenticator_.isUnixPeer(*context_)) offerSharedQueue(*session, &answer);
       writeLocked(std::move(answer));
     }
     readNextLocked(lock);
+  }
+
+  // Makes the burst a shared queue unless the server already maps all the clients' shared memory
+  // it may (then the burst runs over its stream). The queue starts parked: no thread serves it
+  // until the client's first request.
+  void offerSharedQueue(const Session& session, wire::BurstResponse* answer) {
+    auto mapping = session.takeServerMapping();
+    if (!mapping.ok()) {
+      NN_VLOG(BURST) << "session " << session.id() << " burst without a shared queue: " << mapping.error().message;
+      return;
+    }
+    auto queue = wire::SharedQueue::create(wire::SharedQueue::kDefaultCapacity, /*startParked=*/true);
+    if (!queue.ok()) return;
+    queueSlot_.emplace(std::move(mapping).value());
+    queue_ = std::move(queue).value();
+    answer->mutable_shared_queue()->set_shm_name(queue_->name());
+    answer->mutable_shared_queue()->set_size(queue_->size());
   }
 
   // Serves the shared queue on a pool thread until it parks or the burst ends.
@@ -279,6 +288,7 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
   std::unique_ptr<BurstHandler> handler_;    // set by the open message
   std::optional<QuotaSlot> openSlot_;        // counts the burst in session_quotas.bursts
   QuickExecutions::Key quickKey_;            // where its executions run
+  std::optional<QuotaSlot> queueSlot_;       // counts the queue in shared_memory_mappings
   std::unique_ptr<wire::SharedQueue> queue_;  // set at open, for a same-host client
   std::atomic<bool> stopQueue_{false};
 

@@ -1,9 +1,12 @@
 #include "emulator/server_config.h"
 
 #include <google/protobuf/text_format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <limits>
 
 #include "emulator/server_config.pb.h"
 #include "hal/file_contents.h"
@@ -77,6 +80,16 @@ uint64_t defaultServerPoolMemoryBytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 2;
 }
 
+uint32_t defaultSharedMemoryMappings() {
+  uint64_t mappings = 65530;  // the kernel's default, if /proc does not say
+  if (std::ifstream file("/proc/sys/vm/max_map_count"); file) file >> mappings;
+  rlimit descriptors{};
+  if (::getrlimit(RLIMIT_NOFILE, &descriptors) == 0 && descriptors.rlim_max != RLIM_INFINITY) {
+    mappings = std::min<uint64_t>(mappings, descriptors.rlim_max);
+  }
+  return static_cast<uint32_t>(std::clamp<uint64_t>(mappings / 2, 1, std::numeric_limits<uint32_t>::max()));
+}
+
 hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const std::string& origin) {
   ServerConfig config;
   google::protobuf::TextFormat::Parser parser;
@@ -90,6 +103,8 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           "session_quotas.prepared_models", origin, &s.preparedModels));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_registered_memory_mib, &SessionQuotas::registered_memory_mib,
                           "session_quotas.registered_memory_mib", origin, &s.registeredMemoryBytes, uint64_t{1} << 20));
+  NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_registered_memories, &SessionQuotas::registered_memories,
+                          "session_quotas.registered_memories", origin, &s.registeredMemories));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_device_buffers, &SessionQuotas::device_buffers,
                           "session_quotas.device_buffers", origin, &s.deviceBuffers));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_executions_in_flight, &SessionQuotas::executions_in_flight,
@@ -104,6 +119,8 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           origin, &s.serverPoolMemoryBytes, uint64_t{1} << 20));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_sessions_per_identity, &ServerConfig::sessions_per_identity,
                           "sessions_per_identity", origin, &s.sessionsPerIdentity));
+  NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_shared_memory_mappings, &ServerConfig::shared_memory_mappings,
+                          "shared_memory_mappings", origin, &s.sharedMemoryMappings));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_message_memory_mib, &ServerConfig::message_memory_mib,
                           "message_memory_mib", origin, &s.messageMemoryBytes, uint64_t{1} << 20));
   const Scheduling& sched = config.scheduling();

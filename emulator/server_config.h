@@ -19,10 +19,16 @@ namespace nnremote::emulator {
 // their pools, together, unless its config says otherwise.
 uint64_t defaultServerPoolMemoryBytes();
 
+// Half of the lesser of this process's limits on mappings (vm.max_map_count) and descriptors
+// (RLIMIT_NOFILE's hard limit, which a server raises its own to): what the server's clients may
+// have it map of their shared memory, together, unless its config says otherwise.
+uint32_t defaultSharedMemoryMappings();
+
 // The limits sessions live under: each session's own, and the pool memory they share.
 struct SessionLimits {
   uint32_t preparedModels = 256;
   uint64_t registeredMemoryBytes = uint64_t{8192} << 20;
+  uint32_t registeredMemories = 4096;
   uint32_t deviceBuffers = 1024;
   uint32_t executionsInFlight = 256;
   uint32_t fences = 4096;
@@ -30,6 +36,8 @@ struct SessionLimits {
   uint32_t keptExecutions = 4096;
   // Every session's together (ServerConfig.pool_memory_mib).
   uint64_t serverPoolMemoryBytes = defaultServerPoolMemoryBytes();
+  // Every session's shared memory mapped, together (ServerConfig.shared_memory_mappings).
+  uint32_t sharedMemoryMappings = defaultSharedMemoryMappings();
   // Open sessions of one client identity (ServerConfig.sessions_per_identity).
   uint32_t sessionsPerIdentity = 16384;
   // What gRPC may hold for every client's messages in transit (ServerConfig.message_memory_mib).

@@ -14,13 +14,16 @@ hal::Status checkHolding(size_t held, uint64_t limit, const char* noun, const ch
 
 namespace {
 
-// The deleter of a held memory: gives its bytes back to each budget and lets go of the memory.
+// The deleter of a held memory: gives its bytes and units back to each budget and lets go of the
+// memory.
 struct HeldBytes {
   hal::SharedMemory memory;
   std::vector<SharedBytes> held;
   uint64_t bytes;
+  std::vector<SharedCount> units;
   void operator()(const hal::Memory* /*alias*/) {
     for (const SharedBytes& counter : held) counter->fetch_sub(bytes);
+    for (const SharedCount& counter : units) counter->fetch_sub(1);
     memory.reset();
   }
 };
@@ -43,6 +46,14 @@ hal::Status reserve(const ByteBudget& budget, uint64_t bytes, const char* what) 
   return {};
 }
 
+hal::Status reserveOne(const CountBudget& budget) {
+  const uint32_t before = budget.held->fetch_add(1);
+  if (before < budget.limit) return {};
+  budget.held->fetch_sub(1);
+  return makeError(budget.whenFull) << budget.holder << " " << before << " " << budget.noun << ", its limit ("
+                                    << budget.field << " = " << budget.limit << ")";
+}
+
 }  // namespace
 
 hal::Status checkCouldFit(const std::vector<const ByteBudget*>& budgets, uint64_t bytes, const char* what) {
@@ -56,38 +67,39 @@ hal::Status checkCouldFit(const std::vector<const ByteBudget*>& budgets, uint64_
   return {};
 }
 
-hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets, uint64_t bytes,
+hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets,
+                                          const std::vector<const CountBudget*>& counts, uint64_t bytes,
                                           const char* what,
                                           const std::function<hal::Result<hal::SharedMemory>()>& make) {
-  std::vector<SharedBytes> held;
-  auto giveBack = [&] {
-    for (const SharedBytes& counter : held) counter->fetch_sub(bytes);
-  };
+  HeldBytes holding{nullptr, {}, bytes, {}};
+  auto giveBack = [&] { holding(nullptr); };
   for (const ByteBudget* budget : budgets) {
     if (hal::Status reserved = reserve(*budget, bytes, what); !reserved.ok()) {
       giveBack();
       return reserved.error();
     }
-    held.push_back(budget->held);
+    holding.held.push_back(budget->held);
+  }
+  for (const CountBudget* budget : counts) {
+    if (hal::Status reserved = reserveOne(*budget); !reserved.ok()) {
+      giveBack();
+      return reserved.error();
+    }
+    holding.units.push_back(budget->held);
   }
   auto memory = make();
   if (!memory.ok()) {
     giveBack();
     return memory.error();
   }
-  const hal::Memory* raw = memory->get();
-  return hal::SharedMemory(raw, HeldBytes{std::move(memory).value(), std::move(held), bytes});
+  holding.memory = std::move(memory).value();
+  const hal::Memory* raw = holding.memory.get();
+  return hal::SharedMemory(raw, std::move(holding));
 }
 
-hal::Result<QuotaSlot> QuotaSlot::take(const SharedCount& count, uint32_t limit, ErrorStatus code, const char* noun,
-                                       const char* field) {
-  const uint32_t before = count->fetch_add(1);
-  if (before >= limit) {
-    count->fetch_sub(1);
-    return makeError(code) << "this session has " << before << " " << noun << ", its limit (" << field << " = "
-                           << limit << ")";
-  }
-  return QuotaSlot(count);
+hal::Result<QuotaSlot> QuotaSlot::take(const CountBudget& budget) {
+  NN_RETURN_IF_ERROR(reserveOne(budget));
+  return QuotaSlot(budget.held);
 }
 
 }  // namespace nnremote::emulator

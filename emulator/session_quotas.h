@@ -36,13 +36,29 @@ struct ByteBudget {
   hal::ErrorStatus whenFull = hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT;
 };
 
-// Reserves `bytes` in each of `budgets` (in all or in none), then makes the memory with `make`.
-// What comes back holds the bytes until the last reference to it is gone, whoever holds it then,
-// so memory counts for exactly as long as the server keeps it (an upload used by an execution,
-// a pool whose output waits for DownloadBulk, a registered memory a burst still caches).
-// `what` ("an upload") names the bytes in an error, which adds their count; built only then,
-// since inline pools pass here on every execution.
-hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets, uint64_t bytes,
+// A counted quota's count, shared by its holder and the units taken from it: a started or
+// fenced execution may end after its client closed the session.
+using SharedCount = std::shared_ptr<std::atomic<uint32_t>>;
+inline SharedCount makeSharedCount() { return std::make_shared<std::atomic<uint32_t>>(0); }
+
+// Things held against a count limit, and how an error names the limit.
+struct CountBudget {
+  SharedCount held = makeSharedCount();
+  uint32_t limit = 0;
+  const char* holder;  // with its verb: "this session has", "this server's clients together have"
+  const char* noun;    // "shared memories mapped"
+  const char* field;   // "session_quotas.registered_memories"
+  hal::ErrorStatus whenFull = hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT;
+};
+
+// Reserves `bytes` in each of `budgets` and one unit in each of `counts` (in all or in none),
+// then makes the memory with `make`. What comes back holds them until the last reference to it is
+// gone, whoever holds it then, so memory counts for exactly as long as the server keeps it (an
+// upload used by an execution, a pool whose output waits for DownloadBulk, a registered memory a
+// burst still caches). `what` ("an upload") names the bytes in an error, which adds their count;
+// built only then, since inline pools pass here on every execution.
+hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& budgets,
+                                          const std::vector<const CountBudget*>& counts, uint64_t bytes,
                                           const char* what,
                                           const std::function<hal::Result<hal::SharedMemory>()>& make);
 
@@ -51,16 +67,15 @@ hal::Result<hal::SharedMemory> holdMemory(const std::vector<const ByteBudget*>& 
 // not told to retry. `what` names them as a plural ("the request's inline pools together").
 hal::Status checkCouldFit(const std::vector<const ByteBudget*>& budgets, uint64_t bytes, const char* what);
 
-// A counted quota's count, shared by its session and the slots taken from it: a started or
-// fenced execution may end after its client closed the session.
-using SharedCount = std::shared_ptr<std::atomic<uint32_t>>;
-inline SharedCount makeSharedCount() { return std::make_shared<std::atomic<uint32_t>>(0); }
-
 // One unit of a counted quota, held while alive (an execution in flight, an open burst).
 class QuotaSlot {
  public:
+  static hal::Result<QuotaSlot> take(const CountBudget& budget);
+  // A quota of the session's own.
   static hal::Result<QuotaSlot> take(const SharedCount& count, uint32_t limit, hal::ErrorStatus code, const char* noun,
-                                     const char* field);
+                                     const char* field) {
+    return take(CountBudget{count, limit, "this session has", noun, field, code});
+  }
   QuotaSlot(QuotaSlot&& other) noexcept = default;
   QuotaSlot& operator=(QuotaSlot&&) = delete;
   ~QuotaSlot() {

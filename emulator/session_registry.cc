@@ -18,9 +18,18 @@ uint64_t newUnguessableId() {
   return id;
 }
 
+SessionRegistry::SessionRegistry(SessionLimits limits)
+    : limits_(limits),
+      server_{std::make_shared<ByteBudget>(ByteBudget{makeSharedBytes(), limits.serverPoolMemoryBytes,
+                                                      "this server's clients together", "pool_memory_mib",
+                                                      ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT}),
+              std::make_shared<CountBudget>(CountBudget{
+                  makeSharedCount(), limits.sharedMemoryMappings, "this server's clients together have",
+                  "shared memories mapped", "shared_memory_mappings", ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT})} {}
+
 hal::Result<std::shared_ptr<Session>> SessionRegistry::open(const std::string& identity,
                                                             const std::string& clientName) {
-  auto session = std::make_shared<Session>(newUnguessableId(), identity, clientName, limits_, serverPools_);
+  auto session = std::make_shared<Session>(newUnguessableId(), identity, clientName, limits_, server_);
   std::lock_guard<std::mutex> lock(mutex_);
   size_t& open = sessionsOf_[identity];
   if (open >= limits_.sessionsPerIdentity) {
@@ -82,13 +91,16 @@ std::string SessionHoldings::toString() const {
 
 std::vector<const ByteBudget*> Session::budgetsFor(PoolOrigin origin) const {
   std::vector<const ByteBudget*> budgets{&poolBytes};
-  if (origin == PoolOrigin::kServerAllocated && serverPools_ != nullptr) budgets.push_back(serverPools_.get());
+  if (origin == PoolOrigin::kServerAllocated) budgets.push_back(server_.pools.get());
   return budgets;
 }
 
 hal::Result<hal::SharedMemory> Session::holdMemory(uint64_t bytes, PoolOrigin origin, const char* what,
                                                    const std::function<hal::Result<hal::SharedMemory>()>& make) const {
-  return emulator::holdMemory(budgetsFor(origin), bytes, what, make);
+  // The client's own memory costs no bytes of the server's, but a mapping and a descriptor.
+  std::vector<const CountBudget*> mappings;
+  if (origin == PoolOrigin::kClientShared) mappings = {&mappedMemories, server_.mappings.get()};
+  return emulator::holdMemory(budgetsFor(origin), mappings, bytes, what, make);
 }
 
 hal::Status Session::checkPoolsCouldFit(uint64_t bytes, PoolOrigin origin, const char* what) const {
@@ -97,6 +109,8 @@ hal::Status Session::checkPoolsCouldFit(uint64_t bytes, PoolOrigin origin, const
   if (bytes == 0) return {};
   return emulator::checkCouldFit(budgetsFor(origin), bytes, what);
 }
+
+hal::Result<QuotaSlot> Session::takeServerMapping() const { return QuotaSlot::take(*server_.mappings); }
 
 void Session::releaseFence(uint64_t id) {
   auto released = fences.take(id);

@@ -149,20 +149,28 @@ struct SessionHoldings {
   std::string toString() const;
 };
 
+// What every session of a server shares.
+struct ServerBudgets {
+  std::shared_ptr<const ByteBudget> pools;  // the pool memory the server allocates
+  // Clients' shared memory the server maps (registered memories, bursts' shared queues): each
+  // costs a mapping, and a registered one a descriptor, of which a process has a fixed number.
+  std::shared_ptr<const CountBudget> mappings;
+};
+
 // Shared: a call holds its session while it runs, and a fenced execution holds it weakly until it
 // launches.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  // `serverPools`: the pool memory every session of the server shares (none: unlimited).
-  Session(uint64_t id, std::string identity, std::string clientName, SessionLimits limits,
-          std::shared_ptr<const ByteBudget> serverPools = nullptr)
+  Session(uint64_t id, std::string identity, std::string clientName, SessionLimits limits, ServerBudgets server)
       : poolBytes{makeSharedBytes(), limits.registeredMemoryBytes, "this session",
                   "session_quotas.registered_memory_mib"},
+        mappedMemories{makeSharedCount(), limits.registeredMemories, "this session has", "registered memories mapped",
+                       "session_quotas.registered_memories"},
         id_(id),
         identity_(std::move(identity)),
         clientName_(std::move(clientName)),
         limits_(limits),
-        serverPools_(std::move(serverPools)) {}
+        server_(std::move(server)) {}
   // Fences of an ended session can never be signaled by its client: they end in error, so
   // whatever waits on them (fenced executions, WaitFence) finishes and lets go.
   ~Session() {
@@ -177,6 +185,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // What the session quotas count besides the tables' sizes.
   const ByteBudget poolBytes;  // every pool the session has on the server
+  // Its registered memories still mapped: unregistered ones count until nothing uses them.
+  const CountBudget mappedMemories;
   const SharedCount executionsInFlight = makeSharedCount();
   const SharedCount openBursts = makeSharedCount();
 
@@ -209,6 +219,8 @@ class Session : public std::enable_shared_from_this<Session> {
                                             const std::function<hal::Result<hal::SharedMemory>()>& make) const;
   // Fails when pools of `bytes` together could never be held (checkCouldFit in session_quotas.h).
   hal::Status checkPoolsCouldFit(uint64_t bytes, PoolOrigin origin, const char* what) const;
+  // One of the server's mappings of clients' shared memory (a burst's shared queue), if any is left.
+  hal::Result<QuotaSlot> takeServerMapping() const;
 
  private:
   std::vector<const ByteBudget*> budgetsFor(PoolOrigin origin) const;
@@ -217,16 +229,12 @@ class Session : public std::enable_shared_from_this<Session> {
   const std::string identity_;
   const std::string clientName_;
   const SessionLimits limits_;
-  const std::shared_ptr<const ByteBudget> serverPools_;
+  const ServerBudgets server_;
 };
 
 class SessionRegistry {
  public:
-  explicit SessionRegistry(SessionLimits limits = {})
-      : limits_(limits),
-        serverPools_(std::make_shared<ByteBudget>(ByteBudget{makeSharedBytes(), limits.serverPoolMemoryBytes,
-                                                             "this server's clients together", "pool_memory_mib",
-                                                             hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT})) {}
+  explicit SessionRegistry(SessionLimits limits = {});
   // Opens a session for `identity` with this registry's limits, unless the identity already
   // has its limit of open sessions (RESOURCE_EXHAUSTED_PERSISTENT).
   hal::Result<std::shared_ptr<Session>> open(const std::string& identity, const std::string& clientName);
@@ -244,7 +252,7 @@ class SessionRegistry {
 
  private:
   const SessionLimits limits_;
-  const std::shared_ptr<const ByteBudget> serverPools_;
+  const ServerBudgets server_;
   mutable std::mutex mutex_;
   std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
   std::unordered_map<std::string, size_t> sessionsOf_;  // open sessions by identity

@@ -116,6 +116,11 @@ Result<SharedMemory> mapSharedMemory(const std::string& name, size_t size) {
     return makeError(ErrorStatus::INVALID_ARGUMENT) << "'" << name << "' is not a shared-memory name";
   }
   const int fd = ::shm_open(name.c_str(), O_RDWR, 0);
+  if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+    // This process's fault, not the name's: it may succeed once descriptors are closed.
+    return makeError(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
+           << "cannot open shared memory " << name << ": " << std::strerror(errno);
+  }
   if (fd < 0) {
     return makeError(ErrorStatus::INVALID_ARGUMENT)
            << "cannot open shared memory " << name << ": " << std::strerror(errno)

@@ -23,11 +23,15 @@ hal::Result<wire::Memory> PoolTransport::encode(const hal::SharedMemory& memory,
       out.set_registered_memory_id(*id);
       return out;
     }
-    // A lost server fails the call (the resilient path retries it, and registers again); one
-    // that cannot map the pool (on another host) gets this and later pools by value.
-    if (id.error().code == hal::ErrorStatus::DEAD_OBJECT) return id.error();
-    std::lock_guard<std::mutex> lock(mutex_);
-    useSharedMemory_ = false;
+    // A lost server fails the call (the resilient path retries it, and registers again). A
+    // server at a limit of its mappings gets this pool by value, and may have room for the next;
+    // one that cannot map the pool at all (on another host) gets this and later pools by value.
+    const hal::ErrorStatus code = id.error().code;
+    if (code == hal::ErrorStatus::DEAD_OBJECT) return id.error();
+    if (code != hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT &&
+        code != hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT) {
+      useSharedMemory_ = false;
+    }
   }
   if (withContents && memory->size() > bulkThresholdBytes_) {
     NN_ASSIGN_OR_RETURN(const uint64_t id, upload(*memory));

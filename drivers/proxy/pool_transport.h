@@ -1,6 +1,7 @@
 // How the proxy driver sends memory pools to the server, per pool:
 //  - POSIX shared memory (hal::createSharedMemory) is registered once with the server and then
-//    named by id: zero copy both ways, as long as the server runs on this host;
+//    named by id: zero copy both ways, as long as the server runs on this host (and has room
+//    for one more mapping; a pool it refuses travels as below);
 //  - other pools larger than the bulk threshold travel as a chunked UploadBulk stream, separate
 //    from the control message, with no 4 MiB or 2 GiB message limit;
 //  - small pools travel inline.
@@ -9,6 +10,7 @@
 #ifndef NNREMOTE_DRIVERS_PROXY_POOL_TRANSPORT_H_
 #define NNREMOTE_DRIVERS_PROXY_POOL_TRANSPORT_H_
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -53,7 +55,7 @@ class PoolTransport {
   void releaseExpiredLocked();
 
   SessionChannel& connection_;
-  bool useSharedMemory_;
+  std::atomic<bool> useSharedMemory_;  // cleared when the server cannot map this host's memory
   const uint64_t bulkThresholdBytes_;
   mutable std::mutex mutex_;
   std::unordered_map<const hal::Memory*, Registration> registrations_;

@@ -305,6 +305,61 @@ TEST_F(SessionQuotasTest, UnregisteredMemoryStillInUseCountsUntilLetGo) {
   EXPECT_TRUE(fits.ok()) << fits.error_message();
 }
 
+// However small, each registered memory costs the server a mapping and a descriptor, so their
+// number is limited too, counted like their bytes: until the server unmaps them.
+TEST(SessionMemoryCountTest, RegisteredMemoriesPastTheLimitAreRefusedUntilOneIsUnmapped) {
+  ConfiguredServer configured("session_quotas { registered_memories: 2 }");
+  ASSERT_NE(configured.server, nullptr);
+  wire::Accelerator::Stub& stub = *configured.stub;
+  auto memory = hal::createSharedMemory(16);
+  ASSERT_TRUE(memory.ok());
+  const uint64_t session = testing::openRawSession(stub);
+  uint64_t first = 0, second = 0, third = 0;
+  ASSERT_TRUE(registerShared(stub, session, *memory, &first).ok());
+  ASSERT_TRUE(registerShared(stub, session, *memory, &second).ok());  // the same pages again: one more mapping
+  auto expectRefused = [&] {
+    const grpc::Status refused = registerShared(stub, session, *memory, &third);
+    ASSERT_FALSE(refused.ok());
+    expectExhausted(
+        wire::fromGrpcStatus(refused), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+        "this session has 2 registered memories mapped, its limit (session_quotas.registered_memories = 2)");
+  };
+  expectRefused();
+  // Another session has its own count.
+  uint64_t other = 0;
+  EXPECT_TRUE(registerShared(stub, testing::openRawSession(stub), *memory, &other).ok());
+
+  // A reusable execution keeps the second mapped after it is unregistered: it still counts.
+  const uint64_t prepared = prepareRaw(stub, session, addModel());
+  wire::Memory registered;
+  registered.set_registered_memory_id(second);
+  wire::CreateReusableExecutionRequest create;
+  create.set_session_id(session);
+  create.set_prepared_model_id(prepared);
+  *create.mutable_request() = twoInOneOut(8, registered);
+  wire::CreateReusableExecutionResponse reusable;
+  {
+    grpc::ClientContext context;
+    const grpc::Status status = stub.CreateReusableExecution(&context, create, &reusable);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  ASSERT_TRUE(unregisterShared(stub, session, second).ok());
+  expectRefused();
+  {
+    grpc::ClientContext context;
+    wire::ReleaseReusableExecutionRequest release;
+    release.set_session_id(session);
+    release.set_reusable_execution_id(reusable.reusable_execution_id());
+    wire::Empty empty;
+    ASSERT_TRUE(stub.ReleaseReusableExecution(&context, release, &empty).ok());
+  }
+  const grpc::Status fits = registerShared(stub, session, *memory, &third);
+  EXPECT_TRUE(fits.ok()) << fits.error_message();
+  expectRefused();  // first and third
+  ASSERT_TRUE(unregisterShared(stub, session, first).ok());
+  EXPECT_TRUE(registerShared(stub, session, *memory, &first).ok());
+}
+
 TEST(SessionByteQuotaTest, OutputsWaitingForDownloadCountAgainstTheByteQuota) {
   ConfiguredServer configured("session_quotas { registered_memory_mib: 16 }");
   ASSERT_NE(configured.server, nullptr);
@@ -652,6 +707,15 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   auto noMessages = parseServerConfig("message_memory_mib: 0", "c");
   ASSERT_FALSE(noMessages.ok());
   EXPECT_THAT(noMessages.error().message, HasSubstr("message_memory_mib = 0"));
+  auto mappings = parseServerConfig("session_quotas { registered_memories: 5 } shared_memory_mappings: 7", "c");
+  ASSERT_TRUE(mappings.ok()) << mappings.error().message;
+  EXPECT_EQ(mappings->session.registeredMemories, 5u);
+  EXPECT_EQ(mappings->session.sharedMemoryMappings, 7u);
+  EXPECT_EQ(limits->session.registeredMemories, 4096u);                            // unset
+  EXPECT_EQ(limits->session.sharedMemoryMappings, defaultSharedMemoryMappings());  // unset
+  auto noMappings = parseServerConfig("shared_memory_mappings: 0", "c");
+  ASSERT_FALSE(noMappings.ok());
+  EXPECT_THAT(noMappings.error().message, HasSubstr("shared_memory_mappings = 0"));
 }
 
 // The most memory this process has had resident (VmHWM), in bytes.

@@ -207,6 +207,36 @@ TEST_F(PoolTransportTest, PoolsHandedOverByDescriptorAreWrittenInPlace) {
   EXPECT_EQ(serverRegistrations(), 3u);
 }
 
+// A server that maps all the clients' shared memory it may refuses one more registration: that
+// pool travels by value, and the next one is offered for registration again.
+TEST_F(PoolTransportTest, APoolTheServerHasNoRoomToMapTravelsByValue) {
+  emulator::SessionLimits limits;
+  limits.sharedMemoryMappings = 2;
+  auto server = emulator::EmulatorServer::start({sim::SimDevice::create(sim::edgeNpuConfig())}, "127.0.0.1:0",
+                                                testing::plainLoopbackOptions(limits));
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  server_ = std::move(server).value();
+  connect();
+  auto prepared = prepare(addModel(16));
+  auto a = *hal::createSharedMemory(64), b = *hal::createSharedMemory(64), out = *hal::createSharedMemory(64);
+  fill(a, 1, 1);
+  fill(b, 100, 0);
+  auto outcome = prepared->execute(requestOver(a, b, out), hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(reinterpret_cast<const float*>(out->data())[15], 116.0f);  // came back by value
+  EXPECT_EQ(serverRegistrations(), 2u);
+
+  // With room again (a is gone, and unregistered with the next request), pools are registered.
+  a.reset();
+  auto fresh = *hal::createSharedMemory(64);
+  fill(fresh, 2, 1);
+  outcome = prepared->execute(requestOver(fresh, b, out), hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(reinterpret_cast<const float*>(out->data())[15], 117.0f);
+  EXPECT_EQ(serverRegistrations(), 2u);
+  EXPECT_EQ(connection_->pools().registeredCount(), 2u) << "fresh took a's place";
+}
+
 TEST_F(PoolTransportTest, TensorsOf68MiBCrossTcpInBulkBothWays) {
   ConnectionOptions options;
   options.useSharedMemory = false;  // as a client on another host would
