@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hal/memory.h"
 #include "wire/nnremote.grpc.pb.h"
 #include "wire/wire_constants.h"
 
@@ -35,6 +36,20 @@ inline uint64_t prepareRaw(wire::Accelerator::Stub& stub, uint64_t session, cons
   const grpc::Status status = stub.PrepareModel(&context, request, &response);
   EXPECT_TRUE(status.ok()) << status.error_message();
   return response.prepared_model_id();
+}
+
+// Registers shared `memory` by name for `session`; its id in *id (0 if refused).
+inline grpc::Status registerRawMemory(wire::Accelerator::Stub& stub, uint64_t session, const hal::SharedMemory& memory,
+                                      uint64_t* id) {
+  grpc::ClientContext context;
+  wire::RegisterMemoryRequest request;
+  request.set_session_id(session);
+  request.set_shm_name(memory->sharedName());
+  request.set_size(memory->size());
+  wire::RegisterMemoryResponse response;
+  const grpc::Status status = stub.RegisterMemory(&context, request, &response);
+  *id = response.memory_id();
+  return status;
 }
 
 }  // namespace nnremote::testing

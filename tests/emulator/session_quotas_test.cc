@@ -56,18 +56,9 @@ grpc::Status uploadBulk(wire::Accelerator::Stub& stub, uint64_t session, uint64_
   return status;
 }
 
-// Registers `memory` for `session`; its id in *id.
 grpc::Status registerShared(wire::Accelerator::Stub& stub, uint64_t session, const hal::SharedMemory& memory,
                             uint64_t* id) {
-  grpc::ClientContext context;
-  wire::RegisterMemoryRequest request;
-  request.set_session_id(session);
-  request.set_shm_name(memory->sharedName());
-  request.set_size(memory->size());
-  wire::RegisterMemoryResponse response;
-  const grpc::Status status = stub.RegisterMemory(&context, request, &response);
-  *id = response.memory_id();
-  return status;
+  return testing::registerRawMemory(stub, session, memory, id);
 }
 
 grpc::Status unregisterShared(wire::Accelerator::Stub& stub, uint64_t session, uint64_t id) {

@@ -38,13 +38,8 @@ std::unique_ptr<wire::Accelerator::Stub> stubFor(const std::string& address) {
 
 // Registers `memory` (by name) for `session`.
 hal::Status registerShared(wire::Accelerator::Stub& stub, uint64_t session, const hal::SharedMemory& memory) {
-  grpc::ClientContext context;
-  wire::RegisterMemoryRequest request;
-  request.set_session_id(session);
-  request.set_shm_name(memory->sharedName());
-  request.set_size(memory->size());
-  wire::RegisterMemoryResponse response;
-  const grpc::Status status = stub.RegisterMemory(&context, request, &response);
+  uint64_t id = 0;
+  const grpc::Status status = testing::registerRawMemory(stub, session, memory, &id);
   if (!status.ok()) return wire::fromGrpcStatus(status);
   return {};
 }
