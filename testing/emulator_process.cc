@@ -1,7 +1,9 @@
 #include "testing/emulator_process.h"
 #include "testing/unique_names.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -11,22 +13,42 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
 namespace nnremote::testing {
 namespace {
 
+// Whether a client can connect to `address` (unix:PATH or HOST:PORT, HOST a numeric IPv4).
+bool accepts(const std::string& address) {
+  sockaddr_storage name{};
+  socklen_t length = 0;
+  if (address.rfind("unix:", 0) == 0) {
+    auto* local = reinterpret_cast<sockaddr_un*>(&name);
+    local->sun_family = AF_UNIX;
+    std::strncpy(local->sun_path, address.c_str() + std::strlen("unix:"), sizeof(local->sun_path) - 1);
+    length = sizeof(sockaddr_un);
+  } else {
+    const size_t colon = address.rfind(':');
+    auto* internet = reinterpret_cast<sockaddr_in*>(&name);
+    internet->sin_family = AF_INET;
+    internet->sin_port = htons(static_cast<uint16_t>(std::atoi(address.c_str() + colon + 1)));
+    if (colon == std::string::npos ||
+        ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &internet->sin_addr) != 1) {
+      return false;
+    }
+    length = sizeof(sockaddr_in);
+  }
+  const int probe = ::socket(name.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const bool connected = ::connect(probe, reinterpret_cast<const sockaddr*>(&name), length) == 0;
+  ::close(probe);
+  return connected;
+}
+
 // Connecting before the server listens would cost the client gRPC's reconnect backoff.
-void waitUntilListening(const std::string& path) {
-  sockaddr_un name{};
-  name.sun_family = AF_UNIX;
-  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
-  for (int attempt = 0; attempt < 500; ++attempt) {
-    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    const bool listening = ::connect(probe, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) == 0;
-    ::close(probe);
-    if (listening) return;
+void waitUntilListening(const std::string& address) {
+  for (int attempt = 0; attempt < 500 && !accepts(address); ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -74,11 +96,11 @@ EmulatorProcess::EmulatorProcess(const std::string& address, const std::vector<s
     std::perror("emulator/npu_emulator");
     ::_exit(127);
   }
-  socketPath_ = address.substr(std::strlen("unix:"));
+  if (address.rfind("unix:", 0) == 0) socketPath_ = address.substr(std::strlen("unix:"));
   if (!awaitListening) return;
-  waitUntilListening(socketPath_);
+  waitUntilListening(address);
   struct stat info;
-  if (::stat(socketPath_.c_str(), &info) == 0) socketInode_ = info.st_ino;
+  if (!socketPath_.empty() && ::stat(socketPath_.c_str(), &info) == 0) socketInode_ = info.st_ino;
 }
 
 EmulatorProcess::~EmulatorProcess() { kill(); }

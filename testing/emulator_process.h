@@ -15,10 +15,10 @@ namespace nnremote::testing {
 
 class EmulatorProcess {
  public:
-  // Starts `npu_emulator --listen=ADDRESS --config=edge16 EXTRA...` on a unix socket (without
-  // --config=edge16 if EXTRA names devices with --config or --backend) and waits (bounded) until
-  // it accepts connections. With `stderrFile`, what it writes to stderr (its log, its backend
-  // hosts' crash reports) goes to that file instead of the test's own stderr.
+  // Starts `npu_emulator --listen=ADDRESS --config=edge16 EXTRA...` (without --config=edge16 if
+  // EXTRA names devices with --config or --backend) and waits (bounded) until it accepts
+  // connections. ADDRESS is unix:PATH, or IPV4:PORT with a TCP flag in EXTRA (--insecure). With `stderrFile`, what it
+  // writes to stderr (its log, its backend hosts' crash reports) goes to that file instead of the test's own stderr.
   explicit EmulatorProcess(const std::string& address, const std::vector<std::string>& extraFlags = {},
                            const std::string& stderrFile = "");
   // Starts it without waiting until it listens: for tests of a server that may never get there.
@@ -46,8 +46,8 @@ class EmulatorProcess {
 
   pid_t pid_ = -1;
   bool exited_ = false;
-  std::string socketPath_;
-  ino_t socketInode_ = 0;  // its socket file's, once it listens
+  std::string socketPath_;  // a unix socket's
+  ino_t socketInode_ = 0;   // its socket file's, once it listens
 };
 
 }  // namespace nnremote::testing

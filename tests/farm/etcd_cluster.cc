@@ -1,10 +1,8 @@
 #include "tests/farm/etcd_cluster.h"
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,22 +13,10 @@
 #include <thread>
 
 #include "farm/etcd_client.h"
+#include "testing/loopback_port.h"
 
 namespace nnremote::testing {
 namespace {
-
-// A loopback port the kernel just gave out and took back; free unless someone races for it.
-int freeLoopbackPort() {
-  const int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  ::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(probe);
-  return ntohs(address.sin_port);
-}
 
 const char* kEtcdBinary = "/usr/bin/etcd";
 
@@ -40,8 +26,8 @@ bool EtcdCluster::installed() { return ::access(kEtcdBinary, X_OK) == 0; }
 
 EtcdCluster::EtcdCluster(int members) {
   for (int i = 0; i < members; ++i) {
-    members_.push_back({"127.0.0.1:" + std::to_string(freeLoopbackPort()),
-                        "127.0.0.1:" + std::to_string(freeLoopbackPort()), -1});
+    members_.push_back(
+        {"127.0.0.1:" + std::to_string(freeLoopbackPort()), "127.0.0.1:" + std::to_string(freeLoopbackPort()), -1});
   }
   const char* tmp = std::getenv("TEST_TMPDIR");
   char pattern[512];
@@ -71,11 +57,25 @@ bool EtcdCluster::start() {
   for (size_t i = 0; i < members_.size(); ++i) {
     const std::string name = "m" + std::to_string(i);
     const std::string peer = "http://" + members_[i].peerAddress, client = "http://" + members_[i].clientAddress;
-    std::vector<std::string> arguments = {"etcd", "--name", name, "--data-dir", dataDirectory_ + "/" + name,
-                                          "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                                          "--listen-client-urls", client, "--advertise-client-urls", client,
-                                          "--initial-cluster", cluster, "--initial-cluster-state", "new",
-                                          "--initial-cluster-token", "nnremote-test-" + std::to_string(::getpid())};
+    std::vector<std::string> arguments = {"etcd",
+                                          "--name",
+                                          name,
+                                          "--data-dir",
+                                          dataDirectory_ + "/" + name,
+                                          "--listen-peer-urls",
+                                          peer,
+                                          "--initial-advertise-peer-urls",
+                                          peer,
+                                          "--listen-client-urls",
+                                          client,
+                                          "--advertise-client-urls",
+                                          client,
+                                          "--initial-cluster",
+                                          cluster,
+                                          "--initial-cluster-state",
+                                          "new",
+                                          "--initial-cluster-token",
+                                          "nnremote-test-" + std::to_string(::getpid())};
     const std::string log = dataDirectory_ + "/" + name + ".log";
     members_[i].pid = ::fork();
     if (members_[i].pid == 0) {
