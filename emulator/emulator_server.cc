@@ -9,6 +9,7 @@
 
 #include "emulator/accelerator_callbacks.h"
 #include "emulator/accelerator_service.h"
+#include "emulator/accept_guard.h"
 #include "emulator/grpc_handoff.h"
 #include "hal/truncation_guard.h"
 
@@ -18,7 +19,7 @@ namespace {
 // The credentials of a TCP listener: TLS (mutual when a client CA is given), or plaintext when
 // the operator said --insecure.
 hal::Result<std::shared_ptr<grpc::ServerCredentials>> tcpCredentials(const ServerSecurity& security,
-                                                                      const std::string& address) {
+                                                                     const std::string& address) {
   if (security.tlsCertPem.empty() != security.tlsKeyPem.empty()) {
     return hal::invalidArgument() << "TLS needs both a certificate and its key";
   }
@@ -62,7 +63,8 @@ hal::Status checkClientAccess(const std::vector<hal::SharedDevice>& devices, con
       return false;
     };
     std::vector<std::string> granted(access.extensions->everyone.begin(), access.extensions->everyone.end());
-    for (const auto& [identity, names] : access.extensions->extensionsOf) granted.insert(granted.end(), names.begin(), names.end());
+    for (const auto& [identity, names] : access.extensions->extensionsOf)
+      granted.insert(granted.end(), names.begin(), names.end());
     for (const auto& name : granted) {
       if (!offered(name)) {
         return hal::invalidArgument() << "extension_allowlist: '" << name << "' is not offered by any served device";
@@ -85,14 +87,15 @@ void raiseOpenFileLimit() {
 }
 
 hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<hal::SharedDevice> devices,
-                                                                   const std::string& address,
-                                                                   ServerOptions options) {
+                                                                   const std::string& address, ServerOptions options) {
   if (devices.empty()) {
     return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT) << "no devices to serve";
   }
   NN_RETURN_IF_ERROR(checkClientAccess(devices, options.clientAccess));
   // Clients' shared memory is mapped here: one that shrinks its pool must not end the server.
   hal::armTruncationGuard();
+  // Its reserve descriptor must exist before the descriptors run out (accept_guard.h).
+  armAcceptGuard();
   std::unique_ptr<EmulatorServer> server(new EmulatorServer());
   grpc::ServerBuilder builder;
   int port = 0;

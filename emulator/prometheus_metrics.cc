@@ -9,9 +9,10 @@
 #include <chrono>
 #include <optional>
 
-#include "middleware/device_health.h"
+#include "emulator/accept_guard.h"
 #include "emulator/wire_traffic.h"
 #include "hal/operand_types.h"
+#include "middleware/device_health.h"
 #include "middleware/scheduled_device.h"
 
 namespace nnremote::emulator {
@@ -42,14 +43,17 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
       : devices_(std::move(devices)), service_(service) {}
 
   std::vector<prometheus::MetricFamily> Collect() const override {
-    prometheus::MetricFamily depth{"nnremote_queue_depth", "Jobs on the device now: running, preempted or waiting",
-                                   prometheus::MetricType::Gauge, {}};
+    prometheus::MetricFamily depth{"nnremote_queue_depth",
+                                   "Jobs on the device now: running, preempted or waiting",
+                                   prometheus::MetricType::Gauge,
+                                   {}};
     prometheus::MetricFamily ahead{"nnremote_jobs_ahead",
                                    "Jobs placed to arrive later: unpaced clients' work queued ahead of the clock "
                                    "(their next call waits while queue_depth jobs are still to end)",
-                                   prometheus::MetricType::Gauge, {}};
-    prometheus::MetricFamily prepared{"nnremote_prepared_models", "Prepared models alive on the device",
-                                      prometheus::MetricType::Gauge, {}};
+                                   prometheus::MetricType::Gauge,
+                                   {}};
+    prometheus::MetricFamily prepared{
+        "nnremote_prepared_models", "Prepared models alive on the device", prometheus::MetricType::Gauge, {}};
     for (const auto& device : devices_) {
       const middleware::DeviceScheduler* scheduler = middleware::findScheduler(device);
       if (scheduler == nullptr) continue;
@@ -58,11 +62,14 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
       ahead.metric.push_back(gauge(static_cast<double>(load.jobsAhead), {{"device", device->getName()}}));
       prepared.metric.push_back(gauge(static_cast<double>(load.preparedModels), {{"device", device->getName()}}));
     }
-    prometheus::MetricFamily sessions{"nnremote_sessions", "Client sessions open", prometheus::MetricType::Gauge,
+    prometheus::MetricFamily sessions{"nnremote_sessions",
+                                      "Client sessions open",
+                                      prometheus::MetricType::Gauge,
                                       {gauge(static_cast<double>(service_.sessions().size()))}};
     prometheus::MetricFamily bytes{"nnremote_transfer_bytes_total",
                                    "Bytes of models, requests and results moved, by direction and transport",
-                                   prometheus::MetricType::Counter, {}};
+                                   prometheus::MetricType::Counter,
+                                   {}};
     for (const Direction direction : {Direction::IN, Direction::OUT}) {
       for (const Transport transport : {Transport::INLINE, Transport::BULK, Transport::SHARED_MEMORY}) {
         prometheus::ClientMetric metric;
@@ -71,8 +78,15 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
         bytes.metric.push_back(std::move(metric));
       }
     }
-    std::vector<prometheus::MetricFamily> families{std::move(depth), std::move(ahead), std::move(prepared), std::move(sessions),
-                                                   std::move(bytes)};
+    prometheus::ClientMetric refusedSoFar;
+    refusedSoFar.counter.value = static_cast<double>(connectionsRefusedWithoutDescriptors());
+    prometheus::MetricFamily refused{"nnremote_connections_refused_total",
+                                     "Connections closed unserved because the server had no file descriptor left "
+                                     "(RLIMIT_NOFILE)",
+                                     prometheus::MetricType::Counter,
+                                     {refusedSoFar}};
+    std::vector<prometheus::MetricFamily> families{std::move(depth),    std::move(ahead), std::move(prepared),
+                                                   std::move(sessions), std::move(bytes), std::move(refused)};
     addBackendHosts(&families);
     return families;
   }
@@ -81,18 +95,21 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
   // Devices whose library runs in a backend host (docs/backends.md#isolation): is it up, given
   // up on, how often restarted, and how the last one ended.
   void addBackendHosts(std::vector<prometheus::MetricFamily>* families) const {
-    prometheus::MetricFamily up{"nnremote_backend_host_up", "1 while a backend host serves the device",
-                                prometheus::MetricType::Gauge, {}};
+    prometheus::MetricFamily up{
+        "nnremote_backend_host_up", "1 while a backend host serves the device", prometheus::MetricType::Gauge, {}};
     prometheus::MetricFamily unavailable{
         "nnremote_backend_host_unavailable",
         "1 once the device's backend host crash-looped and was given up on; the reason is a label",
-        prometheus::MetricType::Gauge, {}};
+        prometheus::MetricType::Gauge,
+        {}};
     prometheus::MetricFamily restarts{"nnremote_backend_host_restarts_total",
                                       "Backend hosts started for the device after the first",
-                                      prometheus::MetricType::Counter, {}};
+                                      prometheus::MetricType::Counter,
+                                      {}};
     prometheus::MetricFamily lastExit{"nnremote_backend_host_last_exit_info",
                                       "How the device's last backend host ended (the cause is a label)",
-                                      prometheus::MetricType::Gauge, {}};
+                                      prometheus::MetricType::Gauge,
+                                      {}};
     for (const auto& device : devices_) {
       const std::optional<middleware::DeviceHealth> health = middleware::supervisedHealthOf(*device);
       if (!health.has_value()) continue;
@@ -104,7 +121,8 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
       count.label = {{"device", name}};
       count.counter.value = static_cast<double>(health->restarts);
       restarts.metric.push_back(std::move(count));
-      if (!health->lastExit.empty()) lastExit.metric.push_back(gauge(1, {{"device", name}, {"cause", health->lastExit}}));
+      if (!health->lastExit.empty())
+        lastExit.metric.push_back(gauge(1, {{"device", name}, {"cause", health->lastExit}}));
     }
     if (up.metric.empty()) return;
     for (auto* family : {&up, &unavailable, &restarts, &lastExit}) families->push_back(std::move(*family));
@@ -143,16 +161,19 @@ hal::Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::
     prometheus::Histogram* latencyOfDevice = &latency.Add({{"device", name}}, latencyBuckets());
     prometheus::Histogram* waitOfDevice = &queueWait.Add({{"device", name}}, latencyBuckets());
     prometheus::Counter* timeOfDevice = &deviceTime.Add({{"device", name}});
-    scheduler->observeExecutions([&executions, name, latencyOfDevice, waitOfDevice,
-                                  timeOfDevice](const middleware::ExecutionReport& report) {
-      executions.Add({{"device", name}, {"priority", hal::priorityName(report.priority)}, {"status", hal::toString(report.status)}})
-          .Increment();
-      latencyOfDevice->Observe(seconds(report.latency));
-      if (report.deviceTime > hal::Duration::zero()) {
-        waitOfDevice->Observe(seconds(report.queueWait));
-        timeOfDevice->Increment(seconds(report.deviceTime));
-      }
-    });
+    scheduler->observeExecutions(
+        [&executions, name, latencyOfDevice, waitOfDevice, timeOfDevice](const middleware::ExecutionReport& report) {
+          executions
+              .Add({{"device", name},
+                    {"priority", hal::priorityName(report.priority)},
+                    {"status", hal::toString(report.status)}})
+              .Increment();
+          latencyOfDevice->Observe(seconds(report.latency));
+          if (report.deviceTime > hal::Duration::zero()) {
+            waitOfDevice->Observe(seconds(report.queueWait));
+            timeOfDevice->Increment(seconds(report.deviceTime));
+          }
+        });
   }
   exporter->snapshot_ = std::make_shared<Snapshot>(devices, service);
   try {

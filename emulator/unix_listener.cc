@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "emulator/accept_guard.h"
 #include "wire/unix_socket_path.h"
 
 namespace nnremote::emulator {
@@ -57,8 +58,7 @@ hal::Result<gid_t> groupId(const std::string& group) {
   return entry->gr_gid;
 }
 
-hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string& address,
-                                                              std::optional<gid_t> group) {
+hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string& address, std::optional<gid_t> group) {
   std::unique_ptr<UnixListener> listener(new UnixListener());
   sockaddr_un name{};
   name.sun_family = AF_UNIX;
@@ -82,7 +82,8 @@ hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string&
   } else {
     return hal::invalidArgument() << "'" << address << "' is not a unix socket address";
   }
-  listener->socket_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking: a client gone between poll and accept must not hold the loop until the next.
+  listener->socket_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (listener->socket_ < 0) return systemError("socket");
   if (::bind(listener->socket_, reinterpret_cast<const sockaddr*>(&name), length) != 0) {
     return systemError("cannot listen on " + address);
@@ -116,8 +117,8 @@ void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers) {
       return;
     }
     if (waits[1].revents != 0) return;
-    const int connection = ::accept4(socket_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (connection < 0) continue;  // the client gave up already, or out of descriptors for now
+    const int connection = acceptGuarded(socket_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (connection < 0) continue;  // none left pending (out of descriptors: refused by the guard)
     ucred credentials{};
     socklen_t size = sizeof(credentials);
     if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
