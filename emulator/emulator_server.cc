@@ -3,7 +3,9 @@
 #include <grpcpp/resource_quota.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "absl/synchronization/mutex.h"
 
@@ -74,6 +76,11 @@ hal::Status checkClientAccess(const std::vector<hal::SharedDevice>& devices, con
   return {};
 }
 
+// gRPC's channel arguments are ints.
+int clampedMs(std::chrono::milliseconds duration) {
+  return static_cast<int>(std::min<int64_t>(duration.count(), std::numeric_limits<int>::max()));
+}
+
 }  // namespace
 
 void turnOffAbslDeadlockDetection() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
@@ -132,6 +139,10 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, kMinClientPingIntervalMs);
+  // Connections are not bounded in number, so ones opened and left must not hold the server's
+  // descriptors for long: silent ones (the unix listener does the same), and ones without a call.
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, clampedMs(options.session.connectionHandshake));
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, clampedMs(options.session.connectionIdle));
   server->callbacks_ = makeAcceleratorCallbacks(*server->service_);
   builder.RegisterService(server->callbacks_.get());
   builder.RegisterService(&server->service_->sessionWatch());
@@ -146,7 +157,8 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
            << "cannot listen on " << address << " (address in use, malformed, or a bad certificate?)";
   }
   if (server->unixListener_) {
-    NN_RETURN_IF_ERROR(server->unixListener_->accept(server->server_.get(), &server->unixPeers_));
+    NN_RETURN_IF_ERROR(
+        server->unixListener_->accept(server->server_.get(), &server->unixPeers_, options.session.connectionHandshake));
   }
   server->address_ = address;
   const auto colon = address.rfind(':');

@@ -103,7 +103,8 @@ timeline (docs/scheduler.md).
                     executions in flight and kept, fences, bursts), sessions per identity, the
                     pool memory all clients together may have the server allocate (default:
                     half of this machine's), the memory gRPC may hold for messages in transit
-                    (default 1 GiB), scheduling (queue depth per device, priority aging) and
+                    (default 1 GiB), how long a connection may stay silent or without a call
+                    (20 s, 5 minutes), scheduling (queue depth per device, priority aging) and
                     which devices an identity may see. Unset fields keep generous defaults.
   --state-dir=DIR   where the server keeps what outlives it: the key that seals compilation
                     caches (DIR/compilation-cache.key, made on first start, 0600). Without it

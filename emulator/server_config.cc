@@ -17,8 +17,8 @@ namespace {
 // Takes an optional field into `out`, refusing 0, which `zero` says what it would mean (unless
 // `zero` is null: then 0 is a value like any other).
 template <typename Message, typename Value, typename Out>
-hal::Status take(const Message& message, bool (Message::*has)() const, Value (Message::*get)() const,
-                 const char* field, const std::string& origin, Out* out, uint64_t scale = 1,
+hal::Status take(const Message& message, bool (Message::*has)() const, Value (Message::*get)() const, const char* field,
+                 const std::string& origin, Out* out, uint64_t scale = 1,
                  const char* zero = "would refuse every client") {
   if (!(message.*has)()) return {};
   const Value value = (message.*get)();
@@ -51,9 +51,8 @@ hal::Status takeIsolation(const BackendIsolation& entry, const std::string& fiel
                             field + ".health_check_timeout_ms", origin, &limits->healthCheckTimeout,
                             "would kill every child"));
   const char* none = "is no limit, as leaving it out is";
-  NN_RETURN_IF_ERROR(
-      takeMs(entry, &B::has_call_timeout_ms, &B::call_timeout_ms, field + ".call_timeout_ms", origin,
-             &limits->callTimeout, none));
+  NN_RETURN_IF_ERROR(takeMs(entry, &B::has_call_timeout_ms, &B::call_timeout_ms, field + ".call_timeout_ms", origin,
+                            &limits->callTimeout, none));
   NN_RETURN_IF_ERROR(
       takeMs(entry, &B::has_call_cpu_ms, &B::call_cpu_ms, field + ".call_cpu_ms", origin, &limits->callCpu, none));
   NN_RETURN_IF_ERROR(take(entry, &B::has_address_space_mib, &B::address_space_mib,
@@ -109,10 +108,10 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           "session_quotas.device_buffers", origin, &s.deviceBuffers));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_executions_in_flight, &SessionQuotas::executions_in_flight,
                           "session_quotas.executions_in_flight", origin, &s.executionsInFlight));
-  NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_fences, &SessionQuotas::fences, "session_quotas.fences", origin,
-                          &s.fences));
-  NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_bursts, &SessionQuotas::bursts, "session_quotas.bursts", origin,
-                          &s.bursts));
+  NN_RETURN_IF_ERROR(
+      take(q, &SessionQuotas::has_fences, &SessionQuotas::fences, "session_quotas.fences", origin, &s.fences));
+  NN_RETURN_IF_ERROR(
+      take(q, &SessionQuotas::has_bursts, &SessionQuotas::bursts, "session_quotas.bursts", origin, &s.bursts));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_kept_executions, &SessionQuotas::kept_executions,
                           "session_quotas.kept_executions", origin, &s.keptExecutions));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_pool_memory_mib, &ServerConfig::pool_memory_mib, "pool_memory_mib",
@@ -123,6 +122,12 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
                           "shared_memory_mappings", origin, &s.sharedMemoryMappings));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_message_memory_mib, &ServerConfig::message_memory_mib,
                           "message_memory_mib", origin, &s.messageMemoryBytes, uint64_t{1} << 20));
+  NN_RETURN_IF_ERROR(takeMs(config, &ServerConfig::has_connection_handshake_ms, &ServerConfig::connection_handshake_ms,
+                            "connection_handshake_ms", origin, &s.connectionHandshake,
+                            "would close every connection before it spoke"));
+  NN_RETURN_IF_ERROR(takeMs(config, &ServerConfig::has_connection_idle_ms, &ServerConfig::connection_idle_ms,
+                            "connection_idle_ms", origin, &s.connectionIdle,
+                            "would close every connection between its calls"));
   const Scheduling& sched = config.scheduling();
   NN_RETURN_IF_ERROR(take(sched, &Scheduling::has_queue_depth, &Scheduling::queue_depth, "scheduling.queue_depth",
                           origin, &limits.scheduling.queueDepth));

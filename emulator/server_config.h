@@ -24,7 +24,8 @@ uint64_t defaultServerPoolMemoryBytes();
 // have it map of their shared memory, together, unless its config says otherwise.
 uint32_t defaultSharedMemoryMappings();
 
-// The limits sessions live under: each session's own, and the pool memory they share.
+// The limits sessions live under: each session's own, what they share (pool memory, shared
+// memory mappings, messages in transit), and how long their connections may stay silent.
 struct SessionLimits {
   uint32_t preparedModels = 256;
   uint64_t registeredMemoryBytes = uint64_t{8192} << 20;
@@ -42,6 +43,10 @@ struct SessionLimits {
   uint32_t sessionsPerIdentity = 16384;
   // What gRPC may hold for every client's messages in transit (ServerConfig.message_memory_mib).
   uint64_t messageMemoryBytes = uint64_t{1} << 30;
+  // How long a connection may stay silent before its first message, and without a call in
+  // progress (ServerConfig.connection_handshake_ms, connection_idle_ms).
+  std::chrono::milliseconds connectionHandshake{20000};
+  std::chrono::milliseconds connectionIdle{300000};
 };
 
 struct SchedulingLimits {
@@ -92,7 +97,7 @@ struct ServerLimits {
   SessionLimits session;
   SchedulingLimits scheduling;
   ClientAccess clientAccess;
-  IsolationLimits isolation;                               // every library's
+  IsolationLimits isolation;                           // every library's
   std::map<std::string, IsolationLimits> isolationOf;  // by library file name
 
   // The limits of the library at `path` (its file name looked up in isolationOf).

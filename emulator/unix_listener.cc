@@ -10,8 +10,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "emulator/accept_guard.h"
 #include "wire/unix_socket_path.h"
@@ -103,20 +105,52 @@ hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string&
   return listener;
 }
 
-hal::Status UnixListener::accept(grpc::Server* server, UnixPeers* peers) {
+hal::Status UnixListener::accept(grpc::Server* server, UnixPeers* peers, std::chrono::milliseconds speakWithin) {
   if (::listen(socket_, SOMAXCONN) != 0) return systemError("listen");
-  thread_ = std::thread([this, server, peers] { acceptLoop(server, peers); });
+  thread_ = std::thread([this, server, peers, speakWithin] { acceptLoop(server, peers, speakWithin); });
   return {};
 }
 
-void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers) {
-  pollfd waits[2] = {{socket_, POLLIN, 0}, {wakeup_[0], POLLIN, 0}};
-  while (true) {
-    if (::poll(waits, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
+void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers, std::chrono::milliseconds speakWithin) {
+  using Clock = std::chrono::steady_clock;
+  // Accepted, and not yet heard from: gRPC would keep a connection added from outside, silent or
+  // not, for as long as the client holds it open.
+  struct Silent {
+    int connection;
+    uid_t uid;
+    Clock::time_point deadline;
+  };
+  std::vector<Silent> silent;
+  std::vector<pollfd> waits;
+  for (;;) {
+    waits = {{socket_, POLLIN, 0}, {wakeup_[0], POLLIN, 0}};
+    int timeoutMs = -1;
+    for (const Silent& waiting : silent) {
+      waits.push_back({waiting.connection, POLLIN, 0});
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(waiting.deadline - Clock::now()).count();
+      timeoutMs = static_cast<int>(std::max<int64_t>(0, timeoutMs < 0 ? left : std::min<int64_t>(timeoutMs, left)));
     }
-    if (waits[1].revents != 0) return;
+    if (::poll(waits.data(), waits.size(), timeoutMs) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (waits[1].revents != 0) break;
+    const auto now = Clock::now();
+    size_t kept = 0;
+    for (size_t i = 0; i < silent.size(); ++i) {
+      const short heard = waits[2 + i].revents;
+      if ((heard & POLLIN) != 0) {
+        // Recorded before gRPC sees the connection, so its first call already has an identity.
+        peers->connected("fd:" + std::to_string(silent[i].connection), silent[i].uid);
+        grpc::AddInsecureChannelFromFd(server, silent[i].connection);
+      } else if (heard != 0 || now >= silent[i].deadline) {
+        ::close(silent[i].connection);  // gone without a word, or silent for too long
+      } else {
+        silent[kept++] = silent[i];
+      }
+    }
+    silent.resize(kept);
+    if (waits[0].revents == 0) continue;
     const int connection = acceptGuarded(socket_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (connection < 0) continue;  // none left pending (out of descriptors: refused by the guard)
     ucred credentials{};
@@ -125,10 +159,9 @@ void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers) {
       ::close(connection);
       continue;
     }
-    // Recorded before gRPC sees the connection, so its first call already has an identity.
-    peers->connected("fd:" + std::to_string(connection), credentials.uid);
-    grpc::AddInsecureChannelFromFd(server, connection);
+    silent.push_back({connection, credentials.uid, now + speakWithin});
   }
+  for (const Silent& waiting : silent) ::close(waiting.connection);
 }
 
 void UnixListener::stop() {

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,19 +27,20 @@ class UnixListener {
   // Binds `address` ("unix:PATH" or "unix-abstract:NAME"). A path is created with mode 0600, or
   // 0660 owned by `group` when given; an abstract name has no file and so no mode. Connections
   // are refused until accept() starts.
-  static hal::Result<std::unique_ptr<UnixListener>> bind(const std::string& address,
-                                                         std::optional<gid_t> group);
+  static hal::Result<std::unique_ptr<UnixListener>> bind(const std::string& address, std::optional<gid_t> group);
   ~UnixListener();
 
   // Accepts connections on a thread of its own and serves each with `server`, recording its
-  // uid in `peers`. Both must outlive stop().
-  hal::Status accept(grpc::Server* server, UnixPeers* peers);
+  // uid in `peers`. Both must outlive stop(). A connection is handed to the server once the
+  // client speaks (a gRPC client does at once); one still silent after `speakWithin` is closed,
+  // as gRPC's handshake timeout does on its own TCP listeners.
+  hal::Status accept(grpc::Server* server, UnixPeers* peers, std::chrono::milliseconds speakWithin);
   // Stops accepting; connections already handed over stay with the server.
   void stop();
 
  private:
   UnixListener() = default;
-  void acceptLoop(grpc::Server* server, UnixPeers* peers);
+  void acceptLoop(grpc::Server* server, UnixPeers* peers, std::chrono::milliseconds speakWithin);
 
   int socket_ = -1;
   int wakeup_[2] = {-1, -1};  // a pipe: writing to it ends acceptLoop

@@ -1,11 +1,12 @@
-// A client that holds connections open until the server has no descriptor left must not cost the
-// server its listener. Before emulator/accept_guard.h, gRPC 1.51's TCP listener stopped for good
-// at the first EMFILE (grpc/grpc#20418), so npu_emulator accepted no one again, and the unix
-// listener spun a core while the connections it could not take waited in its backlog. Now what
-// cannot be taken is closed at once, and once descriptors are free the server serves again.
-#include <arpa/inet.h>
-#include <fcntl.h>
+// Connections a client opens and does not use must not cost the server its listeners or, for
+// long, its descriptors: connections are not bounded in number. Before emulator/accept_guard.h,
+// gRPC 1.51's TCP listener stopped for good at the first EMFILE (grpc/grpc#20418), so
+// npu_emulator accepted no one again, and the unix listener spun a core while the connections it
+// could not take waited in its backlog. Now what cannot be taken is closed at once, and once
+// descriptors are free the server serves again; connections left silent, or without a call, are
+// closed after the server config's connection_handshake_ms and connection_idle_ms.
 #include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -28,6 +29,7 @@
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 #include "testing/loopback_port.h"
+#include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -131,15 +133,68 @@ std::string readFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-class ConnectionFloodTest : public ::testing::TestWithParam<std::string> {};
+// A connection to `address` that prepares 1+10, 2+20 and computes it.
+struct AddingClient {
+  explicit AddingClient(const std::string& address) {
+    auto connected = proxy::Connection::connect(address);
+    if (!connected.ok()) {
+      ADD_FAILURE() << connected.error().message;
+      return;
+    }
+    connection = *connected;
+    auto devices = proxy::ProxyDevice::discover(connection);
+    if (!devices.ok()) {
+      ADD_FAILURE() << devices.error().message;
+      return;
+    }
+    auto model = devices->front()->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::LOW_POWER,
+                                                hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+    if (!model.ok()) {
+      ADD_FAILURE() << model.error().message;
+      return;
+    }
+    prepared = *model;
+  }
+
+  void computes() {
+    ASSERT_NE(prepared, nullptr);
+    auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
+    ASSERT_TRUE(io.ok());
+    auto outcome = prepared->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  }
+
+  std::shared_ptr<proxy::Connection> connection;
+  std::shared_ptr<const hal::IPreparedModel> prepared;
+};
+
+class ConnectionFloodTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  bool tcp() const { return GetParam() == "tcp"; }
+  std::string address() const {
+    return tcp() ? "127.0.0.1:" + std::to_string(testing::freeLoopbackPort())
+                 : testing::EmulatorProcess::uniqueAddress("flood");
+  }
+  // npu_emulator's flags for a listener on `address`, with `serverConfig` (a ServerConfig
+  // textproto) if given.
+  std::vector<std::string> flags(const std::string& serverConfig = "") const {
+    std::vector<std::string> flags;
+    if (tcp()) flags.push_back("--insecure");
+    if (!serverConfig.empty()) {
+      const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/server-" + GetParam() + ".textproto";
+      std::ofstream(path) << serverConfig;
+      flags.push_back("--server-config=" + path);
+    }
+    return flags;
+  }
+};
 
 TEST_P(ConnectionFloodTest, WhatTheServerCannotTakeIsRefusedAndItServesOnceDescriptorsAreBack) {
-  const bool tcp = GetParam() == "tcp";
-  const std::string address = tcp ? "127.0.0.1:" + std::to_string(testing::freeLoopbackPort())
-                                  : testing::EmulatorProcess::uniqueAddress("flood");
+  const std::string address = this->address();
   const int metricsPort = testing::freeLoopbackPort();
-  std::vector<std::string> flags = {"--metrics=127.0.0.1:" + std::to_string(metricsPort)};
-  if (tcp) flags.push_back("--insecure");
+  std::vector<std::string> flags = this->flags();
+  flags.push_back("--metrics=127.0.0.1:" + std::to_string(metricsPort));
   const std::string log = std::string(std::getenv("TEST_TMPDIR")) + "/flood-" + GetParam() + ".log";
   testing::EmulatorProcess server(address, flags, log);
   // Its metrics come up after its listener.
@@ -176,21 +231,58 @@ TEST_P(ConnectionFloodTest, WhatTheServerCannotTakeIsRefusedAndItServesOnceDescr
   while (openDescriptors(server.pid()) > atStart + 2 && std::chrono::steady_clock::now() < giveUp) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  auto connection = proxy::Connection::connect(address);
-  ASSERT_TRUE(connection.ok()) << connection.error().message;
-  auto devices = proxy::ProxyDevice::discover(*connection);
-  ASSERT_TRUE(devices.ok()) << devices.error().message;
-  auto prepared = devices->front()->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::LOW_POWER,
-                                                 hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
-  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
-  ASSERT_TRUE(io.ok());
-  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
-  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
-  EXPECT_EQ(hal::fromMemory<float>(io->outputs[0], 2), (std::vector<float>{11, 22}));
+  AddingClient(address).computes();
 
   const Scrape after = scrapeMetrics(metricsPort);
   EXPECT_GE(sample(after.page, "nnremote_connections_refused_total"), kRefused) << after.page;
+}
+
+// A client that opens connections and never speaks: each is closed once connection_handshake_ms
+// has passed (gRPC's handshake timeout on TCP; on a unix socket, the listener's own), while a
+// client that speaks is served at once and keeps its connection.
+TEST_P(ConnectionFloodTest, ConnectionsLeftSilentAreClosedAfterTheHandshakeTimeout) {
+  const std::string address = this->address();
+  testing::EmulatorProcess server(address, flags("connection_handshake_ms: 300"));
+  std::vector<int> silent;
+  for (int i = 0; i < 20; ++i) silent.push_back(connectWithoutWaiting(address));
+  ASSERT_THAT(silent, ::testing::Not(::testing::Contains(-1)));
+  AddingClient client(address);
+  client.computes();
+  EXPECT_EQ(closedOnceAtLeast(silent, silent.size()), silent.size());
+  for (const int connection : silent) ::close(connection);
+  const uint64_t session = client.connection->sessionId();
+  client.computes();
+  EXPECT_EQ(client.connection->sessionId(), session) << "the client that spoke kept its connection";
+}
+
+// A connection with no call in progress is closed after connection_idle_ms; one whose session's
+// watch is a call in progress stays, its session with it.
+TEST_P(ConnectionFloodTest, ConnectionsWithoutACallAreClosedAfterTheIdleTimeout) {
+  const std::string address = this->address();
+  testing::EmulatorProcess server(address, flags("connection_idle_ms: 300"));
+  AddingClient client(address);
+  client.computes();
+  const uint64_t session = client.connection->sessionId(), generation = client.connection->generation();
+
+  // A channel of its own (not one of gRPC's shared subchannels), used for one call and left.
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  {
+    grpc::ClientContext context;
+    wire::ListDevicesRequest request;
+    wire::ListDevicesResponse devices;
+    ASSERT_TRUE(wire::Accelerator::NewStub(channel)->ListDevices(&context, request, &devices).ok());
+  }
+  ASSERT_EQ(channel->GetState(false), GRPC_CHANNEL_READY);
+  const auto giveUp = std::chrono::system_clock::now() + std::chrono::seconds(60);
+  while (channel->GetState(false) == GRPC_CHANNEL_READY && channel->WaitForStateChange(GRPC_CHANNEL_READY, giveUp)) {
+  }
+  EXPECT_NE(channel->GetState(false), GRPC_CHANNEL_READY) << "the server closed the idle connection";
+
+  client.computes();
+  EXPECT_EQ(client.connection->sessionId(), session);
+  EXPECT_EQ(client.connection->generation(), generation) << "the session's connection was never lost";
 }
 
 INSTANTIATE_TEST_SUITE_P(Listeners, ConnectionFloodTest, ::testing::Values("unix", "tcp"),

@@ -28,10 +28,10 @@
 namespace nnremote::emulator {
 namespace {
 
-using ::testing::HasSubstr;
 using hal::ErrorStatus;
 using hal::OperandType;
 using hal::OperationType;
+using ::testing::HasSubstr;
 
 hal::Model addModel() { return testing::twoInputAddModel(); }
 
@@ -160,8 +160,8 @@ class SessionQuotasTest : public ::testing::Test {
   }
 
   hal::Result<hal::SharedPreparedModel> prepare(const std::shared_ptr<proxy::ProxyDevice>& device) {
-    return device->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt,
-                                {}, {}, {});
+    return device->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt, {},
+                                {}, {});
   }
 
   uint64_t openSession() { return testing::openRawSession(*stub_); }
@@ -588,8 +588,7 @@ TEST_F(SessionQuotasTest, FencesDeviceBuffersAndBurstsPastTheLimitAreRefused) {
   ASSERT_TRUE(createFence().ok());
   const grpc::Status fence = createFence();
   ASSERT_FALSE(fence.ok());
-  expectExhausted(wire::fromGrpcStatus(fence), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
-                  "session_quotas.fences = 2");
+  expectExhausted(wire::fromGrpcStatus(fence), ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "session_quotas.fences = 2");
 
   auto client = newClient();
   auto prepared = prepare(client);
@@ -620,8 +619,8 @@ TEST(SessionQuotaInFlightTest, ExecutionsInFlightPastTheLimitAreRefusedTransient
   options.limits.session.executionsInFlight = 1;
   testing::QosStack stack = testing::makeQosStack(testing::Path::THROUGH_PROXY, options);
   auto pending = std::async(std::launch::async, [&] {
-    return stack.device->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW,
-                                      std::nullopt, {}, {}, {});
+    return stack.device->prepareModel(addModel(), hal::ExecutionPreference::LOW_POWER, hal::Priority::LOW, std::nullopt,
+                                      {}, {}, {});
   });
   for (int i = 0; i < 10000 && pending.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready; ++i) {
     stack.time->advance(std::chrono::seconds(1));
@@ -707,6 +706,19 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   auto noMappings = parseServerConfig("shared_memory_mappings: 0", "c");
   ASSERT_FALSE(noMappings.ok());
   EXPECT_THAT(noMappings.error().message, HasSubstr("shared_memory_mappings = 0"));
+  auto connections = parseServerConfig("connection_handshake_ms: 250 connection_idle_ms: 9000", "c");
+  ASSERT_TRUE(connections.ok()) << connections.error().message;
+  EXPECT_EQ(connections->session.connectionHandshake, std::chrono::milliseconds(250));
+  EXPECT_EQ(connections->session.connectionIdle, std::chrono::milliseconds(9000));
+  EXPECT_EQ(limits->session.connectionHandshake, std::chrono::seconds(20));  // unset
+  EXPECT_EQ(limits->session.connectionIdle, std::chrono::minutes(5));        // unset
+  auto noHandshake = parseServerConfig("connection_handshake_ms: 0", "c");
+  ASSERT_FALSE(noHandshake.ok());
+  EXPECT_THAT(noHandshake.error().message,
+              HasSubstr("connection_handshake_ms = 0 would close every connection before it spoke"));
+  auto noIdle = parseServerConfig("connection_idle_ms: 0", "c");
+  ASSERT_FALSE(noIdle.ok());
+  EXPECT_THAT(noIdle.error().message, HasSubstr("connection_idle_ms = 0 would close every connection between"));
 }
 
 // The most memory this process has had resident (VmHWM), in bytes.
