@@ -1,47 +1,28 @@
 #include "testing/emulator_process.h"
+#include "testing/socket_address.h"
 #include "testing/unique_names.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 
 namespace nnremote::testing {
 namespace {
 
-// Whether a client can connect to `address` (unix:PATH or HOST:PORT, HOST a numeric IPv4).
+// Whether a client can connect to `address`.
 bool accepts(const std::string& address) {
-  sockaddr_storage name{};
-  socklen_t length = 0;
-  if (address.rfind("unix:", 0) == 0) {
-    auto* local = reinterpret_cast<sockaddr_un*>(&name);
-    local->sun_family = AF_UNIX;
-    std::strncpy(local->sun_path, address.c_str() + std::strlen("unix:"), sizeof(local->sun_path) - 1);
-    length = sizeof(sockaddr_un);
-  } else {
-    const size_t colon = address.rfind(':');
-    auto* internet = reinterpret_cast<sockaddr_in*>(&name);
-    internet->sin_family = AF_INET;
-    internet->sin_port = htons(static_cast<uint16_t>(std::atoi(address.c_str() + colon + 1)));
-    if (colon == std::string::npos ||
-        ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &internet->sin_addr) != 1) {
-      return false;
-    }
-    length = sizeof(sockaddr_in);
-  }
-  const int probe = ::socket(name.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const bool connected = ::connect(probe, reinterpret_cast<const sockaddr*>(&name), length) == 0;
+  const std::optional<SocketAddress> name = socketAddress(address);
+  if (!name) return false;
+  const int probe = ::socket(name->name.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const bool connected = ::connect(probe, name->get(), name->length) == 0;
   ::close(probe);
   return connected;
 }

@@ -11,7 +11,6 @@
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,7 +28,7 @@
 #include "hal/memory.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
-#include "testing/loopback_port.h"
+#include "testing/socket_address.h"
 #include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::emulator {
@@ -49,27 +49,13 @@ int openDescriptors(pid_t pid) {
   return error ? -1 : static_cast<int>(std::distance(entries, std::filesystem::directory_iterator()));
 }
 
-// A socket connecting to `address` (unix:PATH or 127.0.0.1:PORT) without waiting for the server
-// to accept: -1 if the kernel refused it outright.
+// A socket connecting to `address` without waiting for the server to accept: -1 if the kernel
+// refused it outright.
 int connectWithoutWaiting(const std::string& address) {
-  sockaddr_storage name{};
-  socklen_t length = 0;
-  if (address.rfind("unix:", 0) == 0) {
-    auto* local = reinterpret_cast<sockaddr_un*>(&name);
-    local->sun_family = AF_UNIX;
-    std::strncpy(local->sun_path, address.c_str() + std::strlen("unix:"), sizeof(local->sun_path) - 1);
-    length = sizeof(sockaddr_un);
-  } else {
-    auto* internet = reinterpret_cast<sockaddr_in*>(&name);
-    internet->sin_family = AF_INET;
-    internet->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    internet->sin_port = htons(static_cast<uint16_t>(std::atoi(address.c_str() + address.rfind(':') + 1)));
-    length = sizeof(sockaddr_in);
-  }
-  const int connection = ::socket(name.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (::connect(connection, reinterpret_cast<const sockaddr*>(&name), length) == 0 || errno == EINPROGRESS) {
-    return connection;
-  }
+  const std::optional<testing::SocketAddress> name = testing::socketAddress(address);
+  if (!name) return -1;
+  const int connection = ::socket(name->name.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (::connect(connection, name->get(), name->length) == 0 || errno == EINPROGRESS) return connection;
   ::close(connection);
   return -1;
 }

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "farm/etcd_client.h"
-#include "testing/loopback_port.h"
+#include "testing/socket_address.h"
 
 namespace nnremote::testing {
 namespace {
