@@ -122,9 +122,14 @@ void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers, std::chron
   };
   std::vector<Silent> silent;
   std::vector<pollfd> waits;
+  // After a failed accept the listener sits out one short wait: a connection the kernel has no
+  // memory for stays pending, and would have poll report it again at once.
+  constexpr int kRestMs = 10;
+  bool resting = false;
   for (;;) {
-    waits = {{socket_, POLLIN, 0}, {wakeup_[0], POLLIN, 0}};
-    int timeoutMs = -1;
+    waits = {{socket_, static_cast<short>(resting ? 0 : POLLIN), 0}, {wakeup_[0], POLLIN, 0}};
+    int timeoutMs = resting ? kRestMs : -1;
+    resting = false;
     for (const Silent& waiting : silent) {
       waits.push_back({waiting.connection, POLLIN, 0});
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(waiting.deadline - Clock::now()).count();
@@ -152,7 +157,10 @@ void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers, std::chron
     silent.resize(kept);
     if (waits[0].revents == 0) continue;
     const int connection = acceptGuarded(socket_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (connection < 0) continue;  // none left pending (out of descriptors: refused by the guard)
+    if (connection < 0) {  // none left pending (out of descriptors: refused by the guard), or no memory
+      resting = true;
+      continue;
+    }
     ucred credentials{};
     socklen_t size = sizeof(credentials);
     if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) {
