@@ -24,11 +24,13 @@
 #include <thread>
 #include <vector>
 
+#include "drivers/proxy/channel_security.h"
 #include "drivers/proxy/proxy_device.h"
 #include "hal/memory.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 #include "testing/socket_address.h"
+#include "tests/common/test_pki.h"
 #include "wire/nnremote.grpc.pb.h"
 
 namespace nnremote::emulator {
@@ -121,8 +123,10 @@ std::string readFile(const std::string& path) {
 
 // A connection to `address` that prepares 1+10, 2+20 and computes it.
 struct AddingClient {
-  explicit AddingClient(const std::string& address) {
-    auto connected = proxy::Connection::connect(address);
+  AddingClient(const std::string& address, const proxy::ChannelSecurity& security) {
+    proxy::ConnectionOptions options;
+    options.security = security;
+    auto connected = proxy::Connection::connect(address, options);
     if (!connected.ok()) {
       ADD_FAILURE() << connected.error().message;
       return;
@@ -155,18 +159,29 @@ struct AddingClient {
   std::shared_ptr<const hal::IPreparedModel> prepared;
 };
 
+// Each test runs on a unix socket, plain TCP and TLS.
 class ConnectionFloodTest : public ::testing::TestWithParam<std::string> {
  protected:
-  bool tcp() const { return GetParam() == "tcp"; }
-  std::string address() const {
-    return tcp() ? "127.0.0.1:" + std::to_string(testing::freeLoopbackPort())
-                 : testing::EmulatorProcess::uniqueAddress("flood");
+  void SetUp() override {
+    if (GetParam() != "tls") return;
+    auto pki = testing::makeTestPki(std::string(std::getenv("TEST_TMPDIR")) + "/pki");
+    ASSERT_TRUE(pki.ok()) << pki.error().message;
+    pki_ = *pki;
   }
-  // npu_emulator's flags for a listener on `address`, with `serverConfig` (a ServerConfig
+
+  std::string address() const {
+    return GetParam() == "unix" ? testing::EmulatorProcess::uniqueAddress("flood")
+                                : "127.0.0.1:" + std::to_string(testing::freeLoopbackPort());
+  }
+  // npu_emulator's flags for a listener of this test's kind, with `serverConfig` (a ServerConfig
   // textproto) if given.
   std::vector<std::string> flags(const std::string& serverConfig = "") const {
     std::vector<std::string> flags;
-    if (tcp()) flags.push_back("--insecure");
+    if (GetParam() == "tcp") flags.push_back("--insecure");
+    if (GetParam() == "tls") {
+      flags.push_back("--tls-cert=" + pki_.directory + "/localhost.pem");
+      flags.push_back("--tls-key=" + pki_.directory + "/localhost.key");
+    }
     if (!serverConfig.empty()) {
       const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/server-" + GetParam() + ".textproto";
       std::ofstream(path) << serverConfig;
@@ -174,6 +189,15 @@ class ConnectionFloodTest : public ::testing::TestWithParam<std::string> {
     }
     return flags;
   }
+  proxy::ChannelSecurity security() const {
+    proxy::ChannelSecurity security;
+    security.tlsCaPem = pki_.caPem;  // empty but for TLS
+    return security;
+  }
+  AddingClient client(const std::string& address) const { return AddingClient(address, security()); }
+
+ private:
+  testing::TestPki pki_;
 };
 
 TEST_P(ConnectionFloodTest, WhatTheServerCannotTakeIsRefusedAndItServesOnceDescriptorsAreBack) {
@@ -217,7 +241,7 @@ TEST_P(ConnectionFloodTest, WhatTheServerCannotTakeIsRefusedAndItServesOnceDescr
   while (openDescriptors(server.pid()) > atStart + 2 && std::chrono::steady_clock::now() < giveUp) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  AddingClient(address).computes();
+  client(address).computes();
 
   const Scrape after = scrapeMetrics(metricsPort);
   EXPECT_GE(sample(after.page, "nnremote_connections_refused_total"), kRefused) << after.page;
@@ -232,7 +256,7 @@ TEST_P(ConnectionFloodTest, ConnectionsLeftSilentAreClosedAfterTheHandshakeTimeo
   std::vector<int> silent;
   for (int i = 0; i < 20; ++i) silent.push_back(connectWithoutWaiting(address));
   ASSERT_THAT(silent, ::testing::Not(::testing::Contains(-1)));
-  AddingClient client(address);
+  AddingClient client = this->client(address);
   client.computes();
   EXPECT_EQ(closedOnceAtLeast(silent, silent.size()), silent.size());
   for (const int connection : silent) ::close(connection);
@@ -246,14 +270,16 @@ TEST_P(ConnectionFloodTest, ConnectionsLeftSilentAreClosedAfterTheHandshakeTimeo
 TEST_P(ConnectionFloodTest, ConnectionsWithoutACallAreClosedAfterTheIdleTimeout) {
   const std::string address = this->address();
   testing::EmulatorProcess server(address, flags("connection_idle_ms: 300"));
-  AddingClient client(address);
+  AddingClient client = this->client(address);
   client.computes();
   const uint64_t session = client.connection->sessionId(), generation = client.connection->generation();
 
   // A channel of its own (not one of gRPC's shared subchannels), used for one call and left.
   grpc::ChannelArguments arguments;
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  auto secured = proxy::createSecureChannel(address, security(), arguments);
+  ASSERT_TRUE(secured.ok()) << secured.error().message;
+  const std::shared_ptr<grpc::Channel> channel = *secured;
   {
     grpc::ClientContext context;
     wire::ListDevicesRequest request;
@@ -271,7 +297,7 @@ TEST_P(ConnectionFloodTest, ConnectionsWithoutACallAreClosedAfterTheIdleTimeout)
   EXPECT_EQ(client.connection->generation(), generation) << "the session's connection was never lost";
 }
 
-INSTANTIATE_TEST_SUITE_P(Listeners, ConnectionFloodTest, ::testing::Values("unix", "tcp"),
+INSTANTIATE_TEST_SUITE_P(Listeners, ConnectionFloodTest, ::testing::Values("unix", "tcp", "tls"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
