@@ -20,6 +20,7 @@ constexpr char kLock[] = "/owner.lock";
 
 void removeContents(const std::string& path) {
   ::unlink((path + "/backend.sock").c_str());
+  ::unlink((path + "/backend.sock.lock").c_str());  // the backend host's listener's (unix_listener.h)
   ::unlink((path + kLock).c_str());
   ::rmdir(path.c_str());
 }

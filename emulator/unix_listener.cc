@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/server_posix.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -50,6 +51,40 @@ hal::Status removeStaleSocket(const std::string& address, const std::string& pat
   return {};
 }
 
+// Two servers starting on one path at once would each take the other's socket file for one a
+// killed server left: between its bind and its listen a starting server's socket answers no one,
+// so the second would remove it and bind its own, and the first would serve on, unreachable. So
+// starting on a path, and serving there, holds a lock on PATH.lock: the descriptor it returns.
+hal::Result<int> lockSocketPath(const std::string& address, const std::string& path) {
+  const std::string lockPath = path + ".lock";
+  // The holder before us removes the file as it stops; a lock taken on the file it removed
+  // guards nothing, so the lock is taken again on the file the path names now.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const int lock = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lock < 0) return systemError("cannot listen on " + address + ": cannot open " + lockPath);
+    if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+      const int cause = errno;
+      ::close(lock);
+      if (cause == EWOULDBLOCK) {
+        return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
+               << "cannot listen on " << address << ": address in use (a server listens on " << path
+               << ", or is starting to: it holds " << lockPath << ")";
+      }
+      errno = cause;
+      return systemError("cannot listen on " + address + ": cannot lock " + lockPath);
+    }
+    struct stat locked {
+    }, named{};
+    if (::fstat(lock, &locked) == 0 && ::stat(lockPath.c_str(), &named) == 0 && locked.st_dev == named.st_dev &&
+        locked.st_ino == named.st_ino) {
+      return lock;
+    }
+    ::close(lock);
+  }
+  return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
+         << "cannot listen on " << address << ": " << lockPath << " kept being replaced while it was locked";
+}
+
 }  // namespace
 
 hal::Result<gid_t> groupId(const std::string& group) {
@@ -80,6 +115,7 @@ hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string&
     }
     std::memcpy(name.sun_path, listener->path_.data(), listener->path_.size());
     length = static_cast<socklen_t>(sizeof(name));
+    NN_ASSIGN_OR_RETURN(listener->lock_, lockSocketPath(address, listener->path_));
     NN_RETURN_IF_ERROR(removeStaleSocket(address, listener->path_));
   } else {
     return hal::invalidArgument() << "'" << address << "' is not a unix socket address";
@@ -186,9 +222,13 @@ UnixListener::~UnixListener() {
   for (int fd : wakeup_) {
     if (fd >= 0) ::close(fd);
   }
-  // A server started since on the same path owns the file now; leave its socket alone.
+  // Only the socket this listener made: someone may have replaced it by hand meanwhile.
   struct stat status {};
   if (!path_.empty() && ::stat(path_.c_str(), &status) == 0 && status.st_ino == inode_) ::unlink(path_.c_str());
+  if (lock_ >= 0) {
+    ::unlink((path_ + ".lock").c_str());  // while still locked: see lockSocketPath
+    ::close(lock_);
+  }
 }
 
 }  // namespace nnremote::emulator

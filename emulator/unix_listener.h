@@ -26,7 +26,9 @@ class UnixListener {
  public:
   // Binds `address` ("unix:PATH" or "unix-abstract:NAME"). A path is created with mode 0600, or
   // 0660 owned by `group` when given; an abstract name has no file and so no mode. Connections
-  // are refused until accept() starts.
+  // are refused until accept() starts. A path is locked (PATH.lock, removed with the listener)
+  // for as long as the listener lives, so a second server starting on it is refused even before
+  // the first listens, rather than taking its socket file for a stale one.
   static hal::Result<std::unique_ptr<UnixListener>> bind(const std::string& address, std::optional<gid_t> group);
   ~UnixListener();
 
@@ -43,6 +45,7 @@ class UnixListener {
   void acceptLoop(grpc::Server* server, UnixPeers* peers, std::chrono::milliseconds speakWithin);
 
   int socket_ = -1;
+  int lock_ = -1;             // held on PATH.lock while the listener lives (a path's only)
   int wakeup_[2] = {-1, -1};  // a pipe: writing to it ends acceptLoop
   std::string path_;          // empty for an abstract name
   ino_t inode_ = 0;           // the socket file this listener made

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -102,6 +103,10 @@ void EmulatorProcess::ended() {
   if (socketInode_ != 0 && ::stat(socketPath_.c_str(), &info) == 0 && info.st_ino == socketInode_) {
     ::unlink(socketPath_.c_str());
   }
+  // And its path's lock file (emulator/unix_listener.h), unless a server holds it.
+  const int lock = socketPath_.empty() ? -1 : ::open((socketPath_ + ".lock").c_str(), O_RDWR | O_CLOEXEC);
+  if (lock >= 0 && ::flock(lock, LOCK_EX | LOCK_NB) == 0) ::unlink((socketPath_ + ".lock").c_str());
+  if (lock >= 0) ::close(lock);
 }
 
 void EmulatorProcess::terminate() {

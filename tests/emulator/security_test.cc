@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <grp.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -13,20 +14,20 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "drivers/proxy/proxy_device.h"
 #include "drivers/sim/extensions/fibonacci.h"
-#include "wire/wire_constants.h"
 #include "drivers/sim/sim_device.h"
 #include "emulator/accelerator_service.h"
 #include "emulator/emulator_server.h"
 #include "emulator/server_config.h"
 #include "hal/compilation_cache.h"
 #include "hal/model_builder.h"
-#include "wire/conversions.h"
-#include "wire/grpc_status.h"
-#include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
 #include "testing/unique_names.h"
 #include "tests/common/test_pki.h"
+#include "wire/conversions.h"
+#include "wire/grpc_status.h"
+#include "wire/wire_constants.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -45,7 +46,8 @@ const testing::TestPki& pki() {
   static const testing::TestPki* made = [] {
     auto result = testing::makeTestPki(testDirectory() + "/pki");
     if (!result.ok()) {
-      std::fprintf(stderr, "cannot make test certificates (is openssl installed?): %s\n", result.error().message.c_str());
+      std::fprintf(stderr, "cannot make test certificates (is openssl installed?): %s\n",
+                   result.error().message.c_str());
       std::abort();
     }
     return new testing::TestPki(std::move(result).value());
@@ -252,8 +254,7 @@ TEST(TokenTest, EveryRpcAndStreamWithoutAValidTokenIsUnauthenticatedBeforeAnyWor
     wire::AwaitExecutionRequest await;
     await.set_session_id(1);
     wire::ExecuteResponse awaited;
-    expectUnauthenticated(client.waitsStub().AwaitExecution(client.context().get(), await, &awaited),
-                          "AwaitExecution");
+    expectUnauthenticated(client.waitsStub().AwaitExecution(client.context().get(), await, &awaited), "AwaitExecution");
     wire::GetExecuteFencedInfoRequest fencedInfo;
     fencedInfo.set_session_id(1);
     wire::GetExecuteFencedInfoResponse fencedInfoResponse;
@@ -415,7 +416,8 @@ hal::Model fibonacciModel(uint32_t n) {
   hal::ModelBuilder b;
   const uint32_t input = b.addInput(static_cast<hal::OperandType>((kPrefix << 16) | sim::fibonacci::EXAMPLE_INT64), {});
   const uint32_t output = b.addOutput(hal::OperandType::TENSOR_FLOAT32, {n});
-  b.addOperation(static_cast<hal::OperationType>((kPrefix << 16) | sim::fibonacci::EXAMPLE_FIBONACCI), {input}, {output});
+  b.addOperation(static_cast<hal::OperationType>((kPrefix << 16) | sim::fibonacci::EXAMPLE_FIBONACCI), {input},
+                 {output});
   hal::Model model = b.build();
   model.extensionNameToPrefix = {{sim::fibonacci::kExtensionName, kPrefix}};
   return model;
@@ -452,8 +454,8 @@ TEST(ExtensionAllowlistTest, AnExtensionAClientMayNotUseIsInvisibleAndItsModelsA
   auto prepare = [&](const hal::IDevice& device, const std::vector<hal::CacheFile>& modelCache = {},
                      const std::vector<hal::CacheFile>& dataCache = {}) {
     hal::CacheToken token{};
-    return device.prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
-                               std::nullopt, modelCache, dataCache, token);
+    return device.prepareModel(model, hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM, std::nullopt,
+                               modelCache, dataCache, token);
   };
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string directory = std::string(tmp != nullptr ? tmp : "/tmp");
@@ -543,7 +545,7 @@ TEST(ListenAddressTest, AUnixPathAServerListensOnIsInUseAndItsServerKeepsServing
   ASSERT_TRUE(first.ok()) << first.error().message;
   auto second = EmulatorServer::start(twoDevices(), address);
   ASSERT_FALSE(second.ok());
-  EXPECT_THAT(second.error().message, HasSubstr("address in use (a server listens on " + address.substr(5) + ")"));
+  EXPECT_THAT(second.error().message, HasSubstr("address in use (a server listens on " + address.substr(5)));
   EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
 }
 
@@ -562,6 +564,43 @@ TEST(ListenAddressTest, ASocketFileLeftByAKilledServerIsReplaced) {
   auto server = EmulatorServer::start(twoDevices(), address);
   ASSERT_TRUE(server.ok()) << server.error().message;
   EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
+}
+
+// What a server starting on a path looks like to another: its socket bound, not yet listened
+// on (so a probe finds no one), and the path's lock held.
+TEST(ListenAddressTest, ASocketFileOfAServerStillStartingIsNotTakenForStale) {
+  const std::string address = uniqueSocket("starting");
+  const std::string path = address.substr(5);
+  sockaddr_un name{};
+  name.sun_family = AF_UNIX;
+  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
+  const int starting = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_EQ(::bind(starting, reinterpret_cast<const sockaddr*>(&name), sizeof(name)), 0);
+  const int lock = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  struct stat before {};
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+
+  auto second = EmulatorServer::start(twoDevices(), address);
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.error().message, HasSubstr("address in use (a server listens on " + path +
+                                                ", or is starting to: it holds " + path + ".lock)"));
+  struct stat after {};
+  ASSERT_EQ(::stat(path.c_str(), &after), 0) << "the starting server's socket file was removed";
+  EXPECT_EQ(after.st_ino, before.st_ino);
+
+  // Once that server is gone (killed: its files stay, unlocked), the path is free again, and a
+  // server that stops cleanly takes both files away.
+  ::close(starting);
+  ::close(lock);
+  {
+    auto server = EmulatorServer::start(twoDevices(), address);
+    ASSERT_TRUE(server.ok()) << server.error().message;
+    EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
+  }
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);
+  EXPECT_NE(::access((path + ".lock").c_str(), F_OK), 0);
 }
 
 TEST(ListenAddressTest, AFileThatIsNotASocketIsLeftAlone) {

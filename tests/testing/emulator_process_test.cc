@@ -58,7 +58,9 @@ TEST(EmulatorProcessTest, AServerDiesWithTheProcessThatStartedIt) {
   }
   EXPECT_FALSE(running(serverPid)) << "npu_emulator " << serverPid << " outlived the process that started it";
   if (running(serverPid)) ::kill(serverPid, SIGKILL);
-  std::filesystem::remove(address.substr(std::strlen("unix:")));  // the killed server's socket file
+  // The killed server's socket file and its lock file (no one holds that lock any more).
+  std::filesystem::remove(address.substr(std::strlen("unix:")));
+  std::filesystem::remove(address.substr(std::strlen("unix:")) + ".lock");
 }
 
 }  // namespace
