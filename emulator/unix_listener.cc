@@ -73,8 +73,8 @@ hal::Result<int> lockSocketPath(const std::string& address, const std::string& p
       errno = cause;
       return systemError("cannot listen on " + address + ": cannot lock " + lockPath);
     }
-    struct stat locked {
-    }, named{};
+    struct stat locked {};
+    struct stat named {};
     if (::fstat(lock, &locked) == 0 && ::stat(lockPath.c_str(), &named) == 0 && locked.st_dev == named.st_dev &&
         locked.st_ino == named.st_ino) {
       return lock;
