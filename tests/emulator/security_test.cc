@@ -549,17 +549,24 @@ TEST(ListenAddressTest, AUnixPathAServerListensOnIsInUseAndItsServerKeepsServing
   EXPECT_TRUE(proxy::Connection::connect(address, quickConnect()).ok());
 }
 
+// A socket bound at `path` and never listened on: one a server still starting holds, or, once
+// closed without unlinking, what a killed server leaves. -1 if it could not be bound.
+int boundSocket(const std::string& path) {
+  sockaddr_un name{};
+  name.sun_family = AF_UNIX;
+  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
+  const int bound = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (::bind(bound, reinterpret_cast<const sockaddr*>(&name), sizeof(name)) == 0) return bound;
+  ::close(bound);
+  return -1;
+}
+
 TEST(ListenAddressTest, ASocketFileLeftByAKilledServerIsReplaced) {
   const std::string address = uniqueSocket("stale");
   const std::string path = address.substr(5);
-  {  // bound, never listened on, closed without unlinking: what a killed server leaves
-    sockaddr_un name{};
-    name.sun_family = AF_UNIX;
-    std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
-    const int left = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    ASSERT_EQ(::bind(left, reinterpret_cast<const sockaddr*>(&name), sizeof(name)), 0);
-    ::close(left);
-  }
+  const int left = boundSocket(path);
+  ASSERT_GE(left, 0);
+  ::close(left);
   ASSERT_EQ(::access(path.c_str(), F_OK), 0);
   auto server = EmulatorServer::start(twoDevices(), address);
   ASSERT_TRUE(server.ok()) << server.error().message;
@@ -571,11 +578,8 @@ TEST(ListenAddressTest, ASocketFileLeftByAKilledServerIsReplaced) {
 TEST(ListenAddressTest, ASocketFileOfAServerStillStartingIsNotTakenForStale) {
   const std::string address = uniqueSocket("starting");
   const std::string path = address.substr(5);
-  sockaddr_un name{};
-  name.sun_family = AF_UNIX;
-  std::strncpy(name.sun_path, path.c_str(), sizeof(name.sun_path) - 1);
-  const int starting = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_EQ(::bind(starting, reinterpret_cast<const sockaddr*>(&name), sizeof(name)), 0);
+  const int starting = boundSocket(path);
+  ASSERT_GE(starting, 0);
   const int lock = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   ASSERT_GE(lock, 0);
   ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
