@@ -173,6 +173,29 @@ inline int startAndWait(ANeuralNetworksExecution* execution) {
   return ANeuralNetworksEvent_wait(event.get());
 }
 
+// Where most execution tests start: addModel compiled for `device` (nullptr: the device
+// ANeuralNetworksCompilation_create picks), and an execution of it from kA and kB into `out`. It
+// stays where it was made, since the execution writes into `out`.
+struct AddRun {
+  Model model;
+  Compilation compilation;
+  float out[2] = {};
+  Execution execution;
+  AddRun() = default;
+  AddRun(const AddRun&) = delete;
+  AddRun& operator=(const AddRun&) = delete;
+};
+
+// Makes `run`; a step that fails fails the test (call it under ASSERT_NO_FATAL_FAILURE).
+inline void makeAddRun(const ANeuralNetworksDevice* device, AddRun* run) {
+  run->model = addModel();
+  ASSERT_NE(run->model, nullptr);
+  run->compilation = compile(run->model.get(), device);
+  ASSERT_NE(run->compilation, nullptr);
+  run->execution = addExecution(run->compilation.get(), kA, kB, run->out);
+  ASSERT_NE(run->execution, nullptr);
+}
+
 // Computes kA + kB into `out` (2 floats) with `compilation` (of addModel): compute's result code,
 // or -1 if the execution could not be made.
 inline int computeSum(ANeuralNetworksCompilation* compilation, float* out) {

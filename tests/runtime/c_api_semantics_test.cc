@@ -1,8 +1,9 @@
 // The NDK's documented semantics of every NNAPI C API function but ANeuralNetworksModel_* (which
 // model_builder_test covers, but for the NULL checks made before the builder): NULL arguments,
 // calls in the wrong state, bad values, and what each call does, on a remote device (an
-// npu_emulator this test starts, reached through NNREMOTE_TARGETS) and on nnapi-reference. The models are tiny: ADD of two float32 [2] tensors,
-// the same with an output of unspecified shape, RANK (a scalar output) and a WHILE loop.
+// npu_emulator this test starts, reached through NNREMOTE_TARGETS) and on nnapi-reference. The
+// models are tiny: ADD of two float32 [2] tensors, the same with an output of unspecified shape,
+// RANK (a scalar output) and a WHILE loop.
 #include <android/NeuralNetworks.h>
 #include <android/NeuralNetworksExtensions.h>
 #include <dirent.h>
@@ -20,8 +21,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -233,8 +234,7 @@ TEST(CApiSemanticsTest, CreateForDevicesRefusesEmptyDuplicatedAndUnknownDevices)
             ANEURALNETWORKS_BAD_DATA);
   EXPECT_EQ(compilation, nullptr);
   const ANeuralNetworksDevice* twice[] = {device, device};
-  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), twice, 2, &compilation),
-            ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksCompilation_createForDevices(model.get(), twice, 2, &compilation), ANEURALNETWORKS_BAD_DATA);
   EXPECT_EQ(compilation, nullptr);
   int notADevice = 0;
   const ANeuralNetworksDevice* unknown[] = {reinterpret_cast<const ANeuralNetworksDevice*>(&notADevice)};
@@ -505,50 +505,41 @@ TEST(CApiSemanticsTest, AnArgumentsTypeMustFitFourGibibytes) {
 }
 
 TEST(CApiSemanticsTest, AnExecutionComputesOnceUnlessReusable) {
-  Model model = addModel();
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compile(model.get(), deviceFor(false));
-  ASSERT_NE(compilation, nullptr);
-  float out[2] = {};
-  Execution once = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(once, nullptr);
-  ASSERT_EQ(ANeuralNetworksExecution_compute(once.get()), kOk);
-  EXPECT_EQ(values(out), kSum);
-  EXPECT_EQ(ANeuralNetworksExecution_compute(once.get()), ANEURALNETWORKS_BAD_STATE);
+  AddRun run;
+  ASSERT_NO_FATAL_FAILURE(makeAddRun(deviceFor(false), &run));
+  ANeuralNetworksExecution* once = run.execution.get();
+  ASSERT_EQ(ANeuralNetworksExecution_compute(once), kOk);
+  EXPECT_EQ(values(run.out), kSum);
+  EXPECT_EQ(ANeuralNetworksExecution_compute(once), ANEURALNETWORKS_BAD_STATE);
   ANeuralNetworksEvent* event = nullptr;
-  EXPECT_EQ(ANeuralNetworksExecution_startCompute(once.get(), &event), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_startCompute(once, &event), ANEURALNETWORKS_BAD_STATE);
   EXPECT_EQ(event, nullptr);
   // Everything that prepares an execution is refused once it has computed.
-  EXPECT_EQ(ANeuralNetworksExecution_setInput(once.get(), 0, nullptr, kA, sizeof kA), ANEURALNETWORKS_BAD_STATE);
-  EXPECT_EQ(ANeuralNetworksExecution_setOutput(once.get(), 0, nullptr, out, sizeof out), ANEURALNETWORKS_BAD_STATE);
-  EXPECT_EQ(ANeuralNetworksExecution_setReusable(once.get(), true), ANEURALNETWORKS_BAD_STATE);
-  EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(once.get(), true), ANEURALNETWORKS_BAD_STATE);
-  EXPECT_EQ(ANeuralNetworksExecution_setTimeout(once.get(), 1'000'000'000), ANEURALNETWORKS_BAD_STATE);
-  EXPECT_EQ(ANeuralNetworksExecution_setLoopTimeout(once.get(), 1'000'000'000), ANEURALNETWORKS_BAD_STATE);
-  EXPECT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(once.get(), true), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setInput(once, 0, nullptr, kA, sizeof kA), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setOutput(once, 0, nullptr, run.out, sizeof run.out), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setReusable(once, true), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setMeasureTiming(once, true), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setTimeout(once, 1'000'000'000), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_setLoopTimeout(once, 1'000'000'000), ANEURALNETWORKS_BAD_STATE);
+  EXPECT_EQ(ANeuralNetworksExecution_enableInputAndOutputPadding(once, true), ANEURALNETWORKS_BAD_STATE);
 
   float a[2] = {1.0f, 2.0f};
-  Execution reusable = executionOf(compilation.get());
+  Execution reusable = executionOf(run.compilation.get());
   ASSERT_NE(reusable, nullptr);
   ASSERT_EQ(ANeuralNetworksExecution_setReusable(reusable.get(), true), kOk);
-  ASSERT_EQ(setAddArguments(reusable.get(), a, kB, out), kOk);
+  ASSERT_EQ(setAddArguments(reusable.get(), a, kB, run.out), kOk);
   ASSERT_EQ(ANeuralNetworksExecution_compute(reusable.get()), kOk);
-  EXPECT_EQ(values(out), kSum);
+  EXPECT_EQ(values(run.out), kSum);
   a[0] = 100.0f;  // the buffer is read again by the next computation
   ASSERT_EQ(ANeuralNetworksExecution_compute(reusable.get()), kOk) << "a reusable execution computes again";
-  EXPECT_EQ(values(out), (std::vector<float>{110.0f, 22.0f}));
+  EXPECT_EQ(values(run.out), (std::vector<float>{110.0f, 22.0f}));
   EXPECT_EQ(ANeuralNetworksExecution_setInput(reusable.get(), 0, nullptr, a, sizeof a), ANEURALNETWORKS_BAD_STATE);
 }
 
 TEST(CApiSemanticsTest, OutputShapesAndDurationsNeedACompletedExecution) {
-  Model model = addModel();
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compile(model.get(), deviceFor(false));
-  ASSERT_NE(compilation, nullptr);
-  float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
-  ANeuralNetworksExecution* e = execution.get();
+  AddRun run;
+  ASSERT_NO_FATAL_FAILURE(makeAddRun(deviceFor(false), &run));
+  ANeuralNetworksExecution* e = run.execution.get();
   ASSERT_EQ(ANeuralNetworksExecution_setMeasureTiming(e, true), kOk);
   uint32_t rank = 7, dimensions[1] = {7};
   uint64_t duration = 0;
@@ -572,7 +563,7 @@ TEST(CApiSemanticsTest, OutputShapesAndDurationsNeedACompletedExecution) {
   EXPECT_NE(duration, UINT64_MAX);
 
   // Without setMeasureTiming there is no duration: UINT64_MAX, refused as AOSP's runtime does.
-  Execution unmeasured = addExecution(compilation.get(), kA, kB, out);
+  Execution unmeasured = addExecution(run.compilation.get(), kA, kB, run.out);
   ASSERT_NE(unmeasured, nullptr);
   ASSERT_EQ(ANeuralNetworksExecution_compute(unmeasured.get()), kOk);
   duration = 0;
@@ -786,13 +777,16 @@ TEST(CApiSemanticsTest, MemoryDescriptorsFollowTheNdkStateMachine) {
   Execution execution = executionOf(compilation.get());
   ASSERT_NE(execution, nullptr);
   EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 1, nullptr, memory, 0, 0),
-            ANEURALNETWORKS_BAD_DATA) << "input 1 is not one of its roles";
+            ANEURALNETWORKS_BAD_DATA)
+      << "input 1 is not one of its roles";
   EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(execution.get(), 0, nullptr, memory, 0, 8),
-            ANEURALNETWORKS_BAD_DATA) << "offset and length must be 0";
+            ANEURALNETWORKS_BAD_DATA)
+      << "offset and length must be 0";
   Execution ofOther = executionOf(rank.get());
   ASSERT_NE(ofOther, nullptr);
   EXPECT_EQ(ANeuralNetworksExecution_setInputFromMemory(ofOther.get(), 0, nullptr, memory, 0, 0),
-            ANEURALNETWORKS_BAD_DATA) << "another compilation";
+            ANEURALNETWORKS_BAD_DATA)
+      << "another compilation";
 }
 
 // ---- Sync fences -------------------------------------------------------------------------------
@@ -803,15 +797,10 @@ TEST(CApiSemanticsTest, SyncFenceFdArgumentsAreChecked) {
   EXPECT_EQ(event, nullptr);
   EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
   // startCompute's event is not a sync fence: fd -1 and BAD_DATA, as the NDK says.
-  Model model = addModel();
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compile(model.get(), deviceFor(false));
-  ASSERT_NE(compilation, nullptr);
-  float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
+  AddRun run;
+  ASSERT_NO_FATAL_FAILURE(makeAddRun(deviceFor(false), &run));
   ANeuralNetworksEvent* raw = nullptr;
-  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &raw), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(run.execution.get(), &raw), kOk);
   Event started(raw);
   int fd = 0;
   EXPECT_EQ(ANeuralNetworksEvent_getSyncFenceFd(started.get(), &fd), ANEURALNETWORKS_BAD_DATA);
@@ -1002,58 +991,43 @@ TEST_P(CApiOnDeviceTest, MeasuredDurationsForEveryCode) {
 }
 
 TEST_P(CApiOnDeviceTest, StartComputeSignalsItsEvent) {
-  Model model = addModel();
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compileHere(model.get());
-  ASSERT_NE(compilation, nullptr);
-  float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
+  AddRun run;
+  ASSERT_NO_FATAL_FAILURE(makeAddRun(device_, &run));
   ANeuralNetworksEvent* raw = nullptr;
-  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &raw), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(run.execution.get(), &raw), kOk);
   Event event(raw);
   ASSERT_NE(event, nullptr);
   EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
   EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk) << "waiting again returns at once";
-  EXPECT_EQ(values(out), kSum);
+  EXPECT_EQ(values(run.out), kSum);
   int code = kOk;
-  EXPECT_EQ(outputDimensions(execution.get(), &code), std::vector<uint32_t>{2});
+  EXPECT_EQ(outputDimensions(run.execution.get(), &code), std::vector<uint32_t>{2});
   EXPECT_EQ(code, kOk);
 }
 
 TEST_P(CApiOnDeviceTest, EventFreeWaitsForItsExecution) {
-  Model model = addModel();
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compileHere(model.get());
-  ASSERT_NE(compilation, nullptr);
-  float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
+  AddRun run;
+  ASSERT_NO_FATAL_FAILURE(makeAddRun(device_, &run));
   ANeuralNetworksEvent* event = nullptr;
-  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &event), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(run.execution.get(), &event), kOk);
   ANeuralNetworksEvent_free(event);  // most likely still running: free waits for it
   // Completed, not running: the output's shape is known and the output written.
   uint32_t rank = 0;
-  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(execution.get(), 0, &rank), kOk);
+  EXPECT_EQ(ANeuralNetworksExecution_getOutputOperandRank(run.execution.get(), 0, &rank), kOk);
   EXPECT_EQ(rank, 1u);
-  EXPECT_EQ(values(out), kSum);
+  EXPECT_EQ(values(run.out), kSum);
 }
 
 TEST_P(CApiOnDeviceTest, ExecutionFreedRightAfterStartComputeStillFinishes) {
-  Model model = addModel();
-  ASSERT_NE(model, nullptr);
-  Compilation compilation = compileHere(model.get());
-  ASSERT_NE(compilation, nullptr);
-  float out[2] = {};
-  Execution execution = addExecution(compilation.get(), kA, kB, out);
-  ASSERT_NE(execution, nullptr);
+  AddRun run;
+  ASSERT_NO_FATAL_FAILURE(makeAddRun(device_, &run));
   ANeuralNetworksEvent* raw = nullptr;
-  ASSERT_EQ(ANeuralNetworksExecution_startCompute(execution.get(), &raw), kOk);
+  ASSERT_EQ(ANeuralNetworksExecution_startCompute(run.execution.get(), &raw), kOk);
   Event event(raw);
   // The NDK asks programs to wait first; this runtime keeps a running execution alive anyway.
-  ANeuralNetworksExecution_free(execution.release());
+  ANeuralNetworksExecution_free(run.execution.release());
   EXPECT_EQ(ANeuralNetworksEvent_wait(event.get()), kOk);
-  EXPECT_EQ(values(out), kSum);
+  EXPECT_EQ(values(run.out), kSum);
 }
 
 TEST_P(CApiOnDeviceTest, DependenciesChainTwoExecutions) {
