@@ -16,9 +16,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -34,6 +34,7 @@
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
 #include "testing/proc_status.h"
+#include "testing/sanitizers.h"
 #include "wire/nnremote.pb.h"
 
 namespace nnremote::emulator {
@@ -42,17 +43,6 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NNREMOTE_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(NNREMOTE_UNDER_ASAN)
-constexpr bool kUnderAddressSanitizer = true;
-#else
-constexpr bool kUnderAddressSanitizer = false;
-#endif
 
 constexpr const char* kCrashing = "--backend=tests/emulator/backends/crashing_backend.so:";
 constexpr const char* kCrashDevice = "crashtest-edge16";
@@ -88,7 +78,7 @@ class Client {
     const auto proxy = device(name);
     if (proxy == nullptr) return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE) << "no device " << name;
     return proxy->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                                      hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+                               hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
   }
 
  private:
@@ -300,7 +290,8 @@ TEST(BackendIsolationTest, ACrashReportNamesTheFaultTheCallAndEachFrameAsAddr2li
   ASSERT_FALSE(addOnce(**crashing).ok());
   const std::string text = logOnceItHolds(log, "; restarting in");
   // What ended it, where and in which call, on which thread; then the server's own line.
-  const size_t report = text.find(" crashed: SIGSEGV (null pointer dereference, at 0x0) in IPreparedModel::execute, on thread ");
+  const size_t report =
+      text.find(" crashed: SIGSEGV (null pointer dereference, at 0x0) in IPreparedModel::execute, on thread ");
   ASSERT_NE(report, std::string::npos) << text;
   EXPECT_LT(report, text.find("killed by SIGSEGV in IPreparedModel::execute; restarting in")) << text;
   const std::vector<Frame> frames = reportedFrames(text);
@@ -323,7 +314,8 @@ TEST(BackendIsolationTest, ALibraryOverflowingItsThreadsStackIsReportedLikeAnyCr
   // The handler ran, on a stack of its own: the cause names the call.
   EXPECT_THAT(overflowed.status.error().message, HasSubstr("killed by SIGSEGV in IPreparedModel::execute"));
   const std::string& text = overflowed.log;
-  EXPECT_THAT(text, ContainsRegex(" crashed: SIGSEGV \\(stack overflow, at 0x[0-9a-f]+\\) in IPreparedModel::execute, on "));
+  EXPECT_THAT(text,
+              ContainsRegex(" crashed: SIGSEGV \\(stack overflow, at 0x[0-9a-f]+\\) in IPreparedModel::execute, on "));
   // The recursion, its run of frames shown once with its count.
   const std::vector<Frame> frames = reportedFrames(text);
   EXPECT_TRUE(hasFrame(frames, "crashing_backend.so", "overflowStack")) << text;
@@ -464,11 +456,12 @@ TEST(BackendIsolationTest, AChildThatStopsAnsweringReportsEveryThreadEachHungCal
   // whichever thread takes it writes every thread's stack, both hung calls among them.
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-unanswering");
   const std::string log = serverLog("unanswering");
-  testing::EmulatorProcess server(
-      address, {std::string(kCrashing) + "hang:op=ADD",
-                isolationConfig("unanswering", "health_check_interval_ms: 50 health_check_timeout_ms: 500 "
-                                               "restart_backoff_ms: 10 restart_probation_ms: 0")},
-      log);
+  testing::EmulatorProcess server(address,
+                                  {std::string(kCrashing) + "hang:op=ADD",
+                                   isolationConfig("unanswering",
+                                                   "health_check_interval_ms: 50 health_check_timeout_ms: 500 "
+                                                   "restart_backoff_ms: 10 restart_probation_ms: 0")},
+                                  log);
   const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
   ASSERT_GT(child, 0);
   Client first(address), second(address);
@@ -489,8 +482,8 @@ TEST(BackendIsolationTest, AChildThatStopsAnsweringReportsEveryThreadEachHungCal
   EXPECT_EQ(::ptrace(PTRACE_INTERRUPT, child, nullptr, nullptr), 0) << std::strerror(errno);
   // A traced child is its tracer's to reap first; the server, its parent, waits for that.
   int status = 0;
-  for (int i = 0; i < 9000 && !(::waitpid(child, &status, __WALL | WNOHANG) == child &&
-                                (WIFEXITED(status) || WIFSIGNALED(status)));
+  for (int i = 0; i < 9000 &&
+                  !(::waitpid(child, &status, __WALL | WNOHANG) == child && (WIFEXITED(status) || WIFSIGNALED(status)));
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -542,8 +535,8 @@ TEST(BackendIsolationTest, AFrozenChildFailsItsHealthCheckAndIsReplaced) {
   const wire::BackendHostHealth before = hostOf(address, kCrashDevice);
   ASSERT_GT(before.pid(), 0u);
   ASSERT_EQ(::kill(static_cast<pid_t>(before.pid()), SIGSTOP), 0);
-  const wire::BackendHostHealth after =
-      waitForHost(address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
+  const wire::BackendHostHealth after = waitForHost(
+      address, kCrashDevice, [](const wire::BackendHostHealth& h) { return h.restarts() >= 1 && h.running(); });
   // Stopped whole, it could write no report: the cause says so.
   EXPECT_THAT(after.last_exit(), HasSubstr("stopped answering health checks"));
   EXPECT_THAT(after.last_exit(), HasSubstr("; it was stopped (state T: by a signal, or a debugger)"));
@@ -566,7 +559,7 @@ TEST(BackendIsolationTest, ACallOverItsCpuLimitEndsTheChildWithTheCause) {
 }
 
 TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithTheCause) {
-  if (kUnderAddressSanitizer) {
+  if (testing::kUnderSanitizers) {
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS fits it";
   }
   const EndedChild grew =
@@ -616,7 +609,8 @@ TEST(BackendIsolationTest, PoolsReachTheChildByDescriptorEvenAfterTheClientUnlin
   Client client(address);
   auto prepared = client.prepare(kSimDevice);
   ASSERT_TRUE(prepared.ok()) << prepared.error().message;
-  auto io = hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8}, hal::createSharedMemory);
+  auto io =
+      hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8}, hal::createSharedMemory);
   ASSERT_TRUE(io.ok()) << io.error().message;
   const auto run = [&] {
     std::fill_n(io->outputs[0]->data(), 8, uint8_t{0});
@@ -638,9 +632,8 @@ TEST(BackendIsolationTest, PoolsReachTheChildByDescriptorEvenAfterTheClientUnlin
     ASSERT_EQ(::shm_unlink(pool->sharedName().c_str()), 0) << pool->sharedName();
   }
   ASSERT_EQ(::kill(firstPid, SIGKILL), 0);
-  waitForHost(address, kSimDevice, [](const wire::BackendHostHealth& health) {
-    return health.running() && health.restarts() == 1;
-  });
+  waitForHost(address, kSimDevice,
+              [](const wire::BackendHostHealth& health) { return health.running() && health.restarts() == 1; });
   run();
   run();
   const int secondPid = static_cast<int>(hostOf(address, kSimDevice).pid());
@@ -707,7 +700,8 @@ pid_t zygoteOf(const testing::EmulatorProcess& server) {
 template <typename Done>
 bool eventually(Done done) {
   const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!done() && std::chrono::steady_clock::now() < giveUp) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  while (!done() && std::chrono::steady_clock::now() < giveUp)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return done();
 }
 
@@ -751,7 +745,8 @@ TEST(BackendIsolationTest, AZygoteThatDiedIsStartedAgainForTheNextRestart) {
 
 TEST(BackendIsolationTest, NoChildOutlivesTheServer) {
   const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-orphans");
-  auto server = std::make_unique<testing::EmulatorProcess>(address, std::vector<std::string>{std::string(kCrashing) + "error:1000000"});
+  auto server = std::make_unique<testing::EmulatorProcess>(
+      address, std::vector<std::string>{std::string(kCrashing) + "error:1000000"});
   const pid_t child = static_cast<pid_t>(hostOf(address, kCrashDevice).pid());
   const pid_t zygote = zygoteOf(*server);
   ASSERT_GT(child, 0);
@@ -844,8 +839,8 @@ TEST(BackendIsolationTest, TheDirectoryOfAKilledServersHostIsRemovedByTheNextSer
 // minutes (`longProbation`) or 100 ms; `name` names its config file.
 std::vector<std::string> probationFlags(const std::string& name, bool longProbation) {
   return {std::string(kCrashing) + "error:1000000",
-          isolationConfig(name, std::string("restart_backoff_ms: 10 restart_probation_ms: ") +
-                                    (longProbation ? "600000" : "100"))};
+          isolationConfig(
+              name, std::string("restart_backoff_ms: 10 restart_probation_ms: ") + (longProbation ? "600000" : "100"))};
 }
 
 // Kills the crashing device's child `first` and returns the pid of the child restarted after it.

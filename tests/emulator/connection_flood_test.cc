@@ -29,6 +29,7 @@
 #include "hal/memory.h"
 #include "testing/add_model.h"
 #include "testing/emulator_process.h"
+#include "testing/sanitizers.h"
 #include "testing/socket_address.h"
 #include "tests/common/test_pki.h"
 #include "wire/nnremote.grpc.pb.h"
@@ -201,6 +202,14 @@ class ConnectionFloodTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(ConnectionFloodTest, WhatTheServerCannotTakeIsRefusedAndItServesOnceDescriptorsAreBack) {
+  if (testing::kUnderSanitizers) {
+    // UBSan checks an object's dynamic type the first time it meets the type by asking the kernel
+    // whether the vtable is readable through a pipe it opens: with no descriptor free, that fails
+    // and it reports a valid object as having an invalid vptr, and ends the server (seen in gRPC's
+    // own connections, through our instrumented copy of shared_ptr's release).
+    GTEST_SKIP() << "out of descriptors, UBSan's vptr check fails on valid objects; "
+                    "scripts/run_tests.sh runs this test in the normal build";
+  }
   const std::string address = this->address();
   const int metricsPort = testing::freeLoopbackPort();
   std::vector<std::string> flags = this->flags();
