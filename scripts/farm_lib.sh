@@ -68,6 +68,13 @@ farm_device_listed() {
   "$NNREMOTE" farm list --etcd="$FARM_ETCD" --pool="$1" 2>/dev/null | grep -q " $2 "
 }
 
+# farm_device_held POOL ADDRESS: whether a client holds the device at ADDRESS (farm list's HOLDER
+# column is "-" for a free device).
+farm_device_held() {
+  "$NNREMOTE" farm list --etcd="$FARM_ETCD" --pool="$1" 2>/dev/null |
+    awk -v address="$2" '$2 == address && $NF != "-" { held = 1 } END { exit !held }'
+}
+
 farm_stop() {
   local pid
   for pid in "${FARM_EMULATOR_PIDS[@]}" "${FARM_ETCD_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
