@@ -80,6 +80,11 @@ run_and_count() {
           match($0, /message="[^"]*"/); message = substr($0, RSTART + 9, RLENGTH - 10)
           gsub(/&#x0A;/, " | ", message); gsub(/&quot;/, "\"", message)
           print target ": " name ": " substr(message, 1, 240); reported = 1 }' "${xmls[@]}" >>"$failures"
+      # A shell test's test.xml says only how it exited; its checks' FAIL lines say what failed
+      # (tests/common/test_helpers.sh).
+      for xml in "${xmls[@]}"; do
+        grep -h '^FAIL: ' "${xml%test.xml}test.log" 2>/dev/null | head -3 | sed "s|^|$target: |" >>"$failures"
+      done
       [ "$status" = FAILED ] && ! grep -qF "$target: " "$failures" && echo "$target: FAILED ($status)" >>"$failures"
     fi
     passed=$((passed + cases - bad - skip))
