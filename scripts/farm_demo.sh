@@ -73,10 +73,9 @@ for shard in $(seq 0 $((shards - 1))); do
 done
 
 faults() {
-  local elapsed=0 killed_emulator=0 killed_etcd=0
+  local elapsed=0 killed_emulator=0 killed_etcd=0 address=${FARM_EMULATOR_ADDRESSES[0]} killed_at
   while [ -n "$kill_emulator_after$kill_etcd_after" ] && [ "$elapsed" -lt 600 ]; do
     sleep 1; elapsed=$((elapsed + 1))
-    local address=${FARM_EMULATOR_ADDRESSES[0]} killed_at
     if [ -n "$kill_emulator_after" ] && [ $killed_emulator = 0 ] && [ "$elapsed" -ge "$kill_emulator_after" ] &&
       { farm_device_held "$pool" "$address" || [ "$elapsed" -ge $((kill_emulator_after + 120)) ]; }; then
       killed_emulator=1
