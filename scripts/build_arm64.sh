@@ -25,26 +25,8 @@ finish() {
   exit
 }
 
-scripts/setup.sh || exit 1
-packages=(g++-aarch64-linux-gnu qemu-user-static
-  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
-  libssl-dev:arm64
-  # Only the runtime libraries of prometheus-cpp: prometheus-cpp-dev:arm64 is not co-installable
-  # with the amd64 one, whose headers serve both (third_party/system/BUILD).
-  libprometheus-cpp-core1.0:arm64 libprometheus-cpp-pull1.0:arm64)
-# Not libxnnpack-dev:arm64: it is not multi-arch co-installable and would remove the amd64 one.
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "arm64: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-    $sudo dpkg --add-architecture arm64
-  fi
-  { $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; } || exit 1
-fi
+# The cross toolchain, qemu-user and the arm64 multiarch libraries (docs/build.md, "arm64").
+scripts/setup.sh --with-arm64 || exit 1
 
 # The smoke run drives the arm64 server with this host's nnremote. NNREMOTE_BAZEL_FLAGS
 # (run_tests.sh): the host build that run already made, reused. Built before the cross-build:

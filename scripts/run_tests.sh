@@ -15,7 +15,10 @@
 # out the fuzz smoke, NNREMOTE_SKIP_ARM64=1 the arm64 checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --with-browser || exit 1
+# The arm64 checks' packages too, in the same apt transaction (scripts/setup.sh says why).
+setup_options=(--with-browser)
+[ "${NNREMOTE_SKIP_ARM64:-0}" != 1 ] && setup_options+=(--with-arm64)
+scripts/setup.sh "${setup_options[@]}" || exit 1
 
 # The fast tests run once, under AddressSanitizer + UBSan; the rest (the long conformance and
 # benchmark-shaped suites, and the few below) with the normal build (docs/build.md). Compiling
@@ -139,7 +142,6 @@ fi
 
 if [ "${NNREMOTE_SKIP_ARM64:-0}" != 1 ]; then
   echo "== arm64: cross-build, and an isolated backend host under qemu ($(elapsed)) =="
-  # Adds the arm64 architecture and its multiarch packages on a new machine (docs/build.md).
   arm64_log=$(mktemp)
   scripts/build_arm64.sh --ci 2>&1 | tee "$arm64_log"
   read -r arm64_passed arm64_failed < <(sed -n 's/^arm64: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$arm64_log")

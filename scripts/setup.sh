@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what nnremote needs from Debian 12's packages, if anything is missing. Idempotent.
 # --with-browser also installs Chromium, which the tests use to render the HTML trace timeline.
+# --with-arm64 also adds the arm64 architecture and what scripts/build_arm64.sh needs: the cross
+# toolchain, qemu-user and arm64 multiarch libraries. One apt transaction for all of it, so a new
+# machine runs apt-get once, and the amd64 libraries are installed at the versions their arm64
+# twins need (installed later, those upgraded the amd64 ones already installed).
 set -euo pipefail
 
 packages=(
@@ -29,7 +33,22 @@ packages=(
   prometheus-cpp-dev prometheus
 )
 
-if [ "${1:-}" = "--with-browser" ]; then packages+=(chromium); fi
+arm64_packages=(g++-aarch64-linux-gnu qemu-user-static
+  libgrpc++-dev:arm64 libprotobuf-dev:arm64 libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
+  libssl-dev:arm64
+  # Only the runtime libraries of prometheus-cpp: prometheus-cpp-dev:arm64 is not co-installable
+  # with the amd64 one, whose headers serve both (third_party/system/BUILD).
+  libprometheus-cpp-core1.0:arm64 libprometheus-cpp-pull1.0:arm64)
+# Not libxnnpack-dev:arm64: it is not multi-arch co-installable and would remove the amd64 one.
+
+arm64=false
+for option in "$@"; do
+  case "$option" in
+    --with-browser) packages+=(chromium) ;;
+    --with-arm64) packages+=("${arm64_packages[@]}"); arm64=true ;;
+    *) echo "usage: scripts/setup.sh [--with-browser] [--with-arm64]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for package in "${packages[@]}"; do
@@ -45,5 +64,8 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
+if $arm64 && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo dpkg --add-architecture arm64
+fi
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
