@@ -1,7 +1,9 @@
 """A C++ toolchain for Debian's aarch64 cross compiler (g++-aarch64-linux-gnu), for
-`bazel build --config=arm64` (scripts/build_arm64.sh, docs/build.md). Headers and libraries of
-the target come from Debian's arm64 multiarch packages (/usr/include/aarch64-linux-gnu,
-/usr/lib/aarch64-linux-gnu), which the cross compiler and linker search by themselves."""
+`bazel build --config=arm64` (scripts/build_arm64.sh, docs/build.md); or, with compiler =
+"clang", clang-14 targeting aarch64 over the same cross binutils, libraries and libstdc++
+(`--config=arm64_clang`). Headers and libraries of the target come from Debian's arm64 multiarch
+packages (/usr/include/aarch64-linux-gnu, /usr/lib/aarch64-linux-gnu), which both compilers and
+the linker search by themselves (clang finds the gcc-cross installation)."""
 
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 load("@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl", "feature", "flag_group", "flag_set", "tool_path")
@@ -24,10 +26,12 @@ _ALL_COMPILE_ACTIONS = [
 ]
 
 def _impl(ctx):
-    tools = [
+    clang = ctx.attr.compiler == "clang"
+
+    # Bazel compiles and links with its "gcc" tool; the rest are the cross binutils either way.
+    tools = [tool_path(name = "gcc", path = "/usr/bin/clang-14" if clang else _PREFIX + "gcc")] + [
         tool_path(name = name, path = _PREFIX + tool)
         for name, tool in [
-            ("gcc", "gcc"),
             ("ld", "ld"),
             ("ar", "ar"),
             ("cpp", "cpp"),
@@ -37,6 +41,7 @@ def _impl(ctx):
             ("strip", "strip"),
         ]
     ]
+    target = ["--target=aarch64-linux-gnu"] if clang else []
     features = [
         feature(name = "supports_pic", enabled = True),
         feature(name = "supports_dynamic_linker", enabled = True),
@@ -45,7 +50,7 @@ def _impl(ctx):
             enabled = True,
             flag_sets = [flag_set(
                 actions = _ALL_COMPILE_ACTIONS,
-                flag_groups = [flag_group(flags = [
+                flag_groups = [flag_group(flags = target + [
                     "-fstack-protector",
                     "-Wall",
                     # As Bazel's host toolchain: gcc 12 reports false positives in libstdc++.
@@ -60,18 +65,18 @@ def _impl(ctx):
             enabled = True,
             flag_sets = [flag_set(
                 actions = _ALL_LINK_ACTIONS,
-                flag_groups = [flag_group(flags = ["-lstdc++", "-lm", "-pthread"])],
+                flag_groups = [flag_group(flags = target + ["-lstdc++", "-lm", "-pthread"])],
             )],
         ),
     ]
     return cc_common.create_cc_toolchain_config_info(
         ctx = ctx,
-        toolchain_identifier = "aarch64-linux-gnu",
+        toolchain_identifier = "aarch64-linux-gnu-" + ctx.attr.compiler,
         host_system_name = "x86_64-linux-gnu",
         target_system_name = "aarch64-linux-gnu",
         target_cpu = "aarch64",
         target_libc = "glibc",
-        compiler = "gcc",
+        compiler = ctx.attr.compiler,
         abi_version = "aarch64",
         abi_libc_version = "glibc",
         tool_paths = tools,
@@ -81,11 +86,11 @@ def _impl(ctx):
             "/usr/aarch64-linux-gnu/include",
             "/usr/include/aarch64-linux-gnu",
             "/usr/include",
-        ],
+        ] + (["/usr/lib/llvm-14/lib/clang", "/usr/local/include"] if clang else []),
     )
 
 cc_toolchain_config = rule(
     implementation = _impl,
-    attrs = {},
+    attrs = {"compiler": attr.string(default = "gcc", values = ["gcc", "clang"])},
     provides = [CcToolchainConfigInfo],
 )
