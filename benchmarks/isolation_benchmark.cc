@@ -11,6 +11,8 @@
 //    at the host's pace, copies included. (On edge16 it takes ~17 ms of device time, and once
 //    queue_depth executions are ahead of the clock each waits for the device: that would hide
 //    the copies.)
+//  - the 1-operation model on a burst (through the same-host shared-memory queue): no target;
+//    shows what the hop adds to the fastest path a client has;
 //  - a bare round trip between two processes on one CPU (benchmarks/process_ping_pong.h): the
 //    floor of the hop on this machine, which no isolated call can beat; the summary prints the
 //    ratio it alone would give.
@@ -49,6 +51,7 @@ hal::Model addModel(uint32_t elements) {
 struct Served {
   std::unique_ptr<testing::EmulatorProcess> process;
   hal::SharedPreparedModel small, large;
+  hal::SharedBurst smallBurst;
   hal::RequestWithMemories smallIo, largeIo;
 };
 
@@ -71,6 +74,12 @@ Served serve(const std::string& name, bool isolated) {
     return *prepared;
   };
   served.small = prepare(2);
+  auto burst = served.small->configureExecutionBurst();
+  if (!burst.ok()) {
+    std::fprintf(stderr, "%s\n", burst.error().message.c_str());
+    std::abort();
+  }
+  served.smallBurst = *burst;
   served.large = prepare(kLarge);
   served.smallIo = *hal::makeRequest({hal::toBytes<float>({1, 2}), hal::toBytes<float>({10, 20})}, {8});
   const std::vector<uint8_t> large(size_t{kLarge} * sizeof(float), 0);
@@ -88,9 +97,11 @@ Served& isolated() {
   return served;
 }
 
-void run(benchmark::State& state, const hal::SharedPreparedModel& prepared, const hal::RequestWithMemories& io) {
+// `executor`: a prepared model or a burst.
+template <typename Executor>
+void run(benchmark::State& state, const Executor& executor, const hal::RequestWithMemories& io) {
   for (auto _ : state) {
-    auto outcome = prepared->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+    auto outcome = executor->execute(io.request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
     if (!outcome.ok()) state.SkipWithError(outcome.error().message.c_str());
   }
 }
@@ -111,12 +122,16 @@ void processRoundTrip(benchmark::State& state) {
 
 void syncInProcess(benchmark::State& state) { run(state, inProcess().small, inProcess().smallIo); }
 void syncIsolated(benchmark::State& state) { run(state, isolated().small, isolated().smallIo); }
+void burstInProcess(benchmark::State& state) { run(state, inProcess().smallBurst, inProcess().smallIo); }
+void burstIsolated(benchmark::State& state) { run(state, isolated().smallBurst, isolated().smallIo); }
 void shared16MiBInProcess(benchmark::State& state) { run(state, inProcess().large, inProcess().largeIo); }
 void shared16MiBIsolated(benchmark::State& state) { run(state, isolated().large, isolated().largeIo); }
 
 constexpr int kRepetitions = 9;
 BENCHMARK(syncInProcess)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 BENCHMARK(syncIsolated)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
+BENCHMARK(burstInProcess)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
+BENCHMARK(burstIsolated)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 BENCHMARK(shared16MiBInProcess)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 BENCHMARK(shared16MiBIsolated)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
 BENCHMARK(processRoundTrip)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
@@ -124,6 +139,7 @@ BENCHMARK(processRoundTrip)->Unit(benchmark::kMicrosecond)->Repetitions(kRepetit
 void printRatios(const std::map<std::string, double>& medians) {
   for (const auto& [name, isolatedCase, inProcessCase] :
        {std::tuple{"1-operation model, sync", "syncIsolated", "syncInProcess"},
+        std::tuple{"1-operation model, burst", "burstIsolated", "burstInProcess"},
         std::tuple{"ADD over 16 MiB shared-memory inputs", "shared16MiBIsolated", "shared16MiBInProcess"}}) {
     const auto a = medians.find(isolatedCase), b = medians.find(inProcessCase);
     if (a == medians.end() || b == medians.end() || b->second <= 0) continue;

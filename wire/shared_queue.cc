@@ -31,6 +31,10 @@ constexpr auto kServerSpin = std::chrono::microseconds(50);
 // that the work between needs: on a 2-core machine that cost a sync execution through a
 // backend host a fifth more than sleeping at once. Measured from the answer to the server's
 // wake-up, so a sleeping server's wake-up time counts in; twice the spin leaves room for it.
+// A relay whose own clients call back to back on bursts calls within that too, so a client that
+// sleeps at once for its answers (Header::clientSleepsAtOnce) never has the server spin: with
+// the client, the relay and a spinning server on 2 cores, a burst execution through a backend
+// host took 90 to 126 us against 34 to 42 us (11 to 13 us in process).
 constexpr auto kBackToBack = 2 * kServerSpin;
 
 inline void relax() {
@@ -142,7 +146,8 @@ void SharedQueue::takeRequest() {
 
 void SharedQueue::learnPace() {
   const bool backToBack = answeredAt_ == Clock::time_point{} || Clock::now() - answeredAt_ <= kBackToBack;
-  serverSpin_ = backToBack ? std::chrono::nanoseconds(kServerSpin) : std::chrono::nanoseconds::zero();
+  const bool clientSpins = header().clientSleepsAtOnce.load(std::memory_order_relaxed) == 0;
+  serverSpin_ = backToBack && clientSpins ? std::chrono::nanoseconds(kServerSpin) : std::chrono::nanoseconds::zero();
 }
 
 hal::Result<std::unique_ptr<SharedQueue>> SharedQueue::create(size_t capacity, bool startParked) {
@@ -182,6 +187,7 @@ hal::Result<size_t> SharedQueue::call(size_t size, const std::function<bool()>& 
   auto gone = []() -> hal::Error { return makeError(ErrorStatus::DEAD_OBJECT) << "the burst's server went away"; };
   if (h.shutDown.load() != 0) return gone();
   h.requestSize.store(static_cast<uint32_t>(size), std::memory_order_relaxed);
+  h.clientSleepsAtOnce.store(spin.count() == 0 ? 1 : 0, std::memory_order_relaxed);
   const uint32_t sequence = h.requestSequence.load(std::memory_order_relaxed) + 1;
   const uint32_t previous = h.responseSequence.load(std::memory_order_acquire);
   std::optional<CpuHandOff> handOff;

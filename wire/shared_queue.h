@@ -97,6 +97,8 @@ class SharedQueue {
   // from their next awaitRequest on. Yes unless told otherwise; no while the process keeps to
   // fewer CPUs on purpose (a backend host on probation), which a moved thread would leave.
   static void acceptCpuHandOffs(bool accept);
+  // How long the server's next awaitRequest spins before it sleeps (set as each request is taken).
+  std::chrono::nanoseconds spinForNextRequest() const { return serverSpin_; }
   // Wakes a server waiting in awaitRequest, so it can see `stop`.
   void wakeServer();
   // Tells a client waiting in call(), or calling later, that no answer will come. Also for the
@@ -124,6 +126,9 @@ class SharedQueue {
     // The CPU the server took the last request on (-1: none yet), so a client handing off its
     // CPU moves the server's thread only when it is not already where the client calls from.
     std::atomic<int32_t> serverCpu;
+    // 1 while the client sleeps at once for its answers (call()'s spin is 0): a relay, whose next
+    // request comes only after work of its own. The server then sleeps at once too.
+    std::atomic<uint32_t> clientSleepsAtOnce;
   };
   static_assert(std::atomic<uint32_t>::is_always_lock_free);
   Header& header() { return *reinterpret_cast<Header*>(data_); }

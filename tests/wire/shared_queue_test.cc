@@ -78,6 +78,35 @@ TEST_P(SharedQueueSpinTest, ExchangesMessagesWithAnotherProcess) {
   EXPECT_EQ(served, 1000);
 }
 
+// A server spins for the next request of a client calling back to back, unless that client
+// sleeps at once for its answers (a relay, whose next request comes after work of its own, which
+// the spinner would take a core from): then the server sleeps at once too.
+TEST(SharedQueueTest, TheServerSpinsForTheNextRequestOnlyWhileItsClientSpinsForAnswers) {
+  auto server = SharedQueue::create(/*capacity=*/64);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  auto client = SharedQueue::open((*server)->name(), (*server)->size());
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  std::atomic<bool> stop{false};
+  int served = 0;
+  std::thread serving([&] { serveReversed(**server, stop, &served); });
+  // The server's spin is set as it takes each request, before it answers: read after the answer.
+  auto spinAfterCall = [&](std::chrono::microseconds clientSpin) {
+    (*client)->requestBuffer()[0] = 'x';
+    auto answered = (*client)->call(
+        1, [] { return true; }, std::chrono::milliseconds(100), nullptr, clientSpin);
+    EXPECT_TRUE(answered.ok()) << answered.error().message;
+    return (*server)->spinForNextRequest();
+  };
+  using std::chrono::microseconds;
+  EXPECT_GT(spinAfterCall(SharedQueue::kDefaultClientSpin).count(), 0);
+  EXPECT_EQ(spinAfterCall(microseconds(0)).count(), 0);
+  EXPECT_EQ(spinAfterCall(microseconds(0)).count(), 0);
+  EXPECT_GT(spinAfterCall(SharedQueue::kDefaultClientSpin).count(), 0);
+  (*client)->close();
+  serving.join();
+  EXPECT_EQ(served, 4);
+}
+
 TEST(SharedQueueTest, AServerThatShutsDownAnswersWaitingAndLaterCallsWithDeadObject) {
   auto server = SharedQueue::create(1024);
   ASSERT_TRUE(server.ok());
