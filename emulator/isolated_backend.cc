@@ -92,12 +92,8 @@ hal::Result<std::vector<hal::BackendDevice>> startIsolatedBackend(BackendProcess
   connection.clientName = "npu_emulator (backend host)";
   // Long enough for a restart with backoff; a library given up on ends the wait at once.
   connection.reconnectTimeout = std::chrono::seconds(10);
-  // The parent waits for the child's answer asleep: spinning, it held a core that the child or
-  // the parent's own gRPC threads needed, and on 2 cores a sync execution through the child
-  // took 1.46x the in-process one against 1.27x asleep (means of 4 alternating runs;
-  // docs/backends.md, "What it costs").
-  connection.queueSpin = std::chrono::microseconds(0);
-  // And hands the child its CPU for the wait, so the request and the answer each wake a thread
+  // As any relay, the parent waits for the child's answer asleep (chainedConnectionOptions), and
+  // hands the child its CPU for the wait, so the request and the answer each wake a thread
   // on the CPU its waker is leaving rather than one on another CPU: about one such wake-up
   // fewer per execution, counted with perf (docs/backends.md, "What it costs").
   connection.queueHandOffProcess = [weak = std::weak_ptr<BackendProcess>(process)]() -> pid_t {

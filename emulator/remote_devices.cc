@@ -8,6 +8,14 @@ proxy::ConnectionOptions chainedConnectionOptions() {
   proxy::ConnectionOptions options;
   options.clientName = "npu_emulator (chained)";
   options.reconnectTimeout = std::chrono::seconds(2);
+  // A relay waits for the far side's answers asleep: spinning, it held a core that the far side
+  // or its own gRPC threads needed, and on the far side's shared queue that also has the far
+  // server sleep at once after each answer (wire/shared_queue.h), where a spinner would hold a
+  // core the relay's own work needs. Same host, 2 cores: a burst execution through a backend
+  // host took 39 us against 94.5 us with both spinning, and a sync one 1.27x the in-process one
+  // against 1.46x with the parent spinning; through a chained emulator, mostly 24 to 38 us
+  // against 143 to 173 us (p50 of `nnremote load --executor=burst`; docs/backends.md).
+  options.queueSpin = std::chrono::microseconds(0);
   return options;
 }
 

@@ -17,6 +17,7 @@ inline constexpr const char* kRemoteConfigPrefix = "remote:";
 
 // How a front emulator reaches the far one: it reconnects when the far side restarts, but gives
 // up within 2 s, so that its own clients hear DEAD_OBJECT promptly rather than wait in silence.
+// A relay, it waits for the far side's answers on a shared queue asleep, not spinning.
 proxy::ConnectionOptions chainedConnectionOptions();
 
 hal::Result<std::vector<hal::SharedDevice>> connectRemoteDevices(
