@@ -34,7 +34,7 @@ constexpr auto kServerSpin = std::chrono::microseconds(50);
 // A relay whose own clients call back to back on bursts calls within that too, so a client that
 // sleeps at once for its answers (Header::clientSleepsAtOnce) never has the server spin: with
 // the client, the relay and a spinning server on 2 cores, a burst execution through a backend
-// host took 90 to 126 us against 34 to 42 us (11 to 13 us in process).
+// host took 94.5 us against 39.3 us (11.9 us in process; isolation_benchmark's burst case).
 constexpr auto kBackToBack = 2 * kServerSpin;
 
 inline void relax() {
