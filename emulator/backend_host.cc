@@ -60,6 +60,8 @@ void onReportSignal(int, siginfo_t* info, void* context) {
   // told otherwise): its health_check_timeout_ms.
   static SignalSafeText<159> stoppedAnswering;
   const bool fromParent = info->si_code == SI_QUEUE && info->si_pid == ::getppid();
+  // Loaded first: the main thread stores it after it wrote killedFor (see reportCall).
+  const bool othersToo = reportOtherThreadsToo.load(std::memory_order_acquire);
   if (fromParent) {
     stoppedAnswering.clear();
     stoppedAnswering.text("stopped answering health checks (no answer within ")
@@ -68,7 +70,7 @@ void onReportSignal(int, siginfo_t* info, void* context) {
   }
   const bool wrote = reportOnce("is killed", fromParent ? stoppedAnswering.c_str() : killedFor, nullptr,
                                 interruptedInstruction(context), /*fromSignal=*/true);
-  if (wrote && (fromParent || reportOtherThreadsToo.load())) reportOtherThreads();
+  if (wrote && (fromParent || othersToo)) reportOtherThreads();
   const char done = static_cast<char>(HostMessageType::kReported);
   ::send(channel, &done, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
@@ -81,11 +83,13 @@ void reportCall(const std::string& payload) {
   const bool byCpu = payload.compare(0, newline, "cpu") == 0;
   const std::string why = newline == std::string::npos ? "" : payload.substr(newline + 1);
   std::strncpy(killedFor, why.c_str(), sizeof killedFor - 1);
-  reportOtherThreadsToo = !byCpu;
   const auto longest = middleware::BackendCall::longest();
   const pid_t thread = !longest.has_value() ? 0 : byCpu ? longest->byCpu.thread : longest->byAge.thread;
-  if (thread <= 0 || reportIfStackless(thread, hostReportSignal(), "is killed", killedFor, !byCpu) ||
-      ::tgkill(::getpid(), thread, hostReportSignal()) != 0) {
+  const bool reported = thread <= 0 || reportIfStackless(thread, hostReportSignal(), "is killed", killedFor, !byCpu);
+  // Stored last before the signal, and loaded first by its handler: what this thread did above
+  // (killedFor, and the report's buffers, which the handler uses again) is ordered before it.
+  reportOtherThreadsToo.store(!byCpu, std::memory_order_release);
+  if (reported || ::tgkill(::getpid(), thread, hostReportSignal()) != 0) {
     (void)sendHostMessage(channel, HostMessageType::kReported, "");
   }
 }

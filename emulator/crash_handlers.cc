@@ -209,7 +209,10 @@ bool reportOnce(const char* event, const char* cause, const char* lastWords, con
     return false;
   }
   if (const LastWords hook = lastWordsHook.load(); hook != nullptr && lastWords != nullptr) hook(lastWords);
+  // In turn too: the other threads' stacks that may follow use the same static buffers.
+  const bool turn = takeTurn();
   writeCrashReport(STDERR_FILENO, event, cause, from, fromSignal);
+  if (turn) writingStack = false;
   reported = true;
   return true;
 }
