@@ -151,6 +151,7 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   handOffToGrpc(server->callbacks_.get());
   handOffToGrpc(&server->service_->sessionWatch());
   handOffToGrpc(&server->service_->waits());
+  handOffToGrpc(&server->service_->rpcServices());  // what every unary handler uses
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr) {
     return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)

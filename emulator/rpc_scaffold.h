@@ -252,6 +252,7 @@ class RpcTable {
       return new grpc::internal::CallbackUnaryHandler<Request, Response>(
           [runs, run, key, &services](grpc::CallbackServerContext* context, const Request* request,
                                       Response* response) {
+            takeBackFromGrpc(&services);  // made by the thread that started the server
             grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
             // The request, response and context live until Finish, from whichever thread.
             auto handleAndFinish = [&services, run, context, request, response, reactor] {

@@ -421,6 +421,9 @@ TEST(BackendIsolationTest, ACallThatNeverReturnsIsAHangAndEndsTheChild) {
 }
 
 TEST(BackendIsolationTest, ACallHungInTheKernelIsReportedWithTheSystemCallItSleepsIn) {
+  if (testing::kUnderThreadSanitizer) {
+    GTEST_SKIP() << "ThreadSanitizer runs the injected hang's vfork as fork, whose caller sleeps interruptibly";
+  }
   // The execution sleeps where no signal reaches its thread (state D), as in a driver's ioctl
   // that never returns, so that thread cannot write its own stack: the child's main thread writes
   // the report for it, with the system call and the instruction it would go on from.
@@ -560,7 +563,7 @@ TEST(BackendIsolationTest, ACallOverItsCpuLimitEndsTheChildWithTheCause) {
 
 TEST(BackendIsolationTest, AnAllocationPastTheAddressSpaceLimitEndsTheChildWithTheCause) {
   if (testing::kUnderSanitizers) {
-    GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no RLIMIT_AS fits it";
+    GTEST_SKIP() << "the sanitizers reserve terabytes of shadow address space: no RLIMIT_AS fits them";
   }
   const EndedChild grew =
       executeUntilTheChildEnds("memory", "allocate:0", "address_space_mib: 1536 restart_backoff_ms: 10");
@@ -926,6 +929,9 @@ int allowedCpuCount() {
 // probation ends, every thread may use every CPU again.
 TEST(BackendIsolationTest, ARestartedChildKeepsToOneCpuOnProbation) {
   if (allowedCpuCount() < 2) GTEST_SKIP() << "this test may use only one CPU: a child on probation has no fewer";
+  if (testing::kUnderThreadSanitizer) {
+    GTEST_SKIP() << "ThreadSanitizer's runtime starts a thread of its own before the child can keep to one CPU";
+  }
   const std::set<std::string> everyCpu = cpuListsOfThreads(::getpid());
   ASSERT_EQ(everyCpu.size(), 1u);
   for (const bool longProbation : {true, false}) {
