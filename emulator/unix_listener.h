@@ -47,6 +47,7 @@ class UnixListener {
   int socket_ = -1;
   int lock_ = -1;             // held on PATH.lock while the listener lives (a path's only)
   int wakeup_[2] = {-1, -1};  // a pipe: writing to it ends acceptLoop
+  int events_ = -1;           // acceptLoop's epoll set
   std::string path_;          // empty for an abstract name
   ino_t inode_ = 0;           // the socket file this listener made
   std::thread thread_;
