@@ -24,6 +24,14 @@
 namespace nnremote::emulator {
 namespace {
 
+// Adds `fd` to (or changes it in) epoll set `events`, reporting `watched`; the event names it.
+bool watch(int events, int op, int fd, uint32_t watched) {
+  epoll_event interest{};
+  interest.events = watched;
+  interest.data.fd = fd;
+  return ::epoll_ctl(events, op, fd, &interest) == 0;
+}
+
 hal::Error systemError(const std::string& what) {
   return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE) << what << ": " << std::strerror(errno);
 }
@@ -148,10 +156,7 @@ hal::Status UnixListener::accept(grpc::Server* server, UnixPeers* peers, std::ch
   events_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (events_ < 0) return systemError("epoll_create1");
   for (const int fd : {socket_, wakeup_[0]}) {
-    epoll_event interest{};
-    interest.events = EPOLLIN;
-    interest.data.fd = fd;
-    if (::epoll_ctl(events_, EPOLL_CTL_ADD, fd, &interest) != 0) return systemError("epoll_ctl");
+    if (!watch(events_, EPOLL_CTL_ADD, fd, EPOLLIN)) return systemError("epoll_ctl");
   }
   thread_ = std::thread([this, server, peers, speakWithin] { acceptLoop(server, peers, speakWithin); });
   return {};
@@ -202,10 +207,7 @@ void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers, std::chron
     const int count = ::epoll_wait(events_, ready.data(), static_cast<int>(ready.size()), timeoutMs);
     if (count < 0 && errno != EINTR) break;
     if (resting) {  // listen again
-      epoll_event interest{};
-      interest.events = EPOLLIN;
-      interest.data.fd = socket_;
-      (void)::epoll_ctl(events_, EPOLL_CTL_MOD, socket_, &interest);
+      (void)watch(events_, EPOLL_CTL_MOD, socket_, EPOLLIN);
       resting = false;
     }
     bool pending = false, stopping = false;
@@ -246,20 +248,13 @@ void UnixListener::acceptLoop(grpc::Server* server, UnixPeers* peers, std::chron
       if (connection < 0) {
         // None left pending, or out of descriptors (refused by the guard), or no memory: rest
         // when not even the first could be taken.
-        if (accepted == 0) {
-          epoll_event none{};
-          none.data.fd = socket_;
-          resting = ::epoll_ctl(events_, EPOLL_CTL_MOD, socket_, &none) == 0;
-        }
+        if (accepted == 0) resting = watch(events_, EPOLL_CTL_MOD, socket_, 0);
         break;
       }
       ucred credentials{};
       socklen_t size = sizeof(credentials);
-      epoll_event interest{};
-      interest.events = EPOLLIN | EPOLLRDHUP;
-      interest.data.fd = connection;
       if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0 ||
-          ::epoll_ctl(events_, EPOLL_CTL_ADD, connection, &interest) != 0) {
+          !watch(events_, EPOLL_CTL_ADD, connection, EPOLLIN | EPOLLRDHUP)) {
         ::close(connection);
         continue;
       }
