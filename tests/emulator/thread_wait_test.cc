@@ -16,6 +16,7 @@
 
 #include "middleware/fault_injection.h"
 #include "testing/proc_status.h"
+#include "testing/sanitizers.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -81,9 +82,9 @@ TEST(ThreadWaitTest, AThreadThatIsGoneIsNotKnownToWait) {
 }
 
 TEST(ThreadWaitTest, AnInjectedKernelHangSleepsUninterruptiblyInVforkUntilReleased) {
-#ifdef NNREMOTE_TSAN
-  GTEST_SKIP() << "ThreadSanitizer runs vfork as fork, whose caller waits in wait4, interruptibly";
-#endif
+  if (testing::kUnderThreadSanitizer) {
+    GTEST_SKIP() << "ThreadSanitizer runs vfork as fork, whose caller waits in wait4, interruptibly";
+  }
   auto plan = middleware::parseFaultPlan("kernel_hang:0");
   ASSERT_TRUE(plan.ok());
   middleware::FaultInjector injector(*plan);
