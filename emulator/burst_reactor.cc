@@ -150,7 +150,10 @@ class BurstReactor final : public grpc::ServerBidiReactor<wire::BurstRequest, wi
       return;
     }
     auto queue = wire::SharedQueue::create(wire::SharedQueue::kDefaultCapacity, /*startParked=*/true);
-    if (!queue.ok()) return;
+    if (!queue.ok()) {
+      NN_VLOG(BURST) << "session " << session.id() << " burst without a shared queue: " << queue.error().message;
+      return;
+    }
     queueSlot_.emplace(std::move(mapping).value());
     queue_ = std::move(queue).value();
     answer->mutable_shared_queue()->set_shm_name(queue_->name());

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -92,6 +93,23 @@ bool hasSize(int fd, size_t size) {
   return ::fstat(fd, &status) == 0 && static_cast<size_t>(status.st_size) == (size == 0 ? 1 : size);
 }
 
+// Sizes the object behind `fd` to `size` bytes with all its pages allocated; 0 or an errno.
+int reserve(int fd, size_t size) {
+  int error;
+  do {
+    error = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
+  } while (error == EINTR);  // tmpfs gives up a long reservation when a signal arrives
+  return error;
+}
+
+// How much room /dev/shm has, for the error that says it had too little.
+std::string shmRoom() {
+  struct statvfs status;
+  if (::statvfs("/dev/shm", &status) != 0) return "/dev/shm is full";
+  return "/dev/shm has " + std::to_string(uint64_t(status.f_bavail) * status.f_frsize) + " of " +
+         std::to_string(uint64_t(status.f_blocks) * status.f_frsize) + " bytes free";
+}
+
 }  // namespace
 
 Result<SharedMemory> createSharedMemory(size_t size) {
@@ -101,12 +119,16 @@ Result<SharedMemory> createSharedMemory(size_t size) {
     return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
            << "cannot create shared memory " << name << ": " << std::strerror(errno);
   }
-  if (::ftruncate(fd, static_cast<off_t>(size == 0 ? 1 : size)) != 0) {
-    const int error = errno;
+  // Every page is taken now rather than at its first write: on a full /dev/shm (a container's is
+  // 64 MiB by default) that write would raise SIGBUS in whichever process made it, a client's
+  // included, where no guard mends it; here it is an error the caller can report.
+  const int error = reserve(fd, size == 0 ? 1 : size);
+  if (error != 0) {
     ::close(fd);
     ::shm_unlink(name.c_str());
     return makeError(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
-           << "cannot size shared memory " << name << " to " << size << " bytes: " << std::strerror(error);
+           << "cannot reserve " << size << " bytes of shared memory " << name << ": " << std::strerror(error)
+           << (error == ENOSPC ? " (" + shmRoom() + ")" : std::string());
   }
   return mapDescriptor(fd, name, size, /*owner=*/true, /*keepDescriptor=*/false);
 }

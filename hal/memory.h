@@ -43,7 +43,8 @@ Result<SharedMemory> createHeapMemory(const std::vector<uint8_t>& bytes);
 // POSIX shared memory, zero-filled, that another process on this host (with the same user) can
 // map by sharedName(). The name is random (128 bits), so other clients cannot guess it; the
 // object is created 0600 and unlinked when this Memory is destroyed (mappings others hold stay
-// valid until they unmap).
+// valid until they unmap). Its pages are allocated at once, so a /dev/shm without room for them
+// is RESOURCE_EXHAUSTED_PERSISTENT here, not a SIGBUS at some later write.
 Result<SharedMemory> createSharedMemory(size_t size);
 
 // Maps shared memory another process created, checking that it is exactly `size` bytes. The

@@ -9,8 +9,8 @@
 // guard once; from then on, SIGBUS at an address inside a registered mapping replaces the whole
 // mapping with private zero pages (the access is retried and completes) and marks it truncated.
 // The mapping no longer reaches the object: whatever used it must be refused (Memory::truncated).
-// A full /dev/shm raises the same SIGBUS when a hole in an object is first written, and is met
-// the same way. A SIGBUS anywhere else goes to the handler that was in place when the guard was
+// A full /dev/shm raises the same SIGBUS when a hole in an object is first written (a client's
+// object: those hal creates have their pages allocated up front), and is met the same way. A SIGBUS anywhere else goes to the handler that was in place when the guard was
 // armed.
 #ifndef NNREMOTE_HAL_TRUNCATION_GUARD_H_
 #define NNREMOTE_HAL_TRUNCATION_GUARD_H_
