@@ -14,6 +14,7 @@
 #include "emulator/accept_guard.h"
 #include "emulator/grpc_handoff.h"
 #include "hal/truncation_guard.h"
+#include "wire/address.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -106,7 +107,8 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
   std::unique_ptr<EmulatorServer> server(new EmulatorServer());
   grpc::ServerBuilder builder;
   int port = 0;
-  const bool unix = isUnixAddress(address);
+  NN_ASSIGN_OR_RETURN(const wire::Address parsed, wire::parseAddress(address, wire::AddressUse::kListen));
+  const bool unix = parsed.isUnix();
   if (unix) {
     if (!options.security.tlsCertPem.empty()) {
       return hal::invalidArgument() << "TLS is for TCP listeners; " << address
@@ -162,10 +164,7 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
         server->unixListener_->accept(server->server_.get(), &server->unixPeers_, options.session.connectionHandshake));
   }
   server->address_ = address;
-  const auto colon = address.rfind(':');
-  if (!unix && colon != std::string::npos && address.substr(colon + 1) == "0") {
-    server->address_ = address.substr(0, colon + 1) + std::to_string(port);
-  }
+  if (!unix && parsed.port == 0) server->address_ = parsed.name + ":" + std::to_string(port);
   return server;
 }
 

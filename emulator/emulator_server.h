@@ -72,7 +72,7 @@ class EmulatorServer {
   static constexpr int kMinClientPingIntervalMs = 1000;
 
   // Starts serving `devices` at `address`: "unix:PATH", "unix-abstract:NAME" or "HOST:PORT"
-  // (port 0 picks a free port; address() then tells which).
+  // (wire/address.h; port 0 picks a free port, and address() then tells which).
   static hal::Result<std::unique_ptr<EmulatorServer>> start(std::vector<hal::SharedDevice> devices,
                                                             const std::string& address,
                                                             ServerOptions options = {});
@@ -97,9 +97,6 @@ class EmulatorServer {
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
 };
-
-// An address is a unix socket ("unix:PATH" or "unix-abstract:NAME").
-inline bool isUnixAddress(const std::string& address) { return address.rfind("unix", 0) == 0; }
 
 }  // namespace nnremote::emulator
 

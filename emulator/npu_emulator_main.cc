@@ -46,8 +46,9 @@ timeline (docs/scheduler.md).
   --listen=ADDR     where to listen (default unix:/tmp/nnremote.sock):
                       unix:PATH            a unix socket on this host
                       unix-abstract:NAME   a Linux abstract unix socket
-                      HOST:PORT            TCP, e.g. 127.0.0.1:50051 or 0.0.0.0:50051;
-                                           port 0 picks a free port and prints it
+                      HOST:PORT            TCP, e.g. 127.0.0.1:50051, 0.0.0.0:50051 or
+                                           [::]:50051 (an IPv6 host in brackets); port 0
+                                           picks a free port and prints it
                     A TCP listener needs TLS (--tls-cert, --tls-key) or --insecure. An
                     address another server listens on is refused as in use.
   --config=DEVICES  the simulated NPUs to serve, comma-separated; each is a preset name or a
@@ -218,7 +219,13 @@ std::vector<std::string>& backendFlags() {
 }
 void collectBackendFlag();
 
-NNREMOTE_FLAG(std::string, listen, "listen", nnremote::emulator::kDefaultListenAddress,
+using ListenAddress =
+    nnremote::flags::AddressFlag<nnremote::wire::AddressUse::kListen, nnremote::flags::AddressForms::kAny>;
+using MetricsAddress =
+    nnremote::flags::AddressFlag<nnremote::wire::AddressUse::kListen, nnremote::flags::AddressForms::kTcpOnly>;
+using AdvertisedAddress =
+    nnremote::flags::AddressFlag<nnremote::wire::AddressUse::kConnect, nnremote::flags::AddressForms::kAny>;
+NNREMOTE_FLAG(ListenAddress, listen, "listen", ListenAddress{nnremote::emulator::kDefaultListenAddress},
               "where to listen: unix:PATH, unix-abstract:NAME or HOST:PORT");
 NNREMOTE_FLAG(std::string, config, "config", "",
               "the simulated NPUs to serve, comma-separated: presets, NpuConfig textprotos, remote:ADDR");
@@ -249,9 +256,9 @@ NNREMOTE_FLAG(std::string, remote_tls_server_name, "remote-tls-server-name", "",
 NNREMOTE_FLAG(std::string, remote_token_file, "remote-token-file", "", "remote:ADDR: send the bearer token in FILE");
 NNREMOTE_FLAG(std::string, fault, "fault", "", "KIND:AFTER_N[:DEVICE]: inject a fault (testing)");
 NNREMOTE_FLAG(std::string, etcd, "etcd", "", "HOST:PORT[,...]: register the devices in an etcd pool");
-NNREMOTE_FLAG(std::string, advertise, "advertise", "", "the address the pool gives clients");
+NNREMOTE_FLAG(AdvertisedAddress, advertise, "advertise", {}, "the address the pool gives clients");
 NNREMOTE_FLAG(std::string, pool, "pool", "default", "the etcd pool to register in");
-NNREMOTE_FLAG(std::string, metrics, "metrics", "", "HOST:PORT: serve Prometheus metrics on /metrics");
+NNREMOTE_FLAG(MetricsAddress, metrics, "metrics", {}, "HOST:PORT: serve Prometheus metrics on /metrics");
 using LeaseSeconds = nnremote::flags::WholeNumber<2, 60>;
 NNREMOTE_FLAG(LeaseSeconds, etcd_ttl, "etcd-ttl", LeaseSeconds{5},
               "seconds a dead emulator's devices stay in the pool");
@@ -286,7 +293,7 @@ hal::Status readFlags(EmulatorOptions* options) {
     if (!loaded.ok()) return hal::withContext(loaded.error(), "--server-config");
     options->limits = *loaded;
   }
-  run.listen = absl::GetFlag(FLAGS_listen);
+  run.listen = absl::GetFlag(FLAGS_listen).text;
   run.server.session = options->limits.session;
   run.server.clientAccess = options->limits.clientAccess;
   run.server.security.insecureTcp = absl::GetFlag(FLAGS_insecure);
@@ -318,9 +325,9 @@ hal::Status readFlags(EmulatorOptions* options) {
   stack.fault = run.fault = absl::GetFlag(FLAGS_fault);
   stack.dumpGraphs = absl::GetFlag(FLAGS_dump_graphs);
   stack.record = absl::GetFlag(FLAGS_record);
-  run.metrics = absl::GetFlag(FLAGS_metrics);
+  run.metrics = absl::GetFlag(FLAGS_metrics).text;
   run.etcd = absl::GetFlag(FLAGS_etcd);
-  run.advertise = absl::GetFlag(FLAGS_advertise);
+  run.advertise = absl::GetFlag(FLAGS_advertise).text;
   run.pool = absl::GetFlag(FLAGS_pool);
   run.etcdTtl = std::chrono::seconds(absl::GetFlag(FLAGS_etcd_ttl).value);
   return {};

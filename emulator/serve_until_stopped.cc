@@ -11,11 +11,11 @@
 #include <mutex>
 #include <thread>
 
-#include "absl/strings/match.h"
 #include "emulator/accelerator_service.h"
 #include "emulator/pool_records.h"
 #include "emulator/prometheus_metrics.h"
 #include "farm/pool_registration.h"
+#include "wire/address.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -50,7 +50,7 @@ void announce(const EmulatorServer& server, const DeviceStack& stack, const RunO
   }
   if (stack.recorder) std::cout << "npu_emulator: recording to " << stack.recorder->path() << std::endl;
   const ServerSecurity& security = options.server.security;
-  if (security.insecureTcp && !isUnixAddress(options.listen) && security.tlsCertPem.empty()) {
+  if (security.insecureTcp && !wire::isUnixAddress(options.listen) && security.tlsCertPem.empty()) {
     std::cerr << "npu_emulator: WARNING: serving plain TCP (--insecure): anyone who can reach " << server.address()
               << " can use these devices"
               << (security.tokens.empty() ? "" : ", and bearer tokens travel unencrypted") << std::endl;
@@ -65,7 +65,9 @@ hal::Result<std::unique_ptr<farm::PoolRegistration>> joinPool(const EmulatorServ
   pool.pool = options.pool;
   pool.ttl = options.etcdTtl;
   const std::string advertise = options.advertise.empty() ? server.address() : options.advertise;
-  if (absl::StartsWith(advertise, "0.0.0.0:") || absl::StartsWith(advertise, "[::]:")) {
+  const auto parsed = wire::parseAddress(advertise, wire::AddressUse::kConnect);
+  if (!parsed.ok()) return hal::withContext(parsed.error(), options.advertise.empty() ? "--etcd" : "--advertise");
+  if (parsed->name == "0.0.0.0" || parsed->name == "[::]") {
     return hal::invalidArgument() << "--etcd: listening on " << advertise
                                   << " names no host clients can reach; give --advertise=HOST:PORT";
   }

@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "emulator/accept_guard.h"
+#include "wire/address.h"
 #include "wire/unix_socket_path.h"
 
 namespace nnremote::emulator {
@@ -106,23 +107,17 @@ hal::Result<gid_t> groupId(const std::string& group) {
 }
 
 hal::Result<std::unique_ptr<UnixListener>> UnixListener::bind(const std::string& address, std::optional<gid_t> group) {
+  NN_ASSIGN_OR_RETURN(const wire::Address where, wire::parseAddress(address, wire::AddressUse::kListen));
   std::unique_ptr<UnixListener> listener(new UnixListener());
   sockaddr_un name{};
   name.sun_family = AF_UNIX;
   socklen_t length = 0;
-  if (address.rfind("unix-abstract:", 0) == 0) {
-    const std::string abstract = address.substr(std::strlen("unix-abstract:"));
-    if (abstract.empty() || abstract.size() + 1 > sizeof(name.sun_path)) {
-      return hal::invalidArgument() << "'" << address << "' is not a usable abstract socket name";
-    }
-    std::memcpy(name.sun_path + 1, abstract.data(), abstract.size());  // sun_path[0] = 0: abstract
-    length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + abstract.size());
-  } else if (address.rfind("unix:", 0) == 0) {
-    listener->path_ = address.substr(std::strlen("unix:"));
-    if (listener->path_.empty() || listener->path_.size() + 1 > sizeof(name.sun_path)) {
-      return hal::invalidArgument() << "'" << address << "' is not a usable socket path (at most "
-                                    << sizeof(name.sun_path) - 1 << " characters)";
-    }
+  // The parse checked that the name fits.
+  if (where.kind == wire::Address::Kind::kUnixAbstract) {
+    std::memcpy(name.sun_path + 1, where.name.data(), where.name.size());  // sun_path[0] = 0: abstract
+    length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + where.name.size());
+  } else if (where.kind == wire::Address::Kind::kUnixPath) {
+    listener->path_ = where.name;
     std::memcpy(name.sun_path, listener->path_.data(), listener->path_.size());
     length = static_cast<socklen_t>(sizeof(name));
     NN_ASSIGN_OR_RETURN(listener->lock_, lockSocketPath(address, listener->path_));

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "absl/strings/str_split.h"
+#include "wire/address.h"
 
 namespace nnremote::farm {
 namespace {
@@ -31,11 +32,9 @@ bool waitToAskAgain(const hal::Error& error, std::chrono::steady_clock::time_poi
 }
 
 hal::Status checkEndpoint(absl::string_view endpoint) {
-  const size_t colon = endpoint.rfind(':');
-  if (colon == absl::string_view::npos || colon == 0 || colon + 1 == endpoint.size() ||
-      endpoint.substr(colon + 1).find_first_not_of("0123456789") != absl::string_view::npos) {
-    return hal::invalidArgument() << "endpoint '" << endpoint << "' is not HOST:PORT";
-  }
+  const auto parsed = wire::parseAddress(std::string(endpoint), wire::AddressUse::kConnect);
+  if (!parsed.ok()) return hal::invalidArgument() << "endpoint " << parsed.error().message;
+  if (parsed->isUnix()) return hal::invalidArgument() << "endpoint '" << endpoint << "' is not HOST:PORT";
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "hal/types.h"
+#include "wire/address.h"
 
 namespace nnremote::flags {
 
@@ -43,6 +44,33 @@ struct VlogTags {
 bool AbslParseFlag(absl::string_view text, VlogTags* tags, std::string* error);
 std::string AbslUnparseFlag(const VlogTags& tags);
 
+// An address (wire/address.h) to listen on or to give clients, or "" where the flag leaves it
+// unset. gRPC and the metrics server would read a wrong one loosely or fail obscurely.
+enum class AddressForms { kAny, kTcpOnly };
+template <wire::AddressUse kUse, AddressForms kForms>
+struct AddressFlag {
+  std::string text;
+};
+
+template <wire::AddressUse kUse, AddressForms kForms>
+bool AbslParseFlag(absl::string_view text, AddressFlag<kUse, kForms>* address, std::string* error) {
+  const std::string value(text);
+  if (!value.empty()) {
+    std::string problem = wire::whyNotAnAddress(value, kUse);
+    if (problem.empty() && kForms == AddressForms::kTcpOnly && wire::isUnixAddress(value)) problem = "is not HOST:PORT";
+    if (!problem.empty()) {
+      *error = "it " + problem;
+      return false;
+    }
+  }
+  address->text = value;
+  return true;
+}
+
+template <wire::AddressUse kUse, AddressForms kForms>
+std::string AbslUnparseFlag(const AddressFlag<kUse, kForms>& address) {
+  return address.text;
+}
 
 }  // namespace nnremote::flags
 

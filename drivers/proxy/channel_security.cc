@@ -4,6 +4,7 @@
 #include <grpcpp/support/client_interceptor.h>
 
 #include "hal/file_contents.h"
+#include "wire/address.h"
 
 #include <tuple>
 
@@ -69,7 +70,7 @@ hal::Result<std::shared_ptr<grpc::Channel>> createSecureChannel(const std::strin
                                                                const ChannelSecurity& security,
                                                                grpc::ChannelArguments arguments) {
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
-  const bool unix = address.rfind("unix", 0) == 0;
+  const bool unix = wire::isUnixAddress(address);
   if (security.tlsCertPem.empty() != security.tlsKeyPem.empty()) {
     return hal::invalidArgument() << "a client certificate needs its key, and a key its certificate";
   }

@@ -3,11 +3,11 @@
 #include "farm/pool.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "drivers/proxy/session_watcher.h"
 #include "drivers/proxy/stubs.h"
 #include "hal/vlog.h"
+#include "wire/address.h"
 #include "wire/grpc_status.h"
 #include "wire/shared_queue.h"
 #include "wire/unix_socket_path.h"
@@ -24,8 +24,9 @@ std::string holderName(const ConnectionOptions& options) {
 
 // For a unix socket address, what is at its path, to say why nothing answered there.
 std::string unixSocketHint(const std::string& address) {
-  if (address.rfind("unix:", 0) != 0) return "";
-  const std::string path = address.substr(std::strlen("unix:"));
+  const auto where = wire::parseAddress(address, wire::AddressUse::kConnect);
+  if (!where.ok() || where->kind != wire::Address::Kind::kUnixPath) return "";
+  const std::string& path = where->name;
   switch (wire::probeUnixSocketPath(path).state) {
     case wire::UnixSocketPathState::kMissing:
       return " (" + path + " does not exist: is npu_emulator running?)";
@@ -71,6 +72,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
       claiming.avoidAddresses.push_back(claim->address());
     }
   }
+  if (auto parsed = wire::parseAddress(address, wire::AddressUse::kConnect); !parsed.ok()) return parsed.error();
   std::shared_ptr<Connection> connection(new Connection());
   connection->address_ = address;
   connection->options_ = options;

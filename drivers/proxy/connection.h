@@ -28,6 +28,7 @@
 
 #include "hal/result.h"
 #include "hal/types.h"
+#include "wire/address.h"
 #include "wire/shared_queue.h"
 #include "drivers/proxy/channel_security.h"
 #include "drivers/proxy/session_channel.h"
@@ -190,7 +191,7 @@ class Connection final : public SessionChannel {
   const ConnectionOptions& options() const { return options_; }
   const DescriptorPasser& descriptorPasser() const override { return options_.passDescriptor; }
   // Whether the server runs on this host: the address is a unix socket.
-  bool sameHost() const { return address_.rfind("unix", 0) == 0; }
+  bool sameHost() const { return wire::isUnixAddress(address_); }
   // False once the connection has dropped; cheap, makes no call.
   bool reachable() const;
 

@@ -633,6 +633,24 @@ TEST(ListenAddressTest, ATcpPortAServerListensOnIsInUse) {
   EXPECT_THAT(second.error().message, HasSubstr("cannot listen on " + (*first)->address()));
 }
 
+TEST(ListenAddressTest, AMalformedAddressIsRefusedNamingWhatIsWrong) {
+  // gRPC itself would listen on port 99999 as 34463, and take "unixbox:50051" for a unix socket
+  // if the prefix alone decided.
+  ServerOptions plain;
+  plain.security.insecureTcp = true;
+  auto wrapped = EmulatorServer::start(twoDevices(), "127.0.0.1:99999", plain);
+  ASSERT_FALSE(wrapped.ok()) << "listening on " << (*wrapped)->address();
+  EXPECT_EQ(wrapped.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_EQ(wrapped.error().message, "'127.0.0.1:99999' has no usable port: '99999' is not a number from 0 to 65535");
+  auto noPort = EmulatorServer::start(twoDevices(), "localhost", plain);
+  ASSERT_FALSE(noPort.ok());
+  EXPECT_THAT(noPort.error().message, HasSubstr("'localhost' has no port"));
+  auto hostLikeUnix = EmulatorServer::start(twoDevices(), "unixbox:0", plain);
+  if (!hostLikeUnix.ok()) {  // as a TCP host it may not resolve here; it is never a unix path
+    EXPECT_THAT(hostLikeUnix.error().message, HasSubstr("cannot listen on unixbox:0"));
+  }
+}
+
 TEST(UnixSocketTest, TokensFileIsValidated) {
   const std::string path = testDirectory() + "/tokens";
   auto write = [&](const std::string& text) {

@@ -37,7 +37,9 @@ TEST(PoolTargetTest, MalformedTargetsAreRefusedNamingTheProblem) {
   const std::pair<std::string, std::string> cases[] = {
       {"etcd://127.0.0.1:2379", "no /POOL"},
       {"etcd:///lab", "no etcd endpoint"},
-      {"etcd://127.0.0.1/lab", "not HOST:PORT"},
+      {"etcd://127.0.0.1/lab", "endpoint '127.0.0.1' has no port"},
+      {"etcd://127.0.0.1:99999/lab", "has no usable port: '99999' is not a number from 1 to 65535"},
+      {"etcd://etcd one:2379/lab", "'etcd one' is not a host name"},
       {"etcd://127.0.0.1:2379/", "pool name is empty"},
       {"etcd://127.0.0.1:2379/la b", "has ' '"},
       {"etcd://127.0.0.1:2379/lab?type=tpu", "type 'tpu'"},

@@ -274,9 +274,18 @@ check "npu_emulator exits cleanly on SIGTERM" grep -q "shutting down" "$TEST_TMP
 check "a gone server is reported as DEAD_OBJECT" bash -c \
   "$nnremote devices --target=unix:$socket 2>&1 | grep -q DEAD_OBJECT"
 
+# Addresses gRPC would read loosely (port 99999 as 34463, no port as 443) are refused by name.
+check "npu_emulator refuses a --listen port past 65535 as a usage error" bash -c \
+  "out=\$($emulator --listen=127.0.0.1:99999 --insecure 2>&1); [ \$? -eq 2 ] &&
+   grep -q \"Illegal value '127.0.0.1:99999' specified for flag 'listen'; it has no usable port: '99999' is not a number from 0 to 65535\" <<<\"\$out\""
+check "npu_emulator refuses a unix --metrics address" bash -c \
+  "$emulator --metrics=unix:/tmp/m.sock 2>&1 | grep -q \"flag 'metrics'; it is not HOST:PORT\""
+check "a --target without a port is INVALID_ARGUMENT at once" bash -c \
+  "timeout 20 $nnremote devices --target=localhost 2>&1 | grep -q \"INVALID_ARGUMENT: 'localhost' has no port (HOST:PORT)\""
+
 # Farm inputs that need no etcd to be refused (tests/farm has the rest against a real cluster).
 check "a malformed etcd:// target is INVALID_ARGUMENT naming what is wrong" bash -c \
-  "$nnremote devices --target='etcd://127.0.0.1/lab' 2>&1 | grep -q \"INVALID_ARGUMENT: malformed pool target 'etcd://127.0.0.1/lab': endpoint '127.0.0.1' is not HOST:PORT\""
+  "$nnremote devices --target='etcd://127.0.0.1/lab' 2>&1 | grep -q \"INVALID_ARGUMENT: malformed pool target 'etcd://127.0.0.1/lab': endpoint '127.0.0.1' has no port (HOST:PORT)\""
 check "an etcd:// target with an unknown parameter is refused" bash -c \
   "$nnremote devices --target='etcd://127.0.0.1:2379/lab?colour=red' 2>&1 | grep -q \"unknown or empty parameter 'colour=red'\""
 check "an unreachable etcd fails the command naming it, within its call timeout" bash -c \
@@ -295,7 +304,7 @@ check "a farm command takes only its own flags" bash -c \
 check "a shard that does not exist is refused" bash -c \
   "$nnremote conform --cases=tests/conformance/extensions --shard=8/8 2>&1 | grep -q 'expected I/N with N from 1'"
 check "npu_emulator refuses a bad --etcd endpoint and a bad TTL" bash -c \
-  "$emulator --listen=unix:/tmp/nnremote-cli-etcd-\$\$.sock --etcd=nohost 2>&1 | grep -q \"etcd endpoint 'nohost' is not HOST:PORT\" &&
+  "$emulator --listen=unix:/tmp/nnremote-cli-etcd-\$\$.sock --etcd=nohost 2>&1 | grep -q \"etcd endpoint 'nohost' has no port (HOST:PORT)\" &&
    $emulator --etcd-ttl=1 2>&1 | grep -q \"flag 'etcd-ttl'; must be a whole number from 2 to 60\""
 
 echo "$failures failed checks"

@@ -1,6 +1,7 @@
 // A client that reaches no npu_emulator at a unix socket address is told what is at the path:
 // nothing, a file that is not a socket, a stale socket nothing listens on, or something that
-// listens but does not answer as an npu_emulator.
+// listens but does not answer as an npu_emulator. An address that is no address is refused
+// before anything is tried.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "drivers/proxy/connection.h"
 #include "testing/unique_names.h"
@@ -76,6 +78,27 @@ TEST(UnreachableServerTest, AListenerThatIsNotAnEmulatorIsNamed) {
   EXPECT_THAT(failureAt(path), HasSubstr("something listens on " + path + " but did not answer as an npu_emulator"));
   ::close(listener);
   ::unlink(path.c_str());
+}
+
+TEST(UnreachableServerTest, AMalformedAddressIsRefusedAtOnceNamingWhatIsWrong) {
+  // gRPC would connect to "localhost" on 443 and to port 70000 as 4464, and time out or worse.
+  const std::pair<std::string, std::string> cases[] = {
+      {"localhost", "'localhost' has no port (HOST:PORT)"},
+      {"localhost:70000", "'localhost:70000' has no usable port: '70000' is not a number from 1 to 65535"},
+      {"127.0.0.1:0", "'0' is not a number from 1 to 65535"},
+      {"unix:", "'unix:' names no socket"},
+  };
+  for (const auto& [address, expected] : cases) {
+    ConnectionOptions options;
+    options.connectTimeout = std::chrono::seconds(30);  // a refusal must not wait for it
+    options.reconnect = false;
+    const auto started = std::chrono::steady_clock::now();
+    auto connection = Connection::connect(address, options);
+    ASSERT_FALSE(connection.ok()) << address;
+    EXPECT_EQ(connection.error().code, hal::ErrorStatus::INVALID_ARGUMENT) << connection.error().message;
+    EXPECT_THAT(connection.error().message, HasSubstr(expected));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << address << " was tried";
+  }
 }
 
 }  // namespace
