@@ -1,6 +1,5 @@
 #include "emulator/server_config.h"
 
-#include <google/protobuf/text_format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 
 #include "emulator/server_config.pb.h"
 #include "hal/file_contents.h"
+#include "hal/textproto.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -91,9 +91,8 @@ uint32_t defaultSharedMemoryMappings() {
 
 hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const std::string& origin) {
   ServerConfig config;
-  google::protobuf::TextFormat::Parser parser;
-  if (!parser.ParseFromString(textproto, &config)) {
-    return hal::invalidArgument() << origin << " is not a valid ServerConfig textproto (see docs/scheduler.md)";
+  if (auto parsed = hal::parseTextProto(textproto, origin, &config); !parsed.ok()) {
+    return hal::invalidArgument() << parsed.error().message << " (not a valid ServerConfig: see docs/scheduler.md)";
   }
   ServerLimits limits;
   const SessionQuotas& q = config.session_quotas();

@@ -3,9 +3,7 @@
 #include "drivers/sim/extensions/extension_registry.h"
 #include "hal/file_contents.h"
 #include "hal/operand_types.h"
-
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
+#include "hal/textproto.h"
 
 #include <algorithm>
 #include <sstream>
@@ -19,20 +17,6 @@ const std::vector<std::pair<std::string, std::string>>& embeddedNpuPresets();
 namespace {
 
 using hal::invalidArgument;
-
-class ErrorCollector final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, int column, const std::string& message) override {
-    if (first_.empty()) {
-      first_ = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
-               ": " + message;
-    }
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string first_;
-};
 
 hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
   auto bad = [&](const std::string& what) -> hal::Status {
@@ -106,12 +90,7 @@ uint64_t deviceMemoryBytes(const NpuConfig& npu) {
 
 hal::Result<NpuConfig> parseNpuConfig(const std::string& textproto, const std::string& origin) {
   NpuConfig npu;
-  google::protobuf::TextFormat::Parser parser;
-  ErrorCollector errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(textproto, &npu)) {
-    return invalidArgument() << origin << ": " << errors.first();
-  }
+  NN_RETURN_IF_ERROR(hal::parseTextProto(textproto, origin, &npu));
   if (npu.cores() == 0) npu.set_cores(1);
   if (npu.vector_unit().default_cycles_per_element() == 0) {
     npu.mutable_vector_unit()->set_default_cycles_per_element(1);

@@ -676,6 +676,10 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   auto unknown = parseServerConfig("session_quotas { tensors: 3 }", "c");
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.error().message, HasSubstr("not a valid ServerConfig"));
+  // Where and why, in the error itself (not in a separate libprotobuf log line).
+  EXPECT_THAT(unknown.error().message,
+              HasSubstr("c: line 1, column 25: Message type \"nnremote.emulator.SessionQuotas\" has no field named "
+                        "\"tensors\""));
   EXPECT_FALSE(loadServerConfig("/nonexistent/server.textproto").ok());
 
   auto pools = parseServerConfig("pool_memory_mib: 64", "c");
