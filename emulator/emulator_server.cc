@@ -13,6 +13,7 @@
 #include "emulator/accelerator_service.h"
 #include "emulator/accept_guard.h"
 #include "emulator/grpc_handoff.h"
+#include "emulator/tcp_listen_check.h"
 #include "hal/truncation_guard.h"
 #include "wire/address.h"
 
@@ -117,6 +118,9 @@ hal::Result<std::unique_ptr<EmulatorServer>> EmulatorServer::start(std::vector<h
     NN_ASSIGN_OR_RETURN(server->unixListener_, UnixListener::bind(address, options.security.socketGroup));
   } else {
     NN_ASSIGN_OR_RETURN(auto credentials, tcpCredentials(options.security, address));
+    if (auto usable = checkCanListen(parsed); !usable.ok()) {
+      return hal::withContext(usable.error(), "cannot listen on " + address);
+    }
     builder.AddListeningPort(address, credentials, &port);
   }
   server->service_ = std::make_unique<AcceleratorService>(

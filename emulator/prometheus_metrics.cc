@@ -10,10 +10,12 @@
 #include <optional>
 
 #include "emulator/accept_guard.h"
+#include "emulator/tcp_listen_check.h"
 #include "emulator/wire_traffic.h"
 #include "hal/operand_types.h"
 #include "middleware/device_health.h"
 #include "middleware/scheduled_device.h"
+#include "wire/address.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -135,6 +137,11 @@ class MetricsExporter::Snapshot final : public prometheus::Collectable {
 hal::Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::string& address,
                                                                      const std::vector<hal::SharedDevice>& devices,
                                                                      const AcceleratorService& service) {
+  NN_ASSIGN_OR_RETURN(const wire::Address where, wire::parseAddress(address, wire::AddressUse::kListen));
+  if (where.isUnix()) return hal::invalidArgument() << "'" << address << "' is not HOST:PORT";
+  if (auto usable = checkCanListen(where); !usable.ok()) {
+    return hal::withContext(usable.error(), "cannot serve metrics at " + address);
+  }
   std::unique_ptr<MetricsExporter> exporter(new MetricsExporter());
   exporter->devices_ = devices;
   exporter->registry_ = std::make_shared<prometheus::Registry>();
