@@ -29,14 +29,6 @@ bool isHost(const std::string& host) {
   return percent == std::string::npos || allOf(inside.substr(percent + 1), kNameCharacters);
 }
 
-}  // namespace
-
-bool isUnixAddress(const std::string& text) {
-  return startsWith(text, kUnixPrefix) || startsWith(text, kAbstractPrefix);
-}
-
-namespace {
-
 // Fills `address` from `text`; what is wrong with it, or "".
 std::string parse(const std::string& text, AddressUse use, Address* address) {
   if (isUnixAddress(text)) {
@@ -60,14 +52,20 @@ std::string parse(const std::string& text, AddressUse use, Address* address) {
            "' is not a host name, an IPv4 address or an IPv6 address in brackets";
   }
   const unsigned long lowest = use == AddressUse::kListen ? 0 : 1;
-  if (!allOf(port, "0123456789") || port.size() > 5 || std::stoul(port) > 65535 || std::stoul(port) < lowest) {
+  // At most five digits, so the number fits before it is read (a longer one would wrap).
+  const unsigned long value = allOf(port, "0123456789") && port.size() <= 5 ? std::stoul(port) : 65536;
+  if (value > 65535 || value < lowest) {
     return "has no usable port: '" + port + "' is not a number from " + std::to_string(lowest) + " to 65535";
   }
-  address->port = static_cast<uint16_t>(std::stoul(port));
+  address->port = static_cast<uint16_t>(value);
   return "";
 }
 
 }  // namespace
+
+bool isUnixAddress(const std::string& text) {
+  return startsWith(text, kUnixPrefix) || startsWith(text, kAbstractPrefix);
+}
 
 hal::Result<Address> parseAddress(const std::string& text, AddressUse use) {
   Address address;
