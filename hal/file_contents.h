@@ -8,8 +8,8 @@
 
 namespace nnremote::hal {
 
-// The bytes of the file at `path`, or INVALID_ARGUMENT "cannot read PATH" (callers add what the
-// file was for with withContext).
+// The bytes of the file at `path`, or INVALID_ARGUMENT "cannot read PATH: REASON" (callers add
+// what the file was for with withContext).
 Result<std::string> readFileContents(const std::string& path);
 
 }  // namespace nnremote::hal

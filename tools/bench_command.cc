@@ -2,7 +2,6 @@
 // report people would rather look at than read (tools/bench_report.h).
 #include "tools/bench_command.h"
 
-#include <fstream>
 #include <iostream>
 
 #include "tools/bench_report.h"
@@ -10,23 +9,17 @@
 #include "tools/command_support.h"
 #include "tools/load_clients.h"
 #include "tools/nnremote_flags.h"
+#include "tools/output_file.h"
 #include "tools/target.h"
 
 namespace nnremote::tools {
-namespace {
-
-hal::Status writeFile(const std::string& path, const std::string& text) {
-  std::ofstream file(path);
-  file << text;
-  if (!file) return hal::invalidArgument() << "cannot write " << path;
-  return {};
-}
-
-}  // namespace
-
 int runBench() {
   const std::string htmlPath = absl::GetFlag(FLAGS_html), jsonPath = absl::GetFlag(FLAGS_json);
   if (htmlPath.empty()) return fail("bench", hal::invalidArgument() << "--html=FILE is required (the report)");
+  auto html = OutputFile::open("html", htmlPath);
+  if (!html.ok()) return fail("bench", html.error());
+  auto json = OutputFile::open("json", jsonPath);
+  if (!json.ok()) return fail("bench", json.error());
   LoadOptions options;
   BenchRun run;
   run.model = absl::GetFlag(FLAGS_model).empty() ? "sample" : absl::GetFlag(FLAGS_model);
@@ -61,9 +54,9 @@ int runBench() {
   run.tally = runLoadClients(options, run.clients, start);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  if (auto written = writeFile(htmlPath, benchReportHtml(run)); !written.ok()) return fail("bench", written.error());
-  if (!jsonPath.empty()) {
-    if (auto written = writeFile(jsonPath, benchReportJson(run)); !written.ok()) return fail("bench", written.error());
+  if (auto written = html->write(benchReportHtml(run)); !written.ok()) return fail("bench", written.error());
+  if (json->wanted()) {
+    if (auto written = json->write(benchReportJson(run)); !written.ok()) return fail("bench", written.error());
   }
   std::vector<int64_t> latencies;
   for (const auto& sample : run.tally.samples) latencies.push_back(sample.latencyUs);

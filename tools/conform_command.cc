@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -18,6 +17,7 @@
 #include "tools/command_support.h"
 #include "tools/conform_shard.h"
 #include "tools/nnremote_flags.h"
+#include "tools/output_file.h"
 #include "tools/target.h"
 
 namespace nnremote::tools {
@@ -37,6 +37,8 @@ int runConform() {
   if (!shard.ok()) return fail("conform", shard.error());
   options.shardIndex = shard->index;
   options.shardCount = shard->count;
+  auto junit = OutputFile::open("junit", absl::GetFlag(FLAGS_junit));
+  if (!junit.ok()) return fail("conform", junit.error());
 
   // --in-process runs the simulator (behind its scheduler) directly, without the emulator and
   // proxy in between.
@@ -129,16 +131,13 @@ int runConform() {
                 << " failed, " << counts.unsupported << " unsupported\n";
     }
   }
-  if (const std::string junitPath = absl::GetFlag(FLAGS_junit); !junitPath.empty()) {
-    std::ofstream junit(junitPath);
-    junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"nnremote-conform\" "
-          << "tests=\"" << totals->passed + totals->failed + totals->unsupported << "\" failures=\""
-          << totals->failed << "\" skipped=\"" << totals->unsupported << "\" time=\"" << seconds
-          << "\">\n"
-          << junitCases.str() << "</testsuite>\n";
-    if (!junit) {
-      return fail("conform", hal::invalidArgument() << "cannot write " << junitPath);
-    }
+  if (junit->wanted()) {
+    std::ostringstream xml;
+    xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"nnremote-conform\" "
+        << "tests=\"" << totals->passed + totals->failed + totals->unsupported << "\" failures=\"" << totals->failed
+        << "\" skipped=\"" << totals->unsupported << "\" time=\"" << seconds << "\">\n"
+        << junitCases.str() << "</testsuite>\n";
+    if (auto written = junit->write(xml.str()); !written.ok()) return fail("conform", written.error());
   }
   std::cout << "Wall time " << std::fixed << std::setprecision(1) << seconds << " s\n"
             << totals->passed << " passed, " << totals->failed << " failed, " << totals->unsupported

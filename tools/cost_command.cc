@@ -1,11 +1,11 @@
 #include "tools/cost_command.h"
 
-#include <fstream>
 #include <iostream>
 
 #include "hal/file_contents.h"
 #include "tools/command_support.h"
 #include "tools/nnremote_flags.h"
+#include "tools/output_file.h"
 #include "tools/scalesim_compat.h"
 
 namespace nnremote::tools {
@@ -15,6 +15,8 @@ int runCost() {
   if (configPath.empty() || topologyPath.empty()) {
     return fail("cost", hal::invalidArgument() << "--scalesim-config=FILE and --topology=FILE are required");
   }
+  auto output = OutputFile::open("output", absl::GetFlag(FLAGS_output));
+  if (!output.ok()) return fail("cost", output.error());
   auto configText = hal::readFileContents(configPath);
   if (!configText.ok()) return fail("cost", configText.error());
   auto npu = parseScaleSimConfig(*configText, configPath);
@@ -25,14 +27,11 @@ int runCost() {
   auto layers = parseScaleSimTopology(*topologyText, absl::GetFlag(FLAGS_gemm), topologyPath);
   if (!layers.ok()) return fail("cost", layers.error());
   const std::string report = computeReport(*layers, *npu);
-  const std::string outputPath = absl::GetFlag(FLAGS_output);
-  if (outputPath.empty()) {
+  if (!output->wanted()) {
     std::cout << report;
     return 0;
   }
-  std::ofstream output(outputPath);
-  output << report;
-  if (!output) return fail("cost", hal::invalidArgument() << "cannot write " << outputPath);
+  if (auto written = output->write(report); !written.ok()) return fail("cost", written.error());
   return 0;
 }
 

@@ -4,7 +4,6 @@
 // execution of the model's own inputs in process.
 #include "tools/graph_command.h"
 
-#include <fstream>
 #include <iostream>
 
 #include "emulator/simulated_npus.h"
@@ -13,6 +12,7 @@
 #include "tools/command_support.h"
 #include "tools/model_subject.h"
 #include "tools/nnremote_flags.h"
+#include "tools/output_file.h"
 
 namespace nnremote::tools {
 namespace {
@@ -45,6 +45,11 @@ int runGraph() {
     std::cerr << "nnremote graph: --format must be dot or html, not '" << format << "'\n";
     return 2;
   }
+  auto output = OutputFile::open("output", absl::GetFlag(FLAGS_output));
+  if (!output.ok()) {
+    std::cerr << "nnremote graph: " << output.error().message << "\n";
+    return 1;
+  }
   auto subject = modelSubjectFromFlags("mobilenet");
   if (!subject.ok()) {
     std::cerr << "nnremote graph: " << subject.error().message << "\n";
@@ -62,18 +67,15 @@ int runGraph() {
     text = hal::modelToHtml(subject->model, subject->name + " (device time on " + sim::deviceName(npus->front()) + ")",
                             operationCosts(*subject, npus->front()));
   }
-  const std::string outputPath = absl::GetFlag(FLAGS_output);
-  if (outputPath.empty()) {
+  if (!output->wanted()) {
     std::cout << text;
     return 0;
   }
-  std::ofstream file(outputPath);
-  file << text;
-  if (!file) {
-    std::cerr << "nnremote graph: cannot write " << outputPath << "\n";
+  if (auto written = output->write(text); !written.ok()) {
+    std::cerr << "nnremote graph: " << written.error().message << "\n";
     return 1;
   }
-  std::cout << "wrote " << outputPath << "\n";
+  std::cout << "wrote " << output->path() << "\n";
   return 0;
 }
 

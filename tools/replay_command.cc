@@ -1,12 +1,12 @@
 // nnremote replay: a recording (npu_emulator --record=DIR) run against --target and compared.
 #include "tools/replay_command.h"
 
-#include <fstream>
 #include <iostream>
 
 #include "tools/command_support.h"
 #include "tools/connection_flags.h"
 #include "tools/nnremote_flags.h"
+#include "tools/output_file.h"
 #include "tools/replay.h"
 #include "tools/replay_report.h"
 #include "tools/target.h"
@@ -14,10 +14,15 @@
 namespace nnremote::tools {
 
 int runReplay() {
-  const std::string recording = absl::GetFlag(FLAGS_recording), htmlPath = absl::GetFlag(FLAGS_html);
+  const std::string recording = absl::GetFlag(FLAGS_recording);
   if (recording.empty()) {
     std::cerr << "nnremote replay: --recording=DIR is required\n";
     return 2;
+  }
+  auto html = OutputFile::open("html", absl::GetFlag(FLAGS_html));
+  if (!html.ok()) {
+    std::cerr << "nnremote replay: " << html.error().message << "\n";
+    return 1;
   }
   auto target = openTarget();
   if (!target.ok()) {
@@ -39,11 +44,9 @@ int runReplay() {
   }
   for (const auto& warning : summary->warnings) std::cerr << "warning: " << warning << "\n";
   for (const auto& difference : summary->differences) std::cout << "DIFFERS " << difference << "\n";
-  if (!htmlPath.empty()) {
-    std::ofstream html(htmlPath);
-    html << renderReplayHtml(*summary, recording, target->description);
-    if (!html) {
-      std::cerr << "nnremote replay: cannot write " << htmlPath << "\n";
+  if (html->wanted()) {
+    if (auto written = html->write(renderReplayHtml(*summary, recording, target->description)); !written.ok()) {
+      std::cerr << "nnremote replay: " << written.error().message << "\n";
       return 1;
     }
   }

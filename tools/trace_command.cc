@@ -1,7 +1,6 @@
 #include "tools/trace_command.h"
 
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 
@@ -10,6 +9,7 @@
 #include "tools/command_support.h"
 #include "tools/model_subject.h"
 #include "tools/nnremote_flags.h"
+#include "tools/output_file.h"
 #include "tools/target.h"
 #include "tools/trace_render.h"
 
@@ -18,6 +18,10 @@ namespace nnremote::tools {
 int runTrace() {
   auto subject = modelSubjectFromFlags("mobilenet");
   if (!subject.ok()) return fail("trace", subject.error());
+  auto json = OutputFile::open("json", absl::GetFlag(FLAGS_json));
+  if (!json.ok()) return fail("trace", json.error());
+  auto html = OutputFile::open("html", absl::GetFlag(FLAGS_html));
+  if (!html.ok()) return fail("trace", html.error());
   const std::string config = absl::GetFlag(FLAGS_config);
   if (!config.empty() && !absl::GetFlag(FLAGS_target).empty()) {
     return fail("trace", hal::invalidArgument() << "--config picks the NPUs of the emulator nnremote starts itself; "
@@ -66,13 +70,15 @@ int runTrace() {
     }
   }
   const std::string title = subject->name + " on " + (*device)->getName();
-  for (const auto& [path, text] : {std::make_pair(absl::GetFlag(FLAGS_json), toChromeTraceJson(profile)),
-                                   std::make_pair(absl::GetFlag(FLAGS_html), toHtmlTimeline(profile, title))}) {
-    if (path.empty()) continue;
-    std::ofstream file(path);
-    file << text;
-    if (!file) return fail("trace", hal::invalidArgument() << "cannot write " << path);
-    std::cout << "wrote " << path << "\n";
+  if (json->wanted()) {
+    auto written = json->write(toChromeTraceJson(profile));
+    if (!written.ok()) return fail("trace", written.error());
+    std::cout << "wrote " << json->path() << "\n";
+  }
+  if (html->wanted()) {
+    auto written = html->write(toHtmlTimeline(profile, title));
+    if (!written.ok()) return fail("trace", written.error());
+    std::cout << "wrote " << html->path() << "\n";
   }
   return 0;
 }

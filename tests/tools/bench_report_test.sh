@@ -30,8 +30,10 @@ check "throughput, wall time and device time are lines" [ "$lines" -eq 3 ]
 check "the percentile table is there" grep -q '<table id="percentiles">' <<<"$dom"
 size=$(chromium_screenshot "$html" "$TEST_TMPDIR/bench.png" 1000,1700)
 check "a screenshot comes out ($size bytes)" [ "$size" -gt 20000 ]
-check "a report that cannot be written is an error" \
-  sh -c "tools/nnremote bench --seconds=1 --html=/nonexistent/dir/x.html 2>&1 | grep -q 'cannot write /nonexistent/dir/x.html'"
+# Before the run, not after an hour of it (the timeout would end the old behaviour's run).
+check "a report that cannot be written is an error before the run, with the reason" \
+  sh -c "timeout 60 tools/nnremote bench --seconds=3600 --html=/nonexistent/dir/x.html 2>&1 |
+         grep -q -- '--html: cannot write /nonexistent/dir/x.html: No such file or directory'"
 check "bench requires --html" sh -c "tools/nnremote bench --seconds=1 2>&1 | grep -q -- '--html=FILE is required'"
 echo "$failures failed"
 [ "$failures" -eq 0 ]

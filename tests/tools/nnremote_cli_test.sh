@@ -149,6 +149,15 @@ check "trace refuses --config with --target" bash -c \
 check "trace writes a Chrome trace and an HTML timeline" bash -c \
   "$nnremote trace --target=unix:$socket --model=sample --json=$TEST_TMPDIR/t.json --html=$TEST_TMPDIR/t.html | grep -q 'host simulation wall time' &&
    grep -q '\"traceEvents\"' $TEST_TMPDIR/t.json && grep -q '<svg' $TEST_TMPDIR/t.html"
+check "trace and conform refuse an output they cannot write before their work, with the reason" bash -c \
+  "out=\$($nnremote trace --target=unix:$socket --model=sample --json=$TEST_TMPDIR/missing/t.json 2>&1);
+   grep -q -- '--json: cannot write $TEST_TMPDIR/missing/t.json: No such file or directory' <<<\"\$out\" &&
+   ! grep -q '^total:' <<<\"\$out\" &&
+   out=\$($nnremote conform --target=unix:$socket --cases=tests/conformance/extensions --junit=$TEST_TMPDIR 2>&1);
+   grep -q -- '--junit: cannot write $TEST_TMPDIR: Is a directory' <<<\"\$out\" &&
+   ! grep -q '^Running conformance models' <<<\"\$out\""
+check "graph names what it cannot read, and why" bash -c \
+  "$nnremote graph --cases=$TEST_TMPDIR/none.json 2>&1 | grep -q 'cannot read $TEST_TMPDIR/none.json: No such file or directory'"
 
 # QoS from the command line: load summaries, statuses by name, and bad flags.
 load_out=$($nnremote load --target=unix:$socket --device=nnremote-large128 --model=sample --clients=2 \
