@@ -51,7 +51,7 @@ int ANeuralNetworksDevice_getName(const ANeuralNetworksDevice* device, const cha
   if (device == nullptr || name == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "NULL argument");
   const auto* ours = known(device);
   if (ours == nullptr) return refuse(__func__, ANEURALNETWORKS_BAD_DATA, "not a device of this runtime");
-  *name = ours->device->getName().c_str();
+  *name = ours->name().c_str();
   return ANEURALNETWORKS_NO_ERROR;
 }
 

@@ -3,6 +3,7 @@
 #include <android/NeuralNetworks.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -36,6 +37,14 @@ float costOn(const hal::IDevice& device, const hal::OperandType* type, bool rela
 // The whole model is judged by its main input's type, an operation by its first input's.
 const hal::OperandType* firstType(const hal::Model::Subgraph& main, const std::vector<uint32_t>& operands) {
   return operands.empty() ? nullptr : &main.operands[operands.front()].type;
+}
+
+// A device's name as part of a file name: a renamed one holds its target (NAME@unix:/PATH).
+std::string fileSafe(std::string name) {
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' && c != '@') c = '_';
+  }
+  return name;
 }
 
 std::string hex(const hal::CacheToken& token) {
@@ -135,7 +144,7 @@ hal::Result<std::vector<Compilation::Support>> Compilation::support() const {
     if (!supported.ok()) {
       if (supported.error().code == hal::ErrorStatus::INVALID_ARGUMENT) return supported.error();
       entry.query = supported.error();
-      entry.query.message = device.getName() + ": " + entry.query.message;
+      entry.query.message = candidate->name() + ": " + entry.query.message;
     } else if (supported->size() == entry.operations.size()) {
       const auto deviceLevel = static_cast<int32_t>(device.getFeatureLevel());
       for (size_t i = 0; i < entry.operations.size(); ++i) {
@@ -202,7 +211,7 @@ hal::Result<std::vector<const RuntimeDevice*>> Compilation::assignOperations(
         if (!entry.query.message.empty()) return entry.query;
       }
       std::ostringstream devices;
-      for (const Support& entry : support) devices << (devices.tellp() > 0 ? ", " : "") << entry.device->device->getName();
+      for (const Support& entry : support) devices << (devices.tellp() > 0 ? ", " : "") << entry.device->name();
       return hal::invalidArgument() << "main.operations[" << op << "] " << hal::toString(operation.type)
                                     << " is supported by none of the devices (" << devices.str() << ")";
     }
@@ -229,10 +238,10 @@ hal::Result<hal::SharedPreparedModel> Compilation::preparePartitioned(
     auto step = prepareOn(device, steps[i].model, "step" + std::to_string(i));
     if (!step.ok()) {
       hal::Error error = step.error();
-      error.message = "partition step " + std::to_string(i) + " on " + device.device->getName() + ": " + error.message;
+      error.message = "partition step " + std::to_string(i) + " on " + device.name() + ": " + error.message;
       return error;
     }
-    names.push_back(device.device->getName());
+    names.push_back(device.name());
     prepared.push_back({std::move(steps[i]), std::move(step).value(), names.back()});
   }
   deviceNames_ = std::move(names);
@@ -250,7 +259,7 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
   bool caching = !cacheDir_.empty() && (modelFiles > 0 || dataFiles > 0);
   const hal::CacheToken token = part.empty() ? token_ : stepToken(token_, part);
   if (caching) {
-    const std::string stem = hex(token_) + "-" + device.getName() + (part.empty() ? "" : "-" + part);
+    const std::string stem = hex(token_) + "-" + fileSafe(chosen.name()) + (part.empty() ? "" : "-" + part);
     bool modelCreated = false, dataCreated = false;
     auto modelOpened = hal::openCacheFiles(cacheDir_, stem + "-model", modelFiles, &modelCreated);
     auto dataOpened =
@@ -258,7 +267,7 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
     if (!dataOpened.ok()) {
       // As Android's runtime: a cache that cannot be opened costs the caching, not the compilation.
       std::cerr << "libneuralnetworks: ANeuralNetworksCompilation_finish: compiling without a cache on "
-                << device.getName() << ": " << dataOpened.error().message << "\n";
+                << chosen.name() << ": " << dataOpened.error().message << "\n";
       caching = false;
     } else {
       modelCache = std::move(modelOpened).value();
@@ -278,7 +287,7 @@ hal::Result<hal::SharedPreparedModel> Compilation::prepareOn(const RuntimeDevice
 
 hal::Result<hal::SharedPreparedModel> Compilation::prepareOnChosen(const std::vector<Support>& support) {
   if (const RuntimeDevice* chosen = chooseDevice(support)) {
-    deviceNames_ = {chosen->device->getName()};
+    deviceNames_ = {chosen->name()};
     wholeDevice_ = chosen;
     return prepareOn(*chosen, model_);
   }
@@ -299,7 +308,7 @@ int Compilation::finish() {
       wholeDevice_ != cpu) {
     reportCpuFallback("ANeuralNetworksCompilation_finish", prepared.error());
     prepared = prepareOn(*cpu, model_);
-    deviceNames_ = {cpu->device->getName()};
+    deviceNames_ = {cpu->name()};
     wholeDevice_ = cpu;
     preparedOnCpuInstead_ = true;
   }

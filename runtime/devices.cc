@@ -35,7 +35,9 @@ std::vector<std::string> DeviceRegistry::targetsFromEnvironment() {
   std::string current;
   for (const char* c = list;; ++c) {
     if (*c == ',' || *c == '\0') {
-      if (!current.empty()) targets.push_back(current);
+      if (!current.empty() && std::find(targets.begin(), targets.end(), current) == targets.end()) {
+        targets.push_back(current);
+      }
       current.clear();
       if (*c == '\0') break;
     } else if (*c != ' ') {
@@ -54,7 +56,7 @@ hal::Result<proxy::ConnectionOptions> DeviceRegistry::connectionOptionsFromEnvir
                                                   environment("NNREMOTE_TLS_KEY"),
                                                   environment("NNREMOTE_TLS_SERVER_NAME"),
                                                   environment("NNREMOTE_TOKEN_FILE")},
-                                                 "NNREMOTE_"));
+                                                 "NNREMOTE_", proxy::OptionNames::kEnvironment));
   return options;
 }
 
@@ -79,10 +81,21 @@ DeviceRegistry::DeviceRegistry() {
         std::cerr << "libneuralnetworks: no devices from " << target << ": " << found.error().message << "\n";
         continue;
       }
-      for (auto& device : *found) devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{device, *connection}));
+      for (auto& device : *found) {
+        devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{device, *connection, false, {}}));
+        if (taken(device->getName(), devices_.size() - 1)) devices_.back()->renamed = device->getName() + "@" + target;
+      }
     }
   }
-  devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{makeReferenceDevice(), nullptr, true}));
+  devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{makeReferenceDevice(), nullptr, true, {}}));
+}
+
+bool DeviceRegistry::taken(const std::string& name, size_t before) const {
+  if (name == kReferenceDeviceName) return true;
+  for (size_t i = 0; i < before; ++i) {
+    if (devices_[i]->name() == name) return true;
+  }
+  return false;
 }
 
 bool DeviceRegistry::owns(const RuntimeDevice* device) const {

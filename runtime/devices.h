@@ -2,6 +2,9 @@
 // (reached through the proxy driver, in the order given), then `nnapi-reference`, the simulator
 // running in the program's own process as Android's runtime has its CPU device. Found once, at
 // the first call that needs them; an unreachable target is logged once and adds no device.
+// Names are unique, as on Android, where a program picks a device by name (TensorFlow Lite's
+// accelerator_name): a device named like one before it (two hosts serving the same simulated NPU)
+// is NAME@TARGET; a target listed twice is used once.
 //
 // The environment, named after nnremote's flags (docs/runtime.md):
 //   NNREMOTE_TARGETS      comma-separated targets as `--target` takes them (unix:PATH,
@@ -29,6 +32,10 @@ struct RuntimeDevice {
   std::shared_ptr<proxy::Connection> connection;  // null for nnapi-reference, which is in this process
   // nnapi-reference: the fallback that runs what no remote device supports.
   bool isReference = false;
+  std::string renamed;  // NAME@TARGET when a device before it has its name (above); else empty
+
+  // What Device_getName reports and messages say: unique among the registry's devices.
+  const std::string& name() const { return renamed.empty() ? device->getName() : renamed; }
 };
 
 class DeviceRegistry {
@@ -41,12 +48,14 @@ class DeviceRegistry {
   bool owns(const RuntimeDevice* device) const;
   const RuntimeDevice& reference() const { return *devices_.back(); }
 
-  // The targets and connection options the environment gives.
+  // The targets (each once) and connection options the environment gives.
   static std::vector<std::string> targetsFromEnvironment();
   static hal::Result<proxy::ConnectionOptions> connectionOptionsFromEnvironment();
 
  private:
   DeviceRegistry();
+  // Whether one of the first `before` devices, or nnapi-reference, is called `name`.
+  bool taken(const std::string& name, size_t before) const;
 
   std::vector<std::unique_ptr<RuntimeDevice>> devices_;
 };

@@ -6,6 +6,7 @@
 #include "hal/file_contents.h"
 #include "wire/address.h"
 
+#include <cctype>
 #include <tuple>
 
 namespace nnremote::proxy {
@@ -46,7 +47,15 @@ hal::Result<std::string> readSecret(const std::string& path, const std::string& 
   return contents;
 }
 
-hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& files, const std::string& flagPrefix) {
+hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& files, const std::string& prefix,
+                                                 OptionNames names) {
+  // `option` in the flags' spelling, e.g. "tls-ca".
+  auto nameOf = [&](std::string option) {
+    if (names == OptionNames::kEnvironment) {
+      for (char& c : option) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    return prefix + option;
+  };
   ChannelSecurity security;
   const std::tuple<const char*, const std::string*, std::string*> pems[] = {
       {"tls-ca", &files.tlsCa, &security.tlsCaPem},
@@ -54,13 +63,13 @@ hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& fil
       {"tls-key", &files.tlsKey, &security.tlsKeyPem}};
   for (const auto& [flag, path, into] : pems) {
     if (path->empty()) continue;
-    NN_ASSIGN_OR_RETURN(*into, readSecret(*path, flagPrefix + flag));
+    NN_ASSIGN_OR_RETURN(*into, readSecret(*path, nameOf(flag)));
   }
   security.tlsServerName = files.tlsServerName;
   if (!files.tokenFile.empty()) {
-    NN_ASSIGN_OR_RETURN(std::string token, readSecret(files.tokenFile, flagPrefix + "token-file"));
+    NN_ASSIGN_OR_RETURN(std::string token, readSecret(files.tokenFile, nameOf("token-file")));
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
-    if (token.empty()) return hal::invalidArgument() << flagPrefix << "token-file: " << files.tokenFile << " is empty";
+    if (token.empty()) return hal::invalidArgument() << nameOf("token-file") << ": " << files.tokenFile << " is empty";
     security.token = std::move(token);
   }
   return security;

@@ -38,10 +38,16 @@ struct ChannelSecurityFiles {
   std::string tlsCa, tlsCert, tlsKey, tlsServerName, tokenFile;
 };
 
-// Reads the files. Errors name the option as `flagPrefix` + "tls-ca" and so on: "--" for
-// nnremote's --tls-ca, "--remote-" for npu_emulator's --remote-tls-ca. A token file's trailing
+// How errors name the option a file came from, as the user gave it.
+enum class OptionNames {
+  kFlags,        // PREFIX + "tls-ca": "--" for nnremote's --tls-ca, "--remote-" for npu_emulator's
+  kEnvironment,  // PREFIX + "TLS_CA": "NNREMOTE_" for libneuralnetworks' NNREMOTE_TLS_CA
+};
+
+// Reads the files; errors name the option (`names`, after `prefix`). A token file's trailing
 // newline is not part of the token; an empty token is an error.
-hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& files, const std::string& flagPrefix);
+hal::Result<ChannelSecurity> readChannelSecurity(const ChannelSecurityFiles& files, const std::string& prefix,
+                                                 OptionNames names = OptionNames::kFlags);
 
 }  // namespace nnremote::proxy
 
