@@ -149,23 +149,12 @@ Status prepareSameShape(OperationContext& context) {
   return {};
 }
 
-// Calls fn(base, stride, length) for every line along `axis`.
-template <typename Fn>
-void forEachLine(const Tensor& t, uint32_t axis, Fn&& fn) {
-  size_t outer = 1, inner = 1;
-  for (uint32_t d = 0; d < axis; ++d) outer *= t.dim(d);
-  for (uint32_t d = axis + 1; d < t.rank(); ++d) inner *= t.dim(d);
-  const size_t length = t.dim(axis);
-  for (size_t o = 0; o < outer; ++o)
-    for (size_t i = 0; i < inner; ++i) fn(o * length * inner + i, inner, length);
-}
-
 Status executeL2Normalization(OperationContext& context) {
   NN_ASSIGN_OR_RETURN(const uint32_t axis, normalizationAxis(context, 1));
   const Tensor& in = context.input(0);
   Tensor& out = context.output(0);
   const bool quantized = in.type == OperandType::TENSOR_QUANT8_ASYMM;
-  forEachLine(in, axis, [&](size_t base, size_t stride, size_t length) {
+  forEachLine(in, axis, [&](size_t, size_t base, size_t stride, size_t length) {
     // The scale cancels out, so quantized values are used without it.
     auto value = [&](size_t k) {
       const size_t i = base + k * stride;
@@ -198,7 +187,7 @@ Status executeLrn(OperationContext& context) {
   const int32_t radius = context.scalar<int32_t>(1);
   const float bias = context.scalar<float>(2), alpha = context.scalar<float>(3), beta = context.scalar<float>(4);
   const float* x = in.as<float>();
-  forEachLine(in, axis, [&](size_t base, size_t stride, size_t length) {
+  forEachLine(in, axis, [&](size_t, size_t base, size_t stride, size_t length) {
     for (int64_t k = 0; k < int64_t(length); ++k) {
       float sum = 0;
       for (int64_t j = std::max<int64_t>(0, k - radius); j <= std::min<int64_t>(length - 1, k + radius); ++j) {

@@ -202,6 +202,19 @@ void forEachBroadcast(const std::vector<uint32_t>& out, const std::vector<uint32
   }
 }
 
+// Calls fn(line, base, stride, length) for every line of `t` along `axis`: the line's number
+// (0, 1, ...: its index in a result with `axis` removed), its first element and its elements'
+// distance.
+template <typename Fn>
+void forEachLine(const Tensor& t, uint32_t axis, Fn&& fn) {
+  size_t outer = 1, inner = 1;
+  for (uint32_t d = 0; d < axis; ++d) outer *= t.dim(d);
+  for (uint32_t d = axis + 1; d < t.rank(); ++d) inner *= t.dim(d);
+  const size_t length = t.dim(axis);
+  size_t line = 0;
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t i = 0; i < inner; ++i) fn(line++, o * length * inner + i, inner, length);
+}
 
 // ---- Values of any element type as real numbers ---------------------------------------------
 

@@ -150,18 +150,6 @@ Status prepareArg(OperationContext& context) {
   return {};
 }
 
-// Calls fn(base, stride, length) for every line along `axis`.
-template <typename Fn>
-void forEachLine(const Tensor& t, uint32_t axis, Fn&& fn) {
-  size_t outer = 1, inner = 1;
-  for (uint32_t d = 0; d < axis; ++d) outer *= t.dim(d);
-  for (uint32_t d = axis + 1; d < t.rank(); ++d) inner *= t.dim(d);
-  const size_t length = t.dim(axis);
-  size_t line = 0;
-  for (size_t o = 0; o < outer; ++o)
-    for (size_t i = 0; i < inner; ++i) fn(line++, o * length * inner + i, inner, length);
-}
-
 template <bool kMax>
 Status executeArg(OperationContext& context) {
   const Tensor& in = context.input(0);
