@@ -57,6 +57,17 @@ std::string describeExit(int status, const std::string& killedFor, const std::st
   return "ended (wait status " + std::to_string(status) + ")";
 }
 
+// "nnremote-a (2 engines), nnremote-b": the devices a child said it serves.
+std::string describeDevices(const std::vector<HostedDevice>& devices) {
+  std::string out;
+  for (const HostedDevice& device : devices) {
+    if (!out.empty()) out += ", ";
+    out += device.name;
+    if (device.engines != 1) out += " (" + std::to_string(device.engines) + " engines)";
+  }
+  return out.empty() ? "no device" : out;
+}
+
 // Whether every thread of `pid` is stopped (by a signal, or by a debugger: state T or t in its
 // stat file): then none runs a signal handler until it is let go.
 bool isStopped(pid_t pid) {
@@ -173,7 +184,17 @@ hal::Result<BackendProcess::Child> BackendProcess::launch(bool first) {
     if ((*message)->type != HostMessageType::kReady) continue;
     auto devices = decodeHostedDevices((*message)->payload);
     if (!devices.ok()) return failed(hal::withContext(devices.error(), label));
-    if (first) devices_ = std::move(devices).value();
+    if (first) {
+      devices_ = std::move(devices).value();
+    } else if (*devices != devices_) {
+      // Each child loads the library (and whatever files its argument names) afresh, so a
+      // rebuilt one takes effect at a restart. Serving other devices than the server announced
+      // would leave clients with names that answer nothing: refused, as a restart that failed.
+      return failed(hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+                    << label << ": the library now serves " << describeDevices(*devices) << ", not "
+                    << describeDevices(devices_) << " as at startup (rebuilt, or its configuration changed?); "
+                    << "restore it, or restart npu_emulator to serve the new devices");
+    }
     return child;
   }
 }
@@ -333,7 +354,8 @@ void BackendProcess::supervise() {
       }
       const auto backoff =
           std::min(kMaxRestartBackoff, options_.limits.restartBackoff * (1 << std::min<size_t>(crashes_.size() - 1, 16)));
-      std::cerr << "npu_emulator: backend " << label << " (pid " << pid << ") " << cause << "; restarting in "
+      std::cerr << "npu_emulator: backend " << label << (pid != 0 ? " (pid " + std::to_string(pid) + ")" : "") << " "
+                << cause << "; restarting in "
                 << backoff.count() << " ms" << std::endl;
       if (!pause(backoff)) return;
       auto launched = launch(/*first=*/false);

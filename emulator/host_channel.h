@@ -73,6 +73,7 @@ hal::Result<std::optional<HostMessage>> receiveHostMessage(int socket, std::chro
 struct HostedDevice {
   std::string name;
   uint32_t engines = 1;
+  bool operator==(const HostedDevice& other) const { return name == other.name && engines == other.engines; }
 };
 std::string encodeHostedDevice(const HostedDevice& device);  // one line
 hal::Result<std::vector<HostedDevice>> decodeHostedDevices(const std::string& payload);

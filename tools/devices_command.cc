@@ -21,7 +21,10 @@ void printDevices(const Target& target) {
                                                  : host->running() ? "running (pid " + std::to_string(host->pid()) + ")"
                                                                    : "restarting")
                 << ", " << host->restarts() << " restarts"
-                << (host->last_exit().empty() ? "" : "; last " + host->last_exit()) << "\n";
+                << (host->last_exit().empty() || host->unavailable().find(host->last_exit()) != std::string::npos
+                        ? ""  // the reason it is unavailable ends with it already
+                        : "; last " + host->last_exit())
+                << "\n";
     }
     std::cout << "    extensions:    ";
     if (device->getSupportedExtensions().empty()) std::cout << "none";

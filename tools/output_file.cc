@@ -19,8 +19,9 @@ hal::Result<OutputFile> OutputFile::open(const std::string& flag, const std::str
     created = false;
     fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   }
+  const int error = errno;
   OutputFile file(flag, path, fd, created);
-  if (fd < 0) return file.failure(errno);
+  if (fd < 0) return file.failure(error);
   return file;
 }
 

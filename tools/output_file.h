@@ -5,6 +5,7 @@
 #define NNREMOTE_TOOLS_OUTPUT_FILE_H_
 
 #include <string>
+#include <utility>
 
 #include "hal/result.h"
 
@@ -23,7 +24,7 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   ~OutputFile();
 
-  bool wanted() const { return fd_ >= 0; }
+  bool wanted() const { return !path_.empty(); }
   const std::string& path() const { return path_; }
 
   // Replaces the file's contents with `text` (once). A full disk or a failed close is an error

@@ -280,7 +280,7 @@ hal::Result<SessionRef> Connection::session() {
   // Backoff between attempts; the channel reconnects by itself, we only wait for it.
   const auto giveUp = std::chrono::steady_clock::now() + options_.reconnectTimeout;
   std::chrono::milliseconds pause(50);
-  hal::Error last = hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "no attempt made";
+  hal::Error last = hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "nothing accepted a connection";
   while (std::chrono::steady_clock::now() < giveUp) {
     if (options_.serverGoneForGood) {
       if (const std::optional<std::string> why = options_.serverGoneForGood()) {
@@ -316,9 +316,14 @@ hal::Result<SessionRef> Connection::session() {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(1000));
   }
+  // A server whose parent knows why it is not back (a backend host that cannot restart) says so.
+  std::string why = "last: " + last.message;
+  if (options_.explainLoss) {
+    if (std::string explained = options_.explainLoss(); !explained.empty()) why = std::move(explained);
+  }
   return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
          << "the session at " << address_ << " was lost and the server did not come back within "
-         << options_.reconnectTimeout.count() << " ms (last: " << last.message << ")";
+         << options_.reconnectTimeout.count() << " ms (" << why << ")";
 }
 
 bool Connection::reachable() const {

@@ -855,6 +855,46 @@ pid_t killAndAwaitRestart(const std::string& address, pid_t first) {
   return static_cast<pid_t>(health.pid());
 }
 
+// Each child loads its library afresh, with whatever files its argument names. One that then
+// serves other devices than the server announced (a rebuilt library, a changed configuration)
+// would leave clients a name that answers nothing; it is refused as a failed restart, saying so,
+// and one restored in time serves again.
+TEST(BackendIsolationTest, ARestartedChildServingOtherDevicesIsRefusedWithTheReason) {
+  const std::string config = std::string(std::getenv("TEST_TMPDIR")) + "/changing.textproto";
+  std::ifstream preset("drivers/sim/configs/edge16.textproto");
+  const std::string edge16((std::istreambuf_iterator<char>(preset)), std::istreambuf_iterator<char>());
+  ASSERT_NE(edge16.find("device_name: \"edge16\""), std::string::npos);
+  std::ofstream(config) << edge16;
+  const std::string address = testing::EmulatorProcess::uniqueAddress("isolation-changed");
+  testing::EmulatorProcess server(
+      address, {"--backend=drivers/sim/sim_backend.so:" + config,
+                isolationConfig("changed", "restart_backoff_ms: 50 crash_loop_crashes: 1000")},
+      serverLog("changed"));
+  const pid_t first = static_cast<pid_t>(hostOf(address, kSimDevice).pid());
+  ASSERT_GT(first, 0);
+
+  const std::string name = "device_name: \"edge16\"";
+  std::string renamed = edge16;
+  renamed.replace(renamed.find(name), name.size(), "device_name: \"other\"");
+  std::ofstream(config) << renamed;
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  const std::string log = logOnceItHolds(serverLog("changed"), "now serves");
+  EXPECT_THAT(log, HasSubstr("could not restart: --backend=drivers/sim/sim_backend.so:" + config +
+                             ": the library now serves nnremote-other, not nnremote-edge16 as at startup"));
+  Client client(address);
+  auto prepared = client.prepare(kSimDevice);
+  ASSERT_FALSE(prepared.ok()) << "a device the server announces, served by none of its children";
+  EXPECT_EQ(prepared.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(prepared.error().message, HasSubstr("now serves nnremote-other"));
+
+  std::ofstream(config) << edge16;  // restored: the next restart serves again
+  const auto health = waitForHost(address, kSimDevice, [](const wire::BackendHostHealth& h) { return h.running(); });
+  EXPECT_GE(health.restarts(), 1u);
+  auto again = client.prepare(kSimDevice);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_TRUE(addOnce(**again).ok());
+}
+
 // A child starting up (a crash loop starts one after another) must not take CPU from other
 // devices' clients. Hosts are forked in the zygote's session, an autogroup at nice 19, the
 // lowest weight; a restarted one stays there until it has served for restart_probation_ms, then
