@@ -103,7 +103,10 @@ hal::Status EtcdClient::onSomeMember(const char* what, Call call) {
       return etcdError(hal::ErrorStatus::GENERAL_FAILURE, what, members_[index].endpoint, status);
     }
   }
-  return etcdError(hal::ErrorStatus::DEVICE_UNAVAILABLE, what, endpointList_, status);
+  return hal::makeError(hal::ErrorStatus::DEVICE_UNAVAILABLE)
+         << "etcd " << what << " at " << endpointList_ << ": no member answered within " << callTimeout_.count()
+         << " ms (is etcd running and reachable there? last: " << status.error_message() << ", gRPC code "
+         << static_cast<int>(status.error_code()) << ")";
 }
 
 std::chrono::milliseconds EtcdClient::memberTimeout() const {

@@ -298,7 +298,8 @@ check "a malformed etcd:// target is INVALID_ARGUMENT naming what is wrong" bash
 check "an etcd:// target with an unknown parameter is refused" bash -c \
   "$nnremote devices --target='etcd://127.0.0.1:2379/lab?colour=red' 2>&1 | grep -q \"unknown or empty parameter 'colour=red'\""
 check "an unreachable etcd fails the command naming it, within its call timeout" bash -c \
-  "timeout 30 $nnremote devices --target='etcd://127.0.0.1:1/lab' --wait=100ms 2>&1 | grep -q 'etcd Range at 127.0.0.1:1'"
+  "timeout 30 $nnremote devices --target='etcd://127.0.0.1:1/lab' --wait=100ms 2>&1 |
+   grep -q 'etcd Range at 127.0.0.1:1: no member answered within [0-9]* ms (is etcd running and reachable there?'"
 # One unanswered etcd call takes 5 s: a wait of 8 s asks twice before it fails (once took 5 s).
 wait_started=$(date +%s)
 farm_wait_out=$(timeout 60 $nnremote farm wait --etcd=127.0.0.1:1 --pool=lab --devices=1 --wait=8s 2>&1)
