@@ -10,6 +10,7 @@
 #include "wire/address.h"
 #include "wire/grpc_status.h"
 #include "wire/shared_queue.h"
+#include "wire/tcp_peer.h"
 #include "wire/unix_socket_path.h"
 #include "wire/wire_constants.h"
 
@@ -38,6 +39,39 @@ std::string unixSocketHint(const std::string& address) {
       return " (something listens on " + path + " but did not answer as an npu_emulator)";
     case wire::UnixSocketPathState::kUnknown:
       break;
+  }
+  return "";
+}
+
+// For a TCP address, what answers there, to say why the channel did not connect: not running,
+// or TLS on one side only (the commonest mistakes in setting up a farm), or a bad certificate.
+std::string tcpHint(const std::string& address, bool overTls) {
+  const auto where = wire::parseAddress(address, wire::AddressUse::kConnect);
+  if (!where.ok() || where->kind != wire::Address::Kind::kTcp) return "";
+  const wire::TcpPeer peer = wire::probeTcpPeer(*where, std::chrono::seconds(1));
+  const std::string detail = peer.detail.empty() ? "" : ": " + peer.detail;
+  switch (peer.state) {
+    case wire::TcpPeerState::kDoesNotResolve:
+      return " (host '" + where->name + "' does not resolve" + detail + ")";
+    case wire::TcpPeerState::kRefused:
+      return " (connection refused: nothing listens on port " + std::to_string(where->port) +
+             "; is npu_emulator running there?)";
+    case wire::TcpPeerState::kNoAnswer:
+      return " (no connection was accepted" + detail + ": a firewall, or the wrong host?)";
+    case wire::TcpPeerState::kPlaintextGrpc:
+      return overTls ? " (it speaks gRPC without TLS, as npu_emulator --insecure does: connect without "
+                       "--tls-ca, or start it with --tls-cert and --tls-key)"
+                     : " (it answers as a gRPC server, but not in time)";
+    case wire::TcpPeerState::kClosedOnUs:
+      return overTls ? " (the TLS handshake failed: is --tls-ca the CA that signed the server's "
+                       "certificate, does the certificate name the host (else --tls-server-name), and "
+                       "does the server want a client certificate (--tls-cert, --tls-key)?)"
+                     : " (it does not speak gRPC without TLS: if it is an npu_emulator with --tls-cert, "
+                       "connect with --tls-ca=PEM, NNREMOTE_TLS_CA for libneuralnetworks)";
+    case wire::TcpPeerState::kSilent:
+      return " (it accepted a connection but did not answer: a busy or stopped server?)";
+    case wire::TcpPeerState::kOther:
+      return " (something listens there, but not an npu_emulator)";
   }
   return "";
 }
@@ -95,7 +129,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
                                               options.connectTimeout)) {
     return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
            << "cannot reach an npu_emulator at " << address << " within " << options.connectTimeout.count() << " ms"
-           << unixSocketHint(address);
+           << unixSocketHint(address) << tcpHint(address, !options.security.tlsCaPem.empty());
   }
   connection->stub_ = std::make_unique<AcceleratorStub>(connection->channel_);
   connection->waitsStub_ = std::make_unique<AcceleratorWaitsStub>(connection->channel_);

@@ -189,11 +189,39 @@ TEST(TransportSecurityTest, TlsServesClientsThatVerifyTheServerAndNoOthers) {
   ASSERT_TRUE(devices.ok());
   EXPECT_EQ(devices->size(), 2u);
 
-  EXPECT_FALSE(proxy::Connection::connect(address, quickConnect()).ok()) << "a plaintext client got in";
+  // Each refused client is told what to fix, not only that it could not connect.
+  auto plaintext = proxy::Connection::connect(address, quickConnect());
+  ASSERT_FALSE(plaintext.ok()) << "a plaintext client got in";
+  EXPECT_THAT(plaintext.error().message, HasSubstr("it does not speak gRPC without TLS: if it is an npu_emulator "
+                                                   "with --tls-cert, connect with --tls-ca=PEM"));
   proxy::ConnectionOptions wrongCa = quickConnect();
   wrongCa.security.tlsCaPem = pki().stranger.certPem;  // not the CA that signed the server
-  EXPECT_FALSE(proxy::Connection::connect(address, wrongCa).ok()) << "an unverified server was trusted";
+  auto unverified = proxy::Connection::connect(address, wrongCa);
+  ASSERT_FALSE(unverified.ok()) << "an unverified server was trusted";
+  EXPECT_THAT(unverified.error().message,
+              HasSubstr("the TLS handshake failed: is --tls-ca the CA that signed the server's certificate"));
   EXPECT_EQ((*server)->service().sessions().size(), 1u);
+}
+
+TEST(TransportSecurityTest, ATlsClientOfAPlaintextServerIsToldItSpeaksWithoutTls) {
+  ServerOptions plaintext;
+  plaintext.security.insecureTcp = true;
+  auto server = EmulatorServer::start(twoDevices(), "127.0.0.1:0", plaintext);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  proxy::ConnectionOptions tls = quickConnect();
+  tls.security.tlsCaPem = pki().caPem;
+  auto connection = proxy::Connection::connect((*server)->address(), tls);
+  ASSERT_FALSE(connection.ok());
+  EXPECT_EQ(connection.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_THAT(connection.error().message,
+              HasSubstr("(it speaks gRPC without TLS, as npu_emulator --insecure does: connect without --tls-ca"));
+
+  // And a port nothing listens on is not taken for either.
+  const std::string address = (*server)->address();
+  server->reset();
+  auto refused = proxy::Connection::connect(address, quickConnect());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("(connection refused: nothing listens on port "));
 }
 
 TEST(TransportSecurityTest, MutualTlsNeedsAClientCertificateFromTheClientCaAndNamesItsSubject) {
