@@ -2,8 +2,9 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <fstream>
 #include <sstream>
+
+#include "hal/file_contents.h"
 
 namespace nnremote::emulator {
 namespace {
@@ -27,8 +28,8 @@ grpc::Status unauthenticated(const std::string& why) {
 }  // namespace
 
 hal::Result<TokenTable> loadTokenFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return hal::invalidArgument() << "cannot read tokens file " << path;
+  NN_ASSIGN_OR_RETURN(const std::string contents, hal::readFileContents(path));
+  std::istringstream file(contents);
   TokenTable table;
   std::string line;
   for (int number = 1; std::getline(file, line); ++number) {

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -184,14 +185,16 @@ Testing:
   --help            show this text
 )";
 
-// Reads each PEM flag that was given into its place in `security`.
+// Reads each PEM flag that was given into its place in `security`; errors name the flag.
 nnremote::hal::Status readSecurityFiles(const std::string& cert, const std::string& key, const std::string& clientCa,
                                         nnremote::emulator::ServerSecurity* security) {
-  const std::pair<const std::string*, std::string*> files[] = {
-      {&cert, &security->tlsCertPem}, {&key, &security->tlsKeyPem}, {&clientCa, &security->clientCaPem}};
-  for (const auto& [path, into] : files) {
+  const std::tuple<const char*, const std::string*, std::string*> files[] = {
+      {"--tls-cert", &cert, &security->tlsCertPem},
+      {"--tls-key", &key, &security->tlsKeyPem},
+      {"--client-ca", &clientCa, &security->clientCaPem}};
+  for (const auto& [flag, path, into] : files) {
     if (path->empty()) continue;
-    NN_ASSIGN_OR_RETURN(*into, nnremote::hal::readFileContents(*path));
+    NN_ASSIGN_OR_RETURN(*into, nnremote::proxy::readSecret(*path, flag));
   }
   return {};
 }

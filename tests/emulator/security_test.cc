@@ -697,6 +697,8 @@ TEST(UnixSocketTest, TokensFileIsValidated) {
   EXPECT_THAT(loadTokenFile(path).error().message, HasSubstr(":2: this token is already given to 'alice'"));
   write("alice 0123456789abcdef0123 extra\n");
   EXPECT_THAT(loadTokenFile(path).error().message, HasSubstr(":1: expected 'IDENTITY TOKEN'"));
+  EXPECT_EQ(loadTokenFile(path + ".missing").error().message,
+            "cannot read " + path + ".missing: No such file or directory");
 }
 
 }  // namespace

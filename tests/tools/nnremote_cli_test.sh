@@ -238,6 +238,11 @@ printf '# identity token\nci-runner cli-token-0123456789abcdef\n' > "$pki/tokens
 printf 'cli-token-0123456789abcdef\n' > "$pki/token"
 check "plain TCP without --insecure is refused at startup" bash -c \
   "$emulator --listen=127.0.0.1:0 2>&1 | grep -q -- 'accept the risk with --insecure'"
+check "the server names the flag of a file it cannot read, and why" bash -c \
+  "$emulator --listen=127.0.0.1:0 --tls-cert=$pki/nope.pem --tls-key=$pki/localhost.key 2>&1 |
+     grep -q -- '--tls-cert: cannot read $pki/nope.pem: No such file or directory' &&
+   $emulator --listen=127.0.0.1:0 --tls-cert=$pki/localhost.pem --tls-key=$pki/localhost.key --tokens=$pki 2>&1 |
+     grep -q -- '--tokens: cannot read $pki: Is a directory'"
 $emulator --listen=127.0.0.1:0 --tls-cert="$pki/localhost.pem" --tls-key="$pki/localhost.key" \
   --client-ca="$pki/ca.pem" --tokens="$pki/tokens" > "$TEST_TMPDIR/secure.log" 2>&1 &
 secure=$!
