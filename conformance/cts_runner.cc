@@ -378,6 +378,11 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
                                      onCase,
                                  const RunOptions& options) {
   NN_ASSIGN_OR_RETURN(std::vector<std::string> files, findSpecFiles(directory));
+  // A mistyped folder must not pass a CI job with "0 passed, 0 failed".
+  if (files.empty()) {
+    return hal::invalidArgument() << "no conformance models under " << directory
+                                  << " (*.json files in the ../shared/conformance format, searched recursively)";
+  }
   if (options.shardCount == 0 || options.shardIndex >= options.shardCount) {
     return hal::invalidArgument() << "shard " << options.shardIndex << " of " << options.shardCount
                                   << " does not exist (shards are 0 to " << options.shardCount << " - 1)";

@@ -55,6 +55,20 @@ TEST(CtsRunnerTest, AnOddExpectFailureModelIsSentToTheDeviceAndItsRefusalPasses)
   EXPECT_NE(log.find("which is not a SUBGRAPH_INPUT"), std::string::npos) << log;
 }
 
+TEST(CtsRunnerTest, AFolderWithoutModelsIsAnErrorNotAnEmptyPass) {
+  const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/no_models";
+  std::filesystem::create_directories(directory + "/V1_0");
+  std::ofstream(directory + "/V1_0/notes.txt") << "not a model";
+  std::ofstream(directory + "/index.json") << "{}";  // an index, not a model
+  const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  std::ostringstream out;
+  auto totals = runDirectory(*device, directory, out);
+  ASSERT_FALSE(totals.ok());
+  EXPECT_EQ(totals.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(totals.error().message.find("no conformance models under " + directory), std::string::npos)
+      << totals.error().message;
+}
+
 // A valid model: the constantAmongInputs one with its INT32 operand no longer an input.
 std::string validAddModel() {
   std::string json = constantAmongInputs(false);
