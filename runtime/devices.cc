@@ -1,5 +1,6 @@
 #include "runtime/devices.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
