@@ -128,9 +128,21 @@ hal::Result<std::vector<ScaleSimLayer>> parseScaleSimTopology(const std::string&
         return hal::invalidArgument() << origin << ":" << number << ": the filter is larger than the ifmap";
       }
       const uint64_t outH = (h - fh + s + s - 1) / s, outW = (w - fw + s + s - 1) / s;
-      layer.gemm.m = outH * outW;
       layer.gemm.n = filters;
-      layer.gemm.k = fh * fw * channels;
+      if (__builtin_mul_overflow(outH, outW, &layer.gemm.m) || __builtin_mul_overflow(fh, fw, &layer.gemm.k) ||
+          __builtin_mul_overflow(layer.gemm.k, channels, &layer.gemm.k)) {
+        return hal::invalidArgument() << origin << ":" << number << ": the layer is too large to price";
+      }
+    }
+    // The timing model's counts (cycles, bytes moved) grow with M x N x K; far past any real
+    // layer (a large convolution is some 2^33 multiply-accumulates), they would overflow.
+    constexpr uint64_t kMostMacs = uint64_t{1} << 50;
+    uint64_t macs = 0;
+    if (__builtin_mul_overflow(layer.gemm.m, layer.gemm.n, &macs) ||
+        __builtin_mul_overflow(macs, layer.gemm.k, &macs) || macs > kMostMacs) {
+      return hal::invalidArgument() << origin << ":" << number
+                                    << ": the layer is too large to price: M x N x K = " << layer.gemm.m << " x "
+                                    << layer.gemm.n << " x " << layer.gemm.k << " multiply-accumulates, past 2^50";
     }
     layers.push_back(layer);
   }

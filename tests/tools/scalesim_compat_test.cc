@@ -77,5 +77,25 @@ TEST(ScaleSimCompatTest, ReadsGemmTopologies) {
   EXPECT_THAT(bad.error().message, HasSubstr("g.csv:1"));
 }
 
+// Sizes no real layer has would overflow the timing model's counts (a 4e9-square ifmap gave a
+// "Mapping Efficiency" of 9509459063%); they are refused, naming the line.
+TEST(ScaleSimCompatTest, ALayerTooLargeToPriceIsRefused) {
+  const char* header =
+      "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n";
+  for (const char* layer : {"big, 4000000000, 4000000000, 3, 3, 4000000000, 4000000000, 1,\n",
+                            "big, 100000, 100000, 3, 3, 10000, 10000, 1,\n",
+                            "big, 9000000000000000000, 9000000000000000000, 1, 1, 1, 1, 1,\n"}) {
+    auto layers = parseScaleSimTopology(std::string(header) + layer, /*gemm=*/false, "t.csv");
+    ASSERT_FALSE(layers.ok()) << layer;
+    EXPECT_THAT(layers.error().message, HasSubstr("t.csv:2: the layer is too large to price")) << layer;
+  }
+  auto gemm = parseScaleSimTopology("g, 1048576, 1048576, 1048576,\n", /*gemm=*/true, "g.csv");
+  ASSERT_FALSE(gemm.ok());
+  EXPECT_THAT(gemm.error().message,
+              HasSubstr("M x N x K = 1048576 x 1048576 x 1048576 multiply-accumulates, past 2^50"));
+  // The largest a real network has (ResNet-50's largest layers are some 2^28) still prices.
+  EXPECT_TRUE(parseScaleSimTopology("g, 1048576, 1024, 1024,\n", true, "g.csv").ok());
+}
+
 }  // namespace
 }  // namespace nnremote::tools
