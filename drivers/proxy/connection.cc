@@ -2,7 +2,14 @@
 #include "drivers/proxy/pool_transport.h"
 #include "farm/pool.h"
 
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include "drivers/proxy/session_watcher.h"
 #include "drivers/proxy/stubs.h"
@@ -23,12 +30,31 @@ std::string holderName(const ConnectionOptions& options) {
   return options.clientName + "@" + farm::thisProcessName();
 }
 
+// A socket this process may not connect to: whose it is and its mode, since the fix is the
+// server's (--socket-group) or the user's groups.
+std::string unixAccessHint(const std::string& path, int error) {
+  if (error == 0) return "";
+  std::string hint = " (cannot connect to " + path + ": " + std::strerror(error);
+  struct stat status {};
+  if ((error == EACCES || error == EPERM) && ::stat(path.c_str(), &status) == 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(status.st_mode & 07777));
+    const passwd* owner = ::getpwuid(status.st_uid);
+    const group* group = ::getgrgid(status.st_gid);
+    hint += "; it belongs to " + (owner != nullptr ? std::string(owner->pw_name) : std::to_string(status.st_uid)) +
+            ":" + (group != nullptr ? std::string(group->gr_name) : std::to_string(status.st_gid)) + " with mode " +
+            mode + ": npu_emulator --socket-group=GROUP lets a group's members in";
+  }
+  return hint + ")";
+}
+
 // For a unix socket address, what is at its path, to say why nothing answered there.
 std::string unixSocketHint(const std::string& address) {
   const auto where = wire::parseAddress(address, wire::AddressUse::kConnect);
   if (!where.ok() || where->kind != wire::Address::Kind::kUnixPath) return "";
   const std::string& path = where->name;
-  switch (wire::probeUnixSocketPath(path).state) {
+  const wire::UnixSocketPath probe = wire::probeUnixSocketPath(path);
+  switch (probe.state) {
     case wire::UnixSocketPathState::kMissing:
       return " (" + path + " does not exist: is npu_emulator running?)";
     case wire::UnixSocketPathState::kNotASocket:
@@ -38,7 +64,7 @@ std::string unixSocketHint(const std::string& address) {
     case wire::UnixSocketPathState::kListening:
       return " (something listens on " + path + " but did not answer as an npu_emulator)";
     case wire::UnixSocketPathState::kUnknown:
-      break;
+      return unixAccessHint(path, probe.error);
   }
   return "";
 }

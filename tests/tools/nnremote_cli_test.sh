@@ -74,6 +74,21 @@ check "devices lists the remote device" bash -c \
 check "an unknown device is named in the error" bash -c \
   "$nnremote run-sample --target=unix:$socket --device=acme-x 2>&1 | grep -q \"no device named 'acme-x'\""
 
+# A socket this user may not connect to (mode 0000) is named with its owner and mode. Root,
+# whose CAP_DAC_OVERRIDE passes any mode, runs the client without it.
+psock=$socket_dir/private.sock
+$emulator --listen=unix:$psock --config=edge16 > "$TEST_TMPDIR/private.log" 2>&1 &
+private=$!
+wait_for_server "$TEST_TMPDIR/private.log"
+chmod 000 "$psock"
+as_other=$nnremote
+[ "$(id -u)" -eq 0 ] && as_other="setpriv --bounding-set=-dac_override,-dac_read_search $nnremote"
+private_out=$($as_other devices --target=unix:$psock 2>&1)
+check "a socket this user may not use is named with its owner, mode and --socket-group" bash -c \
+  "grep -q 'cannot connect to $psock: Permission denied; it belongs to .* with mode 0[0-7]*: npu_emulator --socket-group=GROUP' <<<\"\$0\" || { echo \"\$0\"; false; }" "$private_out"
+kill -TERM $private
+wait $private 2>/dev/null
+
 # A device may answer without output shapes (the HAL allows it): run-sample says so rather than
 # reading past the answer.
 nsock=$socket_dir/noshapes.sock
