@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <fstream>
 #include <string>
 #include <iostream>
 #include <limits>
@@ -109,6 +112,15 @@ hal::Status applyAddressSpaceLimit(uint64_t bytes) {
   return {};
 }
 
+// How much address space this process has mapped now, in MiB (0 if /proc does not say).
+uint64_t mappedMib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmSize:", 0) == 0) return std::strtoull(line.c_str() + 7, nullptr, 10) / 1024;  // in kB
+  }
+  return 0;
+}
+
 hal::Result<BackendHostSetup> receiveSetup(int socket) {
   NN_ASSIGN_OR_RETURN(auto message, receiveHostMessage(socket, kSetupWait));
   BackendHostSetup setup;
@@ -161,6 +173,50 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
 
 }  // namespace
 
+// What a start under an address-space limit must say when it fails: a limit too small fails in
+// ways that do not name it (the loader's "failed to map segment", std::thread throwing where a
+// thread's stack does not fit).
+std::string addressSpaceNote(const BackendHostSetup& setup, uint64_t mappedBefore) {
+  if (setup.address_space_bytes() == 0) return "";
+  return " (under address_space_mib = " + std::to_string(setup.address_space_bytes() >> 20) + ", with " +
+         std::to_string(mappedBefore) +
+         " MiB mapped before the library loaded: too small? See docs/backends.md, Limits)";
+}
+
+const BackendHostSetup* startingSetup = nullptr;  // while serve() runs
+uint64_t mappedBeforeStart = 0;
+
+// The terminate handler while the host starts: an exception nothing caught is the start's failure,
+// told to the parent, not a crash of the library. (Unwinding instead, through a gRPC server that
+// started but could not make its threads, hung in its destructor.)
+[[noreturn]] void failStart() {
+  std::string what = "an exception nothing caught";
+  if (const std::exception_ptr thrown = std::current_exception()) {
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const std::exception& exception) {
+      what = exception.what();
+    } catch (...) {
+    }
+  }
+  (void)sendHostMessage(channel, HostMessageType::kFailed,
+                        startingSetup->label() + ": the backend host could not start: " + what +
+                            addressSpaceNote(*startingSetup, mappedBeforeStart));
+  ::_exit(2);
+}
+
+hal::Result<Served> startServing(const BackendHostSetup& setup) {
+  startingSetup = &setup;
+  mappedBeforeStart = mappedMib();
+  const std::terminate_handler previous = std::set_terminate(failStart);
+  hal::Result<Served> served = serve(setup);
+  std::set_terminate(previous);
+  if (served.ok()) return served;
+  hal::Error error = served.error();
+  error.message += addressSpaceNote(setup, mappedBeforeStart);
+  return error;
+}
+
 int runBackendHost(int channelFd) {
   channel = channelFd;
   // Die with the parent; and keep the channel from the library's own children.
@@ -189,7 +245,7 @@ int runBackendHost(int channelFd) {
     // The parent would otherwise move the thread serving its burst to the parent's CPU.
     if (probationCpu.confined()) wire::SharedQueue::acceptCpuHandOffs(false);
   }
-  auto served = serve(*setup);
+  auto served = startServing(*setup);
   if (!served.ok()) {
     (void)sendHostMessage(channelFd, HostMessageType::kFailed, served.error().message);
     return 2;

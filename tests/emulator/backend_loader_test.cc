@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "emulator/backend_loader.h"
@@ -14,6 +16,7 @@
 #include "hal/memory.h"
 #include "drivers/proxy/proxy_device.h"
 #include "testing/add_model.h"
+#include "testing/sanitizers.h"
 #include "tests/common/server_options.h"
 
 namespace nnremote::emulator {
@@ -187,6 +190,24 @@ TEST(BackendLoaderTest, TheEmulatorBinaryRefusesAWrongBackendAtStartup) {
     const auto [exitCode, output] = runEmulator(flags);
     EXPECT_EQ(exitCode, 2) << flags << "\n" << output;
     EXPECT_THAT(output, HasSubstr(message)) << flags;
+  }
+}
+
+// An address-space limit too small for a backend host to load its library, or to start its
+// threads (std::thread throws), is refused at startup naming the limit, not reported as a crash.
+TEST(BackendLoaderTest, AnAddressSpaceLimitTooSmallForTheHostIsRefusedNamingIt) {
+  if (testing::kUnderSanitizers) {
+    GTEST_SKIP() << "the sanitizers reserve terabytes of shadow address space: no RLIMIT_AS fits them";
+  }
+  for (const int mib : {1, 200}) {
+    const std::string config = std::string(std::getenv("TEST_TMPDIR")) + "/limit.textproto";
+    std::ofstream(config) << "backend_isolation { address_space_mib: " << mib << " }\n";
+    const auto [exitCode, output] =
+        runEmulator(std::string("--backend=") + kSimBackend + ":edge16 --server-config=" + config);
+    EXPECT_EQ(exitCode, 2) << output;
+    EXPECT_THAT(output, HasSubstr("(under address_space_mib = " + std::to_string(mib) + ", with ")) << output;
+    EXPECT_THAT(output, HasSubstr("MiB mapped before the library loaded: too small?")) << output;
+    EXPECT_THAT(output, ::testing::Not(HasSubstr("SIGABRT"))) << output;
   }
 }
 
