@@ -171,8 +171,6 @@ hal::Result<Served> serve(const BackendHostSetup& setup) {
   return served;
 }
 
-}  // namespace
-
 // What a start under an address-space limit must say when it fails: a limit too small fails in
 // ways that do not name it (the loader's "failed to map segment", std::thread throwing where a
 // thread's stack does not fit).
@@ -216,6 +214,8 @@ hal::Result<Served> startServing(const BackendHostSetup& setup) {
   error.message += addressSpaceNote(setup, mappedBeforeStart);
   return error;
 }
+
+}  // namespace
 
 int runBackendHost(int channelFd) {
   channel = channelFd;
