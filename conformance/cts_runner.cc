@@ -397,7 +397,7 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
         std::filesystem::relative(file, directory).generic_string();
     auto cases = loadSpecFile(file, relative);
     if (!cases.ok()) {
-      log << "FAIL " << relative << ": cannot load: " << cases.error().message << "\n";
+      log << "FAIL " << relative << ": cannot load: " << cases.error().message << std::endl;
       ++totals.failed;
       continue;
     }
@@ -420,6 +420,14 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
         current = replacement.get();
         result = runCase(*current, testCase, options);
       }
+      if (result.deviceLost && options.deviceGone && options.deviceGone()) {
+        ++totals.failed;
+        log << "FAIL " << testCase.fullName() << ": " << result.message << std::endl;
+        return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+               << current->getName() << " is gone (" << result.message << "): stopped after " << totals.passed
+               << " passed, " << totals.failed << " failed, " << totals.unsupported
+               << " unsupported; the models left were not run";
+      }
       Totals* bucket = perVersion ? &(*perVersion)[version] : nullptr;
       switch (result.outcome) {
         case Outcome::PASSED:
@@ -429,7 +437,8 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
         case Outcome::FAILED:
           ++totals.failed;
           if (bucket) ++bucket->failed;
-          log << "FAIL " << testCase.fullName() << ": " << result.message << "\n";
+          // Flushed: a CI job's log shows each failure as it happens, even if the job is killed.
+          log << "FAIL " << testCase.fullName() << ": " << result.message << std::endl;
           break;
         case Outcome::UNSUPPORTED:
           ++totals.unsupported;

@@ -42,6 +42,11 @@ struct RunOptions {
   // e.g. another device of a farm's pool; at most maxReplacements times in a run.
   std::function<hal::Result<hal::SharedDevice>()> replaceLostDevice;
   size_t maxReplacements = 4;
+  // runDirectory: when a case found the device lost and nothing replaced it, whether it is gone
+  // for good (its server did not come back). Then the run stops with an error rather than spend
+  // a reconnection's wait on each model left. A device that was only lost for a moment (a
+  // backend host restarted) is not gone, and the run goes on.
+  std::function<bool()> deviceGone;
 };
 
 // Runs `request` on `prepared` the way `executor` says (a reusable execution computes twice, a

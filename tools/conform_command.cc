@@ -81,6 +81,11 @@ int runConform() {
       };
     }
   }
+  // A server that died and did not come back ends the run, rather than cost every model left a
+  // reconnection's wait. (A farm's pool replaces the device instead, above.)
+  if (target.has_value() && !farm::isPoolTarget(absl::GetFlag(FLAGS_target))) {
+    options.deviceGone = [&target] { return !target->connection->session().ok(); };
+  }
   if (flags::wasGiven(FLAGS_cache_dir)) {
     options.cacheDirectory = absl::GetFlag(FLAGS_cache_dir);
     if (options.cacheDirectory.empty()) return fail("conform", hal::invalidArgument() << "--cache-dir needs a DIR");
@@ -103,7 +108,7 @@ int runConform() {
             << (inProcess ? " (in process)" : " (through the proxy driver)") << ", executor " << executorName
             << ", memory " << memoryName
             << (options.cacheDirectory.empty() ? "" : ", each prepared with a cache and again from it")
-            << "\n";
+            << std::endl;
 
   std::ostringstream junitCases;
   const bool verbose = absl::GetFlag(FLAGS_verbose);

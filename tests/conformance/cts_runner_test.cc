@@ -9,6 +9,7 @@
 
 #include "emulator/simulated_npus.h"
 #include "conformance/cts_runner.h"
+#include "hal/forwarding_device.h"
 
 namespace nnremote::conformance {
 namespace {
@@ -74,6 +75,50 @@ std::string validAddModel() {
   std::string json = constantAmongInputs(false);
   json.replace(json.find(R"("input_indexes": [0, 1, 2])"), 26, R"("input_indexes": [0, 1])");
   return json;
+}
+
+// A device whose server died: every preparation is DEAD_OBJECT.
+class LostDevice final : public hal::ForwardingDevice {
+ public:
+  using ForwardingDevice::ForwardingDevice;
+  hal::Result<hal::SharedPreparedModel> prepareModel(const hal::Model&, hal::ExecutionPreference, hal::Priority,
+                                                     const hal::OptionalTimePoint&, const std::vector<hal::CacheFile>&,
+                                                     const std::vector<hal::CacheFile>&,
+                                                     const hal::CacheToken&) const override {
+    ++preparations;
+    return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "the server did not come back";
+  }
+  mutable int preparations = 0;
+};
+
+// A device gone for good ends the run at the first model that finds it so, saying what ran; one
+// lost only for a moment (deviceGone says no) costs that model alone.
+TEST(CtsRunnerTest, ADeviceGoneForGoodStopsTheRunAndOneLostForAMomentDoesNot) {
+  const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/gone";
+  std::filesystem::create_directories(directory);
+  for (const char* name : {"a.json", "b.json", "c.json"}) std::ofstream(directory + "/" + name) << validAddModel();
+  const LostDevice device(emulator::createSimulatedNpu(sim::edgeNpuConfig()));
+  RunOptions options;
+  int asked = 0;
+  options.deviceGone = [&] { return ++asked > 0; };
+  std::ostringstream log;
+  auto stopped = runDirectory(device, directory, log, nullptr, nullptr, options);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  EXPECT_NE(
+      stopped.error().message.find("is gone (prepareModel failed: DEAD_OBJECT: the server did not come back): "
+                                   "stopped after 0 passed, 1 failed, 0 unsupported; the models left were not run"),
+      std::string::npos)
+      << stopped.error().message;
+  EXPECT_EQ(device.preparations, 1);
+  EXPECT_EQ(asked, 1);
+
+  options.deviceGone = [] { return false; };
+  std::ostringstream again;
+  auto carriedOn = runDirectory(device, directory, again, nullptr, nullptr, options);
+  ASSERT_TRUE(carriedOn.ok()) << carriedOn.error().message;
+  EXPECT_EQ(carriedOn->failed, 3u);
+  EXPECT_EQ(device.preparations, 4);
 }
 
 TEST(CtsRunnerTest, WithACacheDirectoryTheModelMustAlsoPassPreparedFromItsCache) {
