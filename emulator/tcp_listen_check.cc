@@ -29,8 +29,7 @@ std::string meaning(int error, const std::string& host, const std::string& port)
 
 hal::Status checkCanListen(const wire::Address& where) {
   if (where.isUnix()) return {};
-  const bool bracketed = where.name.size() >= 2 && where.name.front() == '[';
-  const std::string host = bracketed ? where.name.substr(1, where.name.size() - 2) : where.name;
+  const std::string host = where.resolverHost();
   const std::string port = std::to_string(where.port);
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;

@@ -19,6 +19,11 @@ struct Address {
   uint16_t port = 0;  // TCP only
 
   bool isUnix() const { return kind != Kind::kTcp; }
+  // The TCP host as the resolver (getaddrinfo) takes it: an IPv6 address without its brackets.
+  std::string resolverHost() const {
+    const bool bracketed = name.size() >= 2 && name.front() == '[' && name.back() == ']';
+    return bracketed ? name.substr(1, name.size() - 2) : name;
+  }
 };
 
 // Whether an address is to listen on (TCP port 0 picks a free port) or to connect to.

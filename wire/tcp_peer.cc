@@ -64,10 +64,7 @@ TcpPeer readAnswer(int fd, Clock::time_point until) {
 
 TcpPeer probeTcpPeer(const Address& address, std::chrono::milliseconds timeout) {
   const auto until = Clock::now() + timeout;
-  std::string host = address.name;
-  if (host.size() >= 2 && host.front() == '[') {
-    host = host.substr(1, host.find(']') - 1);  // "[::1%eth0]" -> "::1%eth0"
-  }
+  const std::string host = address.resolverHost();
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
