@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "emulator/simulated_npus.h"
@@ -54,6 +56,33 @@ TEST(CtsRunnerTest, AnOddExpectFailureModelIsSentToTheDeviceAndItsRefusalPasses)
   const Totals broken = runOne(constantAmongInputs(/*expectFailure=*/false), "not_expect_failure", &log);
   EXPECT_EQ(broken.failed, 1u);
   EXPECT_NE(log.find("which is not a SUBGRAPH_INPUT"), std::string::npos) << log;
+}
+
+// A replayed division by zero gives back the recorded infinity: the same non-finite value agrees,
+// while a different one, or a number where the golden is not one, differs.
+TEST(CtsRunnerTest, TheSameInfinityOrNaNAgreesAndAnyOtherNonFiniteValueDiffers) {
+  const auto bytesOf = [](std::vector<float> values) {
+    std::vector<uint8_t> bytes(values.size() * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  CtsTestCase testCase;
+  GoldenOutput golden;
+  golden.dimensions = {3};
+  golden.data = bytesOf({inf, -inf, nan});
+  testCase.outputs.push_back(golden);
+  EXPECT_EQ(compareOutput(testCase, 0, bytesOf({inf, -inf, nan}), {3}), "");
+  EXPECT_NE(compareOutput(testCase, 0, bytesOf({-inf, -inf, nan}), {3}).find("element 0: got -inf, want inf"),
+            std::string::npos);
+  EXPECT_NE(compareOutput(testCase, 0, bytesOf({inf, 1.0f, nan}), {3}).find("element 1: got 1, want -inf"),
+            std::string::npos);
+  EXPECT_NE(compareOutput(testCase, 0, bytesOf({inf, -inf, 0.0f}), {3}).find("element 2: got 0, want nan"),
+            std::string::npos);
+  testCase.outputs[0].data = bytesOf({1.0f, 2.0f, 3.0f});
+  EXPECT_NE(compareOutput(testCase, 0, bytesOf({1.0f, 2.0f, nan}), {3}).find("element 2: got nan, want 3"),
+            std::string::npos);
 }
 
 TEST(CtsRunnerTest, AFolderWithoutModelsIsAnErrorNotAnEmptyPass) {
