@@ -158,7 +158,7 @@ Flags (graph):
 
 Flags (replay):
   --recording=DIR the folder npu_emulator --record wrote (its *.nnrec files, read one entry at a
-                  time, never whole)
+                  time, never whole), or one file of it
   --device=NAME   replay everything on this device (default: the device of the recorded name)
   --exact         compare outputs byte for byte (default: the CTS tolerances of each output's
                   type, as conform does)

@@ -1,6 +1,6 @@
 // Reads an npu_emulator recording (--record=DIR): the folder's *.nnrec files in name order (so in
-// the order the runs started), one length-delimited wire::RecordEntry at a time. A recording
-// is never held whole in memory.
+// the order the runs started), or one such file, one length-delimited wire::RecordEntry at a time.
+// A recording is never held whole in memory.
 #ifndef NNREMOTE_TOOLS_RECORDING_READER_H_
 #define NNREMOTE_TOOLS_RECORDING_READER_H_
 
@@ -18,12 +18,16 @@ namespace nnremote::tools {
 
 class RecordingReader {
  public:
-  // Fails if DIR does not exist or holds no .nnrec file.
-  static hal::Result<std::unique_ptr<RecordingReader>> open(const std::string& directory);
+  // PATH is a recording's folder or one of its files. Fails if PATH does not exist, or is a folder
+  // holding no .nnrec file.
+  static hal::Result<std::unique_ptr<RecordingReader>> open(const std::string& path);
 
   // The next entry: true with `entry` set, or false at the end of the recording. A file cut
-  // short (a server killed mid-write) ends early, with a warning in warnings().
+  // short (a server killed mid-write) ends early, and a file with no readable entry is skipped,
+  // each with a warning in warnings().
   bool next(wire::RecordEntry* entry);
+  // Entries read so far, from every file.
+  size_t entriesRead() const { return entriesRead_; }
   // The file the last entry came from, and the number of entries read from it so far.
   const std::string& file() const { return files_[current_]; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -35,6 +39,7 @@ class RecordingReader {
   std::vector<std::string> files_;
   size_t current_ = 0;
   size_t entriesInFile_ = 0;
+  size_t entriesRead_ = 0;
   std::ifstream stream_;
   std::unique_ptr<google::protobuf::io::IstreamInputStream> input_;
   std::vector<std::string> warnings_;

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_join.h"
+
 #include "hal/model_builder.h"
 #include "hal/operand_types.h"
 #include "wire/conversions.h"
@@ -114,8 +116,8 @@ class Replayer {
   Replayer(const std::vector<hal::SharedDevice>& devices, const ReplayOptions& options)
       : devices_(devices), options_(options) {}
 
-  hal::Status replay(const std::string& directory) {
-    NN_ASSIGN_OR_RETURN(auto reader, RecordingReader::open(directory));
+  hal::Status replay(const std::string& recording) {
+    NN_ASSIGN_OR_RETURN(auto reader, RecordingReader::open(recording));
     wire::RecordEntry entry;
     std::string currentFile;
     while (reader->next(&entry)) {
@@ -128,6 +130,10 @@ class Replayer {
       if (entry.has_release()) models_.erase(entry.release().model_id());
     }
     summary_.warnings = reader->warnings();
+    if (reader->entriesRead() == 0 && !summary_.warnings.empty()) {
+      return hal::invalidArgument() << "--recording=" << recording << ": nothing in it can be read: "
+                                    << absl::StrJoin(summary_.warnings, "; ");
+    }
     return {};
   }
 
@@ -219,10 +225,10 @@ class Replayer {
 
 }  // namespace
 
-hal::Result<ReplaySummary> replayRecording(const std::string& directory, const std::vector<hal::SharedDevice>& devices,
+hal::Result<ReplaySummary> replayRecording(const std::string& recording, const std::vector<hal::SharedDevice>& devices,
                                            const ReplayOptions& options) {
   Replayer replayer(devices, options);
-  NN_RETURN_IF_ERROR(replayer.replay(directory));
+  NN_RETURN_IF_ERROR(replayer.replay(recording));
   return replayer.take();
 }
 

@@ -43,7 +43,8 @@ struct ReplaySummary {
   std::vector<std::string> warnings;  // e.g. a file cut short
 };
 
-hal::Result<ReplaySummary> replayRecording(const std::string& directory, const std::vector<hal::SharedDevice>& devices,
+// RECORDING is a recording's folder or one of its files.
+hal::Result<ReplaySummary> replayRecording(const std::string& recording, const std::vector<hal::SharedDevice>& devices,
                                            const ReplayOptions& options);
 
 // "N replayed, N matched, N differed" and, when they occurred, the refused and skipped counts.

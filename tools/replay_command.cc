@@ -7,6 +7,7 @@
 #include "tools/connection_flags.h"
 #include "tools/nnremote_flags.h"
 #include "tools/output_file.h"
+#include "tools/recording_reader.h"
 #include "tools/replay.h"
 #include "tools/replay_report.h"
 #include "tools/target.h"
@@ -22,6 +23,11 @@ int runReplay() {
   auto html = OutputFile::open("html", absl::GetFlag(FLAGS_html));
   if (!html.ok()) {
     std::cerr << "nnremote replay: " << html.error().message << "\n";
+    return 1;
+  }
+  // A recording that cannot be read fails before a server is started or reached.
+  if (auto reader = RecordingReader::open(recording); !reader.ok()) {
+    std::cerr << "nnremote replay: " << reader.error().message << "\n";
     return 1;
   }
   auto target = openTarget();

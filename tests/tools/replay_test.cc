@@ -1,10 +1,11 @@
 // npu_emulator --record and nnremote replay, in process: a recording replays as matched on the
-// device it was made on; a changed output, a changed status and a file cut short are found and
-// reported; and the HTML report plots every timed model.
+// device it was made on; a changed output, a changed status, a file cut short and a file that is
+// no recording are found and reported; and the HTML report plots every timed model.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "middleware/fault_injection.h"
 #include "middleware/recording_device.h"
@@ -117,6 +118,29 @@ TEST(ReplayTest, AFileCutShortReplaysWhatItHoldsAndSaysSo) {
   ASSERT_EQ(summary->warnings.size(), 1u);
   EXPECT_THAT(summary->warnings[0], HasSubstr("cut short after"));
   EXPECT_FALSE(replayRecording(freshDirectory("empty"), freshEdge16(), {}).ok());
+}
+
+TEST(ReplayTest, OneFileOfARecordingReplaysAndAFileThatIsNoRecordingIsSkippedOrRefused) {
+  const std::string recording = recordAdds("one_file");
+  const std::string file = std::filesystem::directory_iterator(recording)->path().string();
+  auto single = replayRecording(file, freshEdge16(), {});
+  ASSERT_TRUE(single.ok()) << single.error().message;
+  EXPECT_EQ(summaryLine(*single), "3 replayed, 3 matched, 0 differed");
+
+  std::ofstream(recording + "/zz-junk.nnrec") << "this is not a recording, though it is named like one\n";
+  auto withJunk = replayRecording(recording, freshEdge16(), {});
+  ASSERT_TRUE(withJunk.ok()) << withJunk.error().message;
+  EXPECT_EQ(withJunk->matched, 3u);
+  ASSERT_EQ(withJunk->warnings.size(), 1u);
+  EXPECT_THAT(withJunk->warnings[0], HasSubstr("zz-junk.nnrec: holds no readable entry (not an nnremote recording"));
+
+  std::filesystem::remove(file);
+  auto onlyJunk = replayRecording(recording, freshEdge16(), {});
+  ASSERT_FALSE(onlyJunk.ok());
+  EXPECT_THAT(onlyJunk.error().message, HasSubstr("nothing in it can be read: "));
+  auto missing = replayRecording(file, freshEdge16(), {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.error().message, HasSubstr("--recording=" + file + ": No such file or directory"));
 }
 
 TEST(ReplayTest, TheReportPlotsEveryTimedModel) {
