@@ -44,7 +44,8 @@ NNREMOTE_FLAG(ClientCount, clients, "clients", ClientCount{1}, "load: clients, e
 NNREMOTE_FLAG(LoadSeconds, seconds, "seconds", LoadSeconds{10}, "load: how long the clients run");
 NNREMOTE_FLAG(IdleSessionCount, idle_sessions, "idle-sessions", IdleSessionCount{0},
               "load: sessions opened first and held idle");
-NNREMOTE_FLAG(std::string, recording, "recording", "", "replay: the folder npu_emulator --record wrote, or one of its .nnrec files");
+NNREMOTE_FLAG(std::string, recording, "recording", "",
+              "replay: the folder npu_emulator --record wrote, or one of its .nnrec files");
 NNREMOTE_FLAG(bool, exact, "exact", false, "replay: compare outputs byte for byte");
 NNREMOTE_FLAG(std::string, scalesim_config, "scalesim-config", "", "cost: a SCALE-Sim .cfg");
 NNREMOTE_FLAG(std::string, topology, "topology", "", "cost: a SCALE-Sim topology CSV");
