@@ -22,6 +22,35 @@ std::string holderName(const ConnectionOptions& options) {
   return options.clientName + "@" + farm::thisProcessName();
 }
 
+// How long a look at a TCP address may take (a host that drops packets), when it is not the last.
+constexpr std::chrono::milliseconds kLongestProbe{1000};
+
+// Waits up to connectTimeout for the channel to connect, for a server that is starting or busy,
+// but gives up as soon as what is at the address says waiting cannot help (nothing listens
+// there, TLS on one side only): a program whose first NNAPI call finds no server on its host
+// would otherwise stall for the whole timeout. Looked at each time a connection attempt fails.
+hal::Status waitForConnected(grpc::Channel& channel, const std::string& address, const ConnectionOptions& options) {
+  const bool overTls = !options.security.tlsCaPem.empty();
+  const auto deadline = std::chrono::steady_clock::now() + options.connectTimeout;
+  for (grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true); state != GRPC_CHANNEL_READY;
+       state = channel.GetState(/*try_to_connect=*/true)) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE && left.count() > 0) {
+      const Unreachability why = diagnoseUnreachable(address, overTls, std::min(left, kLongestProbe));
+      if (why.settled) {
+        return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "cannot reach an npu_emulator at " << address << why.hint;
+      }
+    }
+    if (!channel.WaitForStateChange(state, std::chrono::system_clock::now() + left)) {
+      return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+             << "cannot reach an npu_emulator at " << address << " within " << options.connectTimeout.count() << " ms"
+             << diagnoseUnreachable(address, overTls).hint;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& address,
@@ -71,12 +100,7 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
   NN_ASSIGN_OR_RETURN(connection->channel_, createSecureChannel(address, options.security, arguments));
   NN_VLOG(WIRE) << "connecting to " << address << (options.security.tlsCaPem.empty() ? "" : " over TLS")
                 << (options.security.token.empty() ? "" : " with a bearer token");
-  if (!connection->channel_->WaitForConnected(std::chrono::system_clock::now() +
-                                              options.connectTimeout)) {
-    return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
-           << "cannot reach an npu_emulator at " << address << " within " << options.connectTimeout.count() << " ms"
-           << whyUnreachable(address, !options.security.tlsCaPem.empty());
-  }
+  NN_RETURN_IF_ERROR(waitForConnected(*connection->channel_, address, options));
   connection->stub_ = std::make_unique<AcceleratorStub>(connection->channel_);
   connection->waitsStub_ = std::make_unique<AcceleratorWaitsStub>(connection->channel_);
   NN_ASSIGN_OR_RETURN(auto opened, connection->openSession());

@@ -35,63 +35,66 @@ std::string unixAccessHint(const std::string& path, int error) {
 }
 
 // For a unix socket address, what is at its path, to say why nothing answered there.
-std::string unixSocketHint(const std::string& address) {
+Unreachability unixSocketDiagnosis(const std::string& address) {
   const auto where = wire::parseAddress(address, wire::AddressUse::kConnect);
-  if (!where.ok() || where->kind != wire::Address::Kind::kUnixPath) return "";
+  if (!where.ok() || where->kind != wire::Address::Kind::kUnixPath) return {};
   const std::string& path = where->name;
   const wire::UnixSocketPath probe = wire::probeUnixSocketPath(path);
   switch (probe.state) {
     case wire::UnixSocketPathState::kMissing:
-      return " (" + path + " does not exist: is npu_emulator running?)";
+      return {true, " (" + path + " does not exist: is npu_emulator running?)"};
     case wire::UnixSocketPathState::kNotASocket:
-      return " (" + path + " is not a socket)";
+      return {true, " (" + path + " is not a socket)"};
     case wire::UnixSocketPathState::kStale:
-      return " (nothing listens on " + path + ": a stale socket, as a killed server leaves)";
+      return {true, " (nothing listens on " + path + ": a stale socket, as a killed server leaves)"};
     case wire::UnixSocketPathState::kListening:
-      return " (something listens on " + path + " but did not answer as an npu_emulator)";
+      return {false, " (something listens on " + path + " but did not answer as an npu_emulator)"};
     case wire::UnixSocketPathState::kUnknown:
-      return unixAccessHint(path, probe.error);
+      return {probe.error == EACCES || probe.error == EPERM, unixAccessHint(path, probe.error)};
   }
-  return "";
+  return {};
 }
 
 // For a TCP address, what answers there, to say why the channel did not connect: not running,
 // or TLS on one side only (the commonest mistakes in setting up a farm), or a bad certificate.
-std::string tcpHint(const std::string& address, bool overTls) {
+// A name that does not resolve is not settled: the resolver may fail for a moment.
+Unreachability tcpDiagnosis(const std::string& address, bool overTls, std::chrono::milliseconds probeTimeout) {
   const auto where = wire::parseAddress(address, wire::AddressUse::kConnect);
-  if (!where.ok() || where->kind != wire::Address::Kind::kTcp) return "";
-  const wire::TcpPeer peer = wire::probeTcpPeer(*where, std::chrono::seconds(1));
+  if (!where.ok() || where->kind != wire::Address::Kind::kTcp) return {};
+  const wire::TcpPeer peer = wire::probeTcpPeer(*where, probeTimeout);
   const std::string detail = peer.detail.empty() ? "" : ": " + peer.detail;
   switch (peer.state) {
     case wire::TcpPeerState::kDoesNotResolve:
-      return " (host '" + where->name + "' does not resolve" + detail + ")";
+      return {false, " (host '" + where->name + "' does not resolve" + detail + ")"};
     case wire::TcpPeerState::kRefused:
-      return " (connection refused: nothing listens on port " + std::to_string(where->port) +
-             "; is npu_emulator running there?)";
+      return {true, " (connection refused: nothing listens on port " + std::to_string(where->port) +
+                        "; is npu_emulator running there?)"};
     case wire::TcpPeerState::kNoAnswer:
-      return " (no connection was accepted" + detail + ": a firewall, or the wrong host?)";
+      return {false, " (no connection was accepted" + detail + ": a firewall, or the wrong host?)"};
     case wire::TcpPeerState::kPlaintextGrpc:
-      return overTls ? " (it speaks gRPC without TLS, as npu_emulator --insecure does: connect without "
-                       "--tls-ca, or start it with --tls-cert and --tls-key)"
-                     : " (it answers as a gRPC server, but not in time)";
+      if (overTls) {
+        return {true, " (it speaks gRPC without TLS, as npu_emulator --insecure does: connect without --tls-ca, "
+                      "or start it with --tls-cert and --tls-key)"};
+      }
+      return {false, " (it answers as a gRPC server, but not in time)"};
     case wire::TcpPeerState::kClosedOnUs:
-      return overTls ? " (the TLS handshake failed: is --tls-ca the CA that signed the server's "
-                       "certificate, does the certificate name the host (else --tls-server-name), and "
-                       "does the server want a client certificate (--tls-cert, --tls-key)?)"
-                     : " (it does not speak gRPC without TLS: if it is an npu_emulator with --tls-cert, "
-                       "connect with --tls-ca=PEM, NNREMOTE_TLS_CA for libneuralnetworks)";
+      return {true, overTls ? " (the TLS handshake failed: is --tls-ca the CA that signed the server's "
+                              "certificate, does the certificate name the host (else --tls-server-name), and "
+                              "does the server want a client certificate (--tls-cert, --tls-key)?)"
+                            : " (it does not speak gRPC without TLS: if it is an npu_emulator with --tls-cert, "
+                              "connect with --tls-ca=PEM, NNREMOTE_TLS_CA for libneuralnetworks)"};
     case wire::TcpPeerState::kSilent:
-      return " (it accepted a connection but did not answer: a busy or stopped server?)";
+      return {false, " (it accepted a connection but did not answer: a busy or stopped server?)"};
     case wire::TcpPeerState::kOther:
-      return " (something listens there, but not an npu_emulator)";
+      return {true, " (something listens there, but not an npu_emulator)"};
   }
-  return "";
+  return {};
 }
 
 }  // namespace
 
-std::string whyUnreachable(const std::string& address, bool overTls) {
-  return wire::isUnixAddress(address) ? unixSocketHint(address) : tcpHint(address, overTls);
+Unreachability diagnoseUnreachable(const std::string& address, bool overTls, std::chrono::milliseconds probeTimeout) {
+  return wire::isUnixAddress(address) ? unixSocketDiagnosis(address) : tcpDiagnosis(address, overTls, probeTimeout);
 }
 
 }  // namespace nnremote::proxy

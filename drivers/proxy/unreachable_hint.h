@@ -5,13 +5,22 @@
 #ifndef NNREMOTE_DRIVERS_PROXY_UNREACHABLE_HINT_H_
 #define NNREMOTE_DRIVERS_PROXY_UNREACHABLE_HINT_H_
 
+#include <chrono>
 #include <string>
 
 namespace nnremote::proxy {
 
-// " (WHY: WHAT TO DO)" for `address`, or "" if nothing more is known. `overTls`: whether the client
-// connected with TLS (--tls-ca). Looks at the address (a TCP probe takes up to a second).
-std::string whyUnreachable(const std::string& address, bool overTls);
+struct Unreachability {
+  // Waiting cannot help, so a client should not: nothing listens there, a file that is no socket is
+  // there, this user may not use the socket, or one side speaks TLS and the other does not.
+  bool settled = false;
+  std::string hint;  // " (WHY: WHAT TO DO)", or "" if nothing more is known
+};
+
+// Looks at `address`, which a channel did not connect to. `overTls`: whether the client connected
+// with TLS (--tls-ca). A TCP probe takes up to `probeTimeout` (a refusal comes back at once).
+Unreachability diagnoseUnreachable(const std::string& address, bool overTls,
+                                   std::chrono::milliseconds probeTimeout = std::chrono::seconds(1));
 
 }  // namespace nnremote::proxy
 

@@ -1,9 +1,12 @@
 // A client that reaches no npu_emulator at a unix socket address is told what is at the path:
 // nothing, a file that is not a socket, a stale socket nothing listens on, or something that
-// listens but does not answer as an npu_emulator. An address that is no address is refused
+// listens but does not answer as an npu_emulator; and at a TCP port where nothing listens, so.
+// Where nothing can answer, it is told at once, not after the connection timeout. An address that is no address is refused
 // before anything is tried.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -26,15 +29,22 @@ std::string uniquePath(const std::string& name) {
   return "/tmp/nnremote-" + name + "-" + testing::uniqueToken() + ".sock";
 }
 
-// The message of connecting to unix:PATH, which must fail as DEAD_OBJECT.
-std::string failureAt(const std::string& path) {
+// The message of connecting to ADDRESS, which must fail as DEAD_OBJECT. Where nothing can answer
+// (`settled`), at once, though the connection timeout is long; else after its 200 ms.
+std::string failureAt(const std::string& address, bool settled) {
   ConnectionOptions options;
-  options.connectTimeout = std::chrono::milliseconds(200);
+  options.connectTimeout = settled ? std::chrono::milliseconds(30000) : std::chrono::milliseconds(200);
   options.reconnect = false;
-  auto connection = Connection::connect("unix:" + path, options);
+  const auto started = std::chrono::steady_clock::now();
+  auto connection = Connection::connect(address, options);
   EXPECT_FALSE(connection.ok());
   if (connection.ok()) return "";
   EXPECT_EQ(connection.error().code, hal::ErrorStatus::DEAD_OBJECT);
+  if (settled) {
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << address << " was waited for";
+  } else {
+    EXPECT_THAT(connection.error().message, HasSubstr("within 200 ms"));
+  }
   return connection.error().message;
 }
 
@@ -53,7 +63,7 @@ int boundSocket(const std::string& path, bool listening) {
 
 TEST(UnreachableServerTest, APathThatDoesNotExistIsNamed) {
   const std::string path = uniquePath("missing");
-  EXPECT_THAT(failureAt(path), HasSubstr(path + " does not exist: is npu_emulator running?"));
+  EXPECT_THAT(failureAt("unix:" + path, true), HasSubstr(path + " does not exist: is npu_emulator running?"));
 }
 
 TEST(UnreachableServerTest, AFileThatIsNotASocketIsNamed) {
@@ -61,23 +71,38 @@ TEST(UnreachableServerTest, AFileThatIsNotASocketIsNamed) {
   std::FILE* file = std::fopen(path.c_str(), "w");
   ASSERT_NE(file, nullptr);
   std::fclose(file);
-  EXPECT_THAT(failureAt(path), HasSubstr(path + " is not a socket"));
+  EXPECT_THAT(failureAt("unix:" + path, true), HasSubstr(path + " is not a socket"));
   ::unlink(path.c_str());
 }
 
 TEST(UnreachableServerTest, AStaleSocketIsNamed) {
   const std::string path = uniquePath("stale");
   ::close(boundSocket(path, /*listening=*/false));
-  EXPECT_THAT(failureAt(path), HasSubstr("nothing listens on " + path + ": a stale socket"));
+  EXPECT_THAT(failureAt("unix:" + path, true), HasSubstr("nothing listens on " + path + ": a stale socket"));
   ::unlink(path.c_str());
 }
 
 TEST(UnreachableServerTest, AListenerThatIsNotAnEmulatorIsNamed) {
   const std::string path = uniquePath("mute");
   const int listener = boundSocket(path, /*listening=*/true);
-  EXPECT_THAT(failureAt(path), HasSubstr("something listens on " + path + " but did not answer as an npu_emulator"));
+  EXPECT_THAT(failureAt("unix:" + path, false), HasSubstr("something listens on " + path + " but did not answer as an npu_emulator"));
   ::close(listener);
   ::unlink(path.c_str());
+}
+
+TEST(UnreachableServerTest, ARefusedPortIsNamedAtOnce) {
+  // Bound, not listening: a connection to it is refused, and the port stays ours meanwhile.
+  const int socket = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in name{};
+  name.sin_family = AF_INET;
+  name.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(socket, reinterpret_cast<const sockaddr*>(&name), sizeof name), 0);
+  socklen_t length = sizeof name;
+  ASSERT_EQ(::getsockname(socket, reinterpret_cast<sockaddr*>(&name), &length), 0);
+  const std::string port = std::to_string(ntohs(name.sin_port));
+  EXPECT_THAT(failureAt("127.0.0.1:" + port, true),
+              HasSubstr("connection refused: nothing listens on port " + port + "; is npu_emulator running there?"));
+  ::close(socket);
 }
 
 TEST(UnreachableServerTest, AMalformedAddressIsRefusedAtOnceNamingWhatIsWrong) {
