@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 
 #include "drivers/sim/sim_device.h"
@@ -71,19 +72,28 @@ DeviceRegistry::DeviceRegistry() {
   if (!options.ok()) {
     std::cerr << "libneuralnetworks: no remote devices: " << options.error().message << "\n";
   } else {
+    // Every target at once, so that one that does not answer delays the program by one connection
+    // timeout, not one per target; the devices are listed in the targets' order.
+    struct Found {
+      std::shared_ptr<proxy::Connection> connection;
+      std::vector<hal::SharedDevice> devices;
+    };
+    std::vector<std::pair<std::string, std::future<hal::Result<Found>>>> lookups;
     for (const std::string& target : targetsFromEnvironment()) {
-      auto connection = proxy::Connection::connect(target, *options);
-      if (!connection.ok()) {
-        std::cerr << "libneuralnetworks: no devices from " << target << ": " << connection.error().message << "\n";
-        continue;
-      }
-      auto found = proxy::ProxyDevice::discover(*connection);
+      lookups.emplace_back(target, std::async(std::launch::async, [target, &options]() -> hal::Result<Found> {
+                             NN_ASSIGN_OR_RETURN(auto connection, proxy::Connection::connect(target, *options));
+                             NN_ASSIGN_OR_RETURN(auto devices, proxy::ProxyDevice::discover(connection));
+                             return Found{std::move(connection), {devices.begin(), devices.end()}};
+                           }));
+    }
+    for (auto& [target, lookup] : lookups) {
+      auto found = lookup.get();
       if (!found.ok()) {
         std::cerr << "libneuralnetworks: no devices from " << target << ": " << found.error().message << "\n";
         continue;
       }
-      for (auto& device : *found) {
-        devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{device, *connection, false, {}}));
+      for (auto& device : found->devices) {
+        devices_.push_back(std::make_unique<RuntimeDevice>(RuntimeDevice{device, found->connection, false, {}}));
         if (taken(device->getName(), devices_.size() - 1)) devices_.back()->renamed = device->getName() + "@" + target;
       }
     }
