@@ -65,8 +65,9 @@ hal::Result<std::shared_ptr<Connection>> Connection::connect(const std::string& 
     };
     const auto giveUp = std::chrono::steady_clock::now() + options.poolWait;
     for (;;) {
-      claiming.wait = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                 giveUp - std::chrono::steady_clock::now()));
+      // Rounded up, so that the first claim's message names the --wait given, not 1 ms less.
+      claiming.wait = std::max(std::chrono::milliseconds(0),
+                               std::chrono::ceil<std::chrono::milliseconds>(giveUp - std::chrono::steady_clock::now()));
       NN_ASSIGN_OR_RETURN(auto claim, farm::claimDevice(target, claiming));
       NN_VLOG(WIRE) << address << " picked " << claim->device() << " at " << claim->address()
                     << (claim->exclusive() ? ", held exclusively" : "");
@@ -127,6 +128,14 @@ hal::Result<std::pair<uint64_t, std::string>> Connection::openSession() {
   wire::OpenSessionResponse response;
   auto context = controlContext();
   const grpc::Status status = stub()->OpenSession(context.get(), request, &response);
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    // An HTTP/2 or gRPC server without our service: the commonest is etcd's client port given
+    // as --target instead of etcd://HOST:PORT/POOL.
+    return hal::makeError(hal::ErrorStatus::GENERAL_FAILURE)
+           << address_ << " is not an npu_emulator: it answers HTTP/2 but has no nnremote.wire.Accelerator service"
+           << (status.error_message().empty() ? "" : " (" + status.error_message() + ")")
+           << "; a farm's etcd is reached as etcd://HOST:PORT/POOL";
+  }
   if (!status.ok()) {
     return hal::withContext(wire::fromGrpcStatus(status), "OpenSession at " + address_);
   }

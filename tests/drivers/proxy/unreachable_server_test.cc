@@ -17,6 +17,9 @@
 #include <string>
 #include <utility>
 
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/grpcpp.h>
+
 #include "drivers/proxy/connection.h"
 #include "testing/unique_names.h"
 
@@ -103,6 +106,25 @@ TEST(UnreachableServerTest, ARefusedPortIsNamedAtOnce) {
   EXPECT_THAT(failureAt("127.0.0.1:" + port, true),
               HasSubstr("connection refused: nothing listens on port " + port + "; is npu_emulator running there?"));
   ::close(socket);
+}
+
+TEST(UnreachableServerTest, AGrpcServerThatIsNotAnEmulatorIsNamed) {
+  // A gRPC server with none of our services, as etcd's client port given as --target is.
+  const std::string path = uniquePath("other-grpc");
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix:" + path, grpc::InsecureServerCredentials());
+  grpc::CallbackGenericService generic;  // answers every call UNIMPLEMENTED
+  builder.RegisterCallbackGenericService(&generic);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  ConnectionOptions options;
+  options.reconnect = false;
+  auto connection = Connection::connect("unix:" + path, options);
+  ASSERT_FALSE(connection.ok());
+  EXPECT_THAT(connection.error().message,
+              HasSubstr("unix:" + path + " is not an npu_emulator: it answers HTTP/2 but has no "
+                        "nnremote.wire.Accelerator service"));
+  server->Shutdown(std::chrono::system_clock::now());
 }
 
 TEST(UnreachableServerTest, AMalformedAddressIsRefusedAtOnceNamingWhatIsWrong) {
