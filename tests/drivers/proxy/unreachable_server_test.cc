@@ -1,11 +1,12 @@
 // A client that reaches no npu_emulator at a unix socket address is told what is at the path:
 // nothing, a file that is not a socket, a stale socket nothing listens on, or something that
-// listens but does not answer as an npu_emulator; and at a TCP port where nothing listens, so.
-// Where nothing can answer, it is told at once, not after the connection timeout. An address that is no address is refused
+// listens but does not answer as an npu_emulator; at a TCP port where nothing listens, so; and at
+// a gRPC server of another kind, that it is not an npu_emulator. Where nothing can answer, it is
+// told at once, not after the connection timeout. An address that is no address is refused
 // before anything is tried.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
