@@ -89,7 +89,8 @@ TEST(UnreachableServerTest, AStaleSocketIsNamed) {
 TEST(UnreachableServerTest, AListenerThatIsNotAnEmulatorIsNamed) {
   const std::string path = uniquePath("mute");
   const int listener = boundSocket(path, /*listening=*/true);
-  EXPECT_THAT(failureAt("unix:" + path, false), HasSubstr("something listens on " + path + " but did not answer as an npu_emulator"));
+  EXPECT_THAT(failureAt("unix:" + path, false),
+              HasSubstr("something listens on " + path + " but did not answer as an npu_emulator"));
   ::close(listener);
   ::unlink(path.c_str());
 }
@@ -122,9 +123,9 @@ TEST(UnreachableServerTest, AGrpcServerThatIsNotAnEmulatorIsNamed) {
   options.reconnect = false;
   auto connection = Connection::connect("unix:" + path, options);
   ASSERT_FALSE(connection.ok());
-  EXPECT_THAT(connection.error().message,
-              HasSubstr("unix:" + path + " is not an npu_emulator: it answers HTTP/2 but has no "
-                        "nnremote.wire.Accelerator service"));
+  EXPECT_THAT(connection.error().message, HasSubstr("unix:" + path +
+                                                    " is not an npu_emulator: it answers HTTP/2 but has no "
+                                                    "nnremote.wire.Accelerator service"));
   server->Shutdown(std::chrono::system_clock::now());
 }
 
