@@ -56,8 +56,9 @@ int runLoad() {
     idleSessions.push_back(*connection);
   }
   std::cout << "nnremote load: " << clients << " " << hal::priorityName(options.priority)
-            << "-priority clients running " << modelName << " (" << executor << ") on " << options.deviceName
-            << " at " << target->description << " for " << seconds << " s, " << idle << " idle sessions" << std::endl;
+            << "-priority client" << (clients == 1 ? "" : "s") << " running " << modelName << " (" << executor
+            << ") on " << options.deviceName << " at " << target->description << " for " << seconds << " s, " << idle
+            << " idle session" << (idle == 1 ? "" : "s") << std::endl;
 
   const auto start = std::chrono::steady_clock::now();
   const ClientTally total = runLoadClients(options, clients, start);
