@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace nnremote::hal {
 
@@ -28,6 +30,20 @@ Result<std::string> readFileContents(const std::string& path) {
   }
   ::close(fd);
   return contents;
+}
+
+Status makeWritableDirectory(const std::string& path) {
+  std::error_code error;
+  std::filesystem::create_directories(path, error);
+  if (error) return invalidArgument() << path << ": " << error.message();
+  if (!std::filesystem::is_directory(path, error)) return invalidArgument() << path << ": not a folder";
+  // A file made and removed at once: permissions alone do not tell (a read-only mount, ACLs).
+  std::string probe = path + "/.nnremote-write-check-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return invalidArgument() << path << ": cannot create a file there: " << std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return {};
 }
 
 }  // namespace nnremote::hal

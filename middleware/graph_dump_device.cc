@@ -1,11 +1,13 @@
 #include "middleware/graph_dump_device.h"
 
 #include <atomic>
-#include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
+#include "hal/file_contents.h"
 #include "hal/forwarding_device.h"
 #include "hal/graph_dump.h"
 
@@ -34,7 +36,12 @@ class GraphDumpDevice final : public hal::ForwardingDevice {
     dot << hal::modelToDot(model, name);
     std::ofstream html(base + ".html");
     html << hal::modelToHtml(model, name + " (prepared on " + getName() + ")");
-    if (!dot || !html) std::cerr << "npu_emulator: --dump-graphs: cannot write " << base << ".{dot,html}" << std::endl;
+    dot.flush();
+    html.flush();
+    if (!dot || !html) {
+      std::cerr << "npu_emulator: --dump-graphs: cannot write " << base << ".{dot,html}: " << std::strerror(errno)
+                << std::endl;
+    }
   }
 
   const std::string directory_;
@@ -45,10 +52,8 @@ class GraphDumpDevice final : public hal::ForwardingDevice {
 
 hal::Result<std::vector<hal::SharedDevice>> dumpGraphsOf(std::vector<hal::SharedDevice> devices,
                                                          const std::string& directory) {
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error || !std::filesystem::is_directory(directory)) {
-    return hal::invalidArgument() << "--dump-graphs=" << directory << ": " << (error ? error.message() : "not a folder");
+  if (auto writable = hal::makeWritableDirectory(directory); !writable.ok()) {
+    return hal::invalidArgument() << "--dump-graphs=" << writable.error().message;
   }
   auto counter = std::make_shared<std::atomic<uint64_t>>(0);
   for (auto& device : devices) device = std::make_shared<GraphDumpDevice>(std::move(device), directory, counter);

@@ -3,12 +3,13 @@
 #include <google/protobuf/util/delimited_message_util.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 
 #include "hal/execution_adapters.h"
+#include "hal/file_contents.h"
 #include "hal/forwarding_device.h"
 #include "hal/operand_types.h"
 #include "wire/conversions.h"
@@ -183,14 +184,17 @@ class RecordingDevice final : public hal::ForwardingDevice {
 }  // namespace
 
 hal::Result<std::shared_ptr<Recorder>> Recorder::open(const std::string& directory) {
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error) return hal::invalidArgument() << "--record=" << directory << ": " << error.message();
+  if (auto writable = hal::makeWritableDirectory(directory); !writable.ok()) {
+    return hal::invalidArgument() << "--record=" << writable.error().message;
+  }
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   const std::string path = directory + "/" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count()) +
                            "-" + std::to_string(::getpid()) + ".nnrec";
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return hal::invalidArgument() << "--record=" << directory << ": cannot create " << path;
+  if (!file) {
+    return hal::invalidArgument() << "--record=" << directory << ": cannot create " << path << ": "
+                                  << std::strerror(errno);
+  }
   return std::shared_ptr<Recorder>(new Recorder(path, std::move(file)));
 }
 

@@ -1,7 +1,6 @@
 #include "tools/conform_command.h"
 
 #include <chrono>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -13,6 +12,7 @@
 #include "emulator/simulated_npus.h"
 #include "farm/pool.h"
 #include "flags/command_line.h"
+#include "hal/file_contents.h"
 #include "hal/text_escape.h"
 #include "tools/command_support.h"
 #include "tools/conform_shard.h"
@@ -93,11 +93,8 @@ int runConform() {
       return fail("conform", hal::invalidArgument() << device->getName() << " does not cache compilations "
                                                     << "(compilation_cache in its NPU config)");
     }
-    std::error_code error;
-    std::filesystem::create_directories(options.cacheDirectory, error);
-    if (error) {
-      return fail("conform", hal::invalidArgument() << "cannot create --cache-dir " << options.cacheDirectory << ": "
-                                                    << error.message());
+    if (auto writable = hal::makeWritableDirectory(options.cacheDirectory); !writable.ok()) {
+      return fail("conform", hal::invalidArgument() << "--cache-dir=" << writable.error().message);
     }
   }
   std::cout << "Running conformance models under " << cases

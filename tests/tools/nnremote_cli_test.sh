@@ -89,6 +89,22 @@ check "a socket this user may not use is named with its owner, mode and --socket
 kill -TERM $private
 wait $private 2>/dev/null
 
+# A folder to write into that cannot be written is refused at startup, with the reason, not at
+# the first write (the emulator served on, each dump or recording lost with a line on stderr).
+readonly_dir=$TEST_TMPDIR/read-only
+mkdir -p "$readonly_dir" && chmod 555 "$readonly_dir"
+as_other_emulator=$emulator
+[ "$(id -u)" -eq 0 ] && as_other_emulator="setpriv --bounding-set=-dac_override,-dac_read_search $emulator"
+for flag in record dump-graphs; do
+  check "npu_emulator --$flag into a read-only folder exits 2 with the reason" bash -c \
+    "out=\$(timeout 60 $as_other_emulator --listen=unix:$socket_dir/ro.sock --$flag=$readonly_dir 2>&1); status=\$?
+     [ \$status -eq 2 ] && grep -q -- '--$flag=$readonly_dir: cannot create a file there: Permission denied' <<<\"\$out\" ||
+       { echo \"\$out (exit \$status)\"; false; }"
+done
+check "nnremote conform --cache-dir into a read-only folder is refused with the reason" bash -c \
+  "$as_other conform --cases=tests/conformance/extensions --cache-dir=$readonly_dir/sub 2>&1 |
+     grep -q -- '--cache-dir=$readonly_dir/sub: Permission denied'"
+
 # A device may answer without output shapes (the HAL allows it): run-sample says so rather than
 # reading past the answer.
 nsock=$socket_dir/noshapes.sock
