@@ -188,6 +188,25 @@ hal::Result<CtsTestCase> convertModel(const Model& src, const std::string& file)
   return testCase;
 }
 
+// protobuf's JSON parser says what it expected, then up to 20 characters either side of the
+// error (across lines) and a caret under the error: found in the file, that is a line and column.
+std::string describeJsonError(const std::string& message, const std::string& contents) {
+  const size_t reasonEnd = message.find('\n');
+  std::string reason = message.substr(0, reasonEnd);
+  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) reason.pop_back();
+  const size_t caretLine = message.rfind('\n');
+  if (reasonEnd == std::string::npos || caretLine == reasonEnd) return reason;
+  const std::string context = message.substr(reasonEnd + 1, caretLine - reasonEnd - 1);
+  const size_t caret = message.find('^', caretLine);
+  const size_t found = contents.find(context);
+  if (caret == std::string::npos || found == std::string::npos) return reason;
+  const size_t offset = std::min(found + (caret - caretLine - 1), contents.size());
+  const size_t line = 1 + std::count(contents.begin(), contents.begin() + offset, '\n');
+  const size_t lineStart = contents.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const size_t column = lineStart == std::string::npos || offset == 0 ? offset + 1 : offset - lineStart;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + reason;
+}
+
 }  // namespace
 
 hal::Result<std::vector<std::string>> findSpecFiles(const std::string& directory) {
@@ -219,7 +238,9 @@ hal::Result<std::vector<CtsTestCase>> loadSpecFile(const std::string& path,
   options.ignore_unknown_fields = true;
   const auto status = google::protobuf::util::JsonStringToMessage(contents, &spec, options);
   if (!status.ok()) {
-    return makeError(ErrorStatus::INVALID_ARGUMENT) << path << ": " << status.ToString();
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << path << " is not a conformance JSON file (../shared/conformance/README.md): "
+           << describeJsonError(std::string(status.message()), contents);
   }
   std::vector<CtsTestCase> cases;
   for (const Model& model : spec.models()) {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "emulator/simulated_npus.h"
+#include "conformance/cts_loader.h"
 #include "conformance/cts_runner.h"
 #include "hal/forwarding_device.h"
 
@@ -83,6 +84,21 @@ TEST(CtsRunnerTest, TheSameInfinityOrNaNAgreesAndAnyOtherNonFiniteValueDiffers) 
   testCase.outputs[0].data = bytesOf({1.0f, 2.0f, 3.0f});
   EXPECT_NE(compareOutput(testCase, 0, bytesOf({1.0f, 2.0f, nan}), {3}).find("element 2: got nan, want 3"),
             std::string::npos);
+}
+
+TEST(CtsRunnerTest, AFileThatIsNotConformanceJsonIsNamedWithTheLineAndColumnOfTheError) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/broken.json";
+  std::ofstream(path) << "{\"models\": [\n  {\"name\": \"x\",,}]}";
+  auto loaded = loadSpecFile(path, "broken.json");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code, hal::ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_EQ(loaded.error().message, path + " is not a conformance JSON file (../shared/conformance/README.md): "
+                                           "line 2, column 16: Expected an object key or }");
+  std::ofstream(path, std::ios::trunc) << "# a README\n";
+  loaded = loadSpecFile(path, "broken.json");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error().message.find("line 1, column 1: Expected a value"), std::string::npos)
+      << loaded.error().message;
 }
 
 TEST(CtsRunnerTest, AFolderWithoutModelsIsAnErrorNotAnEmptyPass) {
