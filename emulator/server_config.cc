@@ -14,8 +14,13 @@
 namespace nnremote::emulator {
 namespace {
 
+// The most a *_mib field takes: 1 PiB, past any machine's memory. Larger ones would wrap around in
+// bytes (2^44 MiB is 0 bytes, which refused every client, or left gRPC's message memory at none).
+constexpr uint64_t kMostMib = uint64_t{1} << 30;
+constexpr uint64_t kMib = uint64_t{1} << 20;
+
 // Takes an optional field into `out`, refusing 0, which `zero` says what it would mean (unless
-// `zero` is null: then 0 is a value like any other).
+// `zero` is null: then 0 is a value like any other). `scale` is 1, or kMib for a *_mib field.
 template <typename Message, typename Value, typename Out>
 hal::Status take(const Message& message, bool (Message::*has)() const, Value (Message::*get)() const, const char* field,
                  const std::string& origin, Out* out, uint64_t scale = 1,
@@ -25,6 +30,11 @@ hal::Status take(const Message& message, bool (Message::*has)() const, Value (Me
   if (value == 0 && zero != nullptr) {
     return hal::invalidArgument() << origin << ": " << field << " = 0 " << zero << "; give at least 1, "
                                   << "or leave it out for the default (" << *out / scale << ")";
+  }
+  if (scale == kMib && static_cast<uint64_t>(value) > kMostMib) {
+    return hal::invalidArgument() << origin << ": " << field << " = " << value << " is more than any machine has; "
+                                  << "give at most " << kMostMib << " (1 PiB), or leave it out for the default ("
+                                  << *out / scale << ")";
   }
   *out = static_cast<Out>(value) * static_cast<Out>(scale);
   return {};
@@ -56,7 +66,7 @@ hal::Status takeIsolation(const BackendIsolation& entry, const std::string& fiel
   NN_RETURN_IF_ERROR(
       takeMs(entry, &B::has_call_cpu_ms, &B::call_cpu_ms, field + ".call_cpu_ms", origin, &limits->callCpu, none));
   NN_RETURN_IF_ERROR(take(entry, &B::has_address_space_mib, &B::address_space_mib,
-                          (field + ".address_space_mib").c_str(), origin, &limits->addressSpaceBytes, uint64_t{1} << 20,
+                          (field + ".address_space_mib").c_str(), origin, &limits->addressSpaceBytes, kMib,
                           none));
   NN_RETURN_IF_ERROR(take(entry, &B::has_crash_loop_crashes, &B::crash_loop_crashes,
                           (field + ".crash_loop_crashes").c_str(), origin, &limits->crashLoopCrashes, 1,
@@ -100,7 +110,7 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_prepared_models, &SessionQuotas::prepared_models,
                           "session_quotas.prepared_models", origin, &s.preparedModels));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_registered_memory_mib, &SessionQuotas::registered_memory_mib,
-                          "session_quotas.registered_memory_mib", origin, &s.registeredMemoryBytes, uint64_t{1} << 20));
+                          "session_quotas.registered_memory_mib", origin, &s.registeredMemoryBytes, kMib));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_registered_memories, &SessionQuotas::registered_memories,
                           "session_quotas.registered_memories", origin, &s.registeredMemories));
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_device_buffers, &SessionQuotas::device_buffers,
@@ -114,13 +124,13 @@ hal::Result<ServerLimits> parseServerConfig(const std::string& textproto, const 
   NN_RETURN_IF_ERROR(take(q, &SessionQuotas::has_kept_executions, &SessionQuotas::kept_executions,
                           "session_quotas.kept_executions", origin, &s.keptExecutions));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_pool_memory_mib, &ServerConfig::pool_memory_mib, "pool_memory_mib",
-                          origin, &s.serverPoolMemoryBytes, uint64_t{1} << 20));
+                          origin, &s.serverPoolMemoryBytes, kMib));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_sessions_per_identity, &ServerConfig::sessions_per_identity,
                           "sessions_per_identity", origin, &s.sessionsPerIdentity));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_shared_memory_mappings, &ServerConfig::shared_memory_mappings,
                           "shared_memory_mappings", origin, &s.sharedMemoryMappings));
   NN_RETURN_IF_ERROR(take(config, &ServerConfig::has_message_memory_mib, &ServerConfig::message_memory_mib,
-                          "message_memory_mib", origin, &s.messageMemoryBytes, uint64_t{1} << 20));
+                          "message_memory_mib", origin, &s.messageMemoryBytes, kMib));
   NN_RETURN_IF_ERROR(takeMs(config, &ServerConfig::has_connection_handshake_ms, &ServerConfig::connection_handshake_ms,
                             "connection_handshake_ms", origin, &s.connectionHandshake,
                             "would close every connection before it spoke"));

@@ -673,6 +673,18 @@ TEST(ServerConfigTest, ParsesLimitsAndRefusesZeroOrUnknownFields) {
   auto zeroDepth = parseServerConfig("scheduling { queue_depth: 0 }", "c");
   ASSERT_FALSE(zeroDepth.ok());
   EXPECT_THAT(zeroDepth.error().message, HasSubstr("scheduling.queue_depth = 0"));
+  // 2^44 MiB is 2^64 bytes: it wrapped around to none, and every client was refused.
+  for (const std::string field : {"pool_memory_mib", "message_memory_mib", "session_quotas { registered_memory_mib",
+                                  "backend_isolation { address_space_mib"}) {
+    const bool nested = field.find('{') != std::string::npos;
+    auto huge = parseServerConfig(field + ": 17592186044416" + (nested ? " }" : ""), "c");
+    ASSERT_FALSE(huge.ok()) << field;
+    EXPECT_THAT(huge.error().message, HasSubstr(" = 17592186044416 is more than any machine has; give at most "
+                                                "1073741824 (1 PiB)"));
+  }
+  auto mostMib = parseServerConfig("pool_memory_mib: 1073741824", "c");
+  ASSERT_TRUE(mostMib.ok()) << mostMib.error().message;
+  EXPECT_EQ(mostMib->session.serverPoolMemoryBytes, uint64_t{1} << 50);
   auto unknown = parseServerConfig("session_quotas { tensors: 3 }", "c");
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.error().message, HasSubstr("not a valid ServerConfig"));
