@@ -66,8 +66,7 @@ hal::Status takeIsolation(const BackendIsolation& entry, const std::string& fiel
   NN_RETURN_IF_ERROR(
       takeMs(entry, &B::has_call_cpu_ms, &B::call_cpu_ms, field + ".call_cpu_ms", origin, &limits->callCpu, none));
   NN_RETURN_IF_ERROR(take(entry, &B::has_address_space_mib, &B::address_space_mib,
-                          (field + ".address_space_mib").c_str(), origin, &limits->addressSpaceBytes, kMib,
-                          none));
+                          (field + ".address_space_mib").c_str(), origin, &limits->addressSpaceBytes, kMib, none));
   NN_RETURN_IF_ERROR(take(entry, &B::has_crash_loop_crashes, &B::crash_loop_crashes,
                           (field + ".crash_loop_crashes").c_str(), origin, &limits->crashLoopCrashes, 1,
                           "would make a library unavailable before it crashed"));
