@@ -58,6 +58,14 @@ struct ExecutionProfile {
   std::vector<OperationProfile> operations;
 };
 
+// `cycles` of a `clockHz` clock as time, at most kLongestDuration: a cost too large for the clock
+// (a slow one, a huge model) stays the longest time there is, never wraps to a negative one.
+inline Duration cyclesToDuration(double cycles, double clockHz) {
+  const double nanoseconds = cycles * 1e9 / clockHz;
+  if (!(nanoseconds < static_cast<double>(kLongestDuration.count()))) return kLongestDuration;
+  return Duration(static_cast<Duration::rep>(nanoseconds > 0 ? nanoseconds : 0));
+}
+
 }  // namespace nnremote::hal
 
 #endif  // NNREMOTE_HAL_EXECUTION_PROFILE_H_

@@ -48,10 +48,18 @@ hal::Error stoppedForDeadline(const char* what, const JobResult& job) {
          << " us for the device, and its " << micros(job.ownTime) << " us of device time no longer fit before its deadline";
 }
 
+// A job holds the device for at most kLongestJob, about 13 days: far past any real one, while the
+// timeline adds jobs' times to time points, which thousands of the longest durations (a simulated
+// NPU clocked absurdly slowly, a backend reporting any uint64_t of nanoseconds) would take past
+// the clock's range; 8,192 of these still fit.
+constexpr Duration kLongestJob{int64_t{1} << 50};
+
+Duration boundedJobTime(Duration time) { return std::clamp(time, Duration::zero(), kLongestJob); }
+
 // One segment per operation the device reported, in simulated time; or the whole execution as
 // one segment (its reported device time, else the host time it took). Operations the host's
 // CPU ran do not hold the device: their time is the device's driver time (timeInDriver).
-std::vector<Duration> segmentsOf(const hal::ExecutionOutcome& outcome, Duration hostTime) {
+std::vector<Duration> segmentsAsReported(const hal::ExecutionOutcome& outcome, Duration hostTime) {
   std::vector<Duration> segments;
   if (outcome.profile && outcome.profile->clockHz > 0 && !outcome.profile->operations.empty()) {
     // Converted at cumulative cycle counts, so the segments add up to the device time the
@@ -62,13 +70,24 @@ std::vector<Duration> segmentsOf(const hal::ExecutionOutcome& outcome, Duration 
     for (const auto& op : outcome.profile->operations) {
       if (op.unit == hal::ProfileUnit::HOST) continue;
       cycles += op.totalCycles;
-      const int64_t end = static_cast<int64_t>(static_cast<double>(cycles) * 1e9 / clockHz);
+      const int64_t end = hal::cyclesToDuration(static_cast<double>(cycles), clockHz).count();
       segments.emplace_back(end - previousEnd);
       previousEnd = end;
     }
     if (!segments.empty()) return segments;  // else the host's CPU ran everything
   }
   segments.push_back(outcome.timing.timeOnDevice.value_or(hostTime));
+  return segments;
+}
+
+// The segments as reported, cut off where together they reach kLongestJob.
+std::vector<Duration> segmentsOf(const hal::ExecutionOutcome& outcome, Duration hostTime) {
+  std::vector<Duration> segments = segmentsAsReported(outcome, hostTime);
+  Duration total{0};
+  for (Duration& segment : segments) {
+    segment = std::clamp(segment, Duration::zero(), kLongestJob - total);
+    total += segment;
+  }
   return segments;
 }
 
@@ -275,7 +294,7 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(hal::
   spec.priority = priority;
   spec.arrival = scheduler_->now();
   if (left.has_value()) spec.deadline = spec.arrival + *left;
-  if (model != nullptr && preparationTime) spec.segments = {preparationTime(*model)};
+  if (model != nullptr && preparationTime) spec.segments = {boundedJobTime(preparationTime(*model))};
   spec.costUnknown = spec.segments.empty();
   spec.label = "preparation";
   NN_ASSIGN_OR_RETURN(const DeviceTimeline::JobId placed, scheduler_->place(spec));
@@ -295,9 +314,9 @@ hal::Result<hal::SharedPreparedModel> ScheduledDevice::schedulePreparation(hal::
                                                                 : hal::OperandType{});
     }
   }
-  const std::vector<Duration> own = {model != nullptr && preparationTime
-                                         ? preparationTime(*model)
-                                         : std::chrono::duration_cast<Duration>(scheduler_->now() - hostStart)};
+  const std::vector<Duration> own = {boundedJobTime(
+      model != nullptr && preparationTime ? preparationTime(*model)
+                                          : std::chrono::duration_cast<Duration>(scheduler_->now() - hostStart))};
   if (left.has_value() && own.front() > *left) {
     scheduler_->cancel(placed);
     return tooLongForDeadline("preparation", own.front(), *left);

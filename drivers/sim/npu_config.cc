@@ -6,6 +6,7 @@
 #include "hal/textproto.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <utility>
 
@@ -18,13 +19,21 @@ namespace {
 
 using hal::invalidArgument;
 
+constexpr double kSlowestClockMhz = 0.001;
+constexpr double kFastestClockMhz = 1e6;
+
+// Finite and above 0 (NaN and infinity are not; a textproto may spell both).
+bool positiveNumber(double value) { return value > 0 && !std::isinf(value); }
+
 hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
   auto bad = [&](const std::string& what) -> hal::Status {
     return invalidArgument() << origin << ": " << what;
   };
   if (npu.vendor().empty() || npu.device_name().empty()) return bad("vendor and device_name are required");
   if (npu.vendor().find('-') != std::string::npos) return bad("vendor must not contain '-'");
-  if (!(npu.clock_mhz() > 0)) return bad("clock_mhz must be positive");
+  // From 1 kHz to 1 THz: a clock outside them is a typo, and timing then leaves every range.
+  auto clockOk = [](double mhz) { return mhz >= kSlowestClockMhz && mhz <= kFastestClockMhz; };
+  if (!clockOk(npu.clock_mhz())) return bad("clock_mhz must be a number from 0.001 to 1000000 (1 kHz to 1 THz)");
   if (npu.systolic_array().rows() == 0 || npu.systolic_array().columns() == 0) {
     return bad("systolic_array.rows and columns must be positive");
   }
@@ -32,9 +41,20 @@ hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
   if (npu.sram().ifmap_kib() == 0 || npu.sram().filter_kib() == 0 || npu.sram().ofmap_kib() == 0) {
     return bad("every sram size must be positive");
   }
-  if (npu.dram().bytes_per_cycle() < 0) return bad("dram.bytes_per_cycle must not be negative");
-  if (npu.has_host_link() && !(npu.host_link().bytes_per_cycle() > 0)) {
-    return bad("host_link.bytes_per_cycle must be positive");
+  if (!(npu.dram().bytes_per_cycle() >= 0) || std::isinf(npu.dram().bytes_per_cycle())) {
+    return bad("dram.bytes_per_cycle must be a number, 0 or more (0: unlimited)");
+  }
+  if (npu.has_host_link() && !positiveNumber(npu.host_link().bytes_per_cycle())) {
+    return bad("host_link.bytes_per_cycle must be a positive number");
+  }
+  if (!(npu.vector_unit().default_cycles_per_element() >= 0) ||
+      std::isinf(npu.vector_unit().default_cycles_per_element())) {
+    return bad("vector_unit.default_cycles_per_element must be a number, 0 or more");
+  }
+  for (const auto& [name, cycles] : npu.vector_unit().cycles_per_element()) {
+    if (!(cycles >= 0) || std::isinf(cycles)) {
+      return bad("vector_unit.cycles_per_element[\"" + name + "\"] must be a number, 0 or more");
+    }
   }
   if (npu.has_parameter_cache() && !npu.has_host_link()) {
     // Constants that do not fit must come from somewhere, at some speed.
@@ -42,8 +62,10 @@ hal::Status checkConfig(const NpuConfig& npu, const std::string& origin) {
   }
   if (npu.has_host_cpu()) {
     const HostCpu& host = npu.host_cpu();
-    if (!(host.clock_mhz() > 0)) return bad("host_cpu.clock_mhz must be positive");
-    if (!(host.cycles_per_element() > 0)) return bad("host_cpu.cycles_per_element must be positive");
+    if (!clockOk(host.clock_mhz())) {
+      return bad("host_cpu.clock_mhz must be a number from 0.001 to 1000000 (1 kHz to 1 THz)");
+    }
+    if (!positiveNumber(host.cycles_per_element())) return bad("host_cpu.cycles_per_element must be a positive number");
     for (int i = 0; i < host.operations_size(); ++i) {
       if (!hal::operationTypeFromName(host.operations(i)).has_value()) {
         return bad("host_cpu.operations[" + std::to_string(i) + "]: '" + host.operations(i) +

@@ -55,7 +55,7 @@ hal::Duration preparationTime(const hal::Model& model, const NpuConfig& npu) {
   const double bytesPerCycle = npu.dram().bytes_per_cycle();
   const double cycles = npu.dram().latency_cycles() +
                         (bytesPerCycle > 0 ? static_cast<double>(constantBytes(model)) / bytesPerCycle : 0.0);
-  return hal::Duration(static_cast<int64_t>(cycles * 1e9 / clockHz(npu)));
+  return hal::cyclesToDuration(cycles, clockHz(npu));
 }
 
 hal::BackendDevice simBackendDevice(const NpuConfig& npu, const hal::CacheSecret& cacheSecret) {

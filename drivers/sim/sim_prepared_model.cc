@@ -53,9 +53,7 @@ hal::Result<hal::ExecutionOutcome> SimPreparedModel::execute(
   for (const auto& [buffer, output] : writtenBuffers) {
     buffer->markInitialized(report.outputShapes[output].dimensions);
   }
-  auto cyclesToTime = [&](uint64_t cycles) {
-    return std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(cycles) * 1e9 / clockHz(npu_)));
-  };
+  auto cyclesToTime = [&](uint64_t cycles) { return hal::cyclesToDuration(static_cast<double>(cycles), clockHz(npu_)); };
   // Operations the host's CPU ran (NpuConfig.host_cpu) take time in the driver, not on the device.
   const auto onDevice = cyclesToTime(report.profile.totalCycles - report.profile.hostCpuCycles);
   const auto onHostCpu = cyclesToTime(report.profile.hostCpuCycles);

@@ -158,5 +158,35 @@ TEST(ScheduledDeviceTest, FailedWorkLeavesTheTimeline) {
   for (const auto& job : stack.scheduler->snapshot()) EXPECT_NE(job.spec.label, "execution") << "the failed one left";
 }
 
+// A device whose work takes longer than durations can say (the simulator at its slowest clock,
+// an element costing 10^15 cycles) holds the timeline for at most about 13 days per job, so job
+// after job its times add up on the clock instead of wrapping around to negative ones.
+TEST(ScheduledDeviceTest, WorkTooLongForTheClockHoldsTheDeviceForABoundedTime) {
+  sim::NpuConfig npu = sim::edgeNpuConfig();
+  npu.set_clock_mhz(0.001);
+  npu.mutable_vector_unit()->set_default_cycles_per_element(1e15);
+  SchedulerOptions options;
+  options.time = std::make_shared<ManualTimeSource>(hal::TimePoint(std::chrono::hours(1)));
+  options.preparationTime = [npu](const hal::Model& model) { return sim::preparationTime(model, npu); };
+  const hal::SharedDevice device = ScheduledDevice::create(sim::SimDevice::create(npu), options);
+  auto prepared = device->prepareModel(testing::twoInputAddModel(), hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                       hal::Priority::MEDIUM, std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  const hal::Duration longestJob{int64_t{1} << 50};
+  const DeviceScheduler& scheduler = dynamic_cast<const ScheduledDevice&>(*device).scheduler();
+  for (int run = 1; run <= 3; ++run) {
+    auto outcome = Stack::execute(*prepared);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    ASSERT_TRUE(outcome->timing.timeOnDevice.has_value() && outcome->timing.timeInDriver.has_value());
+    EXPECT_EQ(*outcome->timing.timeOnDevice, longestJob) << "run " << run;
+    EXPECT_GE(*outcome->timing.timeInDriver, longestJob) << "run " << run;
+    EXPECT_LT(*outcome->timing.timeInDriver, 2 * longestJob) << "run " << run;
+    // Unpaced, each run arrives as the last one ends on the timeline: they add up there.
+    const auto last = scheduler.snapshot().back().placement;
+    EXPECT_EQ(last.end - last.start, longestJob) << "run " << run;
+    EXPECT_GE(last.end - hal::TimePoint(std::chrono::hours(1)), run * longestJob) << "run " << run;
+  }
+}
+
 }  // namespace
 }  // namespace nnremote::middleware

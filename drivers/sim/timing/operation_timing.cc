@@ -10,6 +10,16 @@
 namespace nnremote::sim {
 namespace {
 
+// The most cycles one stage of one operation may take: 2^48 (three days at 1 GHz), so that sums
+// over an execution's operations cannot wrap around. A cost past it (a config's absurdly slow
+// link or vector unit) counts as this many, not as whatever the cast of a too-large double gives.
+constexpr double kMostStageCycles = 281474976710656.0;
+
+uint64_t cyclesOf(double cycles) {
+  if (!(cycles > 0)) return 0;
+  return static_cast<uint64_t>(std::ceil(std::min(cycles, kMostStageCycles)));
+}
+
 double cyclesPerElement(const NpuConfig& npu, hal::OperationType type) {
   const auto& costs = npu.vector_unit().cycles_per_element();
   const auto it = costs.find(hal::toString(type));
@@ -27,11 +37,11 @@ hal::OperationProfile estimateHostCpuOperation(const OperationWork& work, hal::O
   for (const GemmWork& gemm : work.gemms) timing.macs += gemm.macs();
   const HostCpu& host = npu.host_cpu();
   const double hostCycles = double(work.vectorElements + timing.macs) * host.cycles_per_element();
-  timing.computeCycles = static_cast<uint64_t>(std::ceil(hostCycles * npu.clock_mhz() / host.clock_mhz()));
+  timing.computeCycles = cyclesOf(hostCycles * npu.clock_mhz() / host.clock_mhz());
   if (npu.has_host_link()) {
     // The CPU cannot start before its inputs have arrived: the transfer does not overlap.
-    timing.stallCycles = static_cast<uint64_t>(
-        std::ceil(double(work.hostInputBytes + work.hostOutputBytes) / npu.host_link().bytes_per_cycle()));
+    timing.stallCycles =
+        cyclesOf(double(work.hostInputBytes + work.hostOutputBytes) / npu.host_link().bytes_per_cycle());
   }
   timing.totalCycles = timing.computeCycles + timing.stallCycles;
   return timing;
@@ -68,7 +78,7 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
   if (work.vectorElements > 0) {
     const double laneCycles = double(work.vectorElements) * cyclesPerElement(npu, type);
     timing.computeCycles +=
-        static_cast<uint64_t>(std::ceil(laneCycles / (double(npu.vector_unit().lanes()) * cores)));
+        cyclesOf(laneCycles / (double(npu.vector_unit().lanes()) * cores));
   }
   if (work.gemms.empty()) {
     // Vector operations stream their operands through SRAM once, to and from DRAM.
@@ -82,8 +92,8 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
   const double bandwidth = npu.dram().bytes_per_cycle();
   if (bandwidth > 0) {
     const uint64_t dramBytes = timing.dramReadBytes + timing.dramWriteBytes;
-    timing.dramCycles = static_cast<uint64_t>(std::ceil(double(dramBytes) / bandwidth));
-    const uint64_t fillCycles = static_cast<uint64_t>(std::ceil(double(firstFill) / bandwidth));
+    timing.dramCycles = cyclesOf(double(dramBytes) / bandwidth);
+    const uint64_t fillCycles = cyclesOf(double(firstFill) / bandwidth);
     // Double buffering hides transfers behind compute; what it cannot hide is the first tile,
     // the latency, and any transfer time beyond the compute time.
     timing.stallCycles = npu.dram().latency_cycles() + fillCycles +
@@ -97,7 +107,7 @@ hal::OperationProfile estimateOperation(const OperationWork& work, hal::Operatio
     const uint64_t hostBytes = work.hostInputBytes + work.hostOutputBytes +
                                (parameterCache && !work.weightsResident ? work.weightBytes : 0);
     const uint64_t hostCycles =
-        static_cast<uint64_t>(std::ceil(double(hostBytes) / npu.host_link().bytes_per_cycle()));
+        cyclesOf(double(hostBytes) / npu.host_link().bytes_per_cycle());
     const uint64_t hidden = std::max(timing.computeCycles, timing.dramCycles);
     if (hostCycles > hidden) timing.stallCycles += hostCycles - hidden;
   }

@@ -534,8 +534,8 @@ TEST(HostCpuTest, ConfigErrorsNameTheField) {
       "vendor: \"a\" device_name: \"b\" clock_mhz: 1 systolic_array { rows: 1 columns: 1 } "
       "sram { ifmap_kib: 1 filter_kib: 1 ofmap_kib: 1 } vector_unit { lanes: 1 } ";
   for (const auto& [hostCpu, error] : std::vector<std::pair<std::string, std::string>>{
-           {"host_cpu { operations: \"DEQUANTIZE\" cycles_per_element: 1 }", "host_cpu.clock_mhz must be positive"},
-           {"host_cpu { operations: \"DEQUANTIZE\" clock_mhz: 1000 }", "host_cpu.cycles_per_element must be positive"},
+           {"host_cpu { operations: \"DEQUANTIZE\" cycles_per_element: 1 }", "host_cpu.clock_mhz must be a number from 0.001 to 1000000"},
+           {"host_cpu { operations: \"DEQUANTIZE\" clock_mhz: 1000 }", "host_cpu.cycles_per_element must be a positive number"},
            {"host_cpu { operations: \"DEQUANTIZE\" operations: \"SORT\" clock_mhz: 1000 cycles_per_element: 1 }",
             "host_cpu.operations[1]: 'SORT' is not an NNAPI operation name"}}) {
     auto parsed = parseNpuConfig(base + hostCpu, "b");
@@ -544,6 +544,44 @@ TEST(HostCpuTest, ConfigErrorsNameTheField) {
   }
   EXPECT_TRUE(
       parseNpuConfig(base + "host_cpu { operations: \"DEQUANTIZE\" clock_mhz: 1000 cycles_per_element: 1 }", "b").ok());
+}
+
+TEST(NpuConfigTest, AClockOutOfRangeOrACostThatIsNoNumberIsRefusedNamingTheField) {
+  const std::string rest = " systolic_array { rows: 1 columns: 1 } sram { ifmap_kib: 1 filter_kib: 1 ofmap_kib: 1 } ";
+  for (const auto& [config, error] : std::vector<std::pair<std::string, std::string>>{
+           {"clock_mhz: inf" + rest + "vector_unit { lanes: 1 }", "clock_mhz must be a number from 0.001 to 1000000"},
+           {"clock_mhz: nan" + rest + "vector_unit { lanes: 1 }", "clock_mhz must be a number from 0.001 to 1000000"},
+           {"clock_mhz: 1e-300" + rest + "vector_unit { lanes: 1 }", "clock_mhz must be a number"},
+           {"clock_mhz: 2e6" + rest + "vector_unit { lanes: 1 }", "clock_mhz must be a number"},
+           {"clock_mhz: 1" + rest + "vector_unit { lanes: 1 cycles_per_element { key: \"TANH\" value: -5 } }",
+            "vector_unit.cycles_per_element[\"TANH\"] must be a number, 0 or more"},
+           {"clock_mhz: 1" + rest + "vector_unit { lanes: 1 default_cycles_per_element: inf }",
+            "vector_unit.default_cycles_per_element must be a number, 0 or more"},
+           {"clock_mhz: 1" + rest + "vector_unit { lanes: 1 } dram { bytes_per_cycle: nan }",
+            "dram.bytes_per_cycle must be a number, 0 or more"},
+           {"clock_mhz: 1" + rest + "vector_unit { lanes: 1 } host_link { bytes_per_cycle: inf }",
+            "host_link.bytes_per_cycle must be a positive number"}}) {
+    auto parsed = parseNpuConfig("vendor: \"a\" device_name: \"b\" " + config, "b");
+    ASSERT_FALSE(parsed.ok()) << config;
+    EXPECT_THAT(parsed.error().message, HasSubstr(error)) << config;
+  }
+}
+
+// At the slowest clock with a vector unit costing 10^15 cycles an element, an ADD takes longer
+// than a duration can say: it reports the longest one, never a time that wrapped to a negative.
+TEST(NpuConfigTest, WorkTooLongForTheClockReportsTheLongestTimeNotAWrappedOne) {
+  NpuConfig npu = edgeNpuConfig();
+  npu.set_clock_mhz(0.001);
+  npu.mutable_vector_unit()->set_default_cycles_per_element(1e15);
+  const hal::ExecutionOutcome outcome =
+      runTimed(testing::addConstantModel(1), npu, hal::toBytes<float>({2}), 4);
+  ASSERT_TRUE(outcome.timing.timeOnDevice.has_value());
+  EXPECT_EQ(*outcome.timing.timeOnDevice, hal::kLongestDuration);
+  ASSERT_TRUE(outcome.timing.timeInDriver.has_value());
+  EXPECT_GE(*outcome.timing.timeInDriver, hal::kLongestDuration);
+  EXPECT_EQ(hal::cyclesToDuration(1e30, 1e6), hal::kLongestDuration);
+  EXPECT_EQ(hal::cyclesToDuration(-5, 1e6), hal::Duration::zero());
+  EXPECT_EQ(hal::cyclesToDuration(800, 800e6), std::chrono::microseconds(1));
 }
 
 TEST(CapabilitiesTest, AreDerivedFromTheConfigAndStable) {
