@@ -283,7 +283,10 @@ class GraphRunner {
 
   // The condition's value: a TENSOR_BOOL8 of one element.
   static Status readCondition(const Tensor& condition, bool* value) {
-    if (condition.data == nullptr || condition.isOmitted || condition.elementCount() != 1) {
+    if (condition.isOmitted || condition.data == nullptr) {
+      return makeError(ErrorStatus::INVALID_ARGUMENT) << "the condition has no value (it is omitted)";
+    }
+    if (condition.elementCount() != 1) {
       return makeError(ErrorStatus::INVALID_ARGUMENT)
              << "the condition must be a TENSOR_BOOL8 of one element, has dimensions "
              << hal::toString(condition.dimensions);

@@ -90,6 +90,30 @@ TEST(SettledOperationsTest, ControlFlowIsCheckedAtEveryExecution) {
   EXPECT_THAT(operationsSettledAtPreparation(b.build()), ElementsAre(false));
 }
 
+// An IF whose condition is omitted (the CTS's if_no_value) prepares, and its execution fails
+// saying so, not that the condition, of dimensions [1], should have one element.
+TEST(ControlFlowTest, AnOmittedConditionFailsTheExecutionSayingSo) {
+  hal::ModelBuilder branch;
+  const uint32_t in = branch.addInput(kFloat, {2});
+  const uint32_t out = branch.addOutput(kFloat, {2});
+  branch.addOperation(OperationType::RELU, {in}, {out});
+  const hal::Model callee = branch.build();
+  hal::ModelBuilder b;
+  const uint32_t condition = b.addNoValue(OperandType::TENSOR_BOOL8);
+  const uint32_t x = b.addInput(kFloat, {2});
+  const uint32_t y = b.addOutput(kFloat, {2});
+  b.addOperation(OperationType::IF, {condition, b.addSubgraph(callee), b.addSubgraph(callee), x}, {y});
+  auto prepared = SimDevice::create(edgeNpuConfig())
+                      ->prepareModel(b.build(), hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::Priority::MEDIUM,
+                                     std::nullopt, {}, {}, {});
+  ASSERT_TRUE(prepared.ok()) << prepared.error().message;
+  auto io = hal::makeRequest({hal::toBytes<float>({-1, 2})}, {8});
+  ASSERT_TRUE(io.ok());
+  auto outcome = (*prepared)->execute(io->request, hal::MeasureTiming::NO, std::nullopt, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_THAT(outcome.error().message, HasSubstr("the condition has no value (it is omitted)"));
+}
+
 // ADD with the constant activation 7, which no kernel takes: valid, but not runnable.
 hal::Model addWithBadConstantActivation() {
   hal::ModelBuilder b;
