@@ -211,8 +211,10 @@ std::string describeJsonError(const std::string& message, const std::string& con
 
 hal::Result<std::vector<std::string>> findSpecFiles(const std::string& directory) {
   std::error_code error;
+  if (fs::is_regular_file(directory, error)) return std::vector<std::string>{directory};
   if (!fs::is_directory(directory, error)) {
-    return makeError(ErrorStatus::INVALID_ARGUMENT) << directory << " is not a directory";
+    return makeError(ErrorStatus::INVALID_ARGUMENT)
+           << directory << (fs::exists(directory, error) ? " is neither a folder nor a file" : " does not exist");
   }
   std::vector<std::string> files;
   for (auto it = fs::recursive_directory_iterator(directory, error);

@@ -10,7 +10,8 @@
 
 namespace nnremote::conformance {
 
-// Every *.json spec file below `directory` (recursively), sorted, skipping index.json.
+// Every *.json spec file below `directory` (recursively), sorted, skipping index.json; or, given
+// a file, that one.
 hal::Result<std::vector<std::string>> findSpecFiles(const std::string& directory);
 
 // All models of one spec file. `displayName` names the file in CtsTestCase::file.

@@ -395,17 +395,21 @@ hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& 
   hal::SharedDevice replacement;  // keeps a replacing device alive
   size_t replacements = 0;
   size_t ordinal = 0;  // of every case under `directory`, for sharding
+  // One file is named as in its folder's run: V1_3/if.json, whose folder is its version.
+  const std::filesystem::path base = std::filesystem::is_regular_file(directory)
+                                         ? std::filesystem::path(directory).parent_path().parent_path()
+                                         : std::filesystem::path(directory);
   for (const std::string& file : files) {
-    const std::string relative =
-        std::filesystem::relative(file, directory).generic_string();
+    const std::string relative = std::filesystem::relative(file, base).generic_string();
+    const std::string version =
+        relative.find('/') == std::string::npos ? "." : relative.substr(0, relative.find('/'));
     auto cases = loadSpecFile(file, relative);
     if (!cases.ok()) {
       log << "FAIL " << relative << ": cannot load: " << cases.error().message << std::endl;
       ++totals.failed;
+      if (perVersion != nullptr) ++(*perVersion)[version].failed;
       continue;
     }
-    const std::string version =
-        relative.find('/') == std::string::npos ? "." : relative.substr(0, relative.find('/'));
     for (const CtsTestCase& testCase : *cases) {
       if (ordinal++ % options.shardCount != options.shardIndex) continue;
       CaseResult result = runCase(*current, testCase, options);

@@ -82,9 +82,9 @@ struct Totals {
   size_t passed = 0, failed = 0, unsupported = 0;
 };
 
-// Runs every case under `directory` (or options' shard of them) and reports a line per failure
-// to `log`; per-version totals
-// (keyed by the first path component below `directory`) go into `perVersion` when given.
+// Runs every case under `directory`, or in that one file, (or options' shard of them) and reports
+// a line per failure to `log`; per-version totals (keyed by the first path component below
+// `directory`, or the file's folder) go into `perVersion` when given.
 hal::Result<Totals> runDirectory(const hal::IDevice& device, const std::string& directory,
                                  std::ostream& log,
                                  std::map<std::string, Totals>* perVersion = nullptr,

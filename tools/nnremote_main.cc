@@ -82,7 +82,8 @@ Flags (run-sample):
                   > 0). A failure is printed by its status, e.g. MISSED_DEADLINE_PERSISTENT
 
 Flags (conform):
-  --cases=DIR     a folder of conformance JSON files, searched recursively (required)
+  --cases=DIR     a folder of conformance JSON files, searched recursively, or one such file
+                  (required)
   --junit=FILE    also write the results as JUnit XML (unsupported models are "skipped")
   --executor=E    sync (default), async (hal::executeAsync), reusable (one execution computed
                   twice), burst (on a burst stream, or the shared-memory queue when the

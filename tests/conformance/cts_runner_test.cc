@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "emulator/simulated_npus.h"
@@ -138,6 +139,25 @@ class LostDevice final : public hal::ForwardingDevice {
 
 // A device gone for good ends the run at the first model that finds it so, saying what ran; one
 // lost only for a moment (deviceGone says no) costs that model alone.
+TEST(CtsRunnerTest, OneFileRunsAloneNamedAsInItsFoldersRun) {
+  const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/one_file/V1_0";
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory + "/add.json") << constantAmongInputs(/*expectFailure=*/false);
+  std::ofstream(directory + "/other.json") << constantAmongInputs(/*expectFailure=*/true);
+  const auto device = emulator::createSimulatedNpu(sim::edgeNpuConfig());
+  std::ostringstream log;
+  std::map<std::string, Totals> perVersion;
+  auto totals = runDirectory(*device, directory + "/add.json", log, &perVersion);
+  ASSERT_TRUE(totals.ok()) << totals.error().message;
+  EXPECT_EQ(totals->failed, 1u) << "only add.json ran";
+  EXPECT_EQ(totals->passed, 0u);
+  EXPECT_NE(log.str().find("V1_0/add.json"), std::string::npos) << log.str();
+  EXPECT_EQ(perVersion.count("V1_0"), 1u);
+  auto missing = runDirectory(*device, directory + "/nope.json", log);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("nope.json does not exist"), std::string::npos);
+}
+
 TEST(CtsRunnerTest, ADeviceGoneForGoodStopsTheRunAndOneLostForAMomentDoesNot) {
   const std::string directory = std::string(std::getenv("TEST_TMPDIR")) + "/gone";
   std::filesystem::create_directories(directory);
