@@ -1,11 +1,14 @@
 #include "runtime/memory.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include <android/NeuralNetworks.h>
@@ -68,13 +71,25 @@ hal::Result<Memory*> Memory::fromFd(size_t size, int protect, int fd, size_t off
   if ((protect & ~(PROT_READ | PROT_WRITE)) != 0) {
     return hal::invalidArgument() << "protect " << protect << " is not a combination of PROT_READ and PROT_WRITE";
   }
+  if (offset > std::numeric_limits<size_t>::max() - size) {
+    return hal::invalidArgument() << "offset " << offset << " + size " << size << " does not fit in a size_t";
+  }
+  // A file (a memfd, POSIX shared memory, a regular file) shorter than what is mapped maps anyway,
+  // and the first touch of a page past its end raises SIGBUS: in the caller, or in nnremote's copy
+  // of an input. Said here instead. Devices (dma-bufs) have no such size to compare.
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) return hal::invalidArgument() << "fd " << fd << ": " << std::strerror(errno);
+  if (S_ISREG(status.st_mode) && static_cast<uint64_t>(status.st_size) < uint64_t{offset} + size) {
+    return hal::invalidArgument() << "fd " << fd << " holds " << status.st_size << " bytes, so " << size
+                                  << " bytes at offset " << offset << " reach past its end";
+  }
   const long page = sysconf(_SC_PAGESIZE);
   const size_t aligned = offset - offset % static_cast<size_t>(page);
   const size_t mapped = size + (offset - aligned);
   void* base = mmap(nullptr, mapped, protect, MAP_SHARED, fd, static_cast<off_t>(aligned));
   if (base == MAP_FAILED) {
     return hal::makeError(hal::ErrorStatus::INVALID_ARGUMENT)
-           << "cannot map " << size << " bytes of fd " << fd << " at offset " << offset;
+           << "cannot map " << size << " bytes of fd " << fd << " at offset " << offset << ": " << std::strerror(errno);
   }
   uint8_t* data = static_cast<uint8_t*>(base) + (offset - aligned);
   auto memory = std::make_shared<MappedMemory>(base, mapped, data, size, sharedMemoryName(fd, offset));

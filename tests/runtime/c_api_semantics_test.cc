@@ -655,6 +655,14 @@ TEST(CApiSemanticsTest, MemoryCreateFromFdRefusesBadArguments) {
   EXPECT_EQ(memory, nullptr);
   EXPECT_EQ(ANeuralNetworksMemory_createFromFd(4096, PROT_READ | PROT_WRITE, fd, 0, nullptr),
             ANEURALNETWORKS_UNEXPECTED_NULL);
+  // Past the file's end: mapped, the first touch of a page there would raise SIGBUS.
+  EXPECT_EQ(ANeuralNetworksMemory_createFromFd(8192, PROT_READ | PROT_WRITE, fd, 0, &memory), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemory_createFromFd(4096, PROT_READ | PROT_WRITE, fd, 1, &memory), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(ANeuralNetworksMemory_createFromFd(16, PROT_READ | PROT_WRITE, fd, SIZE_MAX - 4, &memory),
+            ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(memory, nullptr);
+  ASSERT_EQ(ANeuralNetworksMemory_createFromFd(4095, PROT_READ | PROT_WRITE, fd, 1, &memory), kOk);
+  ANeuralNetworksMemory_free(memory);
   ASSERT_EQ(ANeuralNetworksMemory_createFromFd(4096, PROT_READ | PROT_WRITE, fd, 0, &memory), kOk);
   ANeuralNetworksMemory_free(memory);
   ANeuralNetworksMemory_free(nullptr);  // the NDK: no operation
