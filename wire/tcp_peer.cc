@@ -7,7 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
 
 namespace nnremote::wire {
 namespace {
@@ -60,17 +65,50 @@ TcpPeer readAnswer(int fd, Clock::time_point until) {
   return {TcpPeerState::kOther, ""};
 }
 
+// A name lookup that may outlive its caller: getaddrinfo has no timeout of its own (a resolver
+// that does not answer holds it for its retries, tens of seconds), so it runs on a thread of its
+// own, which frees this when it ends, whether or not anyone still waits.
+struct Lookup {
+  std::mutex mutex;
+  std::condition_variable done;
+  bool finished = false;
+  int error = 0;
+  addrinfo* found = nullptr;
+  ~Lookup() {
+    if (found != nullptr) ::freeaddrinfo(found);
+  }
+};
+
+// Resolves `host`:`port` by `until`: the lookup, or null when it did not finish in time.
+std::shared_ptr<Lookup> resolve(const std::string& host, uint16_t port, Clock::time_point until) {
+  auto lookup = std::make_shared<Lookup>();
+  std::thread([lookup, host, service = std::to_string(port)] {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const int error = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
+    std::lock_guard<std::mutex> lock(lookup->mutex);
+    lookup->error = error;
+    lookup->found = found;
+    lookup->finished = true;
+    lookup->done.notify_all();
+  }).detach();
+  std::unique_lock<std::mutex> lock(lookup->mutex);
+  if (!lookup->done.wait_until(lock, until, [&] { return lookup->finished; })) return nullptr;
+  return lookup;
+}
+
 }  // namespace
 
 TcpPeer probeTcpPeer(const Address& address, std::chrono::milliseconds timeout) {
   const auto until = Clock::now() + timeout;
-  const std::string host = address.resolverHost();
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (const int error = ::getaddrinfo(host.c_str(), std::to_string(address.port).c_str(), &hints, &found); error != 0) {
-    return {TcpPeerState::kDoesNotResolve, ::gai_strerror(error)};
+  const std::shared_ptr<Lookup> lookup = resolve(address.resolverHost(), address.port, until);
+  if (lookup == nullptr) {
+    return {TcpPeerState::kDoesNotResolve,
+            "the resolver did not answer within " + std::to_string(timeout.count()) + " ms"};
   }
+  if (lookup->error != 0) return {TcpPeerState::kDoesNotResolve, ::gai_strerror(lookup->error), lookup->error};
+  const addrinfo* found = lookup->found;
   TcpPeer result{TcpPeerState::kNoAnswer, ""};
   for (const addrinfo* candidate = found; candidate != nullptr && millisecondsLeft(until) > 0;
        candidate = candidate->ai_next) {
@@ -101,7 +139,6 @@ TcpPeer probeTcpPeer(const Address& address, std::chrono::milliseconds timeout) 
     result = readAnswer(socket.fd(), until);
     break;
   }
-  ::freeaddrinfo(found);
   return result;
 }
 

@@ -25,6 +25,7 @@ enum class TcpPeerState {
 struct TcpPeer {
   TcpPeerState state = TcpPeerState::kOther;
   std::string detail;  // the resolver's or the kernel's words, where they say more
+  int resolverError = 0;  // kDoesNotResolve: getaddrinfo's EAI_* (0 if it did not answer in time)
 };
 
 // Connects to `address` (kTcp) and sends an HTTP/2 client preface and an empty SETTINGS frame,

@@ -1,6 +1,7 @@
 #include "drivers/proxy/unreachable_hint.h"
 
 #include <grp.h>
+#include <netdb.h>
 #include <pwd.h>
 #include <sys/stat.h>
 
@@ -57,7 +58,7 @@ Unreachability unixSocketDiagnosis(const std::string& address) {
 
 // For a TCP address, what answers there, to say why the channel did not connect: not running,
 // or TLS on one side only (the commonest mistakes in setting up a farm), or a bad certificate.
-// A name that does not resolve is not settled: the resolver may fail for a moment.
+// A name the resolver does not know is settled; one it could not look up now is not.
 Unreachability tcpDiagnosis(const std::string& address, bool overTls, std::chrono::milliseconds probeTimeout) {
   const auto where = wire::parseAddress(address, wire::AddressUse::kConnect);
   if (!where.ok() || where->kind != wire::Address::Kind::kTcp) return {};
@@ -65,7 +66,7 @@ Unreachability tcpDiagnosis(const std::string& address, bool overTls, std::chron
   const std::string detail = peer.detail.empty() ? "" : ": " + peer.detail;
   switch (peer.state) {
     case wire::TcpPeerState::kDoesNotResolve:
-      return {false, " (host '" + where->name + "' does not resolve" + detail + ")"};
+      return {peer.resolverError == EAI_NONAME, " (host '" + where->name + "' does not resolve" + detail + ")"};
     case wire::TcpPeerState::kRefused:
       return {true, " (connection refused: nothing listens on port " + std::to_string(where->port) +
                         "; is npu_emulator running there?)"};

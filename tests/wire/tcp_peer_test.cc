@@ -95,6 +95,8 @@ TEST(TcpPeerTest, AHostThatDoesNotResolveIsSaidSo) {
   const TcpPeer peer = probeTcpPeer({Address::Kind::kTcp, "no-such-host.invalid", 50051}, kTimeout);
   EXPECT_EQ(peer.state, TcpPeerState::kDoesNotResolve);
   EXPECT_FALSE(peer.detail.empty());
+  // The resolver answered (EAI_NONAME with a network, another EAI_* without), within the timeout.
+  EXPECT_NE(peer.resolverError, 0) << peer.detail;
 }
 
 }  // namespace
