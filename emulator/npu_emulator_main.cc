@@ -122,8 +122,8 @@ timeline (docs/scheduler.md).
                     (Graphviz) and .html (operations, operands with types and shapes), before
                     preparing it; `nnremote graph` draws a model file the same way
   --vlog=TAGS       log what the server does to stderr, by tag: compilation, execution, burst,
-                    fence, wire, runtime, or all (comma-separated; same as NNREMOTE_VLOG=TAGS). Off, it
-                    costs nothing measurable (docs/diagnostics.md)
+                    fence, wire, runtime, or all (comma-separated; same as NNREMOTE_VLOG=TAGS).
+                    Off, it costs nothing measurable (docs/diagnostics.md)
 
 Farms (docs/farm.md): register the devices in a pool that clients find through etcd
 (nnremote --target=etcd://HOST:PORT/POOL, nnremote farm list):

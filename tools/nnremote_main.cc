@@ -71,8 +71,8 @@ Flags (every command but cost and graph, which use no server):
   --token-file=FILE
                   send the token in FILE as "authorization: Bearer TOKEN" on every call
   --vlog=TAGS     (every command) log what the proxy driver does to stderr, by tag:
-                  compilation, execution, burst, fence, wire, runtime, or all (comma-separated; same as
-                  NNREMOTE_VLOG=TAGS)
+                  compilation, execution, burst, fence, wire, runtime, or all (comma-separated;
+                  same as NNREMOTE_VLOG=TAGS)
   --no-reconnect  when the server goes away, fail every later call with DEAD_OBJECT instead of
                   waiting (up to 10 s) for it to come back and carrying on in a new session
 
@@ -105,8 +105,8 @@ Flags (conform):
   conform prints a line per failing model with the first mismatching element, and ends with
   "N passed, N failed, N unsupported". It exits 1 if any model failed. A model marked
   expect_failure passes when preparation or execution is refused with an error; every model goes
-  to the server (the proxy's own model checks are off), so the server's checks are tested. WHILE loops
-  get a 200 ms loop timeout (the CTS's infinite loops must run into it).
+  to the server (the proxy's own model checks are off), so the server's checks are tested. WHILE
+  loops get a 200 ms loop timeout (the CTS's infinite loops must run into it).
 
 Flags (trace):
   --model=NAME    a built-in model (below; default mobilenet), or with --cases the model of that
