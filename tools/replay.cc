@@ -142,11 +142,14 @@ class Replayer {
  private:
   hal::Result<hal::SharedDevice> deviceFor(const std::string& recordedName) const {
     const std::string& wanted = options_.deviceName.empty() ? recordedName : options_.deviceName;
+    std::string names;
     for (const auto& device : devices_) {
       if (device->getName() == wanted) return device;
+      names += " " + device->getName();
     }
     return hal::invalidArgument() << "no device named " << wanted << " to replay on"
-                                  << (options_.deviceName.empty() ? " (the recorded device; pick one with --device)" : "");
+                                  << (options_.deviceName.empty() ? " (the recorded device; pick one with --device)" : "")
+                                  << "; the target has:" << (names.empty() ? " none" : names);
   }
 
   hal::Status prepare(const std::string& file, const wire::RecordedPreparation& recorded) {

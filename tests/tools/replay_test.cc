@@ -68,7 +68,8 @@ TEST(ReplayTest, ARecordingMatchesOnTheDeviceItWasMadeOn) {
   // The recorded device name must exist on the target, unless --device says where to go.
   auto elsewhere = replayRecording(recording, {emulator::createSimulatedNpu(sim::largeNpuConfig())}, {});
   ASSERT_FALSE(elsewhere.ok());
-  EXPECT_THAT(elsewhere.error().message, HasSubstr("no device named nnremote-edge16"));
+  EXPECT_THAT(elsewhere.error().message, HasSubstr("no device named nnremote-edge16 to replay on (the recorded device; "
+                                                  "pick one with --device); the target has: nnremote-large128"));
   auto onLarge = replayRecording(recording, {emulator::createSimulatedNpu(sim::largeNpuConfig())},
                                  {"nnremote-large128", false});
   ASSERT_TRUE(onLarge.ok()) << onLarge.error().message;
