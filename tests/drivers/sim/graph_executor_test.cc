@@ -73,12 +73,17 @@ TEST(SettledOperationsTest, AParameterKnownOnlyAtExecutionIsCheckedThen) {
   EXPECT_THAT(invalid.error().message, HasSubstr("7"));
 }
 
-TEST(SettledOperationsTest, ControlFlowIsCheckedAtEveryExecution) {
+// A branch for IF: RELU of a float32 [2].
+hal::Model reluBranch() {
   hal::ModelBuilder branch;
   const uint32_t in = branch.addInput(kFloat, {2});
   const uint32_t out = branch.addOutput(kFloat, {2});
   branch.addOperation(OperationType::RELU, {in}, {out});
-  const hal::Model callee = branch.build();
+  return branch.build();
+}
+
+TEST(SettledOperationsTest, ControlFlowIsCheckedAtEveryExecution) {
+  const hal::Model callee = reluBranch();
 
   hal::ModelBuilder b;
   const uint32_t condition = b.addInput(OperandType::TENSOR_BOOL8, {1});
@@ -93,11 +98,7 @@ TEST(SettledOperationsTest, ControlFlowIsCheckedAtEveryExecution) {
 // An IF whose condition is omitted (the CTS's if_no_value) prepares, and its execution fails
 // saying so, not that the condition, of dimensions [1], should have one element.
 TEST(ControlFlowTest, AnOmittedConditionFailsTheExecutionSayingSo) {
-  hal::ModelBuilder branch;
-  const uint32_t in = branch.addInput(kFloat, {2});
-  const uint32_t out = branch.addOutput(kFloat, {2});
-  branch.addOperation(OperationType::RELU, {in}, {out});
-  const hal::Model callee = branch.build();
+  const hal::Model callee = reluBranch();
   hal::ModelBuilder b;
   const uint32_t condition = b.addNoValue(OperandType::TENSOR_BOOL8);
   const uint32_t x = b.addInput(kFloat, {2});
