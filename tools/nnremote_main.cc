@@ -206,7 +206,7 @@ struct Command {
   std::set<std::string> flags;  // those it takes, spelled as on the command line
 };
 
-const Command& command(const std::string& name) {
+const std::vector<Command>& commands() {
   using namespace nnremote::tools;
   static const auto* commands = new std::vector<Command>{
       {"devices", runDevices, withConnectionFlags({})},
@@ -226,11 +226,22 @@ const Command& command(const std::string& name) {
       {"farm list", runFarmList, {"etcd", "pool"}},
       {"farm wait", runFarmWait, {"etcd", "pool", "devices", "wait"}},
   };
+  return *commands;
+}
+
+const Command& command(const std::string& name) {
   static const Command kUnknown{nullptr, nullptr, {}};
-  for (const auto& candidate : *commands) {
+  for (const auto& candidate : commands()) {
     if (name == candidate.name) return candidate;
   }
   return kUnknown;
+}
+
+// "devices, run-sample, ...": what a mistyped command is told it could have been.
+std::string commandNames() {
+  std::string names;
+  for (const auto& candidate : commands()) names += (names.empty() ? "" : ", ") + std::string(candidate.name);
+  return names;
 }
 
 }  // namespace
@@ -258,7 +269,12 @@ int main(int argc, char** argv) {
   }
   const Command& chosen = command(positional[0]);
   if (chosen.run == nullptr) {
-    std::cerr << "nnremote: unknown command '" << positional[0] << "'\n\n" << kUsage;
+    // Not the whole usage: the line that says what is wrong would scroll out of sight.
+    std::cerr << "nnremote: "
+              << (positional[0] == "farm" || positional[0].rfind("farm ", 0) == 0
+                      ? "'" + positional[0] + "': farm takes list or wait ('nnremote farm list')"
+                      : "unknown command '" + positional[0] + "'")
+              << "; the commands: " << commandNames() << " (nnremote --help)\n";
     return 2;
   }
   if (auto accepted = nnremote::flags::checkOnlyAcceptedFlagsGiven(chosen.flags); !accepted.ok()) {

@@ -13,6 +13,9 @@ check "npu_emulator --help explains --listen and --config" bash -c \
   "$emulator --help | grep -q -- --listen= && $emulator --help | grep -q -- --config="
 check "unknown flags are refused with exit code 2" bash -c \
   "$emulator --frobnicate >/dev/null 2>&1; [ \$? -eq 2 ]"
+check "an unknown command exits 2 naming the commands, and farm alone its two" bash -c \
+  "$nnremote frobnicate 2>&1 | grep -q \"unknown command 'frobnicate'; the commands: devices, run-sample, \" &&
+   $nnremote farm 2>&1 | grep -q \"farm takes list or wait\" && { $nnremote farm >/dev/null 2>&1; [ \$? -eq 2 ]; }"
 check "an unknown preset is refused" bash -c \
   "$emulator --config=edge16,huge >/dev/null 2>&1; [ \$? -eq 2 ]"
 check "an unknown pacing mode is refused" bash -c \
