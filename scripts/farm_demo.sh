@@ -28,6 +28,17 @@ for argument in "$@"; do
     *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
+# Numbers are checked first: a shard count of 0 or "abc" ran nothing and reported every model lost.
+whole_number_in() {  # NAME VALUE LOW HIGH
+  [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] && return 0
+  echo "farm demo: --$1=$2: must be a whole number from $3 to $4"
+  exit 2
+}
+whole_number_in shards "$shards" 1 1000
+whole_number_in emulators "$emulators" 1 64
+whole_number_in ttl "$ttl" 2 60  # npu_emulator --etcd-ttl's range
+[ -z "$kill_emulator_after" ] || whole_number_in kill-emulator-after "$kill_emulator_after" 0 600
+[ -z "$kill_etcd_after" ] || whole_number_in kill-etcd-after "$kill_etcd_after" 0 600
 [ -d "$cases" ] || { echo "farm demo: no conformance models at $cases (../shared/conformance)"; exit 2; }
 command -v etcd > /dev/null || { echo "farm demo: etcd is not installed (scripts/setup.sh installs etcd-server)"; exit 2; }
 if [ -z "${NPU_EMULATOR:-}" ] || [ -z "${NNREMOTE:-}" ]; then
