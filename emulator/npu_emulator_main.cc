@@ -142,7 +142,9 @@ Farms (docs/farm.md): register the devices in a pool that clients find through e
                     serve Prometheus metrics at http://HOST:PORT/metrics (port 0 picks one and
                     prints it): executions by device, priority and status; latency and
                     queue-wait histograms; simulated device time; queue depth; sessions;
-                    prepared models; bytes in and out by transport (inline, bulk, shared memory)
+                    prepared models; bytes in and out by transport (inline, bulk, shared memory).
+                    HOST is an IPv4 address or name: Debian's civetweb, which serves the page,
+                    has no IPv6
 
 Security (docs/security.md). Every session belongs to the identity that opened it, and only
 that identity can use it and its handles:

@@ -186,7 +186,12 @@ hal::Result<std::unique_ptr<MetricsExporter>> MetricsExporter::start(const std::
   try {
     exporter->exposer_ = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/1);
   } catch (const std::exception& error) {
-    return hal::invalidArgument() << "cannot serve metrics at " << address << ": " << error.what();
+    // civetweb, as Debian builds it, has no IPv6, and says only that it has no context.
+    const bool ipv6 = where.name.find(':') != std::string::npos;
+    return hal::invalidArgument() << "cannot serve metrics at " << address << ": " << error.what()
+                                  << (ipv6 ? " (the metrics server, this machine's civetweb, may listen on IPv4 "
+                                             "only: give an IPv4 address, e.g. 127.0.0.1:PORT or 0.0.0.0:PORT)"
+                                           : "");
   }
   exporter->exposer_->RegisterCollectable(exporter->registry_);
   exporter->exposer_->RegisterCollectable(exporter->snapshot_);

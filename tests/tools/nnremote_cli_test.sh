@@ -108,6 +108,15 @@ check "nnremote conform --cache-dir into a read-only folder is refused with the 
   "$as_other conform --cases=tests/conformance/extensions --cache-dir=$readonly_dir/sub 2>&1 |
      grep -q -- '--cache-dir=$readonly_dir/sub: Permission denied'"
 
+# --metrics on IPv6: Debian's civetweb has none, and says only "null context"; the emulator says
+# what to give instead (or, with an IPv6 civetweb, serves).
+metrics6=$(timeout 20 $emulator --listen=unix:$socket_dir/m6.sock --config=edge16 --metrics='[::1]:0' 2>&1)
+metrics6_status=$?
+check "--metrics on IPv6 is refused saying to give an IPv4 address, or served" bash -c \
+  "{ [ $metrics6_status -eq 2 ] && grep -q 'may listen on IPv4 only: give an IPv4 address' <<<\"\$0\"; } ||
+   { [ $metrics6_status -eq 124 ] && grep -q 'metrics at http://\[::1\]:' <<<\"\$0\"; } || { echo \"\$0\"; false; }" \
+  "$metrics6"
+
 # A device may answer without output shapes (the HAL allows it): run-sample says so rather than
 # reading past the answer.
 nsock=$socket_dir/noshapes.sock
