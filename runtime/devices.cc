@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <future>
 #include <iostream>
+#include <system_error>
 
 #include "drivers/sim/sim_device.h"
 #include "wire/wire_constants.h"
@@ -80,11 +81,18 @@ DeviceRegistry::DeviceRegistry() {
     };
     std::vector<std::pair<std::string, std::future<hal::Result<Found>>>> lookups;
     for (const std::string& target : targetsFromEnvironment()) {
-      lookups.emplace_back(target, std::async(std::launch::async, [target, &options]() -> hal::Result<Found> {
-                             NN_ASSIGN_OR_RETURN(auto connection, proxy::Connection::connect(target, *options));
-                             NN_ASSIGN_OR_RETURN(auto devices, proxy::ProxyDevice::discover(connection));
-                             return Found{std::move(connection), {devices.begin(), devices.end()}};
-                           }));
+      auto find = [target, &options]() -> hal::Result<Found> {
+        NN_ASSIGN_OR_RETURN(auto connection, proxy::Connection::connect(target, *options));
+        NN_ASSIGN_OR_RETURN(auto devices, proxy::ProxyDevice::discover(connection));
+        return Found{std::move(connection), {devices.begin(), devices.end()}};
+      };
+      std::future<hal::Result<Found>> lookup;
+      try {
+        lookup = std::async(std::launch::async, find);
+      } catch (const std::system_error&) {  // no thread to be had (RLIMIT_NPROC): in turn, below
+        lookup = std::async(std::launch::deferred, find);
+      }
+      lookups.emplace_back(target, std::move(lookup));
     }
     for (auto& [target, lookup] : lookups) {
       auto found = lookup.get();

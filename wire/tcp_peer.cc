@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 
 namespace nnremote::wire {
@@ -82,7 +83,7 @@ struct Lookup {
 // Resolves `host`:`port` by `until`: the lookup, or null when it did not finish in time.
 std::shared_ptr<Lookup> resolve(const std::string& host, uint16_t port, Clock::time_point until) {
   auto lookup = std::make_shared<Lookup>();
-  std::thread([lookup, host, service = std::to_string(port)] {
+  auto run = [lookup, host, service = std::to_string(port)] {
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
@@ -92,7 +93,12 @@ std::shared_ptr<Lookup> resolve(const std::string& host, uint16_t port, Clock::t
     lookup->found = found;
     lookup->finished = true;
     lookup->done.notify_all();
-  }).detach();
+  };
+  try {
+    std::thread(run).detach();
+  } catch (const std::system_error&) {
+    run();  // no thread to be had: here, unbounded, as before
+  }
   std::unique_lock<std::mutex> lock(lookup->mutex);
   if (!lookup->done.wait_until(lock, until, [&] { return lookup->finished; })) return nullptr;
   return lookup;

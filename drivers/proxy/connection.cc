@@ -34,15 +34,18 @@ hal::Status waitForConnected(grpc::Channel& channel, const std::string& address,
   const auto deadline = std::chrono::steady_clock::now() + options.connectTimeout;
   for (grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true); state != GRPC_CHANNEL_READY;
        state = channel.GetState(/*try_to_connect=*/true)) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE && left.count() > 0) {
-      const Unreachability why = diagnoseUnreachable(address, overTls, std::min(left, kLongestProbe));
+    auto left = [&] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    };
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE && left().count() > 0) {
+      const Unreachability why = diagnoseUnreachable(address, overTls, std::min(left(), kLongestProbe));
       if (why.settled) {
-        return hal::makeError(hal::ErrorStatus::DEAD_OBJECT) << "cannot reach an npu_emulator at " << address << why.hint;
+        return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
+               << "cannot reach an npu_emulator at " << address << why.hint;
       }
     }
-    if (!channel.WaitForStateChange(state, std::chrono::system_clock::now() + left)) {
+    // The time left after the look, which took some.
+    if (!channel.WaitForStateChange(state, std::chrono::system_clock::now() + left())) {
       return hal::makeError(hal::ErrorStatus::DEAD_OBJECT)
              << "cannot reach an npu_emulator at " << address << " within " << options.connectTimeout.count() << " ms"
              << diagnoseUnreachable(address, overTls).hint;
