@@ -10,24 +10,41 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 
 namespace nnremote::testing {
 
-// A loopback port the kernel just gave out and took back; free unless someone races for it.
+// A loopback port free now, below the kernel's ephemeral range: a port the kernel gives out
+// (bind to port 0) is one it may give again, to any process's outgoing connection, before the
+// child server binds it; on a busy machine a test's etcd member then failed to start. Two
+// tests may still pick the same one; a caller that starts a server checks that it runs.
 inline int freeLoopbackPort() {
-  const int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  const bool given = ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-                     ::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  ::close(probe);
-  return given ? ntohs(address.sin_port) : 0;
+  int low = 32768;  // the kernel's default start of the range
+  if (std::FILE* range = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    if (std::fscanf(range, "%d", &low) != 1) low = 32768;
+    std::fclose(range);
+  }
+  if (low <= 12000) low = 32768;
+  // Not seeded from the pid: in Bazel's sandbox every test may have the same one, and then
+  // every test picked the same ports.
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int port = 10000 + static_cast<int>(entropy() % static_cast<unsigned>(low - 10000));
+    const int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free = ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+    ::close(probe);
+    if (free) return port;
+  }
+  return 0;
 }
 
 struct SocketAddress {

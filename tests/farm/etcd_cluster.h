@@ -21,7 +21,8 @@ class EtcdCluster {
 
   static bool installed();
 
-  // Starts every member and waits (bounded, 20 s) until the cluster answers. False if it did not.
+  // Starts every member and waits (bounded, 20 s) until the cluster answers. False if it did not,
+  // or if a member is not running then.
   bool start();
   // "127.0.0.1:P1,127.0.0.1:P2,..."
   std::string endpoints() const;
