@@ -1,6 +1,8 @@
 // The NDK's execution, event and burst functions.
 #include <android/NeuralNetworks.h>
 
+#include <string>
+
 #include "runtime/handles.h"
 #include "runtime/result_codes.h"
 
@@ -186,6 +188,11 @@ void ANeuralNetworksEvent_free(ANeuralNetworksEvent* event) {
 int ANeuralNetworksEvent_createFromSyncFenceFd(int sync_fence_fd, ANeuralNetworksEvent** event) {
   if (event != nullptr) *event = nullptr;
   if (event == nullptr) return refuse(__func__, ANEURALNETWORKS_UNEXPECTED_NULL, "event is NULL");
+  // As the NDK: 0 is standard input, never a fence a program was handed.
+  if (sync_fence_fd <= 0) {
+    return refuse(__func__, ANEURALNETWORKS_BAD_DATA,
+                  "sync_fence_fd " + std::to_string(sync_fence_fd) + " is not a sync fence (it must be above 0)");
+  }
   auto imported = nnremote::runtime::ImportedFence::watch(sync_fence_fd);
   if (!imported.ok()) return refuse(__func__, ANEURALNETWORKS_BAD_DATA, imported.error().message);
   const nnremote::hal::SyncFence fence = (*imported)->fence();

@@ -803,6 +803,10 @@ TEST(CApiSemanticsTest, SyncFenceFdArgumentsAreChecked) {
   ANeuralNetworksEvent* event = reinterpret_cast<ANeuralNetworksEvent*>(&event);
   EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(-1, &event), ANEURALNETWORKS_BAD_DATA);
   EXPECT_EQ(event, nullptr);
+  // 0 is open (standard input) but, as in the NDK, never taken for a fence.
+  event = reinterpret_cast<ANeuralNetworksEvent*>(&event);
+  EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, &event), ANEURALNETWORKS_BAD_DATA);
+  EXPECT_EQ(event, nullptr);
   EXPECT_EQ(ANeuralNetworksEvent_createFromSyncFenceFd(0, nullptr), ANEURALNETWORKS_UNEXPECTED_NULL);
   // startCompute's event is not a sync fence: fd -1 and BAD_DATA, as the NDK says.
   AddRun run;
